@@ -1,0 +1,295 @@
+"""The one error tree of ego_browser.
+
+Every error an agent can meet derives from :class:`EgoError` and carries a stable ``code``
+(``EGO_*``) plus the attributes it needs to decide what to do next::
+
+    EgoError
+    ├── InvalidArgument (also ValueError)        EGO_INVALID_ARGUMENT
+    ├── InvalidState                             EGO_INVALID_STATE
+    ├── TaskSpaceNotFound / ProfileNotFound
+    ├── TaskSpaceUserInControl
+    ├── PageBudgetReached
+    ├── PageNotFound / PageClosed / PageReleased
+    ├── StaleRef / UnknownRef
+    ├── InvalidSelector / SelectorAmbiguous / SelectorNotFound / NotActionable
+    ├── SnapshotFailed
+    ├── EgoTimeout (also TimeoutError)           EGO_TIMEOUT
+    │   ├── NavigationTimeout                    EGO_NAVIGATION_TIMEOUT
+    │   └── PageEvaluationTimeout                EGO_PAGE_EVALUATION_TIMED_OUT
+    ├── NavigationFailed / UrlOpenedInPopup / FileChooserOpened / PageScriptError
+    ├── FetchFailed / DownloadFailed
+    ├── CdpError                                 the browser rejected a command
+    ├── CdpChannelUnavailable / BrowserUnavailable / HostDisconnected
+    └── SiteNotFound / SiteToolNotFound / SitePackInvalid
+
+Errors cross the host socket as ``{"code", "message", "attrs"}`` and are rebuilt on the
+other side with :func:`from_wire`, so a round sees exactly the class the host raised.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+__all__ = [
+    "EgoError",
+    "InvalidArgument",
+    "InvalidState",
+    "TaskSpaceNotFound",
+    "ProfileNotFound",
+    "TaskSpaceUserInControl",
+    "PageBudgetReached",
+    "PageNotFound",
+    "PageClosed",
+    "PageReleased",
+    "StaleRef",
+    "UnknownRef",
+    "InvalidSelector",
+    "SelectorAmbiguous",
+    "SelectorNotFound",
+    "NotActionable",
+    "SnapshotFailed",
+    "EgoTimeout",
+    "NavigationTimeout",
+    "PageEvaluationTimeout",
+    "NavigationFailed",
+    "UrlOpenedInPopup",
+    "FileChooserOpened",
+    "PageScriptError",
+    "FetchFailed",
+    "DownloadFailed",
+    "CdpError",
+    "CDPError",
+    "CdpChannelUnavailable",
+    "BrowserUnavailable",
+    "HostDisconnected",
+    "SiteNotFound",
+    "SiteToolNotFound",
+    "SitePackInvalid",
+    "from_wire",
+    "to_wire",
+]
+
+
+class EgoError(Exception):
+    """Root of every ego_browser error; ``code`` is stable, ``message`` is ``str(e)``."""
+
+    code: ClassVar[str] = "EGO_ERROR"
+    #: attribute names carried across the host socket (besides the message)
+    fields: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, message: str, **attrs: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        for name in self.fields:
+            setattr(self, name, attrs.pop(name, None))
+        if attrs:
+            raise TypeError(f"{type(self).__name__} got unknown attributes: {sorted(attrs)}")
+
+    def attrs(self) -> dict[str, Any]:
+        return {name: getattr(self, name, None) for name in self.fields}
+
+    def __reduce__(self):  # keep pickling (multiprocessing, pytest-xdist) lossless
+        return (_rebuild, (self.code, self.message, self.attrs()))
+
+
+class InvalidArgument(EgoError, ValueError):
+    code = "EGO_INVALID_ARGUMENT"
+    fields = ("api", "option", "expected")
+
+
+class InvalidState(EgoError):
+    code = "EGO_INVALID_STATE"
+    fields = ("api",)
+
+
+class TaskSpaceNotFound(EgoError):
+    code = "EGO_TASK_SPACE_NOT_FOUND"
+    fields = ("space",)
+
+
+class ProfileNotFound(EgoError):
+    code = "EGO_PROFILE_NOT_FOUND"
+    fields = ("profile_id",)
+
+
+class TaskSpaceUserInControl(EgoError):
+    code = "EGO_TASK_SPACE_USER_IN_CONTROL"
+    fields = ("space_id", "reason")
+
+
+class PageBudgetReached(EgoError):
+    code = "EGO_PAGE_BUDGET_REACHED"
+    fields = ("space_id", "count", "limit", "pages")
+
+
+class PageNotFound(EgoError):
+    code = "EGO_PAGE_NOT_FOUND"
+    fields = ("label",)
+
+
+class PageClosed(EgoError):
+    code = "EGO_PAGE_CLOSED"
+    fields = ("label",)
+
+
+class PageReleased(EgoError):
+    code = "EGO_PAGE_RELEASED"
+    fields = ("label",)
+
+
+class StaleRef(EgoError):
+    code = "EGO_STALE_REF"
+    fields = ("ref",)
+
+
+class UnknownRef(EgoError):
+    code = "EGO_UNKNOWN_REF"
+    fields = ("ref",)
+
+
+class InvalidSelector(EgoError):
+    code = "EGO_INVALID_SELECTOR"
+    fields = ("selector", "detail")
+
+
+class SelectorAmbiguous(EgoError):
+    code = "EGO_SELECTOR_AMBIGUOUS"
+    fields = ("selector", "count")
+
+
+class SelectorNotFound(EgoError):
+    code = "EGO_SELECTOR_NOT_FOUND"
+    fields = ("selector", "timeout_ms")
+
+
+class NotActionable(EgoError):
+    code = "EGO_NOT_ACTIONABLE"
+    fields = ("selector", "timeout_ms", "reason")
+
+
+class SnapshotFailed(EgoError):
+    code = "EGO_SNAPSHOT_FAILED"
+    fields = ("label",)
+
+
+class EgoTimeout(EgoError, TimeoutError):
+    code = "EGO_TIMEOUT"
+    fields = ("api", "timeout_ms")
+
+
+class NavigationTimeout(EgoTimeout):
+    code = "EGO_NAVIGATION_TIMEOUT"
+    fields = ("api", "timeout_ms", "committed", "url", "ready_state")
+
+
+class PageEvaluationTimeout(EgoTimeout):
+    code = "EGO_PAGE_EVALUATION_TIMED_OUT"
+    fields = ("api", "timeout_ms", "execution_stopped", "may_have_late_effects", "page_responsive")
+
+
+class NavigationFailed(EgoError):
+    code = "EGO_NAVIGATION_FAILED"
+    fields = ("url", "error_text")
+
+
+class UrlOpenedInPopup(EgoError):
+    code = "EGO_URL_OPENED_IN_POPUP"
+    fields = ("popup_label", "url")
+
+
+class FileChooserOpened(EgoError):
+    code = "EGO_FILE_CHOOSER_OPENED"
+    fields = ("api",)
+
+
+class PageScriptError(EgoError):
+    code = "EGO_PAGE_SCRIPT_ERROR"
+    fields = ("js_name", "stack")
+
+
+class FetchFailed(EgoError):
+    code = "EGO_FETCH_FAILED"
+    fields = ("url",)
+
+
+class DownloadFailed(EgoError):
+    code = "EGO_DOWNLOAD_FAILED"
+    fields = ("reason",)
+
+
+class CdpError(EgoError):
+    """The browser rejected a CDP command; keeps its code, message and the method."""
+
+    code = "EGO_CDP_ERROR"
+    fields = ("method", "cdp_code", "cdp_message")
+
+
+#: the transport's historical spelling; the same class
+CDPError = CdpError
+
+
+class CdpChannelUnavailable(EgoError):
+    code = "EGO_CDP_CHANNEL_UNAVAILABLE"
+    fields = ("method",)
+
+
+class BrowserUnavailable(EgoError):
+    code = "EGO_BROWSER_UNAVAILABLE"
+    fields = ("endpoint",)
+
+
+class HostDisconnected(EgoError):
+    code = "EGO_TASK_HOST_DISCONNECTED"
+    fields = ("api",)
+
+
+class SiteNotFound(EgoError):
+    code = "EGO_SITE_NOT_FOUND"
+    fields = ("site_id",)
+
+
+class SiteToolNotFound(EgoError):
+    code = "EGO_SITE_TOOL_NOT_FOUND"
+    fields = ("site_id", "tool")
+
+
+class SitePackInvalid(EgoError):
+    code = "EGO_SITE_PACK_INVALID"
+    fields = ("site_id", "problems")
+
+
+def _all_classes() -> dict[str, type[EgoError]]:
+    found: dict[str, type[EgoError]] = {}
+    pending = [EgoError]
+    while pending:
+        cls = pending.pop()
+        found.setdefault(cls.code, cls)
+        pending.extend(cls.__subclasses__())
+    return found
+
+
+_BY_CODE: dict[str, type[EgoError]] | None = None
+
+
+def to_wire(exc: EgoError) -> dict[str, Any]:
+    return {"code": exc.code, "message": exc.message, "attrs": exc.attrs()}
+
+
+def from_wire(payload: dict[str, Any]) -> EgoError:
+    """Rebuild the error the host raised; unknown codes stay plain ``EgoError``s with that code."""
+    global _BY_CODE
+    if _BY_CODE is None:
+        _BY_CODE = _all_classes()
+    return _rebuild(payload.get("code", "EGO_ERROR"), payload.get("message", ""), payload.get("attrs") or {})
+
+
+def _rebuild(code: str, message: str, attrs: dict[str, Any]) -> EgoError:
+    global _BY_CODE
+    if _BY_CODE is None:
+        _BY_CODE = _all_classes()
+    cls = _BY_CODE.get(code)
+    if cls is None:
+        exc = EgoError(message)
+        exc.code = code  # type: ignore[misc]  # keep a newer host's code visible
+        return exc
+    return cls(message, **{k: v for k, v in attrs.items() if k in cls.fields})
