@@ -1,0 +1,62 @@
+"""ego_browser: a fast, safe runtime for AI agents driving a real Chromium.
+
+Names are imported lazily (PEP 562) so that ``import ego_browser`` and a trivial round stay
+cheap; see ``help()`` or ``python -m ego_browser skill`` for the guide.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
+from .errors import *  # noqa: F403  (small, dependency-free, and every round needs it)
+from .errors import __all__ as _errors_all
+
+_LAZY = {
+    "task_space": "ego_browser.client.api",
+    "list_task_spaces": "ego_browser.client.api",
+    "claim_task_space": "ego_browser.client.api",
+    "take_over_task_space": "ego_browser.client.api",
+    "profiles": "ego_browser.client.api",
+    "embedded": "ego_browser.client.api",
+    "TaskSpace": "ego_browser.client.taskspace",
+    "Page": "ego_browser.client.page",
+    "ActionReceipt": "ego_browser.client.models",
+    "UnmanagedPage": "ego_browser.client.models",
+    "help": "ego_browser.helptext",
+    "learn_context": "ego_browser.learning",
+    "site_skills": "ego_browser.learning",
+    "run_site_tool": "ego_browser.learning",
+    "run_site_browser_tool": "ego_browser.learning",
+}
+
+__all__ = ["__version__", *_errors_all, *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ego_browser' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .client.api import (  # noqa: F401
+        claim_task_space,
+        embedded,
+        list_task_spaces,
+        profiles,
+        take_over_task_space,
+        task_space,
+    )
+    from .client.models import ActionReceipt, UnmanagedPage  # noqa: F401
+    from .client.page import Page  # noqa: F401
+    from .client.taskspace import TaskSpace  # noqa: F401

@@ -201,10 +201,9 @@ class Connection:
     def _dispatch(self, method: str, params: dict[str, Any], session_id: str | None) -> None:
         handlers = self._handlers
         found = handlers.get((method, session_id))
-        if session_id is not None:
-            anyh = handlers.get((method, ANY_SESSION))
-            if anyh:
-                found = found + anyh if found else anyh
+        anyh = handlers.get((method, ANY_SESSION))
+        if anyh:
+            found = found + anyh if found else anyh
         if not found:
             return
         for handler in tuple(found):

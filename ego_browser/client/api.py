@@ -1,0 +1,104 @@
+"""The top-level functions of ``ego_browser`` (preloaded in the runner)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ..errors import InvalidArgument
+from .channel import InProcessChannel, current_channel, reset_channel, use_channel
+from .taskspace import TaskSpace
+
+__all__ = [
+    "task_space",
+    "list_task_spaces",
+    "claim_task_space",
+    "take_over_task_space",
+    "profiles",
+    "embedded",
+]
+
+
+async def task_space(name_or_id: str | int, *, profile_id: str | None = None, isolated: bool = False) -> TaskSpace:
+    """Create or reuse the agent's task space named ``name_or_id`` (or open space id ``name_or_id``)."""
+    if isinstance(name_or_id, bool) or not isinstance(name_or_id, (str, int)):
+        raise InvalidArgument(
+            f"task_space: name_or_id must be a str name or an int id (got {type(name_or_id).__name__})",
+            api="task_space", option="name_or_id", expected="str or int",
+        )
+    if profile_id is not None and not isinstance(profile_id, str):
+        raise InvalidArgument("task_space: profile_id must be a str", api="task_space", option="profile_id", expected="str")
+    if not isinstance(isolated, bool):
+        raise InvalidArgument("task_space: isolated must be a bool", api="task_space", option="isolated", expected="bool")
+    channel = current_channel()
+    info = await channel.call("task_space", {"name_or_id": name_or_id, "profile_id": profile_id, "isolated": isolated})
+    return TaskSpace(channel, info)
+
+
+async def list_task_spaces() -> list[dict[str, Any]]:
+    rows = await current_channel().call("list_task_spaces", {})
+    keys = ("id", "name", "task_id", "ownership", "created_by", "recent_tab_titles", "isolated", "status")
+    return [{k: r.get(k) for k in keys} for r in rows]
+
+
+def _space_id(api: str, space_id: Any) -> int:
+    if isinstance(space_id, bool) or not isinstance(space_id, int):
+        raise InvalidArgument(f"{api}: space_id must be an int", api=api, option="space_id", expected="int")
+    return space_id
+
+
+async def claim_task_space(space_id: int) -> TaskSpace:
+    channel = current_channel()
+    info = await channel.call("claim_task_space", {"space": _space_id("claim_task_space", space_id)})
+    return TaskSpace(channel, info)
+
+
+async def take_over_task_space(space_id: int) -> TaskSpace:
+    channel = current_channel()
+    info = await channel.call("take_over_task_space", {"space": _space_id("take_over_task_space", space_id)})
+    return TaskSpace(channel, info)
+
+
+async def profiles() -> list[dict[str, Any]]:
+    return await current_channel().call("profiles", {})
+
+
+@contextlib.asynccontextmanager
+async def embedded() -> AsyncIterator[Any]:
+    """Run the host inside this process for the duration of the block (no daemon)."""
+    from ..host.core import Host
+    from ..host.ops import load_all
+
+    load_all()
+    import fcntl
+
+    from .. import config
+
+    config.ensure_private_dir(config.home())
+    run_dir = config.ensure_private_dir(config.run_dir())
+    lock = open(run_dir / "host.lock", "a+")  # noqa: SIM115
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.close()
+        from ..errors import BrowserUnavailable
+
+        raise BrowserUnavailable(
+            f"a background host already runs for {config.home()}; stop it (python -m ego_browser host stop) "
+            "or set EGO_BROWSER_HOME to another directory for embedded use",
+            endpoint=str(config.socket_path()),
+        ) from None
+    host = Host()
+    try:
+        await host.start()
+        token = use_channel(InProcessChannel(host))
+        try:
+            yield host
+        finally:
+            reset_channel(token)
+    finally:
+        try:
+            await host.stop(kill_browser=True)
+        finally:
+            lock.close()

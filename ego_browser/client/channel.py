@@ -1,0 +1,261 @@
+"""How a round reaches the host: the background daemon's socket, or an in-process host.
+
+``call(op, args)`` is the only thing the public objects use. The socket channel starts the
+host on first use when none answers (a detached ``python -m ego_browser host serve`` that
+reports readiness through a pipe), multiplexes concurrent calls over one connection, and
+turns a lost connection into ``HostDisconnected`` for every call in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import itertools
+import os
+import subprocess
+import sys
+from typing import Any
+
+from .. import config
+from ..errors import BrowserUnavailable, HostDisconnected, from_wire
+from ..host import wire
+
+__all__ = ["Channel", "SocketChannel", "InProcessChannel", "current_channel", "use_channel"]
+
+#: seconds a round waits for a fresh host (it may be launching Chromium)
+START_TIMEOUT = 60.0
+
+
+class Channel:
+    async def call(self, op: str, args: dict[str, Any]) -> Any:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def call_sync(self, op: str, args: dict[str, Any]) -> Any:  # pragma: no cover - interface
+        """For the few synchronous API members (``page.events()``)."""
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        pass
+
+
+class InProcessChannel(Channel):
+    """Calls the host object directly (``ego_browser.embedded()``)."""
+
+    def __init__(self, host: Any) -> None:
+        self.host = host
+
+    async def call(self, op: str, args: dict[str, Any]) -> Any:
+        return await self.host.handle(op, args)
+
+    def call_sync(self, op: str, args: dict[str, Any]) -> Any:
+        return self.host.handle_sync(op, args)
+
+
+class SocketChannel(Channel):
+    def __init__(self) -> None:
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._pending: dict[int, asyncio.Future] = {}
+        self._ids = itertools.count(1)
+        self._read_task: asyncio.Task | None = None
+        self._connecting: asyncio.Lock | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    async def _ensure(self) -> asyncio.StreamWriter:
+        if self._writer is not None and not self._writer.is_closing():
+            return self._writer
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:
+            if self._writer is not None and not self._writer.is_closing():
+                return self._writer
+            path = str(config.socket_path())
+            try:
+                self._reader, self._writer = await asyncio.open_unix_connection(path, limit=wire.MAX_FRAME)
+            except (FileNotFoundError, ConnectionRefusedError):
+                await start_host()
+                self._reader, self._writer = await asyncio.open_unix_connection(path, limit=wire.MAX_FRAME)
+            self._read_task = asyncio.get_running_loop().create_task(self._read_loop())
+            return self._writer
+
+    async def call(self, op: str, args: dict[str, Any]) -> Any:
+        writer = await self._ensure()
+        rid = next(self._ids)
+        fut = asyncio.get_running_loop().create_future()
+        self._pending[rid] = fut
+        writer.write(wire.encode({"i": rid, "op": op, "a": args}))
+        try:
+            return await fut
+        finally:
+            self._pending.pop(rid, None)
+
+    def call_sync(self, op: str, args: dict[str, Any]) -> Any:
+        """A blocking request on a short-lived connection of its own (the loop may be busy)."""
+        import socket
+
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(30)
+            try:
+                sock.connect(str(config.socket_path()))
+            except OSError as exc:
+                raise HostDisconnected(f"cannot reach the ego_browser host for {op}: {exc}", api=op) from None
+            sock.sendall(wire.encode({"i": 1, "op": op, "a": args}))
+            header = _recv_exact(sock, wire.HEADER.size)
+            (size,) = wire.HEADER.unpack(header)
+            msg = wire.decode(_recv_exact(sock, size))
+        if "e" in msg:
+            raise from_wire(msg["e"])
+        return msg.get("r")
+
+    async def _read_loop(self) -> None:
+        reader = self._reader
+        assert reader is not None
+        header = wire.HEADER
+        error: BaseException | None = None
+        try:
+            while True:
+                (size,) = header.unpack(await reader.readexactly(header.size))
+                msg = wire.decode(await reader.readexactly(size))
+                fut = self._pending.pop(msg.get("i"), None)
+                if fut is None or fut.done():
+                    continue
+                if "e" in msg:
+                    fut.set_exception(from_wire(msg["e"]))
+                else:
+                    fut.set_result(msg.get("r"))
+        except (asyncio.IncompleteReadError, ConnectionError) as exc:
+            error = exc
+        finally:
+            pending, self._pending = self._pending, {}
+            for fut in pending.values():
+                if not fut.done():
+                    fut.set_exception(
+                        HostDisconnected(
+                            f"the ego_browser host went away during the call ({error or 'closed'}); "
+                            "run the round again (the next call starts a new host)",
+                            api=None,
+                        )
+                    )
+            if self._writer is not None:
+                self._writer.close()
+            self._writer = None
+
+    async def aclose(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        if self._read_task is not None:
+            self._read_task.cancel()
+            await asyncio.gather(self._read_task, return_exceptions=True)
+            self._read_task = None
+
+
+async def start_host() -> None:
+    """Start the background host (if no other round is starting it) and wait until it answers."""
+    config.ensure_private_dir(config.home())
+    run_dir = config.ensure_private_dir(config.run_dir())
+    read_fd, write_fd = os.pipe()
+    log = open(run_dir / "host.out", "ab")  # noqa: SIM115
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "ego_browser", "host", "serve", "--ready-fd", str(write_fd)],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(write_fd,),
+            start_new_session=True, close_fds=True, env=os.environ.copy(),
+        )
+    finally:
+        os.close(write_fd)
+        log.close()
+    loop = asyncio.get_running_loop()
+    try:
+        message = await asyncio.wait_for(loop.run_in_executor(None, _read_all, read_fd), START_TIMEOUT)
+    except asyncio.TimeoutError:
+        raise BrowserUnavailable(
+            f"the ego_browser host did not start within {START_TIMEOUT:.0f}s; see {run_dir / 'host.log'}",
+            endpoint=str(config.socket_path()),
+        ) from None
+    finally:
+        os.close(read_fd)
+    text = message.decode(errors="replace").strip()
+    if text == "ok":
+        return
+    if text == "busy" or (not text and proc.poll() in (None, 3)):
+        await _wait_for_socket(loop.time() + START_TIMEOUT)
+        return
+    raise BrowserUnavailable(
+        f"the ego_browser host could not start: {text or 'exited with status %s' % proc.poll()} "
+        "(python -m ego_browser doctor checks the set-up)",
+        endpoint=str(config.socket_path()),
+    )
+
+
+def _recv_exact(sock: Any, size: int) -> bytes:
+    chunks, got = [], 0
+    while got < size:
+        chunk = sock.recv(size - got)
+        if not chunk:
+            raise HostDisconnected("the ego_browser host closed the connection", api=None)
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while True:
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+async def _wait_for_socket(deadline: float) -> None:
+    """Another round is starting the host: wait until its socket accepts."""
+    loop = asyncio.get_running_loop()
+    path = str(config.socket_path())
+    delay = 0.01
+    while True:
+        try:
+            _r, w = await asyncio.open_unix_connection(path)
+            w.close()
+            return
+        except (FileNotFoundError, ConnectionRefusedError):
+            if loop.time() > deadline:
+                raise BrowserUnavailable("timed out waiting for the ego_browser host to start", endpoint=path) from None
+            await asyncio.sleep(delay)  # start-up only: the other host is launching Chromium
+            delay = min(delay * 2, 0.2)
+
+
+_current: contextvars.ContextVar[Channel | None] = contextvars.ContextVar("ego_channel", default=None)
+_process_channel: SocketChannel | None = None
+_default: Channel | None = None
+
+
+def set_default_channel(channel: Channel | None) -> None:
+    """Make ``channel`` the process-wide default (for hosts embedded outside one task's context)."""
+    global _default
+    _default = channel
+
+
+def current_channel() -> Channel:
+    """The embedded host's channel inside ``embedded()``, else this process's socket channel."""
+    global _process_channel
+    channel = _current.get() or _default
+    if channel is not None:
+        return channel
+    loop = asyncio.get_running_loop()
+    if _process_channel is None or _process_channel.loop is not loop:
+        _process_channel = SocketChannel()
+        _process_channel.loop = loop
+    return _process_channel
+
+
+def use_channel(channel: Channel | None) -> contextvars.Token:
+    return _current.set(channel)
+
+
+def reset_channel(token: contextvars.Token) -> None:
+    _current.reset(token)
+
+
+def process_channel() -> SocketChannel | None:
+    return _process_channel

@@ -1,0 +1,147 @@
+"""``Page``: a tab with a durable label. Every method is one request to the host."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..errors import InvalidArgument
+from . import check
+from .channel import Channel
+from .models import ActionReceipt
+
+__all__ = ["Page"]
+
+_WAIT_UNTIL = ("commit", "domcontentloaded", "load", "networkidle")
+_LOAD_STATES = ("domcontentloaded", "load", "networkidle")
+_UNSET: Any = object()
+
+#: labels touched by this process, per space (the runner's end-of-round report skips them)
+touched: set[tuple[int, str]] = set()
+
+
+class Page:
+    """A managed tab. Obtain it from ``task.page(label)``, ``task.new_page()`` or a receipt."""
+
+    def __init__(self, channel: Channel, space_id: int, label: str, target_id: str | None = None,
+                 opened_by: str | None = None) -> None:
+        self._channel = channel
+        self._space_id = space_id
+        self._label = label
+        self._target_id = target_id
+        self._opened_by = opened_by
+        self._mouse: Any = None
+        self._keyboard: Any = None
+        touched.add((space_id, label))
+
+    def __repr__(self) -> str:
+        return f"<Page {self._label} space={self._space_id}>"
+
+    # -- properties -------------------------------------------------------------------------
+
+    @property
+    def label(self) -> str:
+        return self._label
+
+    @property
+    def space_id(self) -> int:
+        return self._space_id
+
+    @property
+    def target_id(self) -> str | None:
+        return self._target_id
+
+    @property
+    def opened_by(self) -> str | None:
+        return self._opened_by
+
+    @property
+    def mouse(self) -> Any:
+        if self._mouse is None:
+            from .input import Mouse
+
+            self._mouse = Mouse(self)
+        return self._mouse
+
+    @property
+    def keyboard(self) -> Any:
+        if self._keyboard is None:
+            from .input import Keyboard
+
+            self._keyboard = Keyboard(self)
+        return self._keyboard
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    async def _call(self, op: str, **args: Any) -> Any:
+        args["space"] = self._space_id
+        args["label"] = self._label
+        return await self._channel.call(op, args)
+
+    def _learn(self, info: dict[str, Any]) -> None:
+        self._target_id = info.get("target_id", self._target_id)
+        self._opened_by = info.get("opened_by", self._opened_by)
+
+    # -- state and observation --------------------------------------------------------------
+
+    async def url(self) -> str:
+        return await self._call("page.url")
+
+    async def title(self) -> str:
+        return await self._call("page.title")
+
+    async def info(self) -> dict[str, Any]:
+        return await self._call("page.info")
+
+    def events(self) -> list[dict[str, Any]]:
+        """Buffered CDP events of this page since the previous call (read and clear)."""
+        return self._channel.call_sync("page.events", {"space": self._space_id, "label": self._label})
+
+    # -- navigation -------------------------------------------------------------------------
+
+    async def goto(self, url: str, *, referer: str | None = None, timeout: float = 15000,
+                   wait_until: str = "load") -> ActionReceipt:
+        api = "page.goto"
+        check.is_str(api, "url", url, non_empty=True)
+        check.opt_str(api, "referer", referer)
+        check.positive_ms(api, "timeout", timeout)
+        check.one_of(api, "wait_until", wait_until, _WAIT_UNTIL)
+        res = await self._call(api, url=url, referer=referer, timeout=timeout, wait_until=wait_until)
+        return ActionReceipt.from_wire(res)
+
+    async def reload(self, *, timeout: float = 15000, wait_until: str = "load") -> ActionReceipt:
+        api = "page.reload"
+        check.positive_ms(api, "timeout", timeout)
+        check.one_of(api, "wait_until", wait_until, _WAIT_UNTIL)
+        return ActionReceipt.from_wire(await self._call(api, timeout=timeout, wait_until=wait_until))
+
+    async def wait_for_load_state(self, state: str = "load", *, timeout: float = 10000, idle_ms: float = 500) -> None:
+        api = "page.wait_for_load_state"
+        check.one_of(api, "state", state, _LOAD_STATES)
+        check.positive_ms(api, "timeout", timeout)
+        check.positive_ms(api, "idle_ms", idle_ms)
+        await self._call(api, state=state, timeout=timeout, idle_ms=idle_ms)
+
+    async def wait_for_timeout(self, ms: float) -> None:
+        check.non_negative_ms("page.wait_for_timeout", "ms", ms)
+        await self._call("page.check")
+        await asyncio.sleep(ms / 1000)
+
+    # -- scripts and raw CDP ----------------------------------------------------------------
+
+    async def evaluate(self, js: str, arg: Any = _UNSET) -> Any:
+        check.is_str("page.evaluate", "js", js, non_empty=True)
+        if arg is _UNSET:
+            return await self._call("page.evaluate", js=js)
+        return await self._call("page.evaluate", js=js, arg=arg, has_arg=True)
+
+    async def cdp(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 30000) -> dict[str, Any]:
+        api = "page.cdp"
+        check.is_str(api, "method", method, non_empty=True)
+        if params is not None and not isinstance(params, dict):
+            raise InvalidArgument(f"{api}: params must be a dict or None", api=api, option="params", expected="dict")
+        check.positive_ms(api, "timeout", timeout)
+        return await self._call(api, method=method, params=params, timeout=timeout)
+
+    async def close(self) -> None:
+        await self._call("page.close")

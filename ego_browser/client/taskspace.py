@@ -1,0 +1,152 @@
+"""``TaskSpace``: an agent's own group of tabs in the shared browser."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..errors import EgoTimeout, InvalidArgument
+from . import check
+from .channel import Channel
+from .models import UnmanagedPage
+from .page import Page
+
+__all__ = ["TaskSpace", "page_for"]
+
+# one Page object per (channel, space, label) per process
+_pages: dict[tuple[int, int, str], Page] = {}
+#: spaces this process used (for the runner's end-of-round report)
+used_spaces: set[int] = set()
+
+
+def page_for(channel: Channel, space_id: int, info: dict[str, Any]) -> Page:
+    key = (id(channel), space_id, info["label"])
+    page = _pages.get(key)
+    if page is None:
+        page = Page(channel, space_id, info["label"], info.get("target_id"), info.get("opened_by"))
+        _pages[key] = page
+    else:
+        page._learn(info)
+    return page
+
+
+class TaskSpace:
+    def __init__(self, channel: Channel, info: dict[str, Any]) -> None:
+        self._channel = channel
+        self._info = info
+        used_spaces.add(info["id"])
+        for page in info.get("pages") or ():
+            page_for(channel, info["id"], page)
+
+    def __repr__(self) -> str:
+        return f"<TaskSpace {self.space_id} {self.name!r} {self.ownership}>"
+
+    @property
+    def space_id(self) -> int:
+        return self._info["id"]
+
+    id = space_id
+
+    @property
+    def name(self) -> str:
+        return self._info["name"]
+
+    @property
+    def ownership(self) -> str:
+        return self._info["ownership"]
+
+    @property
+    def isolated(self) -> bool:
+        return bool(self._info.get("isolated"))
+
+    async def _call(self, op: str, **args: Any) -> Any:
+        args["space"] = self.space_id
+        return await self._channel.call(op, args)
+
+    # -- pages ------------------------------------------------------------------------------
+
+    def page(self, label: str) -> Page:
+        """The Page with this label (lazy: the label is checked on first use)."""
+        check.is_str("TaskSpace.page", "label", label, non_empty=True)
+        known = next((p for p in self._info.get("pages") or () if p["label"] == label), None)
+        return page_for(self._channel, self.space_id, known or {"label": label})
+
+    def user_page(self) -> Page | UnmanagedPage | None:
+        info = self._info.get("user_page")
+        if not info:
+            return None
+        if info.get("label"):
+            return page_for(self._channel, self.space_id, info)
+        return UnmanagedPage(self.space_id, info["target_id"], info.get("opened_by") or "unknown")
+
+    async def pages(self) -> list[Page]:
+        rows = await self._call("space.pages")
+        return [page_for(self._channel, self.space_id, r) for r in rows]
+
+    async def tabs(self) -> list[dict[str, Any]]:
+        rows = await self._call("space.tabs")
+        out = []
+        for r in rows:
+            if r["label"] is not None:
+                handle: Any = page_for(self._channel, self.space_id, r)
+            else:
+                handle = UnmanagedPage(self.space_id, r["target_id"], r["opened_by"])
+            out.append({**r, "page": handle})
+        return out
+
+    async def new_page(self) -> Page:
+        return page_for(self._channel, self.space_id, await self._call("space.new_page"))
+
+    async def adopt(self, unmanaged: UnmanagedPage, *, label: str | None = None) -> Page:
+        if not isinstance(unmanaged, UnmanagedPage):
+            raise InvalidArgument(
+                "TaskSpace.adopt: unmanaged must be an UnmanagedPage from task.tabs()",
+                api="TaskSpace.adopt", option="unmanaged", expected="UnmanagedPage",
+            )
+        check.opt_str("TaskSpace.adopt", "label", label)
+        info = await self._call("space.adopt", target_id=unmanaged.target_id, label=label)
+        return page_for(self._channel, self.space_id, info)
+
+    async def release(self, label: str) -> UnmanagedPage:
+        check.is_str("TaskSpace.release", "label", label, non_empty=True)
+        info = await self._call("space.release", label=label)
+        return UnmanagedPage(info["space_id"], info["target_id"], info["opened_by"])
+
+    # -- control ----------------------------------------------------------------------------
+
+    async def hand_off(self) -> None:
+        await self._call("space.hand_off")
+
+    async def wait_for_control(self, *, interval: float = 20000, timeout: float = 600000) -> None:
+        api = "task.wait_for_control"
+        check.positive_ms(api, "interval", interval)
+        check.positive_ms(api, "timeout", timeout)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout / 1000
+        while True:
+            state = await self._call("space.control")
+            if state["ownership"] == "agent":
+                return
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise EgoTimeout(f"{api} timed out after {round(timeout)}ms", api=api, timeout_ms=round(timeout))
+            # specified as polling: control changes hands through the person, not an event we see
+            await asyncio.sleep(min(interval / 1000, remaining))
+
+    async def finish(self, *, keep: Any) -> dict[str, Any]:
+        return await self._call("space.finish", keep=keep)
+
+    async def set_status(self, text: str) -> None:
+        if not isinstance(text, str) or len(text) > 500:
+            raise InvalidArgument(
+                "TaskSpace.set_status: text must be a str of at most 500 characters "
+                f"(got {len(text) if isinstance(text, str) else type(text).__name__})",
+                api="TaskSpace.set_status", option="text", expected="str of at most 500 characters",
+            )
+        await self._call("space.set_status", text=text)
+
+    async def cdp(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 30000) -> dict[str, Any]:
+        api = "TaskSpace.cdp"
+        check.is_str(api, "method", method, non_empty=True)
+        check.positive_ms(api, "timeout", timeout)
+        return await self._call("space.cdp", method=method, params=params, timeout=timeout)

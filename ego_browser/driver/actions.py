@@ -1,0 +1,696 @@
+"""The element-action pipeline: checks, wheel scrolling, hit test, trusted input, retry.
+
+The host resolves selectors; this module acts on what it resolves. Every action takes an
+:class:`ActionContext` (the Page's mouse and keyboard, the selector text for messages, the API
+name) and ``resolve``, an async callable returning the current candidates as
+:class:`ElementHandle` s (it is called again on every attempt, so a re-rendered page is seen).
+
+One attempt: resolve → per-candidate :func:`check` (a candidate is a match passing the
+action's checks; two passing → ``SelectorAmbiguous``) → scroll into view with trusted wheel
+events over each scroll container → press point from the visible box → hit test → move →
+hit test again → re-read the box → press. Transient blockers are retried, pausing
+0, 20, 100, 100, 500, 500… ms, until ``timeout_ms``; then the last blocker is raised as
+``<api> timed out after <N>ms: <blocker>``. Input is delivered at most once.
+
+Coordinates: the helpers in ``js/actionability.js`` work in the element's frame viewport; the
+handle's ``frame_offset`` (top-left of that frame's viewport in the top-level viewport) turns
+them into the top-level coordinates that ``Input.dispatchMouseEvent`` on the top page session
+expects. Chromium routes top-session input into same-process and out-of-process iframes alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Union
+
+from ..cdp.connection import Session
+from ..errors import (
+    InvalidArgument,
+    NotActionable,
+    PageScriptError,
+    SelectorAmbiguous,
+    SelectorNotFound,
+)
+from .keyboard import Keyboard, normalize_key_name, split_chord
+from .mouse import Mouse
+
+__all__ = [
+    "ActionContext",
+    "ElementHandle",
+    "Transient",
+    "RETRY_PAUSES_MS",
+    "check",
+    "click",
+    "dblclick",
+    "hover",
+    "drag_and_drop",
+    "fill",
+    "select_option",
+    "focus",
+    "press",
+    "call",
+]
+
+#: pauses between attempts; the last one repeats
+RETRY_PAUSES_MS = (0, 20, 100, 100, 500)
+
+Offset = Union[tuple[float, float], Callable[[], Awaitable[tuple[float, float]]]]
+
+
+@dataclass
+class ElementHandle:
+    """One candidate element, as the host's resolver hands it over.
+
+    ``session``: the session of the element's frame (the page session, or the OOPIF's own
+    session). ``context_id``: the isolated utility world in that frame. ``object_id``: the
+    element in that world. ``frame_offset``: the frame viewport's top-left in top-level
+    viewport coordinates, or an async callable giving it (called after scrolling, since
+    scrolling an outer document moves the frame).
+    """
+
+    session: Session
+    context_id: int
+    object_id: str
+    frame_offset: Offset = (0.0, 0.0)
+
+    async def offset(self) -> tuple[float, float]:
+        off = self.frame_offset
+        if callable(off):
+            return tuple(await off())  # type: ignore[return-value]
+        return off  # type: ignore[return-value]
+
+
+@dataclass
+class ActionContext:
+    """What an action needs from its Page.
+
+    ``show_label``: optional ``async (x, y, label)`` drawing the on-screen pointer marker (the
+    host owns it; it must never be hit by events). ``viewport``: optional ``async () -> (w, h)``
+    of the top-level viewport; when missing it is read through the mouse's session.
+    """
+
+    mouse: Mouse
+    keyboard: Keyboard
+    selector: str
+    api: str = "page.click"
+    show_label: Callable[[float, float, str], Awaitable[Any]] | None = None
+    viewport: Callable[[], Awaitable[tuple[float, float]]] | None = None
+
+
+class Transient(Exception):
+    """Raised by a resolver (or internally) for a blocker worth retrying: frame not ready,
+    page changed, element detached… ``reason`` is a NotActionable reason or ``not_found``."""
+
+    def __init__(self, message: str, reason: str = "not_found") -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason
+
+
+Resolve = Callable[[], Awaitable[list[ElementHandle]]]
+
+# ---- in-page helper calls ------------------------------------------------------------------
+
+_SOURCE: str | None = None
+_CALL = (
+    "function(name, ...args) { const A = globalThis.__egoActions;"
+    " if (!A) return {__ego_missing: true}; return A[name](this, ...args); }"
+)
+
+
+def _source() -> str:
+    global _SOURCE
+    if _SOURCE is None:
+        _SOURCE = (Path(__file__).resolve().parent.parent / "js" / "actionability.js").read_text("utf-8")
+    return _SOURCE
+
+
+async def call(handle: ElementHandle, name: str, *args: Any) -> Any:
+    """Call ``A[name](element, *args)`` in the handle's world; installs the helpers on first use."""
+    params = {
+        "functionDeclaration": _CALL,
+        "objectId": handle.object_id,
+        "arguments": [{"value": name}] + [{"value": a} for a in args],
+        "returnByValue": True,
+        "awaitPromise": True,
+    }
+    for _ in range(2):
+        res = await handle.session.send("Runtime.callFunctionOn", params)
+        if "exceptionDetails" in res:
+            d = res["exceptionDetails"]
+            msg = (d.get("exception") or {}).get("description") or d.get("text") or "error"
+            raise PageScriptError(f"actionability helper {name} failed: {msg}", js_name=name, stack=None)
+        value = res["result"].get("value")
+        if isinstance(value, dict) and value.get("__ego_missing"):
+            ev = await handle.session.send(
+                "Runtime.evaluate",
+                {"expression": "globalThis.__egoActions = " + _source(), "contextId": handle.context_id},
+            )
+            if "exceptionDetails" in ev:
+                raise PageScriptError(f"cannot install actionability helpers: {ev['exceptionDetails']}", js_name="actionability.js", stack=None)
+            continue
+        return value
+    raise PageScriptError("actionability helpers did not install", js_name="actionability.js", stack=None)
+
+
+async def target_handle(handle: ElementHandle, action: str) -> ElementHandle:
+    """A handle on the element input is aimed at for ``action`` (e.g. a wrapper's field)."""
+    res = await handle.session.send(
+        "Runtime.callFunctionOn",
+        {
+            "functionDeclaration": "function(a) { return globalThis.__egoActions.target(this, a); }",
+            "objectId": handle.object_id,
+            "arguments": [{"value": action}],
+        },
+    )
+    obj = res.get("result", {}).get("objectId")
+    if "exceptionDetails" in res or not obj:
+        raise _Blocked("hidden", "element is not attached to the DOM")
+    out = ElementHandle(handle.session, handle.context_id, obj, handle.frame_offset)
+    out._matched = getattr(handle, "_matched", None) or (None, 1)
+    return out
+
+
+async def check(handle: ElementHandle, action: str) -> str | None:
+    """``None`` when the element passes ``action``'s checks, else the blocker text.
+
+    ``action`` ∈ click, dblclick, hover, drag, fill, select, focus, press. For the host's
+    resolver: a candidate is a match for which this returns ``None``.
+    """
+    b = await call(handle, "check", action)
+    return None if b is None else b["message"]
+
+
+# ---- retry loop ----------------------------------------------------------------------------
+
+
+class _Blocked(Exception):
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+def _check_timeout(api: str, timeout_ms: Any) -> float:
+    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, (int, float)) or not math.isfinite(timeout_ms) or timeout_ms <= 0:
+        raise InvalidArgument(
+            f"{api}: timeout must be a finite number > 0 (got {timeout_ms!r})",
+            api=api, option="timeout", expected="finite number > 0",
+        )
+    return float(timeout_ms)
+
+
+async def _retry(ctx: ActionContext, timeout_ms: float, attempt: Callable[[], Awaitable[Any]]) -> Any:
+    deadline = time.monotonic() + timeout_ms / 1000
+    last: _Blocked | None = None
+    n = 0
+    while True:
+        try:
+            return await attempt()
+        except Transient as t:
+            last = _Blocked(t.reason, t.message)
+        except _Blocked as b:
+            last = b
+        pause = RETRY_PAUSES_MS[min(n, len(RETRY_PAUSES_MS) - 1)] / 1000
+        n += 1
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        # specified retry back-off (API.md §4.3), not a wait for page state
+        await asyncio.sleep(min(pause, remaining))
+        if time.monotonic() >= deadline and pause > 0:
+            break
+    shown = int(timeout_ms) if float(timeout_ms).is_integer() else timeout_ms
+    text = f"{ctx.api} timed out after {shown}ms: {last.message}"
+    if last.reason == "not_found":
+        raise SelectorNotFound(text, selector=ctx.selector, timeout_ms=shown)
+    raise NotActionable(text, selector=ctx.selector, timeout_ms=shown, reason=last.reason)
+
+
+async def _pick(ctx: ActionContext, resolve: Resolve, action: str) -> ElementHandle:
+    handles = await resolve()
+    if not handles:
+        raise _Blocked("not_found", f"selector {ctx.selector} matched 0 elements")
+    passing: list[ElementHandle] = []
+    first: dict | None = None
+    for h in handles:
+        b = await call(h, "check", action)
+        if b is None:
+            passing.append(h)
+            continue
+        if b.get("permanent"):
+            raise SelectorAmbiguous(
+                f"{ctx.api}: selector {ctx.selector}: multiple fillable targets ({b.get('count')}); "
+                "use a selector for one field",
+                selector=ctx.selector, count=b.get("count"),
+            )
+        if first is None:
+            first = b
+    if len(passing) > 1:
+        raise SelectorAmbiguous(
+            f"{ctx.api}: selector {ctx.selector} matched {len(passing)} elements; "
+            "use a more specific selector or a ref",
+            selector=ctx.selector, count=len(passing),
+        )
+    if not passing:
+        assert first is not None
+        reason = first["reason"] if first["reason"] != "detached" else "hidden"
+        raise _Blocked(
+            reason,
+            f"selector {ctx.selector} matched {len(handles)} elements, but none can receive input; {first['message']}",
+        )
+    chosen = passing[0]
+    chosen._matched = (ctx.selector, len(handles))  # for blocker messages after the checks
+    return chosen
+
+
+def _after_checks(h: ElementHandle, message: str) -> str:
+    sel, n = getattr(h, "_matched", (None, 1))
+    if sel is None:
+        return message
+    return f"selector {sel} matched {n} elements, but none can receive input; {message}"
+
+
+# ---- geometry and scrolling ----------------------------------------------------------------
+
+
+async def _viewport(ctx: ActionContext) -> tuple[float, float]:
+    if ctx.viewport is not None:
+        return await ctx.viewport()
+    res = await ctx.mouse._send(
+        "Runtime.evaluate",
+        {"expression": "[window.visualViewport ? visualViewport.width : innerWidth, "
+                       "window.visualViewport ? visualViewport.height : innerHeight]", "returnByValue": True},
+    )
+    w, h = res["result"]["value"]
+    return float(w), float(h)
+
+
+async def _settle_scroll(h: ElementHandle, action: str, before: str) -> bool:
+    """Wait (in animation frames) until a wheel's scroll lands; True if anything moved."""
+    moved = False
+    last = before
+    for _ in range(20):
+        await call(h, "raf", 1)
+        now = await call(h, "scrollPos", action)
+        if now != last:
+            moved = True
+            last = now
+            continue
+        if moved:
+            return True
+    return moved
+
+
+async def _scroll_into_view(ctx: ActionContext, h: ElementHandle, action: str, position: dict | None) -> None:
+    """Trusted wheel events over each scroll container until the press point is in view."""
+    stuck = 0
+    for _ in range(30):
+        step = await call(h, "scrollStep", action, position)
+        if step is None:
+            break
+        ox, oy = await h.offset()
+        before = await call(h, "scrollPos", action)
+        await ctx.mouse.move(step["x"] + ox, step["y"] + oy)
+        await ctx.mouse.wheel(step["dx"], step["dy"])
+        if not await _settle_scroll(h, action, before):
+            stuck += 1
+            if stuck >= 3:
+                break
+        else:
+            stuck = 0
+    # the frame itself may be outside the top-level viewport (iframes): scroll the outer page
+    for _ in range(15):
+        ox, oy = await h.offset()
+        if ox == 0 and oy == 0:
+            return
+        box = await call(h, "box", action, )
+        if box is None:
+            return
+        r = box["rect"]
+        px = (r["x"] + (position["x"] if position else r["width"] / 2)) + ox
+        py = (r["y"] + (position["y"] if position else r["height"] / 2)) + oy
+        vw, vh = await _viewport(ctx)
+        if 2 <= px <= vw - 2 and 2 <= py <= vh - 2:
+            return
+        dx = px - vw / 2 if not (0 <= px <= vw) else 0
+        dy = py - vh / 2 if not (0 <= py <= vh) else 0
+        await ctx.mouse.move(vw / 2, vh / 2)
+        await ctx.mouse.wheel(dx, dy)
+        await call(h, "raf", 2)
+        nx, ny = await h.offset()
+        if (nx, ny) == (ox, oy):
+            await call(h, "raf", 4)
+
+
+async def _press_point(h: ElementHandle, action: str, position: dict | None) -> tuple[float, float, float, float]:
+    """(frame x, frame y, top x, top y) of the press point, from a fresh box."""
+    box = await call(h, "box", action)
+    if box is None:
+        raise _Blocked("hidden", "element is not attached to the DOM")
+    r = box["rect"]
+    if position is not None:
+        fx, fy = r["x"] + position["x"], r["y"] + position["y"]
+    else:
+        v = box["visible"] or r
+        fx, fy = v["x"] + v["width"] / 2, v["y"] + v["height"] / 2
+    ox, oy = await h.offset()
+    return fx, fy, fx + ox, fy + oy
+
+
+async def _hit(h: ElementHandle, action: str, fx: float, fy: float) -> None:
+    who = await call(h, "hitTest", action, fx, fy)
+    if who:
+        text = f"{who} intercepts pointer events" if not who.startswith("element is") else who
+        raise _Blocked("intercepted", _after_checks(h, text))
+
+
+async def _point_at(
+    ctx: ActionContext, h: ElementHandle, action: str, position: dict | None, force: bool, label: str | None
+) -> tuple[float, float]:
+    """Scroll, hit-test, move, hit-test again, re-read the box; returns the top-level point."""
+    await _scroll_into_view(ctx, h, action, position)
+    fx, fy, x, y = await _press_point(h, action, position)
+    if not force:
+        await _hit(h, action, fx, fy)
+    if ctx.show_label is not None and label:
+        await ctx.show_label(x, y, label)
+    await ctx.mouse.move(x, y)
+    if not force:
+        await _hit(h, action, fx, fy)  # an overlay created on mouseenter is caught here
+    # re-read right before pressing: moving elements are still hit
+    fx2, fy2, x2, y2 = await _press_point(h, action, position)
+    if abs(x2 - x) > 0.5 or abs(y2 - y) > 0.5:
+        await ctx.mouse.move(x2, y2)
+        x, y = x2, y2
+    return x, y
+
+
+# ---- option validation ---------------------------------------------------------------------
+
+
+def _bad(api: str, option: str, expected: str, got: Any) -> InvalidArgument:
+    return InvalidArgument(f"{api}: {option} must be {expected} (got {got!r})", api=api, option=option, expected=expected)
+
+
+def _validate_pointer(api: str, *, button: str = "left", click_count: int = 1, delay: float = 0,
+                      position: Any = None) -> None:
+    if button not in ("left", "middle", "right"):
+        raise _bad(api, "button", "one of left, middle, right", button)
+    if isinstance(click_count, bool) or not isinstance(click_count, int) or click_count < 1:
+        raise _bad(api, "click_count", "a positive integer", click_count)
+    if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not math.isfinite(delay) or delay < 0:
+        raise _bad(api, "delay", "a finite number >= 0", delay)
+    _validate_position(api, "position", position)
+
+
+def _validate_position(api: str, option: str, position: Any) -> None:
+    if position is None:
+        return
+    ok = isinstance(position, dict) and set(position) == {"x", "y"} and all(
+        isinstance(position[k], (int, float)) and not isinstance(position[k], bool) and math.isfinite(position[k])
+        for k in ("x", "y")
+    )
+    if not ok:
+        raise _bad(api, option, 'a point {"x": float, "y": float}', position)
+
+
+# ---- pointer actions -----------------------------------------------------------------------
+
+
+async def click(
+    ctx: ActionContext,
+    resolve: Resolve,
+    *,
+    button: str = "left",
+    click_count: int = 1,
+    delay: float = 0,
+    position: dict | None = None,
+    force: bool = False,
+    timeout_ms: float = 3000,
+    label: str | None = None,
+    action: str = "click",
+) -> dict:
+    """Trusted click on the resolved element. Returns ``{"x", "y"}`` (top-level viewport)."""
+    _validate_pointer(ctx.api, button=button, click_count=click_count, delay=delay, position=position)
+    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+
+    async def attempt() -> dict:
+        h = await _pick(ctx, resolve, action)
+        x, y = await _point_at(ctx, h, action, position, force, label)
+        await ctx.mouse.press_here(button=button, click_count=click_count, delay=delay)
+        return {"x": x, "y": y}
+
+    return await _retry(ctx, timeout_ms, attempt)
+
+
+async def dblclick(ctx: ActionContext, resolve: Resolve, *, button: str = "left", delay: float = 0,
+                   position: dict | None = None, force: bool = False, timeout_ms: float = 3000,
+                   label: str | None = None) -> dict:
+    return await click(ctx, resolve, button=button, click_count=2, delay=delay, position=position,
+                       force=force, timeout_ms=timeout_ms, label=label, action="dblclick")
+
+
+async def hover(ctx: ActionContext, resolve: Resolve, *, position: dict | None = None, force: bool = False,
+                timeout_ms: float = 3000, label: str | None = None) -> dict:
+    _validate_position(ctx.api, "position", position)
+    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+
+    async def attempt() -> dict:
+        h = await _pick(ctx, resolve, "hover")
+        x, y = await _point_at(ctx, h, "hover", position, force, label)
+        return {"x": x, "y": y}
+
+    return await _retry(ctx, timeout_ms, attempt)
+
+
+async def drag_and_drop(
+    ctx: ActionContext,
+    resolve_source: Resolve,
+    resolve_target: Resolve,
+    *,
+    button: str = "left",
+    source_position: dict | None = None,
+    target_position: dict | None = None,
+    force: bool = False,
+    timeout_ms: float = 3000,
+    label: str | None = None,
+    target_selector: str | None = None,
+    steps: int = 5,
+) -> dict:
+    """Trusted press on the source, interpolated moves, release on the target.
+
+    Both elements get the hover checks (visible, size, hit target; disabled is fine).
+    """
+    _validate_pointer(ctx.api, button=button)
+    _validate_position(ctx.api, "source_position", source_position)
+    _validate_position(ctx.api, "target_position", target_position)
+    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+    tctx = ActionContext(ctx.mouse, ctx.keyboard, target_selector or ctx.selector, ctx.api, ctx.show_label, ctx.viewport)
+    pressed = False
+
+    async def attempt() -> dict:
+        nonlocal pressed
+        if not pressed:
+            src = await _pick(ctx, resolve_source, "drag")
+            sx, sy = await _point_at(ctx, src, "drag", source_position, force, label)
+            await ctx.mouse.down(button=button)
+            pressed = True
+        dst = await _pick(tctx, resolve_target, "drag")
+        await _scroll_into_view(tctx, dst, "drag", target_position)
+        fx, fy, x, y = await _press_point(dst, "drag", target_position)
+        # move in steps so mouse-driven widgets see a drag, then check and release
+        await ctx.mouse.move(x, y, steps=max(1, steps))
+        if not force:
+            try:
+                await _hit(dst, "drag", fx, fy)
+            except _Blocked:
+                # the dragged item itself may sit under the pointer: only other elements block
+                pass
+        _, _, x2, y2 = await _press_point(dst, "drag", target_position)
+        if abs(x2 - x) > 0.5 or abs(y2 - y) > 0.5:
+            await ctx.mouse.move(x2, y2)
+        await ctx.mouse.up(button=button)
+        return {"x": x2, "y": y2}
+
+    try:
+        return await _retry(ctx, timeout_ms, attempt)
+    finally:
+        if button in ctx.mouse.buttons:
+            await ctx.mouse.up(button=button)
+
+
+# ---- fill ----------------------------------------------------------------------------------
+
+
+async def fill(
+    ctx: ActionContext,
+    resolve: Resolve,
+    value: str,
+    *,
+    clear_first: bool = True,
+    timeout_ms: float = 3000,
+) -> dict:
+    """Fill the field, its editing host or a wrapper's single fillable descendant.
+
+    One native insertion (``Input.insertText``) → one trusted ``input`` with ``data == value``;
+    date/color/range… get ``.value`` + ``input``/``change``. The value is read back with
+    formatting tolerance. An editor that ignored the insertion gets one real click and one
+    more insertion, unless that click would hit a link inside the editor (``unsafe_activation``).
+    Returns ``{"value": <read back>}``.
+    """
+    if not isinstance(value, str):
+        raise _bad(ctx.api, "value", "a str", value)
+    if not isinstance(clear_first, bool):
+        raise _bad(ctx.api, "clear_first", "a bool", clear_first)
+    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+    delivered = False
+
+    async def insert(h: ElementHandle, before: str) -> dict:
+        if value == "":
+            if clear_first and before != "":
+                await ctx.keyboard.press("Delete")
+        else:
+            await ctx.keyboard.insert_text(value)
+        return await call(h, "fillVerify", value, before, clear_first)
+
+    async def attempt() -> dict:
+        nonlocal delivered
+        h = await target_handle(await _pick(ctx, resolve, "fill"), "fill")
+        if delivered:
+            raise _Blocked("not_editable", "the field did not keep the value")
+        await _scroll_into_view(ctx, h, "fill", None)
+        prep = await call(h, "fillPrepare", value, clear_first)
+        if prep.get("error"):
+            raise InvalidArgument(f"{ctx.api}: {prep['error']}", api=ctx.api, option="value", expected="a value the field accepts")
+        if prep.get("done"):
+            delivered = True
+            res = await call(h, "fillVerify", value, "", True)
+            return {"value": res["value"]}
+        before = prep["before"]
+        focused = await call(h, "isFocused", "fill")
+        res = None
+        if focused:
+            delivered = True
+            res = await insert(h, before)
+            if res["ok"]:
+                return {"value": res["value"]}
+            if not res.get("unchanged"):
+                raise NotActionable(
+                    f"{ctx.api}: the field shows {res['value']!r} after filling {value!r}",
+                    selector=ctx.selector, timeout_ms=None, reason="not_editable",
+                )
+        # the editor ignored focus or the insertion: one real click (never on a link), then retry
+        fx, fy, x, y = await _press_point(h, "fill", None)
+        link = await call(h, "linkAt", fx, fy)
+        if link:
+            raise NotActionable(
+                f"{ctx.api}: cannot safely activate the editor: a click would hit the link {link}",
+                selector=ctx.selector, timeout_ms=None, reason="unsafe_activation",
+            )
+        await _hit(h, "fill", fx, fy)
+        await ctx.mouse.click(x, y)
+        delivered = True
+        await call(h, "focusForFill", clear_first)
+        res = await insert(h, (await call(h, "fillPrepare", value, clear_first))["before"] if not clear_first else before)
+        if res["ok"]:
+            return {"value": res["value"]}
+        raise NotActionable(
+            f"{ctx.api}: the field shows {res['value']!r} after filling {value!r}",
+            selector=ctx.selector, timeout_ms=None, reason="not_editable",
+        )
+
+    return await _retry(ctx, timeout_ms, attempt)
+
+
+# ---- select_option -------------------------------------------------------------------------
+
+
+def _descriptors(api: str, value: Any) -> tuple[list[dict], bool]:
+    if value is None:
+        return [], True
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        return [], True
+    out = []
+    for item in items:
+        if isinstance(item, str):
+            out.append({"valueOrLabel": item})
+        elif isinstance(item, dict):
+            if not item or set(item) - {"value", "label", "index"}:
+                raise _bad(api, "value", "a str, a dict {value?, label?, index?}, a list of these, or None", item)
+            d = {}
+            for k in ("value", "label"):
+                if k in item:
+                    if not isinstance(item[k], str):
+                        raise _bad(api, f"value[{k!r}]", "a str", item[k])
+                    d[k] = item[k]
+            if "index" in item:
+                if isinstance(item["index"], bool) or not isinstance(item["index"], int) or item["index"] < 0:
+                    raise _bad(api, "value['index']", "an integer >= 0", item["index"])
+                d["index"] = item["index"]
+            out.append(d)
+        else:
+            raise _bad(api, "value", "a str, a dict {value?, label?, index?}, a list of these, or None", item)
+    return out, False
+
+
+async def select_option(ctx: ActionContext, resolve: Resolve, value: Any, *, timeout_ms: float = 3000) -> list[str]:
+    """Select options of a ``<select>`` (API.md §4.3); returns the selected values."""
+    descriptors, clear = _descriptors(ctx.api, value)
+    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+
+    async def attempt() -> list[str]:
+        h = await _pick(ctx, resolve, "select")
+        res = await call(h, "selectOption", descriptors, clear)
+        if "missing" in res:
+            raise _Blocked("option_not_found", f"did not find some options; available options: {res['missing']}")
+        return res["values"]
+
+    return await _retry(ctx, timeout_ms, attempt)
+
+
+# ---- focus and press -----------------------------------------------------------------------
+
+
+async def focus(ctx: ActionContext, resolve: Resolve, *, timeout_ms: float = 3000) -> dict:
+    """Focus the element, its nearest focusable ancestor (through slots) or its single
+    editable descendant."""
+    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+
+    async def attempt() -> dict:
+        h = await _pick(ctx, resolve, "focus")
+        if not await call(h, "focus", "focus"):
+            raise _Blocked("not_focusable", "element did not take focus")
+        return {"target": await call(h, "describe")}
+
+    return await _retry(ctx, timeout_ms, attempt)
+
+
+async def press(ctx: ActionContext, resolve: Resolve, key: str, *, delay: float = 0, timeout_ms: float = 3000) -> dict:
+    """``focus`` then ``keyboard.press(key)``; the key is validated before anything happens."""
+    for token in split_chord(key):
+        try:
+            normalize_key_name(token)
+        except InvalidArgument as exc:
+            exc.api = ctx.api
+            raise
+    if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not math.isfinite(delay) or delay < 0:
+        raise _bad(ctx.api, "delay", "a finite number >= 0", delay)
+    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+
+    async def attempt() -> dict:
+        h = await _pick(ctx, resolve, "press")
+        if not await call(h, "focus", "press"):
+            raise _Blocked("not_focusable", "element did not take focus")
+        return {}
+
+    await _retry(ctx, timeout_ms, attempt)
+    await ctx.keyboard.press(key, delay=delay)
+    return {}
+

@@ -1,0 +1,138 @@
+"""Trusted mouse input through ``Input.dispatchMouseEvent``.
+
+Position and held buttons live here (one per Page, in viewport CSS px of the top-level page);
+modifiers come from the Page's :class:`~ego_browser.driver.keyboard.Keyboard`. ``send`` is the
+top page session's ``send`` (the host may wrap it, e.g. to race JS dialogs: a
+``mouseReleased`` that opens ``alert()`` is answered by Chromium only once the dialog closes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..errors import InvalidArgument
+from .keyboard import Keyboard
+
+__all__ = ["Mouse", "BUTTONS"]
+
+Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+BUTTONS = {"left": 1, "right": 2, "middle": 4, "back": 8, "forward": 16}
+
+
+def _check_button(api: str, button: str) -> None:
+    if button not in ("left", "middle", "right"):
+        raise InvalidArgument(
+            f"{api}: button must be one of left, middle, right (got {button!r})",
+            api=api,
+            option="button",
+            expected="'left' | 'middle' | 'right'",
+        )
+
+
+class Mouse:
+    def __init__(self, send: Send, keyboard: Keyboard) -> None:
+        self._send = send
+        self._keyboard = keyboard
+        self.x = 0.0
+        self.y = 0.0
+        self.buttons: set[str] = set()
+        self._last_button = "none"
+
+    def _buttons_mask(self) -> int:
+        mask = 0
+        for b in self.buttons:
+            mask |= BUTTONS[b]
+        return mask
+
+    async def move(self, x: float, y: float, *, steps: int = 1) -> None:
+        if not isinstance(steps, int) or isinstance(steps, bool) or steps < 1:
+            raise InvalidArgument(
+                f"mouse.move: steps must be a positive integer (got {steps!r})",
+                api="mouse.move",
+                option="steps",
+                expected="int >= 1",
+            )
+        fx, fy = self.x, self.y
+        self.x, self.y = float(x), float(y)
+        for i in range(1, steps + 1):
+            await self._send(
+                "Input.dispatchMouseEvent",
+                {
+                    "type": "mouseMoved",
+                    "x": fx + (x - fx) * (i / steps),
+                    "y": fy + (y - fy) * (i / steps),
+                    "button": self._last_button,
+                    "buttons": self._buttons_mask(),
+                    "modifiers": self._keyboard.modifiers,
+                    **({"force": 0.5} if self.buttons else {}),
+                },
+            )
+
+    async def down(self, *, button: str = "left", click_count: int = 1) -> None:
+        _check_button("mouse.down", button)
+        self._last_button = button
+        self.buttons.add(button)
+        await self._send(
+            "Input.dispatchMouseEvent",
+            {
+                "type": "mousePressed",
+                "x": self.x,
+                "y": self.y,
+                "button": button,
+                "buttons": self._buttons_mask(),
+                "clickCount": click_count,
+                "modifiers": self._keyboard.modifiers,
+                "force": 0.5,
+            },
+        )
+
+    async def up(self, *, button: str = "left", click_count: int = 1) -> None:
+        _check_button("mouse.up", button)
+        self._last_button = "none"
+        self.buttons.discard(button)
+        await self._send(
+            "Input.dispatchMouseEvent",
+            {
+                "type": "mouseReleased",
+                "x": self.x,
+                "y": self.y,
+                "button": button,
+                "buttons": self._buttons_mask(),
+                "clickCount": click_count,
+                "modifiers": self._keyboard.modifiers,
+            },
+        )
+
+    async def click(
+        self, x: float, y: float, *, button: str = "left", click_count: int = 1, delay: float = 0
+    ) -> None:
+        """Move to (x, y), then ``click_count`` press/release pairs (clickCount 1..n)."""
+        _check_button("mouse.click", button)
+        await self.move(x, y)
+        await self.press_here(button=button, click_count=click_count, delay=delay)
+
+    async def press_here(self, *, button: str = "left", click_count: int = 1, delay: float = 0) -> None:
+        for cc in range(1, click_count + 1):
+            await self.down(button=button, click_count=cc)
+            if delay:
+                await asyncio.sleep(delay / 1000)  # the caller asked for this pause
+            await self.up(button=button, click_count=cc)
+            if delay and cc < click_count:
+                await asyncio.sleep(delay / 1000)
+
+    async def wheel(self, delta_x: float, delta_y: float) -> None:
+        """A trusted wheel event at the current position."""
+        await self._send(
+            "Input.dispatchMouseEvent",
+            {
+                "type": "mouseWheel",
+                "x": self.x,
+                "y": self.y,
+                "deltaX": delta_x,
+                "deltaY": delta_y,
+                "modifiers": self._keyboard.modifiers,
+            },
+        )

@@ -1,0 +1,316 @@
+"""One tab as the host drives it: its sessions, frames, events, dialog and network state.
+
+``PageDriver`` attaches to a tab with a flat session, follows its out-of-process iframes
+(and workers) through auto-attach, and keeps what must outlive a round: the buffered events
+(bounded), the open JavaScript dialog, in-flight requests for network idle, and the ref
+ledger. Waiting is event-driven: ``changed()`` hands out a future resolved on the next state
+change, so waits re-check their condition only when something happened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from ..cdp import Connection, Session
+from ..errors import CdpChannelUnavailable, CdpError
+from .frames import Frame, FrameTree
+
+__all__ = ["PageDriver", "EVENT_BUFFER"]
+
+#: events kept per page between two ``events()`` calls
+EVENT_BUFFER = 1000
+
+_BUFFERED = (
+    "Runtime.consoleAPICalled",
+    "Runtime.exceptionThrown",
+    "Page.javascriptDialogOpening",
+    "Page.javascriptDialogClosed",
+    "Network.requestWillBeSent",
+    "Network.responseReceived",
+    "Network.loadingFinished",
+    "Network.loadingFailed",
+    "Page.frameNavigated",
+    "Page.loadEventFired",
+    "Page.domContentEventFired",
+    "Page.fileChooserOpened",
+    "Page.downloadWillBegin",
+)
+
+_IGNORED_REQUEST_TYPES = {"Other"}  # browser-internal fetches (favicons report "Other")
+
+
+class PageDriver:
+    """The host-side state of one tab."""
+
+    def __init__(self, conn: Connection, target_id: str, session_id: str) -> None:
+        self.conn = conn
+        self.target_id = target_id
+        self.session = Session(conn, session_id)
+        self.frames = FrameTree(self.session)
+        self.sessions: dict[str, Session] = {session_id: self.session}
+        #: child session id -> target id (out-of-process iframes)
+        self.child_targets: dict[str, str] = {}
+        self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_BUFFER)
+        self.dialog: dict[str, Any] | None = None
+        self.closed = False
+        self.input_lock = asyncio.Lock()
+        #: request id -> (session id, url) still in flight, for network idle
+        self.inflight: dict[tuple[str, str], str] = {}
+        self.last_network_activity = time.monotonic()
+        self.ledger: Any = None  # the snapshot engine's RefLedger, set by the host
+        self._offs: list[Callable[[], None]] = []
+        self._waiters: list[asyncio.Future] = []
+        #: hooks the host sets: popups, file choosers, downloads, permission prompts
+        self.on_dialog: list[Callable[[dict], Any]] = []
+        self.on_file_chooser: list[Callable[[dict], Any]] = []
+        self.on_close: list[Callable[[], Any]] = []
+        #: bumped whenever every ref of the page must be considered stale
+        self.epoch = 0
+
+    # -- attaching ---------------------------------------------------------------------------
+
+    @classmethod
+    async def attach(cls, conn: Connection, target_id: str, *, timeout: float = 10.0) -> PageDriver:
+        res = await conn.send("Target.attachToTarget", {"targetId": target_id, "flatten": True}, timeout=timeout)
+        driver = cls(conn, target_id, res["sessionId"])
+        driver._subscribe(driver.session)
+        await driver._prepare(driver.session, timeout=timeout, main=True)
+        return driver
+
+    async def _prepare(self, session: Session, *, timeout: float, main: bool, parent_frame: str | None = None) -> None:
+        send = session.send
+        results = await asyncio.gather(
+            send("Page.enable", timeout=timeout),
+            send("Page.getFrameTree", timeout=timeout),
+            send("Page.setLifecycleEventsEnabled", {"enabled": True}, timeout=timeout),
+            send("Runtime.enable", timeout=timeout),
+            send("Network.enable", {"maxPostDataSize": 0}, timeout=timeout),
+            send("Page.setInterceptFileChooserDialog", {"enabled": True}, timeout=timeout),
+            send(
+                "Target.setAutoAttach",
+                {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True},
+                timeout=timeout,
+            ),
+            return_exceptions=True,
+        )
+        for r in results:
+            if isinstance(r, BaseException) and not isinstance(r, CdpError):
+                raise r
+        tree = results[1]
+        if isinstance(tree, dict):
+            self.frames.load_tree(tree["frameTree"], session, parent_id=parent_frame, oopif=not main)
+        if main:
+            await self._seed_lifecycle(timeout)
+        else:
+            try:
+                await send("Runtime.runIfWaitingForDebugger", timeout=timeout)
+            except CdpError:
+                pass
+
+    async def _seed_lifecycle(self, timeout: float) -> None:
+        """A tab attached mid-life gets no replay of past lifecycle events: read readyState."""
+        try:
+            res = await self.session.send(
+                "Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True}, timeout=2.0
+            )
+        except Exception:
+            return
+        state = (res.get("result") or {}).get("value")
+        main = self.frames.main
+        if main is None:
+            return
+        if state in ("interactive", "complete"):
+            main.lifecycle.add("DOMContentLoaded")
+        if state == "complete":
+            main.lifecycle.update(("load", "networkAlmostIdle", "networkIdle"))
+
+    def _subscribe(self, session: Session) -> None:
+        on = session.on
+        frames = self.frames
+        offs = self._offs
+        offs.append(on("Page.frameAttached", lambda p, s: frames.frame_attached(p, self.sessions[s])))
+        offs.append(on("Page.frameNavigated", lambda p, s: self._frame_navigated(p, s)))
+        offs.append(on("Page.navigatedWithinDocument", lambda p, s: (frames.navigated_within_document(p), self._bump())))
+        offs.append(on("Page.frameDetached", lambda p, s: (frames.frame_detached(p, self.sessions[s]), self._bump())))
+        offs.append(on("Page.lifecycleEvent", lambda p, s: (frames.lifecycle_event(p), self._bump())))
+        offs.append(on("Runtime.executionContextCreated", lambda p, s: frames.context_created(p, self.sessions[s])))
+        offs.append(on("Runtime.executionContextDestroyed", lambda p, s: frames.context_destroyed(p, self.sessions[s])))
+        offs.append(on("Runtime.executionContextsCleared", lambda p, s: frames.contexts_cleared(self.sessions[s])))
+        offs.append(on("Page.javascriptDialogOpening", self._dialog_opening))
+        offs.append(on("Page.javascriptDialogClosed", self._dialog_closed))
+        offs.append(on("Page.fileChooserOpened", self._file_chooser))
+        offs.append(on("Network.requestWillBeSent", self._request_started))
+        offs.append(on("Network.loadingFinished", self._request_ended))
+        offs.append(on("Network.loadingFailed", self._request_ended))
+        offs.append(on("Target.attachedToTarget", self._child_attached))
+        offs.append(on("Target.detachedFromTarget", self._child_detached))
+        for method in _BUFFERED:
+            offs.append(on(method, self._buffer_event(method)))
+
+    def _buffer_event(self, method: str) -> Callable[[dict, str | None], None]:
+        events = self.events
+
+        def record(params: dict, _session: str | None) -> None:
+            events.append({"method": method, "params": params})
+
+        return record
+
+    # -- child targets (out-of-process iframes, workers) ------------------------------------
+
+    def _child_attached(self, params: dict, parent_sid: str | None) -> Any:
+        info = params["targetInfo"]
+        sid = params["sessionId"]
+        session = Session(self.conn, sid)
+        if info["type"] == "iframe":
+            self.sessions[sid] = session
+            self.child_targets[sid] = info["targetId"]
+            self._subscribe(session)
+            parent = self.frames.get(info["targetId"])
+            parent_frame = parent.parent_frame_id if parent else None
+            return self._prepare_child(session, parent_frame)
+        # workers and others: let them run; we don't drive them
+        return self._run_child(session)
+
+    async def _prepare_child(self, session: Session, parent_frame: str | None) -> None:
+        try:
+            await self._prepare(session, timeout=10.0, main=False, parent_frame=parent_frame)
+        except (CdpChannelUnavailable, CdpError):
+            return
+        self._bump()
+
+    async def _run_child(self, session: Session) -> None:
+        try:
+            await session.send("Runtime.runIfWaitingForDebugger", timeout=5.0)
+        except (CdpChannelUnavailable, CdpError):
+            pass
+
+    def _child_detached(self, params: dict, _parent: str | None) -> None:
+        sid = params["sessionId"]
+        session = self.sessions.pop(sid, None)
+        self.child_targets.pop(sid, None)
+        self.conn.reject_session(sid, "frame target detached")
+        for key in [k for k in self.inflight if k[0] == sid]:
+            self.inflight.pop(key, None)
+        if session is not None:
+            self.frames.session_detached(session)
+        self._bump()
+
+    # -- events -----------------------------------------------------------------------------
+
+    def _frame_navigated(self, params: dict, sid: str | None) -> None:
+        session = self.sessions.get(sid) if sid else None
+        if session is None:
+            return
+        self.frames.frame_navigated(params, session)
+        self._bump()
+
+    def _dialog_opening(self, params: dict, _sid: str | None) -> None:
+        main = self.frames.main
+        self.dialog = {
+            "type": params.get("type"),
+            "message": params.get("message", ""),
+            "default_prompt": params.get("defaultPrompt", "") if params.get("type") == "prompt" else None,
+            "url": params.get("url") or (main.url if main else ""),
+        }
+        for cb in self.on_dialog:
+            cb(self.dialog)
+        self._bump()
+
+    def _dialog_closed(self, _params: dict, _sid: str | None) -> None:
+        self.dialog = None
+        self._bump()
+
+    def _file_chooser(self, params: dict, _sid: str | None) -> None:
+        for cb in self.on_file_chooser:
+            cb(params)
+        self._bump()
+
+    def _request_started(self, params: dict, sid: str | None) -> None:
+        url = params.get("request", {}).get("url", "")
+        if params.get("type") in _IGNORED_REQUEST_TYPES and url.endswith("favicon.ico"):
+            return
+        if url.startswith("data:"):
+            return
+        # a redirect reuses the request id: still one request in flight
+        self.inflight[(sid or "", params["requestId"])] = url
+        self.last_network_activity = time.monotonic()
+        self._bump()
+
+    def _request_ended(self, params: dict, sid: str | None) -> None:
+        if self.inflight.pop((sid or "", params["requestId"]), None) is not None:
+            self.last_network_activity = time.monotonic()
+            self._bump()
+
+    # -- waiting ----------------------------------------------------------------------------
+
+    def changed(self) -> asyncio.Future:
+        """A future resolved at the next state change of this page (events, frames, close)."""
+        fut = asyncio.get_running_loop().create_future()
+        self._waiters.append(fut)
+        return fut
+
+    def _bump(self) -> None:
+        waiters, self._waiters = self._waiters, []
+        for fut in waiters:
+            if not fut.done():
+                fut.set_result(None)
+
+    async def wait_until(self, predicate: Callable[[], Any], *, timeout: float) -> Any:
+        """Re-check ``predicate`` on every change until it is truthy; ``TimeoutError`` at the deadline."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            value = predicate()
+            if value:
+                return value
+            if self.closed:
+                raise CdpChannelUnavailable("the page was closed while waiting", method=None)
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError
+            fut = self.changed()
+            try:
+                await asyncio.wait_for(asyncio.shield(fut), remaining)
+            except asyncio.TimeoutError:
+                fut.cancel()
+                raise TimeoutError from None
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    @property
+    def main_frame(self) -> Frame | None:
+        return self.frames.main
+
+    def sessions_target_ids(self) -> set[str]:
+        """This tab's target id and those of its out-of-process frames (possible openers)."""
+        return {self.target_id, *self.child_targets.values()}
+
+    def take_events(self) -> list[dict[str, Any]]:
+        out = list(self.events)
+        self.events.clear()
+        return out
+
+    def mark_closed(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.detach_listeners()
+        for sid in list(self.sessions):
+            self.conn.reject_session(sid, "page closed")
+        for cb in self.on_close:
+            cb()
+        self._bump()
+
+    def detach_listeners(self) -> None:
+        offs, self._offs = self._offs, []
+        for off in offs:
+            off()
+
+    def stale_all_refs(self) -> None:
+        self.epoch += 1
+        if self.ledger is not None and hasattr(self.ledger, "stale_all"):
+            self.ledger.stale_all()

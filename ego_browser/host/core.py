@@ -1,0 +1,251 @@
+"""The host: one per user, holding spaces, pages, ledgers and the browser connection.
+
+Rounds talk to it one request per public call (``handle(op, args)``); the same object runs
+in the background daemon (``host/server.py``) and in-process (``ego_browser.embedded()``).
+It enforces ownership on every browser-affecting request, serialises input per page (not
+globally), and puts a deadline on every request so one stuck page never wedges the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import config
+from ..driver.page import PageDriver
+from ..errors import (
+    EgoError,
+    EgoTimeout,
+    InvalidArgument,
+    PageClosed,
+    PageNotFound,
+    PageReleased,
+    TaskSpaceNotFound,
+    TaskSpaceUserInControl,
+)
+from .browser import BrowserLink
+from .ops import OPS
+from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow, Store
+
+__all__ = ["Host", "PageCtx"]
+
+logger = logging.getLogger("ego_browser.host")
+
+#: how long after an action a new tab still counts as "opened by it" (receipts)
+POPUP_WINDOW = 0.05
+
+
+@dataclass
+class PageCtx:
+    space: SpaceRow
+    page: PageRow
+    driver: PageDriver
+
+
+class Host:
+    def __init__(self, *, home: Path | None = None) -> None:
+        self.home = home or config.home()
+        self.run_dir = self.home / "run"
+        self.store: Store | None = None
+        self.browser = BrowserLink(self.home, self.run_dir)
+        self.drivers: dict[str, PageDriver] = {}
+        self._attaching: dict[str, asyncio.Future] = {}
+        self.active: dict[int, str] = {}  # space id -> target id made active last
+        self.started_at = time.time()
+        self.last_request = time.monotonic()
+        self.requests = 0
+        self._popup_listeners: list[Any] = []
+        self.stopping = asyncio.Event()
+        self._background: set[asyncio.Task] = set()
+        self.extensions: dict[str, Any] = {}  # per-feature state (downloads, choosers ...)
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        config.ensure_private_dir(self.home)
+        config.ensure_private_dir(self.run_dir)
+        self.store = Store(self.home / "state.sqlite3")
+        await self.browser.start()
+        self.browser.on_target_created.append(self._target_created)
+        self.browser.on_target_destroyed.append(self._target_destroyed)
+        from . import spaces
+
+        await spaces.reconcile_on_start(self)
+
+    async def stop(self, *, kill_browser: bool = True) -> None:
+        for driver in list(self.drivers.values()):
+            driver.detach_listeners()
+        self.drivers.clear()
+        await self.browser.stop(kill_browser=kill_browser)
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+        self.stopping.set()
+
+    # -- dispatch ---------------------------------------------------------------------------
+
+    async def handle(self, op: str, args: dict[str, Any]) -> Any:
+        spec = OPS.get(op)
+        if spec is None:
+            raise InvalidArgument(f"unknown host operation: {op}", api=op, option=None, expected=None)
+        self.last_request = time.monotonic()
+        self.requests += 1
+        deadline = spec.deadline(args)
+        try:
+            async with asyncio.timeout(deadline):
+                return await spec.fn(self, args)
+        except TimeoutError as exc:
+            if isinstance(exc, EgoError):
+                raise
+            raise EgoTimeout(
+                f"{op} did not finish within the host's {deadline:.0f}s request deadline",
+                api=op, timeout_ms=round(deadline * 1000),
+            ) from None
+
+    def handle_sync(self, op: str, args: dict[str, Any]) -> Any:
+        """The synchronous members (``page.events()``) answered without awaiting anything."""
+        if op != "page.events":
+            raise InvalidArgument(f"{op} has no synchronous form", api=op, option=None, expected=None)
+        space = self.space_row(args.get("space"))
+        page = self.page_row(space, str(args.get("label")))
+        driver = self.drivers.get(page.target_id or "")
+        return driver.take_events() if driver is not None else []
+
+    # -- spaces and pages -------------------------------------------------------------------
+
+    def space_row(self, space_id: Any) -> SpaceRow:
+        assert self.store is not None
+        row = self.store.space(int(space_id)) if isinstance(space_id, int) else None
+        if row is None:
+            raise TaskSpaceNotFound(f"task space not found: {space_id}", space=space_id)
+        return row
+
+    @staticmethod
+    def gate(space: SpaceRow) -> None:
+        if space.ownership != "agent":
+            reason = space.reason or ("handed_off" if space.ownership == "agentDelegatedToUser" else "user_owned")
+            raise TaskSpaceUserInControl(
+                f"the user controls task space {space.id} (\"{space.name}\", reason: {reason}); "
+                "wait with task.wait_for_control() or ask the user to hand it back",
+                space_id=space.id, reason=reason,
+            )
+
+    def page_row(self, space: SpaceRow, label: str) -> PageRow:
+        assert self.store is not None
+        for row in self.store.pages(space.id):
+            if row.label == label:
+                if row.state == CLOSED:
+                    raise PageClosed(f"page {label} was closed", label=label)
+                if row.state == RELEASED:
+                    raise PageReleased(f"page {label} was released", label=label)
+                if row.state != OPEN:
+                    break
+                if not self.browser.is_live_page(row.target_id):
+                    self.store.retire_page(space.id, label, CLOSED)
+                    self._forget_driver(row.target_id)
+                    raise PageClosed(f"page {label} was closed", label=label)
+                return row
+        raise PageNotFound(f"page label not found: {label}", label=label)
+
+    async def page_ctx(self, args: dict[str, Any], *, gated: bool = True, activate: bool = False) -> PageCtx:
+        space = self.space_row(args.get("space"))
+        if gated:
+            self.gate(space)
+        page = self.page_row(space, str(args.get("label")))
+        driver = await self.driver(page.target_id)  # type: ignore[arg-type]
+        if activate and self.active.get(space.id) != page.target_id:
+            await self.activate(space.id, page.target_id)  # type: ignore[arg-type]
+        return PageCtx(space, page, driver)
+
+    async def activate(self, space_id: int, target_id: str) -> None:
+        assert self.browser.conn is not None
+        await self.browser.conn.send("Target.activateTarget", {"targetId": target_id}, timeout=5.0)
+        self.active[space_id] = target_id
+
+    async def driver(self, target_id: str) -> PageDriver:
+        driver = self.drivers.get(target_id)
+        if driver is not None and not driver.closed:
+            return driver
+        pending = self._attaching.get(target_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        fut: asyncio.Future = asyncio.get_running_loop().create_future()
+        self._attaching[target_id] = fut
+        try:
+            assert self.browser.conn is not None
+            driver = await PageDriver.attach(self.browser.conn, target_id)
+            driver.frames.on_navigated.append(lambda frame, d=driver: self._navigated(d, frame))
+            self.drivers[target_id] = driver
+            hook = self.extensions.get("on_driver")
+            if hook is not None:
+                hook(self, driver)
+            fut.set_result(driver)
+            return driver
+        except BaseException as exc:
+            fut.set_exception(exc)
+            fut.exception()  # mark retrieved
+            raise
+        finally:
+            self._attaching.pop(target_id, None)
+
+    def _navigated(self, driver: PageDriver, frame: Any) -> None:
+        """Remember each page's URL: a restarted browser reopens the page there."""
+        if frame.is_main and self.store is not None:
+            for space in self.store.spaces():
+                for row in self.store.pages(space.id):
+                    if row.target_id == driver.target_id and row.state == OPEN:
+                        self.store.update_page(space.id, row.label, url=frame.url)
+                        return
+
+    def _forget_driver(self, target_id: str | None) -> None:
+        driver = self.drivers.pop(target_id or "", None)
+        if driver is not None:
+            driver.mark_closed()
+
+    # -- browser targets --------------------------------------------------------------------
+
+    def _target_destroyed(self, target_id: str) -> None:
+        self._forget_driver(target_id)
+        if self.store is None:
+            return
+        for space in self.store.spaces():
+            for row in self.store.pages(space.id):
+                if row.target_id == target_id and row.state in (OPEN, UNMANAGED):
+                    if row.state == OPEN:
+                        self.store.retire_page(space.id, row.label, CLOSED)
+                    else:
+                        self.store.delete_page_record(space.id, row.label)
+            if self.active.get(space.id) == target_id:
+                self.active.pop(space.id, None)
+
+    def _target_created(self, info: dict) -> None:
+        if info.get("type") != "page" or not info.get("openerId") or self.store is None:
+            return
+        from . import spaces
+
+        spaces.adopt_popup(self, info)
+        for listener in list(self._popup_listeners):
+            listener(info)
+
+    def background(self, task: asyncio.Task) -> None:
+        """Keep a task the request no longer waits for (a command blocked by a dialog)."""
+        self._background.add(task)
+        task.add_done_callback(self._background_done)
+
+    def _background_done(self, task: asyncio.Task) -> None:
+        self._background.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved: its failure was the dialog's business, not an error
+
+    def labels_for_targets(self, space_id: int, target_ids: list[str]) -> list[tuple[str, str]]:
+        assert self.store is not None
+        rows = {r.target_id: r.label for r in self.store.pages(space_id) if r.state == OPEN}
+        return [(tid, rows[tid]) for tid in target_ids if tid in rows]
+
+    def watch_popups(self, listener: Any) -> Any:
+        self._popup_listeners.append(listener)
+        return lambda: self._popup_listeners.remove(listener) if listener in self._popup_listeners else None

@@ -1,0 +1,53 @@
+"""The host's operation table: one entry per request a round can make.
+
+Feature modules register their handlers with ``@op("page.goto")``; a handler is
+``async fn(host, args) -> JSON-able result``. Each request gets a deadline: the call's own
+``timeout`` (ms) plus a margin, or the host's backstop for calls without one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["OP_MODULES", "OPS", "OpSpec", "op"]
+
+#: extra seconds past a call's own timeout before the host gives up on it
+MARGIN = 5.0
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str
+    fn: Callable[[Any, dict[str, Any]], Awaitable[Any]]
+    default_deadline: float | None
+
+    def deadline(self, args: dict[str, Any]) -> float:
+        from .. import config
+
+        timeout = args.get("timeout")
+        if isinstance(timeout, (int, float)) and timeout > 0:
+            return timeout / 1000 + MARGIN
+        return self.default_deadline or config.request_deadline()
+
+
+OPS: dict[str, OpSpec] = {}
+
+#: modules whose import registers operations (loaded by the host at start)
+OP_MODULES = ("ego_browser.host.spaces", "ego_browser.host.page_ops")
+
+
+def op(name: str, *, deadline: float | None = None):
+    def register(fn):
+        OPS[name] = OpSpec(name, fn, deadline)
+        return fn
+
+    return register
+
+
+def load_all() -> None:
+    import importlib
+
+    for module in OP_MODULES:
+        importlib.import_module(module)

@@ -1,0 +1,164 @@
+"""Page basics: navigation, reads, evaluate, raw CDP, events and close."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..driver import evaluate as ev
+from ..driver import navigation as nav
+from ..errors import CdpError, EgoTimeout
+from .core import Host
+from .ops import op
+from .receipts import run_action
+from .store import CLOSED, OPEN, UNMANAGED
+
+_INFO_JS = (
+    "(() => { const d = document.documentElement, b = document.body;"
+    " return {url: location.href, title: document.title, w: innerWidth, h: innerHeight,"
+    " sx: scrollX, sy: scrollY,"
+    " pw: Math.max(d ? d.scrollWidth : 0, b ? b.scrollWidth : 0),"
+    " ph: Math.max(d ? d.scrollHeight : 0, b ? b.scrollHeight : 0)}; })()"
+)
+
+
+@op("page.goto")
+async def goto(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    ctx = await host.page_ctx(args)
+    return await run_action(
+        host, ctx,
+        lambda: nav.goto(
+            ctx.driver, args["url"], referer=args.get("referer"), timeout_ms=args.get("timeout", 15000),
+            wait_until=args.get("wait_until", "load"),
+        ),
+    )
+
+
+@op("page.reload")
+async def reload(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    ctx = await host.page_ctx(args)
+    return await run_action(
+        host, ctx,
+        lambda: nav.reload(ctx.driver, timeout_ms=args.get("timeout", 15000), wait_until=args.get("wait_until", "load")),
+    )
+
+
+@op("page.wait_for_load_state")
+async def wait_for_load_state(host: Host, args: dict[str, Any]) -> None:
+    ctx = await host.page_ctx(args)
+    await nav.wait_for_load_state(
+        ctx.driver, args.get("state", "load"), timeout_ms=args.get("timeout", 10000), idle_ms=args.get("idle_ms", 500)
+    )
+    ctx.driver.stale_all_refs()
+
+
+@op("page.url")
+async def url(host: Host, args: dict[str, Any]) -> str:
+    ctx = await host.page_ctx(args)
+    main = ctx.driver.frames.main
+    if main is not None and main.url:
+        return main.url
+    return (host.browser.targets.get(ctx.page.target_id or "") or {}).get("url", "")
+
+
+@op("page.title")
+async def title(host: Host, args: dict[str, Any]) -> str:
+    ctx = await host.page_ctx(args)
+    if ctx.driver.dialog is None:
+        try:
+            res = await ctx.driver.session.send(
+                "Runtime.evaluate", {"expression": "document.title", "returnByValue": True}, timeout=2.0
+            )
+            value = (res.get("result") or {}).get("value")
+            if isinstance(value, str):
+                return value
+        except (EgoTimeout, CdpError):
+            pass
+    return (host.browser.targets.get(ctx.page.target_id or "") or {}).get("title", "")
+
+
+@op("page.info")
+async def info(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    ctx = await host.page_ctx(args)
+    if ctx.driver.dialog is not None:
+        return {"dialog": dict(ctx.driver.dialog)}
+    res = await ctx.driver.session.send(
+        "Runtime.evaluate", {"expression": _INFO_JS, "returnByValue": True}, timeout=5.0
+    )
+    if ctx.driver.dialog is not None:
+        return {"dialog": dict(ctx.driver.dialog)}
+    return (res.get("result") or {}).get("value") or {}
+
+
+@op("page.evaluate", deadline=20.0)
+async def evaluate(host: Host, args: dict[str, Any]) -> Any:
+    ctx = await host.page_ctx(args, activate=True)
+    return await ev.evaluate(ctx.driver, args["js"], args.get("arg"), has_arg=bool(args.get("has_arg")))
+
+
+@op("page.cdp")
+async def page_cdp(host: Host, args: dict[str, Any]) -> Any:
+    method = args["method"]
+    ctx = await host.page_ctx(args, activate=method != "Page.handleJavaScriptDialog")
+    timeout = float(args.get("timeout") or 30000) / 1000
+    try:
+        return await ctx.driver.session.send(method, args.get("params") or None, timeout=timeout)
+    finally:
+        # raw CDP may have changed anything: no ref can be trusted afterwards
+        ctx.driver.stale_all_refs()
+
+
+@op("page.events")
+async def events(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
+    return host.handle_sync("page.events", args)
+
+
+@op("page.check")
+async def check(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    """Label check without touching the tab (``wait_for_timeout`` on a closed page raises)."""
+    space = host.space_row(args.get("space"))
+    row = host.page_row(space, str(args.get("label")))
+    return {"label": row.label, "target_id": row.target_id, "opened_by": row.opened_by}
+
+
+@op("page.close")
+async def close(host: Host, args: dict[str, Any]) -> None:
+    space = host.space_row(args.get("space"))
+    host.gate(space)
+    row = host.page_row(space, str(args.get("label")))
+    store = host.store
+    assert store is not None and host.browser.conn is not None
+    others = [
+        r for r in store.pages(space.id)
+        if r.state in (OPEN, UNMANAGED) and r.target_id != row.target_id and host.browser.is_live_page(r.target_id)
+    ]
+    if not others:
+        # keep the space's window: its last tab becomes an unmanaged blank one
+        from .spaces import _create_tab
+
+        tid = await _create_tab(host, space, context_id=space.context_id, new_window=False)
+        store.add_page(space.id, "#" + tid, tid, "unknown", state=UNMANAGED)
+    gone = asyncio.get_running_loop().create_future()
+
+    def destroyed(target_id: str) -> None:
+        if target_id == row.target_id and not gone.done():
+            gone.set_result(None)
+
+    host.browser.on_target_destroyed.append(destroyed)
+    try:
+        try:
+            await host.browser.conn.send("Target.closeTarget", {"targetId": row.target_id}, timeout=5.0)
+        except CdpError:
+            pass  # already gone
+        if host.browser.is_live_page(row.target_id):
+            try:
+                await asyncio.wait_for(gone, 2.0)
+            except asyncio.TimeoutError:
+                pass
+    finally:
+        host.browser.on_target_destroyed.remove(destroyed)
+    store.retire_page(space.id, row.label, CLOSED)
+    host._forget_driver(row.target_id)
+    host.browser.targets.pop(row.target_id or "", None)
+    if host.active.get(space.id) == row.target_id:
+        host.active.pop(space.id, None)

@@ -1,0 +1,84 @@
+"""Running an action so that what it opened comes back in its receipt.
+
+A JavaScript dialog opened by the action blocks the renderer, so the CDP command that caused
+it would not answer until the dialog is handled: the action is raced against the dialog and
+the receipt returns with ``dialog`` set while the command finishes in the background.
+
+Popups are found without a fixed wait: ``Page.windowOpen`` tells, during the action, that a
+window is being opened; only then does the receipt wait (briefly, event-driven) for the new
+target to be adopted. A flush round trip on the page session makes sure every event the
+renderer sent before the action finished has been seen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .core import Host, PageCtx
+
+__all__ = ["run_action", "POPUP_WAIT"]
+
+#: how long a receipt waits for a window the page announced to show up as a target
+POPUP_WAIT = 1.0
+
+
+async def run_action(host: Host, ctx: PageCtx, action: Callable[[], Awaitable[Any]]) -> dict[str, Any]:
+    driver = ctx.driver
+    loop = asyncio.get_running_loop()
+    announced = 0
+    popups: list[dict[str, Any]] = []
+    arrived = asyncio.Event()
+
+    def window_open(_params: dict, _sid: str | None) -> None:
+        nonlocal announced
+        announced += 1
+
+    def popup(info: dict) -> None:
+        if info.get("openerId") in driver.sessions_target_ids():
+            popups.append(info)
+            arrived.set()
+
+    dialog_seen: asyncio.Future = loop.create_future()
+
+    def dialog(d: dict) -> None:
+        if not dialog_seen.done():
+            dialog_seen.set_result(d)
+
+    offs = [driver.session.on("Page.windowOpen", window_open), host.watch_popups(popup)]
+    driver.on_dialog.append(dialog)
+    result: Any = None
+    try:
+        task = loop.create_task(action())
+        done, _ = await asyncio.wait({task, dialog_seen}, return_when=asyncio.FIRST_COMPLETED)
+        if task in done:
+            result = task.result()
+            if not dialog_seen.done() and driver.dialog is None:
+                # flush: events the renderer sent before answering are now in
+                try:
+                    await driver.session.send("Runtime.evaluate", {"expression": "0"}, timeout=2.0)
+                except Exception:
+                    pass
+        else:
+            # the dialog blocks the command; let it finish whenever the dialog is handled
+            host.background(task)
+        deadline = loop.time() + POPUP_WAIT
+        while len(popups) < announced and loop.time() < deadline:
+            arrived.clear()
+            try:
+                await asyncio.wait_for(arrived.wait(), deadline - loop.time())
+            except asyncio.TimeoutError:
+                break
+    finally:
+        for off in offs:
+            off()
+        if dialog in driver.on_dialog:
+            driver.on_dialog.remove(dialog)
+    labels = host.labels_for_targets(ctx.space.id, [p["targetId"] for p in popups])
+    current = driver.dialog
+    return {
+        "popups": [{"label": label, "target_id": tid} for tid, label in labels],
+        "dialog": dict(current) if current is not None else None,
+        "result": result,
+    }

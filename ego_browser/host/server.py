@@ -1,0 +1,173 @@
+"""The background host: a Unix socket in a private directory, and its life cycle.
+
+``serve()`` takes an exclusive lock (one host per data directory), starts the ``Host``,
+listens on ``run/host.sock`` (directory 0700, socket 0600), tells the process that spawned it
+that it is ready through an inherited pipe, and runs until ``host stop``, SIGTERM/SIGINT or
+the idle limit. Requests run as independent tasks: a slow page never delays another space,
+and a round that disappears mid-request (SIGKILL) leaves its action to finish normally.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import logging
+import os
+import signal
+import sys
+import time
+from typing import Any
+
+from .. import config
+from ..errors import EgoError, to_wire
+from . import wire
+from .core import Host
+from .ops import load_all, op
+
+__all__ = ["serve", "HostServer"]
+
+logger = logging.getLogger("ego_browser.host")
+
+
+class HostServer:
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.server: asyncio.AbstractServer | None = None
+        self.tasks: set[asyncio.Task] = set()
+        self.stop_requested = asyncio.Event()
+
+    async def listen(self) -> None:
+        path = config.socket_path()
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        old = os.umask(0o177)  # the socket is born 0600: no window where others can connect
+        try:
+            self.server = await asyncio.start_unix_server(self._client, path=str(path), limit=wire.MAX_FRAME)
+        finally:
+            os.umask(old)
+        os.chmod(path, 0o600)
+
+    async def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.server.wait_closed(), 2)
+        for task in list(self.tasks):
+            task.cancel()
+        if self.tasks:
+            await asyncio.gather(*self.tasks, return_exceptions=True)
+        with contextlib.suppress(FileNotFoundError):
+            config.socket_path().unlink()
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        header = wire.HEADER
+        try:
+            while True:
+                raw = await reader.readexactly(header.size)
+                (size,) = header.unpack(raw)
+                if size > wire.MAX_FRAME:
+                    break
+                request = wire.decode(await reader.readexactly(size))
+                task = asyncio.get_running_loop().create_task(self._answer(request, writer))
+                self.tasks.add(task)
+                task.add_done_callback(self.tasks.discard)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def _answer(self, request: dict[str, Any], writer: asyncio.StreamWriter) -> None:
+        rid = request.get("i")
+        try:
+            if request.get("op") == "host.stop":
+                result: Any = {"stopping": True}
+                self.stop_requested.set()
+            else:
+                result = await self.host.handle(request.get("op", ""), request.get("a") or {})
+            reply = {"i": rid, "r": result}
+        except EgoError as exc:
+            reply = {"i": rid, "e": to_wire(exc)}
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug: report it to the round rather than hang it
+            logger.exception("request %s failed", request.get("op"))
+            reply = {"i": rid, "e": {"code": "EGO_ERROR", "message": f"host error in {request.get('op')}: {exc!r}", "attrs": {}}}
+        if writer.is_closing():
+            return  # the round went away (killed?): its action still completed
+        try:
+            writer.write(wire.encode(reply))
+        except (ConnectionError, RuntimeError):
+            pass
+
+
+@op("host.status")
+async def status(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "pid": os.getpid(),
+        "endpoint": host.browser.endpoint,
+        "browser": host.browser.version.get("product", ""),
+        "browser_pid": host.browser.process.pid if host.browser.process else None,
+        "owned_browser": host.browser.owned,
+        "home": str(host.home),
+        "uptime_s": round(time.time() - host.started_at, 1),
+        "requests": host.requests,
+        "python": sys.executable,
+    }
+
+
+async def serve(ready_fd: int | None = None) -> int:
+    """Run the background host until stopped; returns the process exit status."""
+    config.ensure_private_dir(config.home())
+    run_dir = config.ensure_private_dir(config.run_dir())
+    lock_file = open(run_dir / "host.lock", "a+")  # noqa: SIM115 (held for the process lifetime)
+    try:
+        fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        _notify(ready_fd, b"busy\n")
+        return 3
+    logging.basicConfig(
+        filename=str(run_dir / "host.log"), level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    load_all()
+    host = Host()
+    try:
+        await host.start()
+    except EgoError as exc:
+        _notify(ready_fd, f"error {exc.code}: {exc.message}\n".encode())
+        return 1
+    server = HostServer(host)
+    await server.listen()
+    (run_dir / "host.pid").write_text(str(os.getpid()))
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, server.stop_requested.set)
+    host.browser.on_disconnect.append(server.stop_requested.set)
+    _notify(ready_fd, b"ok\n")
+    idle = config.idle_shutdown()
+    try:
+        while not server.stop_requested.is_set():
+            try:
+                await asyncio.wait_for(server.stop_requested.wait(), timeout=min(idle, 60))
+            except asyncio.TimeoutError:
+                if time.monotonic() - host.last_request > idle and not server.tasks:
+                    logger.info("idle for %.0fs: stopping", idle)
+                    break
+    finally:
+        await asyncio.sleep(0)  # let the "stopping" answer leave
+        await server.close()
+        await host.stop(kill_browser=True)
+        with contextlib.suppress(FileNotFoundError):
+            (run_dir / "host.pid").unlink()
+        lock_file.close()
+    return 0
+
+
+def _notify(fd: int | None, message: bytes) -> None:
+    if fd is None:
+        return
+    with contextlib.suppress(OSError):
+        os.write(fd, message)
+        os.close(fd)

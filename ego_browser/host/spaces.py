@@ -1,0 +1,546 @@
+"""Task spaces: creation and reuse, ownership, labels, the page budget, tabs and finish."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from .. import config
+from ..errors import (
+    CdpError,
+    InvalidArgument,
+    PageBudgetReached,
+    PageNotFound,
+    ProfileNotFound,
+    TaskSpaceNotFound,
+    TaskSpaceUserInControl,
+)
+from .core import Host
+from .ops import op
+from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow
+
+AGENT, DELEGATED, USER = "agent", "agentDelegatedToUser", "user"
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def _store(host: Host):
+    assert host.store is not None
+    return host.store
+
+
+def _page_dict(row: PageRow) -> dict[str, Any]:
+    return {"label": row.label, "target_id": row.target_id, "opened_by": row.opened_by}
+
+
+def managed(host: Host, space: SpaceRow) -> list[PageRow]:
+    return [r for r in _store(host).pages(space.id) if r.state == OPEN and host.browser.is_live_page(r.target_id)]
+
+
+def space_dict(host: Host, space: SpaceRow) -> dict[str, Any]:
+    user_page = None
+    if space.user_page:
+        row = next((r for r in _store(host).pages(space.id) if r.target_id == space.user_page), None)
+        if row is not None and row.state == OPEN:
+            user_page = {"label": row.label, "target_id": row.target_id, "opened_by": row.opened_by}
+        elif host.browser.is_live_page(space.user_page):
+            user_page = {"label": None, "target_id": space.user_page, "opened_by": "unknown"}
+    return {
+        "id": space.id,
+        "name": space.name,
+        "ownership": space.ownership,
+        "reason": space.reason,
+        "isolated": space.isolated,
+        "pages": [_page_dict(r) for r in managed(host, space)],
+        "user_page": user_page,
+    }
+
+
+def _profiles(host: Host) -> list[dict[str, Any]]:
+    found = [{"id": "default", "name": "Default", "is_default": True}]
+    root = host.home / "profiles"
+    if root.is_dir():
+        for child in sorted(root.iterdir()):
+            if child.is_dir() and child.name != "default" and not child.name.startswith("."):
+                found.append({"id": child.name, "name": child.name, "is_default": False})
+    return found
+
+
+async def _create_tab(
+    host: Host, space: SpaceRow | None, *, context_id: str | None, new_window: bool, url: str = "about:blank"
+) -> str:
+    assert host.browser.conn is not None
+    params: dict[str, Any] = {"url": url, "newWindow": new_window}
+    if context_id:
+        params["browserContextId"] = context_id
+    res = await host.browser.conn.send("Target.createTarget", params, timeout=10.0)
+    tid = res["targetId"]
+    # the target list learns of it through Target.targetCreated; make sure it is known now
+    host.browser.targets.setdefault(tid, {"targetId": tid, "type": "page", "url": "about:blank", "title": ""})
+    return tid
+
+
+def budget_error(host: Host, space: SpaceRow, count: int, limit: int) -> PageBudgetReached:
+    pages = managed(host, space)
+    listing = ", ".join(
+        f'{r.label} "{(host.browser.targets.get(r.target_id or "") or {}).get("title", "")}"' for r in pages
+    )
+    return PageBudgetReached(
+        f'Page budget reached ({count}/{limit}) in space "{space.name}"; pages: {listing}. '
+        "Close a page you no longer need (await page.close()) or reuse one with page.goto(url).",
+        space_id=space.id, count=count, limit=limit, pages=[r.label for r in pages],
+    )
+
+
+def adopt_popup(host: Host, info: dict) -> None:
+    """A tab opened by a managed Page joins that Page's space under the next label."""
+    store = _store(host)
+    opener = info.get("openerId")
+    for space in store.spaces():
+        rows = store.pages(space.id)
+        if any(r.target_id == info["targetId"] for r in rows):
+            return
+        parent = next((r for r in rows if r.target_id == opener and r.state == OPEN), None)
+        if parent is None:
+            continue
+        if space.ownership == AGENT:
+            label = store.take_label(space.id)
+            store.add_page(
+                space.id, label, info["targetId"], "agent", opener=parent.label, url=info.get("url"), reported=False
+            )
+        else:
+            store.add_page(space.id, "#" + info["targetId"], info["targetId"], "unknown", state=UNMANAGED)
+        return
+
+
+async def reconcile_on_start(host: Host) -> None:
+    """Bring the stored spaces in line with the browser this host is connected to.
+
+    Same browser (a restarted host): adopt popups opened while no host ran. New browser
+    (Chromium restarted): reopen each open page at its last URL under its label, and drop
+    the old ledgers, whose nodes no longer exist.
+    """
+    store = _store(host)
+    for space in store.spaces():
+        if space.browser_instance == host.browser.instance:
+            continue
+        context_id = None
+        if space.isolated:
+            res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})  # type: ignore[union-attr]
+            context_id = res["browserContextId"]
+        first = True
+        for row in store.pages(space.id):
+            if row.state == UNMANAGED:
+                store.delete_page_record(space.id, row.label)
+                continue
+            if row.state != OPEN:
+                continue
+            tid = await _create_tab(
+                host, space, context_id=context_id, new_window=first, url=row.url or "about:blank"
+            )
+            first = False
+            store.update_page(space.id, row.label, target_id=tid)
+            store.delete_ledger(space.id, row.label)
+        store.update_space(space.id, browser_instance=host.browser.instance, context_id=context_id, user_page=None)
+    for info in list(host.browser.targets.values()):
+        if info.get("type") == "page" and info.get("openerId"):
+            adopt_popup(host, info)
+
+
+# -- top-level functions --------------------------------------------------------------------
+
+
+@op("task_space")
+async def task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    store = _store(host)
+    key = args.get("name_or_id")
+    profile_id = args.get("profile_id")
+    isolated = bool(args.get("isolated"))
+    if isinstance(key, bool) or not isinstance(key, (int, str)):
+        raise InvalidArgument(
+            f"task_space: name_or_id must be a str name or an int id (got {type(key).__name__})",
+            api="task_space", option="name_or_id", expected="str or int",
+        )
+    if isinstance(key, int):
+        space = store.space(key)
+        if space is None:
+            raise TaskSpaceNotFound(f"task space not found: {key}", space=key)
+        if profile_id is not None:
+            raise InvalidArgument(
+                "task_space: profile_id can only be used with a new task-space name",
+                api="task_space", option="profile_id", expected="a new task-space name",
+            )
+        if isolated and not space.isolated:
+            raise InvalidArgument(
+                f"task_space: space {key} is not isolated; isolated=True only applies when creating a space",
+                api="task_space", option="isolated", expected="False for an existing non-isolated space",
+            )
+        return space_dict(host, space)
+    name = key.strip()
+    if not name:
+        raise InvalidArgument(
+            "task_space: name must not be empty", api="task_space", option="name_or_id", expected="non-empty str"
+        )
+    existing = store.space_by_name(name)
+    agent_owned = [s for s in existing if s.ownership in (AGENT, DELEGATED)]
+    if agent_owned:
+        space = agent_owned[-1]
+        if profile_id is not None:
+            raise InvalidArgument(
+                f'task_space: a task space named "{name}" already exists; profile_id is only for a new name',
+                api="task_space", option="profile_id", expected="a new task-space name",
+            )
+        if isolated and not space.isolated:
+            raise InvalidArgument(
+                f'task_space: the space "{name}" already exists and is not isolated; pick a new name '
+                "for an isolated space",
+                api="task_space", option="isolated", expected="a new name",
+            )
+        return space_dict(host, space)
+    if existing:
+        user = existing[-1]
+        raise TaskSpaceUserInControl(
+            f'task space "{name}" ({user.id}) belongs to the user; ask them before claim_task_space({user.id})',
+            space_id=user.id, reason="user_owned",
+        )
+    profile = profile_id if profile_id is not None else "default"
+    if profile not in {p["id"] for p in _profiles(host)}:
+        raise ProfileNotFound(f"Profile not found: {profile}; see profiles()", profile_id=profile)
+    assert host.browser.conn is not None
+    context_id = None
+    if isolated:
+        res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
+        context_id = res["browserContextId"]
+    target_id = await _create_tab(host, None, context_id=context_id, new_window=True)
+    space_id = store.create_space(
+        name=name, isolated=isolated, context_id=context_id, profile_id=profile,
+        browser_instance=host.browser.instance,
+    )
+    label = store.take_label(space_id)
+    store.add_page(space_id, label, target_id, "agent", url="about:blank")
+    host.active[space_id] = target_id
+    return space_dict(host, store.space(space_id))  # type: ignore[arg-type]
+
+
+@op("list_task_spaces")
+async def list_task_spaces(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for space in _store(host).spaces():
+        titles = []
+        for row in _store(host).pages(space.id):
+            if row.state in (OPEN, UNMANAGED):
+                info = host.browser.targets.get(row.target_id or "")
+                if info is not None:
+                    titles.append(info.get("title", ""))
+        out.append({
+            "id": space.id,
+            "name": space.name,
+            "task_id": space.task_id,
+            "ownership": space.ownership,
+            "created_by": space.created_by,
+            "recent_tab_titles": titles[-5:],
+            "isolated": space.isolated,
+            "status": space.status,
+            "reason": space.reason,
+            "tabs": len(titles),
+        })
+    return out
+
+
+@op("profiles")
+async def profiles(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
+    return _profiles(host)
+
+
+def _active_tab(host: Host, space: SpaceRow) -> str | None:
+    tid = host.active.get(space.id)
+    if tid and host.browser.is_live_page(tid):
+        return tid
+    rows = [r for r in _store(host).pages(space.id) if r.state in (OPEN, UNMANAGED) and host.browser.is_live_page(r.target_id)]
+    return rows[-1].target_id if rows else None
+
+
+@op("claim_task_space")
+async def claim_task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(args.get("space"))
+    store = _store(host)
+    if space.ownership == USER or space.ownership == DELEGATED:
+        # the tabs that existed before the claim stay unmanaged
+        for row in store.pages(space.id):
+            if row.state == OPEN and space.ownership == USER:
+                store.update_page(space.id, row.label, state=UNMANAGED)
+    store.update_space(space.id, ownership=AGENT, reason=None, user_page=_active_tab(host, space))
+    return space_dict(host, store.space(space.id))  # type: ignore[arg-type]
+
+
+@op("take_over_task_space")
+async def take_over_task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(args.get("space"))
+    store = _store(host)
+    if space.ownership == USER:
+        raise TaskSpaceUserInControl(
+            f"task space {space.id} is user-owned; use claim_task_space({space.id}) after the user approves",
+            space_id=space.id, reason=space.reason or "user_owned",
+        )
+    fields: dict[str, Any] = {"ownership": AGENT, "reason": None}
+    if space.ownership == DELEGATED:
+        fields["user_page"] = _active_tab(host, space)
+    store.update_space(space.id, **fields)
+    return space_dict(host, store.space(space.id))  # type: ignore[arg-type]
+
+
+# -- the person's side (CLI) ------------------------------------------------------------------
+
+
+@op("spaces.take_over")
+async def person_take_over(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(args.get("space"))
+    _store(host).update_space(space.id, ownership=USER, reason=args.get("reason") or "manual_takeover")
+    return space_dict(host, _store(host).space(space.id))  # type: ignore[arg-type]
+
+
+@op("spaces.give_back")
+async def person_give_back(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(args.get("space"))
+    _store(host).update_space(space.id, ownership=AGENT, reason=None)
+    return space_dict(host, _store(host).space(space.id))  # type: ignore[arg-type]
+
+
+# -- TaskSpace members ------------------------------------------------------------------------
+
+
+@op("space.info")
+async def space_info(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    return space_dict(host, host.space_row(args.get("space")))
+
+
+@op("space.page")
+async def space_page(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    """Check a label on first use; reading it also marks a background popup as handled."""
+    space = host.space_row(args.get("space"))
+    row = host.page_row(space, str(args.get("label")))
+    if not row.reported:
+        _store(host).update_page(space.id, row.label, reported=True)
+    return _page_dict(row)
+
+
+@op("space.pages")
+async def space_pages(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
+    space = host.space_row(args.get("space"))
+    return [_page_dict(r) for r in managed(host, space)]
+
+
+@op("space.tabs")
+async def space_tabs(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
+    space = host.space_row(args.get("space"))
+    store = _store(host)
+    if space.ownership == AGENT:
+        # tabs opened by managed pages that no event told us about (the host was down)
+        for info in list(host.browser.targets.values()):
+            if info.get("type") == "page" and info.get("openerId"):
+                adopt_popup(host, info)
+    active = _active_tab(host, space)
+    out = []
+    for row in store.pages(space.id):
+        if row.state not in (OPEN, UNMANAGED):
+            continue
+        info = host.browser.targets.get(row.target_id or "")
+        if info is None or info.get("type") != "page":
+            if row.state == OPEN:
+                store.retire_page(space.id, row.label, CLOSED)
+            else:
+                store.delete_page_record(space.id, row.label)
+            continue
+        out.append({
+            "target_id": row.target_id,
+            "label": row.label if row.state == OPEN else None,
+            "title": info.get("title", ""),
+            "url": info.get("url", ""),
+            "active": row.target_id == active,
+            "opened_by": row.opened_by,
+        })
+    return out
+
+
+@op("space.new_page")
+async def new_page(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(args.get("space"))
+    host.gate(space)
+    limit = config.page_budget()
+    count = len(managed(host, space))
+    if count >= limit:
+        raise budget_error(host, space, count, limit)
+    target_id = await _create_tab(host, space, context_id=space.context_id, new_window=False)
+    store = _store(host)
+    label = store.take_label(space.id)
+    row = store.add_page(space.id, label, target_id, "agent", url="about:blank")
+    host.active[space.id] = target_id
+    return _page_dict(row)
+
+
+@op("space.adopt")
+async def adopt(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(args.get("space"))
+    host.gate(space)
+    store = _store(host)
+    target_id = args.get("target_id")
+    label = args.get("label")
+    rows = store.pages(space.id)
+    row = next((r for r in rows if r.target_id == target_id and r.state in (UNMANAGED, RELEASED)), None)
+    if row is None or not host.browser.is_live_page(target_id):
+        raise InvalidArgument(
+            "TaskSpace.adopt: that tab is not an unmanaged tab of this space (see task.tabs())",
+            api="TaskSpace.adopt", option="unmanaged", expected="an UnmanagedPage from task.tabs()",
+        )
+    limit = config.page_budget()
+    count = len(managed(host, space))
+    if count >= limit:
+        raise budget_error(host, space, count, limit)
+    if label is None:
+        label = store.take_label(space.id)
+    else:
+        if not isinstance(label, str) or not label.strip() or label.startswith("#"):
+            raise InvalidArgument(
+                "TaskSpace.adopt: label must be a non-empty str", api="TaskSpace.adopt", option="label",
+                expected="non-empty str",
+            )
+        if any(r.label == label for r in rows):
+            raise InvalidArgument(
+                f"TaskSpace.adopt: label {label} is already in use in this space (labels are never reused)",
+                api="TaskSpace.adopt", option="label", expected="an unused label",
+            )
+    if row.state == UNMANAGED:
+        store.delete_page_record(space.id, row.label)
+    opened_by = row.opened_by if row.opened_by != "agent" or row.state == UNMANAGED else "agent"
+    new = store.add_page(space.id, label, target_id, opened_by, url=(host.browser.targets.get(target_id) or {}).get("url"))
+    return _page_dict(new)
+
+
+@op("space.release")
+async def release(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(args.get("space"))
+    host.gate(space)
+    row = host.page_row(space, str(args.get("label")))
+    if row.opened_by == "agent":
+        raise InvalidArgument(
+            f"TaskSpace.release: page {row.label} was created by the agent; close it instead of releasing it",
+            api="TaskSpace.release", option="label", expected="a page adopted from an unmanaged tab",
+        )
+    store = _store(host)
+    store.retire_page(space.id, row.label, RELEASED)
+    store.add_page(space.id, "#" + row.target_id, row.target_id, row.opened_by, state=UNMANAGED)  # type: ignore[operator]
+    return {"space_id": space.id, "target_id": row.target_id, "opened_by": row.opened_by}
+
+
+@op("space.hand_off")
+async def hand_off(host: Host, args: dict[str, Any]) -> None:
+    space = host.space_row(args.get("space"))
+    host.gate(space)
+    _store(host).update_space(space.id, ownership=DELEGATED, reason="handed_off")
+
+
+@op("space.control")
+async def control(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(args.get("space"))
+    return {"ownership": space.ownership, "reason": space.reason}
+
+
+@op("space.set_status")
+async def set_status(host: Host, args: dict[str, Any]) -> None:
+    space = host.space_row(args.get("space"))
+    text = args.get("text")
+    if not isinstance(text, str) or len(text) > 500:
+        raise InvalidArgument(
+            f"TaskSpace.set_status: text must be a str of at most 500 characters (got "
+            f"{len(text) if isinstance(text, str) else type(text).__name__})",
+            api="TaskSpace.set_status", option="text", expected="str of at most 500 characters",
+        )
+    _store(host).update_space(space.id, status=text or None)
+
+
+@op("space.finish")
+async def finish(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(args.get("space"))
+    host.gate(space)
+    store = _store(host)
+    keep = args.get("keep")
+    pages = managed(host, space)
+    labels = [r.label for r in pages]
+    if keep == "all":
+        kept = labels
+    elif isinstance(keep, list) and all(isinstance(k, str) for k in keep):
+        for k in keep:
+            if k not in labels:
+                raise PageNotFound(f"page label not found: {k}", label=k)
+        kept = [label for label in labels if label in keep]
+    else:
+        raise InvalidArgument(
+            'TaskSpace.finish: keep must be "all" or a list of page labels',
+            api="TaskSpace.finish", option="keep", expected='"all" or list[str]',
+        )
+    closing = [r for r in pages if r.label not in kept]
+    await asyncio.gather(*(_close_target(host, r.target_id) for r in closing))  # type: ignore[arg-type]
+    for r in closing:
+        store.retire_page(space.id, r.label, CLOSED)
+    unmanaged = [
+        r for r in store.pages(space.id) if r.state == UNMANAGED and host.browser.is_live_page(r.target_id)
+    ]
+    closed_space = not kept and not unmanaged
+    if closed_space:
+        store.close_space(space.id)
+        host.active.pop(space.id, None)
+    else:
+        store.update_space(space.id, ownership=USER, reason="user_owned")
+    return {
+        "space_id": space.id,
+        "closed_space": closed_space,
+        "kept_labels": kept,
+        "closed_labels": [r.label for r in closing],
+        "preserved_unmanaged": len(unmanaged),
+    }
+
+
+async def _close_target(host: Host, target_id: str) -> None:
+    assert host.browser.conn is not None
+    try:
+        await host.browser.conn.send("Target.closeTarget", {"targetId": target_id}, timeout=5.0)
+    except CdpError:
+        pass  # already gone
+    host._forget_driver(target_id)
+    host.browser.targets.pop(target_id, None)
+
+
+@op("space.cdp")
+async def space_cdp(host: Host, args: dict[str, Any]) -> Any:
+    space = host.space_row(args.get("space"))
+    host.gate(space)
+    method = args.get("method")
+    if not isinstance(method, str) or not method.startswith(("Target.", "Browser.")):
+        raise InvalidArgument(
+            f"TaskSpace.cdp only accepts Target.* and Browser.* methods (got {method!r}); use page.cdp for the rest",
+            api="TaskSpace.cdp", option="method", expected="a Target.* or Browser.* method",
+        )
+    assert host.browser.conn is not None
+    timeout = float(args.get("timeout") or 30000) / 1000
+    return await host.browser.conn.send(method, args.get("params") or None, timeout=timeout)
+
+
+@op("round.report")
+async def round_report(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
+    """Background-adopted pages no round has touched yet: reported once, then marked."""
+    store = _store(host)
+    touched = {(int(s), str(label)) for s, label in args.get("touched") or []}
+    out = []
+    for space_id in args.get("spaces") or []:
+        space = store.space(int(space_id))
+        if space is None:
+            continue
+        for row in store.pages(space.id):
+            if row.state != OPEN or row.reported:
+                continue
+            if (space.id, row.label) not in touched:
+                info = host.browser.targets.get(row.target_id or "") or {}
+                out.append({"space_id": space.id, "label": row.label, "opener": row.opener, "url": info.get("url", row.url)})
+            store.update_page(space.id, row.label, reported=True)
+    return out

@@ -1,0 +1,151 @@
+"""The stdin runner: one agent script per round, top-level ``await``, errors an agent can read.
+
+``EgoError`` → ``CODE: message`` and ``  at line N: <source line>`` on stderr, exit 1.
+Other exceptions → ``Type: message`` with the same line and a short traceback of the
+script's own frames, exit 1. ``SyntaxError`` → message, line, column, source line and caret,
+exit 2, and nothing runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import sys
+import traceback
+from types import CodeType, TracebackType
+from typing import Any
+
+__all__ = ["run_source", "compile_script", "script_globals", "RUNNER_GLOBALS"]
+
+#: the names a round finds preloaded (API.md §13)
+RUNNER_GLOBALS = (
+    "task_space", "list_task_spaces", "claim_task_space", "take_over_task_space", "profiles", "help",
+    "learn_context", "site_skills", "run_site_tool", "run_site_browser_tool", "ego_browser", "EgoError",
+    "asyncio", "json", "re",
+)
+
+
+def script_globals() -> dict[str, Any]:
+    import json
+    import re
+
+    import ego_browser
+
+    ns: dict[str, Any] = {
+        "__name__": "__main__", "__builtins__": __builtins__,
+        "ego_browser": ego_browser, "asyncio": asyncio, "json": json, "re": re,
+    }
+    for name in RUNNER_GLOBALS:
+        if name not in ns:
+            ns[name] = getattr(ego_browser, name)
+    return ns
+
+
+def compile_script(source: str, filename: str) -> CodeType:
+    return compile(source, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+
+
+def _syntax_error(exc: SyntaxError, source: str) -> str:
+    lineno = exc.lineno or 0
+    col = exc.offset or 0
+    lines = source.splitlines()
+    text = lines[lineno - 1] if 0 < lineno <= len(lines) else (exc.text or "").rstrip("\n")
+    out = [f"SyntaxError: {exc.msg} (line {lineno}, column {col})", f"  {text}"]
+    out.append("  " + " " * max(col - 1, 0) + "^")
+    return "\n".join(out)
+
+
+def _script_frames(tb: TracebackType | None, filename: str) -> list[traceback.FrameSummary]:
+    return [f for f in traceback.extract_tb(tb) if f.filename == filename]
+
+
+def _failure(exc: BaseException, filename: str, source: str) -> str:
+    from .errors import EgoError
+
+    frames = _script_frames(exc.__traceback__, filename)
+    lines = source.splitlines()
+    where = ""
+    if frames:
+        last = frames[-1]
+        line = lines[last.lineno - 1].strip() if last.lineno and 0 < last.lineno <= len(lines) else ""
+        where = f"  at line {last.lineno}: {line}"
+    if isinstance(exc, EgoError):
+        return f"{exc.code}: {exc.message}" + (f"\n{where}" if where else "")
+    out = []
+    if len(frames) > 1:
+        out.append("Traceback (script frames):")
+        for f in frames[:-1]:
+            src = lines[f.lineno - 1].strip() if f.lineno and 0 < f.lineno <= len(lines) else ""
+            out.append(f"  line {f.lineno} in {f.name}: {src}")
+    out.append(f"{type(exc).__name__}: {exc}")
+    if where:
+        out.append(where)
+    return "\n".join(out)
+
+
+async def _report_pages() -> None:
+    """List pages adopted in the background that this round never touched."""
+    from .client.channel import current_channel
+    from .client.page import touched
+    from .client.taskspace import used_spaces
+
+    if not used_spaces:
+        return
+    try:
+        rows = await asyncio.wait_for(
+            current_channel().call("round.report", {"spaces": sorted(used_spaces), "touched": sorted(touched)}), 5
+        )
+    except Exception:
+        return
+    if rows:
+        print("[ego-browser:pages]")
+        for r in rows:
+            print(f"Unhandled page {r['label']} from {r.get('opener') or 'unknown'}: {r.get('url') or ''}")
+
+
+def run_source(source: str, filename: str = "<round>") -> int:
+    try:
+        code = compile_script(source, filename)
+    except SyntaxError as exc:
+        sys.stdout.flush()
+        print(_syntax_error(exc, source), file=sys.stderr)
+        return 2
+    # register the source so tracebacks (and pdb) can show script lines
+    import linecache
+
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    ns = script_globals()
+    status = 0
+
+    async def main() -> None:
+        nonlocal status
+        try:
+            result = eval(code, ns)  # noqa: S307 - running the agent's script is the point
+            if asyncio.iscoroutine(result):
+                await result
+        except BaseException as exc:
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            sys.stdout.flush()
+            print(_failure(exc, filename, source), file=sys.stderr)
+            status = 1
+        finally:
+            sys.stdout.flush()
+            await _report_pages()
+            from .client.channel import process_channel
+
+            channel = process_channel()
+            if channel is not None:
+                await channel.aclose()
+
+    try:
+        asyncio.run(main())
+    except SystemExit as exc:
+        code_ = exc.code
+        return code_ if isinstance(code_, int) else (0 if code_ is None else 1)
+    except KeyboardInterrupt:
+        print("KeyboardInterrupt", file=sys.stderr)
+        return 130
+    finally:
+        sys.stdout.flush()
+    return status

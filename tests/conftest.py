@@ -1,0 +1,96 @@
+"""Shared fixtures: a real web server on 127.0.0.1 and a real Chromium behind an ego host.
+
+Each test session gets a private ``EGO_BROWSER_HOME`` (budget 3, as BEHAVIOURS.md sets).
+``host`` runs the host in-process (fast, one Chromium for the whole session); tests that
+need the background daemon and separate rounds use ``rounds`` instead.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_HOME = tempfile.mkdtemp(prefix="ego-test-home-")
+os.environ["EGO_BROWSER_HOME"] = _HOME
+os.environ["EGO_BROWSER_PAGE_BUDGET"] = "3"
+os.environ.pop("EGO_BROWSER_CDP_URL", None)
+
+from tests.server import TestServer  # noqa: E402
+
+_names = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def server():
+    srv = TestServer()
+    yield srv
+    srv.close()
+
+
+@pytest.fixture(scope="session")
+async def host():
+    """An in-process host (``embedded()``) shared by the session's API tests."""
+    import ego_browser
+    from ego_browser.client.channel import InProcessChannel, set_default_channel
+
+    async with ego_browser.embedded() as h:
+        set_default_channel(InProcessChannel(h))
+        try:
+            yield h
+        finally:
+            set_default_channel(None)
+
+
+@pytest.fixture
+def space_name(request) -> str:
+    return f"{request.node.name[:40]}-{next(_names)}"
+
+
+@pytest.fixture
+async def task(host, space_name):
+    import ego_browser
+
+    t = await ego_browser.task_space(space_name)
+    yield t
+    try:
+        await t.finish(keep=[])
+    except ego_browser.EgoError:
+        pass
+
+
+class Rounds:
+    """Runs ``python -m ego_browser`` rounds against a background host of a private home."""
+
+    def __init__(self, home: str) -> None:
+        self.home = home
+        self.env = {**os.environ, "EGO_BROWSER_HOME": home, "PYTHONPATH": str(ROOT)}
+
+    def run(self, script: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "ego_browser", *args], input=script, env=self.env,
+            capture_output=True, text=True, timeout=timeout, cwd=str(ROOT),
+        )
+
+    def cli(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "ego_browser", *args], env=self.env, capture_output=True, text=True,
+            timeout=timeout, cwd=str(ROOT), stdin=subprocess.DEVNULL,
+        )
+
+    def stop(self) -> None:
+        self.cli("host", "stop")
+
+
+@pytest.fixture(scope="session")
+def rounds():
+    home = tempfile.mkdtemp(prefix="ego-test-rounds-")
+    r = Rounds(home)
+    yield r
+    r.stop()

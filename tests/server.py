@@ -1,0 +1,125 @@
+"""The test suite's web server: real HTTP on 127.0.0.1, port 0, routes set per test.
+
+Routes map a path to a static body or a handler. Helpers cover what the behaviours need:
+delayed headers, slowly streamed bodies, redirects, downloads, cookies. Requests are
+recorded so tests can count them.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = ["TestServer", "Response"]
+
+
+class Response:
+    def __init__(self, body: bytes | str = b"", *, status: int = 200, content_type: str = "text/html; charset=utf-8",
+                 headers: dict[str, str] | None = None, delay: float = 0.0, chunks: list[tuple[float, bytes]] | None = None) -> None:
+        self.body = body.encode() if isinstance(body, str) else body
+        self.status = status
+        self.headers = {"Content-Type": content_type, **(headers or {})}
+        self.delay = delay  # seconds before the status line (headers delayed)
+        self.chunks = chunks  # [(pause, bytes)] streamed after the headers
+
+
+Handler = Callable[["_Request"], Response]
+
+
+class _Request:
+    def __init__(self, handler: BaseHTTPRequestHandler, body: bytes) -> None:
+        parts = urlsplit(handler.path)
+        self.path = parts.path
+        self.query = parts.query
+        self.method = handler.command
+        self.headers = {k.lower(): v for k, v in handler.headers.items()}
+        self.body = body
+
+
+class TestServer:
+    __test__ = False  # not a pytest class
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.routes: dict[str, Response | Handler] = {}
+        self.requests: list[tuple[str, str]] = []  # (method, path)
+        self._lock = threading.Lock()
+        server = self
+
+        class H(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _serve(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                req = _Request(self, body)
+                with server._lock:
+                    server.requests.append((req.method, req.path + (("?" + req.query) if req.query else "")))
+                route = server.routes.get(req.path)
+                if route is None:
+                    resp = Response("not found", status=404, content_type="text/plain")
+                elif callable(route):
+                    resp = route(req)
+                else:
+                    resp = route
+                if resp.delay:
+                    time.sleep(resp.delay)
+                try:
+                    self.send_response(resp.status)
+                    for k, v in resp.headers.items():
+                        self.send_header(k, v)
+                    if resp.chunks is None:
+                        self.send_header("Content-Length", str(len(resp.body)))
+                        self.end_headers()
+                        if self.command != "HEAD":
+                            self.wfile.write(resp.body)
+                    else:
+                        self.send_header("Transfer-Encoding", "chunked")
+                        self.end_headers()
+                        for pause, data in [(0.0, resp.body)] + resp.chunks:
+                            if pause:
+                                time.sleep(pause)
+                            if data:
+                                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                                self.wfile.flush()
+                        self.wfile.write(b"0\r\n\r\n")
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            do_GET = do_POST = do_PUT = do_HEAD = do_DELETE = _serve
+
+            def do_OPTIONS(self) -> None:
+                self._serve()
+
+        self.httpd = ThreadingHTTPServer((host, 0), H)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self._thread = threading.Thread(target=self.httpd.serve_forever, name="test-server", daemon=True)
+        self._thread.start()
+
+    def url(self, path: str = "/", host: str = "127.0.0.1") -> str:
+        return f"http://{host}:{self.port}{path}"
+
+    def route(self, path: str, response: Response | Handler | str) -> str:
+        self.routes[path] = Response(response) if isinstance(response, str) else response
+        return self.url(path)
+
+    def page(self, path: str, body: str, *, title: str = "Test") -> str:
+        html = body if body.lstrip().lower().startswith("<!doctype") or "<html" in body[:200].lower() else (
+            f"<!doctype html><html><head><meta charset=utf-8><title>{title}</title></head><body>{body}</body></html>"
+        )
+        return self.route(path, Response(html))
+
+    def count(self, path: str) -> int:
+        with self._lock:
+            return sum(1 for _m, p in self.requests if p.split("?")[0] == path)
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
