@@ -51,6 +51,12 @@ def is_str(api: str, option: str, value: Any, *, non_empty: bool = False) -> str
     return value
 
 
+def is_bool(api: str, option: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(api, option, "True or False", value)
+    return value
+
+
 def opt_str(api: str, option: str, value: Any) -> str | None:
     if value is None:
         return None

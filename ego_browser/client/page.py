@@ -14,10 +14,13 @@ __all__ = ["Page"]
 
 _WAIT_UNTIL = ("commit", "domcontentloaded", "load", "networkidle")
 _LOAD_STATES = ("domcontentloaded", "load", "networkidle")
+_SCOPES = ("only_within_viewport", "full_page", "subtree")
 _UNSET: Any = object()
 
 #: labels touched by this process, per space (the runner's end-of-round report skips them)
 touched: set[tuple[int, str]] = set()
+#: the page this process used last: learn_context() and site_skills() default to its URL
+last_page: Page | None = None
 
 
 class Page:
@@ -74,6 +77,8 @@ class Page:
     # -- plumbing ---------------------------------------------------------------------------
 
     async def _call(self, op: str, **args: Any) -> Any:
+        global last_page
+        last_page = self
         args["space"] = self._space_id
         args["label"] = self._label
         return await self._channel.call(op, args)
@@ -92,6 +97,28 @@ class Page:
 
     async def info(self) -> dict[str, Any]:
         return await self._call("page.info")
+
+    async def snapshot(
+        self, *, scope: str = "only_within_viewport", root: str | None = None, include_action_marks: bool = True,
+        include_stable_locator: bool = True, max_length: int | None = None,
+    ) -> str:
+        """The page as compact text: one node per line, refs (``[ref=N]``) on actionable nodes."""
+        api = "page.snapshot"
+        check.one_of(api, "scope", scope, _SCOPES)
+        if scope == "subtree" and root is None:
+            raise InvalidArgument("subtree scope requires root", api=api, option="root", expected="a snapshot ref")
+        if scope != "subtree" and root is not None:
+            raise InvalidArgument(
+                "root is only supported when scope is subtree", api=api, option="root", expected="None"
+            )
+        check.is_bool(api, "include_action_marks", include_action_marks)
+        check.is_bool(api, "include_stable_locator", include_stable_locator)
+        if max_length is not None:
+            check.positive_int(api, "max_length", max_length)
+        return await self._call(
+            api, scope=scope, root=root, include_action_marks=include_action_marks,
+            include_stable_locator=include_stable_locator, max_length=max_length,
+        )
 
     def events(self) -> list[dict[str, Any]]:
         """Buffered CDP events of this page since the previous call (read and clear)."""

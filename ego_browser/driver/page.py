@@ -56,12 +56,18 @@ class PageDriver:
         self.child_targets: dict[str, str] = {}
         self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_BUFFER)
         self.dialog: dict[str, Any] | None = None
+        #: the session whose frame opened the dialog (handle it there)
+        self.dialog_session: Session | None = None
+        #: main-frame URL changes (commits and same-document navigations): (version, url)
+        self.url_version = 0
+        self.url_log: deque[tuple[int, str]] = deque(maxlen=64)
         self.closed = False
         self.input_lock = asyncio.Lock()
         #: request id -> (session id, url) still in flight, for network idle
         self.inflight: dict[tuple[str, str], str] = {}
         self.last_network_activity = time.monotonic()
         self.ledger: Any = None  # the snapshot engine's RefLedger, set by the host
+        self.ledger_key: tuple[int, str] | None = None  # (space id, label) it is stored under
         self._offs: list[Callable[[], None]] = []
         self._waiters: list[asyncio.Future] = []
         #: hooks the host sets: popups, file choosers, downloads, permission prompts
@@ -134,7 +140,7 @@ class PageDriver:
         offs = self._offs
         offs.append(on("Page.frameAttached", lambda p, s: frames.frame_attached(p, self.sessions[s])))
         offs.append(on("Page.frameNavigated", lambda p, s: self._frame_navigated(p, s)))
-        offs.append(on("Page.navigatedWithinDocument", lambda p, s: (frames.navigated_within_document(p), self._bump())))
+        offs.append(on("Page.navigatedWithinDocument", self._navigated_within_document))
         offs.append(on("Page.frameDetached", lambda p, s: (frames.frame_detached(p, self.sessions[s]), self._bump())))
         offs.append(on("Page.lifecycleEvent", lambda p, s: (frames.lifecycle_event(p), self._bump())))
         offs.append(on("Runtime.executionContextCreated", lambda p, s: frames.context_created(p, self.sessions[s])))
@@ -206,10 +212,25 @@ class PageDriver:
         if session is None:
             return
         self.frames.frame_navigated(params, session)
+        main = self.frames.main
+        if main is not None and main.frame_id == params["frame"]["id"]:
+            self._url_changed(main.url)
         self._bump()
 
-    def _dialog_opening(self, params: dict, _sid: str | None) -> None:
+    def _navigated_within_document(self, params: dict, _sid: str | None) -> None:
+        self.frames.navigated_within_document(params)
         main = self.frames.main
+        if main is not None and main.frame_id == params.get("frameId"):
+            self._url_changed(main.url)
+        self._bump()
+
+    def _url_changed(self, url: str) -> None:
+        self.url_version += 1
+        self.url_log.append((self.url_version, url))
+
+    def _dialog_opening(self, params: dict, sid: str | None) -> None:
+        main = self.frames.main
+        self.dialog_session = self.sessions.get(sid or "", self.session)
         self.dialog = {
             "type": params.get("type"),
             "message": params.get("message", ""),
@@ -222,6 +243,7 @@ class PageDriver:
 
     def _dialog_closed(self, _params: dict, _sid: str | None) -> None:
         self.dialog = None
+        self.dialog_session = None
         self._bump()
 
     def _file_chooser(self, params: dict, _sid: str | None) -> None:
@@ -231,12 +253,15 @@ class PageDriver:
 
     def _request_started(self, params: dict, sid: str | None) -> None:
         url = params.get("request", {}).get("url", "")
+        key = (sid or "", params["requestId"])
+        if params.get("redirectResponse") is not None and key not in self.inflight:
+            return  # the redirect of a request we ignore (a favicon sent elsewhere)
         if params.get("type") in _IGNORED_REQUEST_TYPES and url.endswith("favicon.ico"):
             return
         if url.startswith("data:"):
             return
         # a redirect reuses the request id: still one request in flight
-        self.inflight[(sid or "", params["requestId"])] = url
+        self.inflight[key] = url
         self.last_network_activity = time.monotonic()
         self._bump()
 

@@ -35,7 +35,7 @@ class OpSpec:
 OPS: dict[str, OpSpec] = {}
 
 #: modules whose import registers operations (loaded by the host at start)
-OP_MODULES = ("ego_browser.host.spaces", "ego_browser.host.page_ops")
+OP_MODULES = ("ego_browser.host.spaces", "ego_browser.host.page_ops", "ego_browser.host.snapshot_ops")
 
 
 def op(name: str, *, deadline: float | None = None):

@@ -131,12 +131,16 @@ async def serve(ready_fd: int | None = None) -> int:
         filename=str(run_dir / "host.log"), level=logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    load_all()
     host = Host()
     try:
+        load_all()
         await host.start()
     except EgoError as exc:
         _notify(ready_fd, f"error {exc.code}: {exc.message}\n".encode())
+        return 1
+    except Exception as exc:  # report the cause to the round that started us
+        logger.exception("host start-up failed")
+        _notify(ready_fd, f"error: {exc!r}\n".encode())
         return 1
     server = HostServer(host)
     await server.listen()

@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 __all__ = ["Store", "SpaceRow", "PageRow"]
 
 _SCHEMA = """
@@ -249,24 +247,17 @@ class Store:
 
     # -- ledgers ----------------------------------------------------------------------------
 
-    def save_ledger(self, space_id: int, label: str, data: dict) -> None:
+    def save_ledger(self, space_id: int, label: str, data: bytes) -> None:
         self.db.execute(
-            "INSERT OR REPLACE INTO ledgers(space_id, label, data) VALUES (?, ?, ?)",
-            (space_id, label, orjson.dumps(data)),
+            "INSERT OR REPLACE INTO ledgers(space_id, label, data) VALUES (?, ?, ?)", (space_id, label, data)
         )
 
     def delete_ledger(self, space_id: int, label: str) -> None:
         self.db.execute("DELETE FROM ledgers WHERE space_id=? AND label=?", (space_id, label))
 
-    def load_ledger(self, space_id: int, label: str) -> dict | None:
+    def load_ledger(self, space_id: int, label: str) -> bytes | None:
+        """The stored ledger bytes; the snapshot engine discards a corrupt record itself."""
         row = self.db.execute(
             "SELECT data FROM ledgers WHERE space_id=? AND label=?", (space_id, label)
         ).fetchone()
-        if not row:
-            return None
-        try:
-            data = orjson.loads(row[0])
-        except orjson.JSONDecodeError:
-            self.db.execute("DELETE FROM ledgers WHERE space_id=? AND label=?", (space_id, label))
-            return None
-        return data if isinstance(data, dict) else None
+        return bytes(row[0]) if row else None

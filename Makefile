@@ -1,0 +1,23 @@
+# Quick start:  make demo   (sets everything up, then runs a real task)
+#               make test   (sets everything up, then runs the whole suite)
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PYTEST_ARGS ?= -q
+
+.PHONY: setup demo test bench clean
+
+setup:
+	@./scripts/setup.sh
+
+demo: setup
+	@$(PY) demo/run_demo.py
+
+test: setup
+	@$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: setup
+	@./benchmarks/setup_peers.sh
+	@$(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf build *.egg-info ego_browser/_snapshot.c ego_browser/_snapshot*.so .pytest_cache

@@ -1,0 +1,309 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Cython core of the snapshot engine: compaction, rendering and ref assignment.
+
+Same contract and same output as ``ego_browser/snapshot/twin.py`` (read that module for the
+node table and the rules); ``tests/test_snapshot_core.py`` checks them against each other.
+"""
+
+from cpython.unicode cimport PyUnicode_GET_LENGTH
+from libc.stdlib cimport malloc, free
+from cpython.object cimport PyObject
+from cpython.dict cimport PyDict_GetItem
+
+cdef extern from "Python.h":
+    Py_UCS4 PyUnicode_READ_CHAR(object u, Py_ssize_t index)
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+    const char *PyUnicode_AsUTF8AndSize(object u, Py_ssize_t *size) except NULL
+    object PyUnicode_DecodeUTF8(const char *s, Py_ssize_t size, const char *errors)
+
+from libc.string cimport memcpy
+from libc.stdlib cimport realloc
+
+
+cdef struct Buf:
+    char *data
+    Py_ssize_t len
+    Py_ssize_t cap
+
+
+cdef int buf_grow(Buf *b, Py_ssize_t extra) except -1:
+    cdef Py_ssize_t cap = b.cap
+    cdef char *nd
+    if b.len + extra <= cap:
+        return 0
+    while b.len + extra > cap:
+        cap = cap * 2 + 64
+    nd = <char *>realloc(b.data, cap)
+    if nd == NULL:
+        raise MemoryError()
+    b.data = nd
+    b.cap = cap
+    return 0
+
+
+cdef inline int buf_raw(Buf *b, const char *s, Py_ssize_t n) except -1:
+    if b.len + n > b.cap:
+        buf_grow(b, n)
+    memcpy(b.data + b.len, s, n)
+    b.len += n
+    return 0
+
+
+cdef inline int buf_str(Buf *b, str s) except -1:
+    cdef Py_ssize_t n
+    cdef const char *p = PyUnicode_AsUTF8AndSize(s, &n)
+    return buf_raw(b, p, n)
+
+
+cdef inline int buf_int(Buf *b, long v) except -1:
+    cdef char tmp[24]
+    cdef int i = 24
+    if v == 0:
+        return buf_raw(b, "0", 1)
+    while v > 0:
+        i -= 1
+        tmp[i] = <char>(48 + v % 10)
+        v //= 10
+    return buf_raw(b, tmp + i, 24 - i)
+
+
+cdef inline bint ascii_clean(str s) noexcept:
+    """True when ``s`` is ASCII and clean_name would return it unchanged (fast path)."""
+    cdef Py_ssize_t n, i
+    cdef const unsigned char *p
+    cdef unsigned char c
+    cdef bint prev_space = True
+    if not s.isascii():
+        return False
+    p = <const unsigned char *>PyUnicode_AsUTF8AndSize(s, &n)
+    for i in range(n):
+        c = p[i]
+        if c == 34 or c == 92:
+            return False
+        if c == 32:
+            if prev_space:
+                return False
+            prev_space = True
+        elif c <= 32 or (c >= 9 and c <= 13) or (c >= 28 and c <= 31):
+            return False
+        else:
+            prev_space = False
+    return not prev_space
+
+__all__ = ["FLAG_REF", "render_tree", "is_blank", "clean_name"]
+
+FLAG_REF = 1
+DEF C_FLAG_REF = 1
+
+cdef inline bint _zero_width(Py_UCS4 c) noexcept:
+    if c == 0x00ad or c == 0x180e or c == 0xfeff:
+        return True
+    if 0x200b <= c <= 0x200f:
+        return True
+    if 0x2060 <= c <= 0x2064:
+        return True
+    if 0x202a <= c <= 0x202e:
+        return True
+    if 0x2066 <= c <= 0x2069:
+        return True
+    return False
+
+
+cpdef bint is_blank(str text):
+    cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(text)
+    cdef Py_UCS4 c
+    if n:
+        c = PyUnicode_READ_CHAR(text, 0)
+        if c > 32 and c < 127:
+            return False
+    for i in range(n):
+        c = PyUnicode_READ_CHAR(text, i)
+        if not (Py_UNICODE_ISSPACE(c) or _zero_width(c)):
+            return False
+    return True
+
+
+cpdef str clean_name(str name):
+    """Collapse whitespace runs to one space, trim, escape ``\\`` and ``"``."""
+    cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(name)
+    cdef Py_UCS4 c
+    cdef bint prev_space = True
+    cdef bint slow = False
+    for i in range(n):
+        c = PyUnicode_READ_CHAR(name, i)
+        if c == 34 or c == 92:
+            slow = True
+            break
+        if Py_UNICODE_ISSPACE(c):
+            if c != 32 or prev_space:
+                slow = True
+                break
+            prev_space = True
+        else:
+            prev_space = False
+    if not slow and n and prev_space:
+        slow = True  # trailing space
+    if not slow:
+        return name
+    name = " ".join(name.split())
+    if "\\" in name:
+        name = name.replace("\\", "\\\\")
+    if '"' in name:
+        name = name.replace('"', '\\"')
+    return name
+
+
+def render_tree(list depth, list role, list name, list flags, list key, list url, list loc,
+                dict refs, long next_ref, bint marks, bint locs):
+    """Compact and print the node table; see ``twin.render_tree``."""
+    cdef Py_ssize_t n = len(depth)
+    if n == 0:
+        return "", next_ref, []
+    cdef Py_ssize_t i, j, c, count, single, sp, p, q
+    cdef int d
+    cdef int *dep = <int *>malloc(n * sizeof(int))
+    cdef int *fl = <int *>malloc(n * sizeof(int))
+    cdef Py_ssize_t *first_child = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
+    cdef Py_ssize_t *next_sibling = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
+    cdef Py_ssize_t *last_child = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
+    cdef Py_ssize_t *eff = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
+    cdef Py_ssize_t *stack = <Py_ssize_t *>malloc((n + 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t *wnode = <Py_ssize_t *>malloc((n + 1) * sizeof(Py_ssize_t))
+    cdef int *wdepth = <int *>malloc((n + 1) * sizeof(int))
+    cdef Py_ssize_t ws = 0
+    cdef str r, nm, lc, u
+    cdef object k, ref
+    cdef list shown = []
+    cdef bint opened, first = True
+    cdef PyObject *found
+    cdef Buf b
+    b.data = <char *>malloc(n * 48 + 64)
+    b.len = 0
+    b.cap = n * 48 + 64
+    if (dep == NULL or fl == NULL or first_child == NULL or next_sibling == NULL or last_child == NULL
+            or eff == NULL or stack == NULL or wnode == NULL or wdepth == NULL or b.data == NULL):
+        free(dep); free(fl); free(first_child); free(next_sibling); free(last_child); free(eff)
+        free(stack); free(wnode); free(wdepth); free(b.data)
+        raise MemoryError()
+    try:
+        sp = 0
+        for i in range(n):
+            d = <int>depth[i]
+            dep[i] = d
+            fl[i] = <int>flags[i]
+            first_child[i] = -1
+            next_sibling[i] = -1
+            last_child[i] = -1
+            while sp > d:
+                sp -= 1
+            if sp:
+                p = stack[sp - 1]
+                if last_child[p] == -1:
+                    first_child[p] = i
+                else:
+                    next_sibling[last_child[p]] = i
+                last_child[p] = i
+            stack[sp] = i
+            sp += 1
+        for i in range(n - 1, -1, -1):
+            r = <str>role[i]
+            if r == "text":
+                eff[i] = -1 if is_blank(<str>name[i]) else i
+            elif r == "container" and not (fl[i] & C_FLAG_REF) and is_blank(<str>name[i]):
+                count = 0
+                single = -1
+                c = first_child[i]
+                while c != -1:
+                    if eff[c] != -1:
+                        count += 1
+                        single = eff[c]
+                        if count > 1:
+                            break
+                    c = next_sibling[c]
+                if count == 0:
+                    eff[i] = -1
+                elif count == 1:
+                    eff[i] = single
+                else:
+                    eff[i] = i
+            else:
+                eff[i] = i
+        # work stack of (node, print depth); top-level nodes pushed in reverse
+        for i in range(n - 1, -1, -1):
+            if dep[i] == 0:
+                wnode[ws] = i
+                wdepth[ws] = 0
+                ws += 1
+        while ws:
+            ws -= 1
+            i = wnode[ws]
+            d = wdepth[ws]
+            j = eff[i]
+            if j == -1:
+                continue
+            if not first:
+                buf_raw(&b, "\n", 1)
+            first = False
+            buf_grow(&b, 2 * d)
+            for q in range(2 * d):
+                b.data[b.len + q] = 32
+            b.len += 2 * d
+            buf_str(&b, <str>role[j])
+            nm = <str>name[j]
+            if PyUnicode_GET_LENGTH(nm):
+                if not ascii_clean(nm):
+                    nm = clean_name(nm)
+                if PyUnicode_GET_LENGTH(nm):
+                    buf_raw(&b, ' "', 2)
+                    buf_str(&b, nm)
+                    buf_raw(&b, '"', 1)
+            opened = False
+            if marks and fl[j] & C_FLAG_REF:
+                k = key[j]
+                found = PyDict_GetItem(refs, k)
+                if found == NULL:
+                    ref = next_ref
+                    next_ref += 1
+                    refs[k] = ref
+                else:
+                    ref = <object>found
+                shown.append(ref)
+                buf_raw(&b, " [ref=", 6)
+                buf_int(&b, <long>ref)
+                opened = True
+            if locs:
+                lc = <str>loc[j]
+                if PyUnicode_GET_LENGTH(lc):
+                    if opened:
+                        buf_raw(&b, ", loc=", 6)
+                    else:
+                        buf_raw(&b, " [loc=", 6)
+                    buf_str(&b, lc)
+                    opened = True
+            u = <str>url[j]
+            if PyUnicode_GET_LENGTH(u):
+                if opened:
+                    buf_raw(&b, ", url=", 6)
+                else:
+                    buf_raw(&b, " [url=", 6)
+                buf_str(&b, u)
+                opened = True
+            if opened:
+                buf_raw(&b, "]", 1)
+            # children in reverse so that the first is printed first
+            c = first_child[j]
+            if c != -1:
+                sp = 0
+                while c != -1:
+                    stack[sp] = c
+                    sp += 1
+                    c = next_sibling[c]
+                while sp:
+                    sp -= 1
+                    wnode[ws] = stack[sp]
+                    wdepth[ws] = d + 1
+                    ws += 1
+        return PyUnicode_DecodeUTF8(b.data, b.len, "surrogatepass"), next_ref, shown
+    finally:
+        free(dep); free(fl); free(first_child); free(next_sibling); free(last_child); free(eff)
+        free(stack); free(wnode); free(wdepth); free(b.data)

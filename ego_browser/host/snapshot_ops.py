@@ -1,0 +1,130 @@
+"""``page.snapshot`` and the per-page ref ledgers (created, persisted and staled here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import config
+from ..errors import InvalidArgument
+from .core import Host, PageCtx
+from .ops import op
+from .store import OPEN, UNMANAGED
+
+_REF_FORMS = ("@", "ref=")
+
+
+def parse_ref(value: Any, *, api: str, option: str) -> int | None:
+    """``@21``, ``ref=21`` or ``21`` -> 21; anything else is not a ref (None)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value > 0 else None
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    for prefix in _REF_FORMS:
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+            break
+    return int(text) if text.isdigit() and int(text) > 0 else None
+
+
+def ledger_for(host: Host, ctx: PageCtx) -> Any:
+    """The page's ledger, loaded from the store the first time this host sees the page."""
+    driver = ctx.driver
+    if driver.ledger is None:
+        from ..snapshot.ledger import RefLedger
+
+        assert host.store is not None
+        data = host.store.load_ledger(ctx.space.id, ctx.page.label)
+        driver.ledger = RefLedger.from_bytes(data, host.browser.instance)
+        driver.ledger_key = (ctx.space.id, ctx.page.label)
+        driver.frames.on_document.append(lambda frame, _old, d=driver: _frame_changed(host, d, frame))
+        driver.frames.on_detach.append(lambda frame, d=driver: _frame_changed(host, d, frame))
+    return driver.ledger
+
+
+def _frame_changed(host: Host, driver: Any, frame: Any) -> None:
+    if driver.ledger is not None:
+        driver.ledger.stale_frame(frame.frame_id)
+        save_ledger(host, driver)
+
+
+def save_ledger(host: Host, driver: Any) -> None:
+    key = getattr(driver, "ledger_key", None)
+    if key is None or driver.ledger is None or host.store is None:
+        return
+    host.store.save_ledger(key[0], key[1], driver.ledger.to_bytes())
+
+
+def header(host: Host, ctx: PageCtx, title: str) -> str:
+    """``[p1 "Checkout" | space "shopping"(12): 2 managed, 1 untracked — p1* "Checkout", p2 "Cart"]``."""
+    assert host.store is not None
+    space = ctx.space
+    try:
+        rows = [r for r in host.store.pages(space.id) if host.browser.is_live_page(r.target_id)]
+        managed = [r for r in rows if r.state == OPEN]
+        untracked = [r for r in rows if r.state == UNMANAGED]
+        pages = []
+        for r in managed:
+            t = title if r.label == ctx.page.label else (host.browser.targets.get(r.target_id or "") or {}).get("title", "")
+            star = "*" if r.label == ctx.page.label else ""
+            pages.append(f'{r.label}{star} "{_q(t)}"')
+        text = (
+            f'[{ctx.page.label} "{_q(title)}" | space "{_q(space.name)}"({space.id}): {len(managed)} managed, '
+            f'{len(untracked)} untracked — {", ".join(pages)}'
+        )
+        limit = config.page_budget()
+        if len(managed) >= limit - 1:
+            text += f" | budget {len(managed)}/{limit}"
+        return text + "]"
+    except Exception:  # the inventory could not be read: the short form
+        return f'[{ctx.page.label} | space "{_q(space.name)}"({space.id})]'
+
+
+def _q(text: str) -> str:
+    return " ".join(text.replace("\\", "\\\\").replace('"', '\\"').split())
+
+
+@op("page.snapshot")
+async def snapshot(host: Host, args: dict[str, Any]) -> str:
+    from ..snapshot import take_snapshot
+
+    api = "page.snapshot"
+    root_arg = args.get("root")
+    root = None
+    if root_arg is not None:
+        root = parse_ref(root_arg, api=api, option="root")
+        if root is None:
+            raise InvalidArgument(
+                f"root must be a snapshot ref such as \"@12\" (got {root_arg!r})",
+                api=api, option="root", expected="a snapshot ref",
+            )
+    ctx = await host.page_ctx(args, activate=True)
+    ledger = ledger_for(host, ctx)
+    title = await _title(ctx)
+    try:
+        text = await take_snapshot(
+            ctx.driver.frames, ledger,
+            scope=args.get("scope", "only_within_viewport"), root=root,
+            include_action_marks=args.get("include_action_marks", True),
+            include_stable_locator=args.get("include_stable_locator", True),
+            max_length=args.get("max_length"),
+            header=header(host, ctx, title),
+        )
+    finally:
+        save_ledger(host, ctx.driver)
+    return text
+
+
+async def _title(ctx: PageCtx) -> str:
+    if ctx.driver.dialog is not None:
+        return ""
+    try:
+        res = await ctx.driver.session.send(
+            "Runtime.evaluate", {"expression": "document.title", "returnByValue": True}, timeout=2.0
+        )
+        value = (res.get("result") or {}).get("value")
+        return value if isinstance(value, str) else ""
+    except Exception:
+        return ""

@@ -1,0 +1,510 @@
+// ego_browser snapshot walker: installed once per isolated world ("ego_snapshot") of a frame.
+//
+// __egoSnap(root, opts) walks one document (or the subtree of `root`), open shadow roots
+// included, child frames excluded (each frame is walked by its own call), and returns
+//   [token, json, newElements]
+// json = {"r": rows, "n": firstNewLid, "k": keys|null}
+// rows = flat preorder array, stride 7: depth, role, name, flags, lid, url, locs
+//   flags: 1 ref-bearing, 4 iframe, 8 lazy iframe
+//   lid:   per-document local id of a ref-bearing element or iframe (0 otherwise); the
+//          elements that got a new lid in this call are returned in newElements (in lid order)
+//          so that the caller learns their backend node ids once per document
+//   locs:  locally unique stable-locator candidates, best first, separated by "\x1f"
+// keys = every locator key of this document with its count (for uniqueness across frames)
+// Nothing here mutates the page, focuses, scrolls or loads anything.
+(() => {
+  if (globalThis.__egoSnap) return globalThis.__egoSnapToken;
+  const token = Math.random().toString(36).slice(2) + Date.now().toString(36);
+  const lids = new WeakMap();
+  let nextLid = 1;
+
+  const INTERACTIVE = new Set(['button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox',
+    'listbox', 'option', 'slider', 'spinbutton', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'treeitem', 'scrollbar', 'gridcell']);
+  const ALWAYS_REF = new Set(['iframe', 'dialog', 'alertdialog']);
+  const NAME_FROM_CONTENT = new Set(['button', 'link', 'heading', 'cell', 'columnheader', 'rowheader', 'gridcell',
+    'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'tooltip', 'switch', 'checkbox',
+    'radio', 'term', 'legend', 'caption', 'code', 'strong', 'emphasis']);
+  const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'TITLE', 'BASE']);
+  const BLOCK = new Set(['DIV', 'P', 'LI', 'UL', 'OL', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'TR', 'TD', 'TH', 'TABLE',
+    'SECTION', 'ARTICLE', 'HEADER', 'FOOTER', 'NAV', 'MAIN', 'ASIDE', 'FORM', 'FIELDSET', 'BLOCKQUOTE', 'PRE',
+    'DL', 'DT', 'DD', 'FIGURE', 'FIGCAPTION', 'ADDRESS', 'BR', 'HR', 'LABEL', 'SUMMARY', 'DETAILS']);
+  const TRANSPARENT = new Set(['HTML', 'BODY', 'THEAD', 'TBODY', 'TFOOT']);
+  const LANDMARK_IN_SECTION = new Set(['ARTICLE', 'ASIDE', 'MAIN', 'NAV', 'SECTION']);
+  const ROLE_ALIASES = {image: 'img', none: 'presentation'};
+  const VALID_ROLES = new Set(['alert', 'alertdialog', 'application', 'article', 'banner', 'blockquote', 'button',
+    'caption', 'cell', 'checkbox', 'code', 'columnheader', 'combobox', 'complementary', 'contentinfo', 'definition',
+    'deletion', 'dialog', 'directory', 'document', 'emphasis', 'feed', 'figure', 'form', 'generic', 'grid',
+    'gridcell', 'group', 'heading', 'img', 'insertion', 'link', 'list', 'listbox', 'listitem', 'log', 'main', 'mark',
+    'marquee', 'math', 'menu', 'menubar', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'meter', 'navigation',
+    'note', 'option', 'paragraph', 'presentation', 'progressbar', 'radio', 'radiogroup', 'region', 'row',
+    'rowgroup', 'rowheader', 'scrollbar', 'search', 'searchbox', 'separator', 'slider', 'spinbutton', 'status',
+    'strong', 'subscript', 'superscript', 'switch', 'tab', 'table', 'tablist', 'tabpanel', 'term', 'textbox', 'time',
+    'timer', 'toolbar', 'tooltip', 'tree', 'treegrid', 'treeitem']);
+  const IDENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+  const WS = /[\s\u00a0]+/g;
+
+  const collapse = (s) => (s ? s.replace(WS, ' ').trim() : '');
+  const q = (s) => '"' + s.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
+
+  function inputRole(el) {
+    const t = (el.getAttribute('type') || 'text').toLowerCase();
+    switch (t) {
+      case 'hidden': return null;
+      case 'button': case 'submit': case 'reset': case 'image': return 'button';
+      case 'checkbox': return 'checkbox';
+      case 'radio': return 'radio';
+      case 'range': return 'slider';
+      case 'number': return 'spinbutton';
+      case 'file': return 'button';
+      case 'search': return el.hasAttribute('list') ? 'combobox' : 'searchbox';
+      case 'email': case 'tel': case 'text': case 'url': case 'password':
+        return el.hasAttribute('list') ? 'combobox' : 'textbox';
+      case 'color': case 'date': case 'datetime-local': case 'month': case 'time': case 'week': return 'textbox';
+      default: return 'textbox';
+    }
+  }
+
+  function implicitRole(el, tag) {
+    switch (tag) {
+      case 'A': case 'AREA': return el.hasAttribute('href') ? 'link' : 'container';
+      case 'BUTTON': return 'button';
+      case 'INPUT': return inputRole(el);
+      case 'TEXTAREA': return 'textbox';
+      case 'SELECT': return (el.multiple || el.size > 1) ? 'listbox' : 'combobox';
+      case 'OPTION': return 'option';
+      case 'OPTGROUP': return 'group';
+      case 'H1': case 'H2': case 'H3': case 'H4': case 'H5': case 'H6': return 'heading';
+      case 'UL': case 'OL': case 'MENU': return 'list';
+      case 'LI': return 'listitem';
+      case 'TABLE': return 'table';
+      case 'TR': return 'row';
+      case 'TD': return 'cell';
+      case 'TH': return el.getAttribute('scope') === 'row' ? 'rowheader' : 'columnheader';
+      case 'CAPTION': return 'caption';
+      case 'IMG': return 'img';
+      case 'SVG': case 'svg': return 'svg';
+      case 'CANVAS': return 'canvas';
+      case 'IFRAME': case 'FRAME': return 'iframe';
+      case 'DIALOG': return 'dialog';
+      case 'NAV': return 'navigation';
+      case 'MAIN': return 'main';
+      case 'ASIDE': return 'complementary';
+      case 'HEADER': case 'FOOTER': {
+        for (let p = el.parentElement; p; p = p.parentElement) if (LANDMARK_IN_SECTION.has(p.tagName)) return 'container';
+        return tag === 'HEADER' ? 'banner' : 'contentinfo';
+      }
+      case 'FORM': return 'form';
+      case 'SECTION': return (el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')) ? 'region' : 'container';
+      case 'ARTICLE': return 'article';
+      case 'P': return 'paragraph';
+      case 'BLOCKQUOTE': return 'blockquote';
+      case 'FIELDSET': return 'group';
+      case 'DETAILS': return 'group';
+      case 'SUMMARY': return 'button';
+      case 'HR': return 'separator';
+      case 'PROGRESS': return 'progressbar';
+      case 'METER': return 'meter';
+      case 'OUTPUT': return 'status';
+      case 'DL': return 'list';
+      case 'DT': return 'term';
+      case 'DD': return 'definition';
+      case 'FIGURE': return 'figure';
+      case 'VIDEO': return 'video';
+      case 'AUDIO': return 'audio';
+      default: return 'container';
+    }
+  }
+
+  function roleOf(el, tag) {
+    const attr = el.getAttribute('role');
+    if (attr) {
+      for (let r of attr.trim().toLowerCase().split(/\s+/)) {
+        r = ROLE_ALIASES[r] || r;
+        if (VALID_ROLES.has(r)) {
+          if (r === 'generic' || r === 'presentation') return isFocusable(el, tag) ? implicitRole(el, tag) : 'container';
+          return r;
+        }
+      }
+    }
+    return implicitRole(el, tag);
+  }
+
+  function isFocusable(el, tag) {
+    if (el.hasAttribute('tabindex')) return el.tabIndex >= 0 || el.getAttribute('tabindex') !== null;
+    if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return true;
+    switch (tag) {
+      case 'BUTTON': case 'SELECT': case 'TEXTAREA': case 'IFRAME': case 'SUMMARY': return true;
+      case 'INPUT': return el.type !== 'hidden';
+      case 'A': case 'AREA': return el.hasAttribute('href');
+    }
+    return false;
+  }
+
+  function byId(el, id) {
+    const root = el.getRootNode();
+    return (root.getElementById ? root.getElementById(id) : null) || el.ownerDocument.getElementById(id);
+  }
+
+  // text of a subtree for name computation (accname "name from content", simplified like Chromium)
+  function textOf(node, skipEl, depth) {
+    if (node.nodeType === 3) return node.data;
+    if (node.nodeType !== 1 || depth > 20) return '';
+    const el = node;
+    if (el === skipEl) {
+      return '';
+    }
+    const tag = el.tagName;
+    if (SKIP.has(tag)) return '';
+    if (depth > 0) {
+      if (el.getAttribute('aria-hidden') === 'true') return '';
+      if (!el.checkVisibility()) return '';
+      const al = el.getAttribute('aria-label');
+      if (al && al.trim()) return ' ' + al + ' ';
+      if (tag === 'IMG') return ' ' + (el.getAttribute('alt') || '') + ' ';
+      if (tag === 'INPUT') {
+        const r = inputRole(el);
+        if (r === 'button') return ' ' + (el.value || '') + ' ';
+        if (r === 'textbox' || r === 'searchbox' || r === 'combobox' || r === 'spinbutton') return ' ' + el.value + ' ';
+        return '';
+      }
+      if (tag === 'SELECT') {
+        const o = el.selectedOptions && el.selectedOptions[0];
+        return ' ' + (o ? o.textContent : '') + ' ';
+      }
+      if (tag === 'TEXTAREA') return ' ' + el.value + ' ';
+    }
+    let out = '';
+    const sr = el.shadowRoot;
+    const kids = sr ? sr.childNodes : el.childNodes;
+    for (let i = 0; i < kids.length; i++) {
+      const k = kids[i];
+      if (k.nodeType === 1 && k.tagName === 'SLOT') {
+        const assigned = k.assignedNodes();
+        const list = assigned.length ? assigned : k.childNodes;
+        for (let j = 0; j < list.length; j++) out += textOf(list[j], skipEl, depth + 1);
+      } else if (k.nodeType === 1 && BLOCK.has(k.tagName)) {
+        out += ' ' + textOf(k, skipEl, depth + 1) + ' ';
+      } else {
+        out += textOf(k, skipEl, depth + 1);
+      }
+    }
+    return out;
+  }
+
+  function labelsText(el) {
+    const labels = el.labels;
+    if (!labels || !labels.length) return '';
+    let s = '';
+    for (let i = 0; i < labels.length; i++) s += ' ' + textOf(labels[i], el, 0);
+    return collapse(s);
+  }
+
+  function nameOf(el, tag, role) {
+    const lb = el.getAttribute('aria-labelledby');
+    if (lb) {
+      let s = '';
+      for (const id of lb.trim().split(/\s+/)) {
+        const t = byId(el, id);
+        if (t) s += ' ' + (t === el ? (el.getAttribute('aria-label') || '') : textOf(t, null, 0));
+      }
+      s = collapse(s);
+      if (s) return s;
+    }
+    const al = el.getAttribute('aria-label');
+    if (al && al.trim()) return collapse(al);
+    let s = '';
+    switch (tag) {
+      case 'INPUT': {
+        const t = (el.getAttribute('type') || 'text').toLowerCase();
+        if (t === 'button' || t === 'submit' || t === 'reset') {
+          s = el.getAttribute('value');
+          if (s === null) s = t === 'submit' ? 'Submit' : t === 'reset' ? 'Reset' : '';
+          s = collapse(s);
+          if (s) return s;
+          break;
+        }
+        if (t === 'image') { s = collapse(el.getAttribute('alt') || el.getAttribute('value') || ''); return s || 'Submit'; }
+        s = labelsText(el); if (s) return s;
+        s = collapse(el.getAttribute('title')); if (s) return s;
+        return collapse(el.getAttribute('placeholder'));
+      }
+      case 'TEXTAREA': case 'SELECT': {
+        s = labelsText(el); if (s) return s;
+        s = collapse(el.getAttribute('title')); if (s) return s;
+        return tag === 'TEXTAREA' ? collapse(el.getAttribute('placeholder')) : '';
+      }
+      case 'BUTTON': case 'METER': case 'PROGRESS': case 'OUTPUT':
+        s = labelsText(el); if (s) return s; break;
+      case 'IMG': case 'AREA':
+        s = collapse(el.getAttribute('alt')); if (s) return s; break;
+      case 'FIELDSET': {
+        const lg = el.querySelector(':scope > legend'); if (lg) { s = collapse(textOf(lg, null, 0)); if (s) return s; } break;
+      }
+      case 'TABLE': {
+        const c = el.caption; if (c) { s = collapse(textOf(c, null, 0)); if (s) return s; } break;
+      }
+      case 'FIGURE': {
+        const c = el.querySelector(':scope > figcaption'); if (c) { s = collapse(textOf(c, null, 0)); if (s) return s; } break;
+      }
+      case 'IFRAME': case 'FRAME':
+        return collapse(el.getAttribute('title'));
+      case 'SVG': case 'svg': {
+        const t = el.querySelector(':scope > title'); if (t) { s = collapse(t.textContent); if (s) return s; } break;
+      }
+    }
+    if (NAME_FROM_CONTENT.has(role)) {
+      s = collapse(textOf(el, null, 0));
+      if (s) return s;
+    }
+    return collapse(el.getAttribute('title'));
+  }
+
+  function countKey(keys, k) { keys.set(k, (keys.get(k) || 0) + 1); }
+
+  function countHidden(el, keys, hrefKeys) {
+    // a hidden subtree still counts for CSS and href locators (the selector engine sees it)
+    const list = el.querySelectorAll('[id],[name],[data-testid],a[href],area[href]');
+    const all = [el, ...list];
+    for (const h of all) {
+      if (h.nodeType !== 1) continue;
+      if (h.id) countKey(keys, 'css:#' + h.id);
+      const nm = h.getAttribute('name');
+      if (nm !== null) countKey(keys, 'css:' + h.localName + '[name=' + q(nm) + ']');
+      const tid = h.getAttribute('data-testid');
+      if (tid !== null) countKey(keys, 'css:[data-testid=' + q(tid) + ']');
+      if ((h.tagName === 'A' || h.tagName === 'AREA') && h.hasAttribute('href')) {
+        countKey(keys, 'href:' + h.getAttribute('href'));
+        countKey(hrefKeys, String(h.href).split('#')[0]);
+      }
+    }
+  }
+
+  globalThis.__egoSnap = function (root, opts) {
+    const viewport = !!opts.viewport;
+    const wantLocs = !!opts.locs;
+    const doc = document;
+    const vw = window.innerWidth, vh = window.innerHeight;
+    const rows = [];
+    const newEls = [];
+    const firstNew = nextLid;
+    const keys = new Map();       // locator key -> count in this document
+    const hrefKeys = new Map();   // resolved href (no fragment) -> count
+    const cands = [];             // [rowIndex, el, role, name, tag] for ref rows (locator candidates)
+
+    function lidOf(el) {
+      let id = lids.get(el);
+      if (id === undefined) {
+        id = nextLid++;
+        lids.set(el, id);
+        newEls.push(el);
+      }
+      return id;
+    }
+
+    function inView(el) {
+      const r = el.getBoundingClientRect();
+      return r.right >= 0 && r.bottom >= 0 && r.left <= vw && r.top <= vh && (r.width > 0 || r.height > 0);
+    }
+
+    // returns true when something in view was emitted (viewport scope), else whether anything was emitted
+    function walkChildren(parent, depth, parentVisible) {
+      let any = false;
+      const sr = parent.nodeType === 1 ? parent.shadowRoot : null;
+      if (sr) {
+        any = walkList(sr.childNodes, depth, parentVisible) || any;
+        return any;
+      }
+      if (parent.nodeType === 1 && parent.tagName === 'SLOT') {
+        const assigned = parent.assignedNodes();
+        return walkList(assigned.length ? assigned : parent.childNodes, depth, parentVisible);
+      }
+      return walkList(parent.childNodes, depth, parentVisible);
+    }
+
+    function walkList(list, depth, parentVisible) {
+      let any = false;
+      for (let i = 0; i < list.length; i++) {
+        const k = list[i];
+        if (k.nodeType === 3) {
+          if (!parentVisible) continue;
+          const t = k.data;
+          if (t.length === 0) continue;
+          const c = collapse(t);
+          if (!c) continue;
+          if (viewport && !parentVisible.inView) continue;
+          rows.push(depth, 'text', c, 0, 0, '', '');
+          any = true;
+        } else if (k.nodeType === 1) {
+          if (walkEl(k, depth)) any = true;
+        }
+      }
+      return any;
+    }
+
+    // parentVisible for text: {inView: bool} object or false
+    function walkEl(el, depth) {
+      const tag = el.tagName;
+      if (SKIP.has(tag)) return false;
+      if (!el.checkVisibility()) {
+        if (wantLocs) countHidden(el, keys, hrefKeys);
+        return false;
+      }
+      if (el.getAttribute('aria-hidden') === 'true') {
+        if (wantLocs) countHidden(el, keys, hrefKeys);
+        return false;
+      }
+      const visible = el.checkVisibility({visibilityProperty: true});
+      if (TRANSPARENT.has(tag) && !el.hasAttribute('role')) {
+        return walkChildren(el, depth, visible ? {inView: viewport ? inView(el) : true} : false);
+      }
+      let role = roleOf(el, tag);
+      if (role === null) return false;
+      if (role === 'iframe' && (el.loading === 'lazy' || el.getAttribute('loading') === 'lazy')) {
+        let cd = null;
+        try { cd = el.contentDocument; } catch (e) { cd = null; }
+        const src = el.getAttribute('src');
+        if (cd && cd.URL === 'about:blank' && src && src !== 'about:blank' && !el.hasAttribute('srcdoc')) return false;
+      }
+      const focusable = isFocusable(el, tag);
+      let isRef = INTERACTIVE.has(role) || ALWAYS_REF.has(role) || focusable;
+      if (role === 'option' && el.closest('select')) isRef = false;
+      const start = rows.length;
+      const here = viewport ? inView(el) : true;
+      let name = '';
+      let flags = 0;
+      let lid = 0;
+      let url = '';
+      if (visible) {
+        if (wantLocs) {
+          if (el.id) countKey(keys, 'css:#' + el.id);
+          const nm = el.getAttribute('name');
+          if (nm !== null) countKey(keys, 'css:' + el.localName + '[name=' + q(nm) + ']');
+          const tid = el.getAttribute('data-testid');
+          if (tid !== null) countKey(keys, 'css:[data-testid=' + q(tid) + ']');
+          if (role === 'link' && el.hasAttribute('href')) {
+            countKey(keys, 'href:' + el.getAttribute('href'));
+            countKey(hrefKeys, String(el.href).split('#')[0]);
+          }
+        }
+        if (role !== 'container' || el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')) {
+          if (isRef || role !== 'container' || el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')) {
+            // cheap path: name from a single text child
+            const fc = el.firstChild;
+            if (NAME_FROM_CONTENT.has(role) && fc && fc.nodeType === 3 && !fc.nextSibling && !el.shadowRoot &&
+                !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby') && tag !== 'INPUT' &&
+                tag !== 'SELECT' && tag !== 'TEXTAREA' && tag !== 'IMG') {
+              name = collapse(fc.data);
+            } else {
+              name = nameOf(el, tag, role);
+            }
+          }
+        }
+        if (isRef) { flags |= 1; }
+        if (role === 'iframe') {
+          flags |= 4;
+          if (el.loading === 'lazy' || el.getAttribute('loading') === 'lazy') flags |= 8;
+        }
+        if (isRef || role === 'iframe') lid = lidOf(el);
+        if (role === 'link') url = el.href ? String(el.href) : '';
+        if (wantLocs && isRef && INTERACTIVE.has(role)) countKey(keys, 'role:' + role + '[name=' + q(name) + ']');
+        rows.push(depth, role, name, flags, lid, url, '');
+        if (wantLocs && isRef) cands.push(start, el, role, name, tag);
+      } else {
+        // visibility:hidden element: not shown itself, but a visible descendant can be
+        rows.push(depth, 'container', '', 0, 0, '', '');
+      }
+      let any = false;
+      if (role !== 'iframe' && tag !== 'SELECT' || tag === 'SELECT') {
+        if (tag === 'SELECT') {
+          if (visible) {
+            for (const o of el.options) {
+              if (!viewport || here) rows.push(depth + 1, 'option', collapse(o.label || o.textContent), 0, 0, '', '');
+            }
+          }
+        } else if (role !== 'iframe' && tag !== 'TEXTAREA' && tag !== 'INPUT' && tag !== 'IMG' && tag !== 'CANVAS') {
+          const childStart = rows.length;
+          any = walkChildren(el, depth + 1, visible ? {inView: here} : false);
+          // name from content that equals the text children: print it once, on this line
+          if (visible && name && NAME_FROM_CONTENT.has(role) && rows.length > childStart) {
+            let onlyText = true;
+            let joined = '';
+            for (let i = childStart; i < rows.length; i += 7) {
+              const r = rows[i + 1];
+              if ((r !== 'text' && r !== 'container') || rows[i + 3] !== 0 || rows[i + 2] && r === 'container') { onlyText = false; break; }
+              if (r === 'text') joined += ' ' + rows[i + 2];
+            }
+            if (onlyText && collapse(joined) === name) rows.length = childStart;
+            else if (!INTERACTIVE.has(role) && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby')) {
+              // a structural node named from content that shows its content below: no name
+              rows[start + 2] = '';
+            }
+          }
+        }
+      }
+      if (viewport && !here && !any) {
+        rows.length = start;
+        if (cands.length && cands[cands.length - 5] >= start) {
+          while (cands.length && cands[cands.length - 5] >= start) cands.length -= 5;
+        }
+        return false;
+      }
+      return true;
+    }
+
+    let top = root;
+    if (!top) {
+      top = doc.documentElement;
+      rows.push(0, 'root', '', 0, 0, '', '');
+      if (top) walkEl(top, 1);
+    } else {
+      walkEl(top, 0);
+      if (wantLocs && opts.countAll) {
+        // locator uniqueness is judged against the whole document, not only the subtree
+        const save = rows.length;
+        const saveC = cands.length;
+        keys.clear(); hrefKeys.clear();
+        const cmark = cands.slice();
+        walkEl(doc.documentElement, 0);
+        rows.length = save;
+        cands.length = 0; for (const c of cmark) cands.push(c);
+        void saveC;
+      }
+    }
+
+    if (wantLocs) {
+      for (let i = 0; i < cands.length; i += 5) {
+        const at = cands[i], el = cands[i + 1], role = cands[i + 2], name = cands[i + 3], tag = cands[i + 4];
+        const out = [];
+        if (el.id && IDENT.test(el.id) && keys.get('css:#' + el.id) === 1) out.push('css:#' + el.id);
+        if (role === 'link' && el.hasAttribute('href')) {
+          const raw = el.getAttribute('href');
+          if (keys.get('href:' + raw) === 1 && hrefKeys.get(String(el.href).split('#')[0]) === 1 && raw.indexOf('#') < 0) out.push('href:' + raw);
+        }
+        const tid = el.getAttribute('data-testid');
+        if (tid !== null && keys.get('css:[data-testid=' + q(tid) + ']') === 1) out.push('css:[data-testid=' + q(tid) + ']');
+        if (INTERACTIVE.has(role) && name) {
+          const k = 'role:' + role + '[name=' + q(name) + ']';
+          if (keys.get(k) === 1) out.push(k);
+        }
+        const nm = el.getAttribute('name');
+        if (nm !== null) {
+          const k = 'css:' + el.localName + '[name=' + q(nm) + ']';
+          if (keys.get(k) === 1) out.push(k);
+        }
+        if (out.length) {
+          out.sort((a, b) => a.length - b.length);
+          rows[at + 6] = out.join('\x1f');
+        }
+      }
+    }
+    let keyList = null;
+    if (wantLocs && opts.allKeys) {
+      keyList = [];
+      for (const [k, v] of keys) keyList.push(k, v);
+    }
+    return [token, JSON.stringify({r: rows, n: firstNew, k: keyList}), newEls];
+  };
+  globalThis.__egoSnapToken = token;
+  return token;
+})()

@@ -1,0 +1,405 @@
+"""CDP capture of a page's documents for the snapshot engine.
+
+The host gives the engine a :class:`SnapshotTarget`::
+
+    class SnapshotTarget(Protocol):
+        main_session: Session                 # the page (top document) session
+        def frames(self) -> Iterable[SnapshotFrame]: ...
+
+    class SnapshotFrame(Protocol):
+        frame_id: str                         # CDP frame id (an OOPIF's root frame id = its target id)
+        parent_frame_id: str | None           # None for the top document
+        session: Session                      # the session that owns the frame: the page session,
+                                              # or the OOPIF's child session (flatten=True)
+        loader_id: str                        # current document loader id ("" if unknown)
+
+``frames()`` lists every frame the host knows (top, same-process and out-of-process,
+nested). The engine never enables domains, never focuses, scrolls, reloads or activates
+anything: per frame it uses one isolated world (``Page.createIsolatedWorld``, cached per
+document), one ``Runtime.evaluate`` (or ``DOM.resolveNode`` + ``Runtime.callFunctionOn`` for a
+subtree root), and ``DOM.getFrameOwner`` to hang a child frame under its ``iframe`` element.
+
+How a capture learns backend node ids cheaply: the in-page walker keeps a per-document
+``WeakMap`` from element to a small local id; only elements seen for the first time are
+returned as DOM nodes, with ``serialization: "deep"``, which carries their ``backendNodeId``
+and ``loaderId``. Later snapshots of the same document send numbers only.
+
+:class:`CdpSnapshotTarget` is an adapter that builds a target straight from a
+:class:`~ego_browser.cdp.connection.Connection` (tests and benchmarks use it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import orjson
+
+from ..cdp.connection import Connection, Session
+from ..errors import CdpChannelUnavailable, CdpError, SnapshotFailed, StaleRef
+
+__all__ = [
+    "SnapshotFrame",
+    "SnapshotTarget",
+    "FrameCapture",
+    "CdpSnapshotTarget",
+    "SimpleFrame",
+    "capture_frame",
+    "frame_owner",
+    "WALKER_SOURCE",
+    "WORLD_NAME",
+]
+
+WORLD_NAME = "ego_snapshot"
+WALKER_SOURCE = (Path(__file__).resolve().parent.parent / "js" / "snapshot_walker.js").read_text()
+
+_SERIALIZE = {
+    "serialization": "deep",
+    "maxDepth": 2,
+    "additionalParameters": {"maxNodeDepth": 0, "includeShadowTree": "none"},
+}
+_CALL_ON = "function(o){return __egoSnap(this,o)}"
+_CALL_ON_INSTALL = "function(o){" + WALKER_SOURCE.rstrip().rstrip(";") + ";return __egoSnap(this,o)}"
+_OBJECT_GROUP = "ego_snapshot"
+
+
+@runtime_checkable
+class SnapshotFrame(Protocol):
+    frame_id: str
+    parent_frame_id: str | None
+    session: Session
+    loader_id: str
+
+
+@runtime_checkable
+class SnapshotTarget(Protocol):
+    main_session: Session
+
+    def frames(self) -> Iterable[SnapshotFrame]: ...
+
+
+@dataclass
+class SimpleFrame:
+    """A plain :class:`SnapshotFrame`."""
+
+    frame_id: str
+    parent_frame_id: str | None
+    session: Session
+    loader_id: str = ""
+    url: str = ""
+
+
+@dataclass
+class _World:
+    loader_id: str
+    context_id: int
+    token: str = ""
+    #: walker local id -> backend node id
+    lids: dict[int, int] = field(default_factory=dict)
+    doc_loader: str = ""
+
+
+# (session id, frame id) -> world; bounded (oldest dropped)
+_worlds: dict[tuple[str, str], _World] = {}
+_MAX_WORLDS = 512
+
+
+@dataclass
+class FrameCapture:
+    """One frame's walk: the walker's flat rows (stride 7) and what the engine needs around them."""
+
+    frame_id: str
+    loader_id: str
+    rows: list
+    #: walker local id -> backend node id (for this document)
+    lids: dict[int, int]
+    #: locator key -> count in this document (only when requested)
+    keys: dict[str, int] | None
+
+
+async def _world(frame: SnapshotFrame, fresh: bool = False) -> _World:
+    sid = frame.session.session_id
+    cache_key = (sid, frame.frame_id)
+    w = _worlds.get(cache_key)
+    if w is not None and not fresh and (not frame.loader_id or w.loader_id == frame.loader_id):
+        return w
+    res = await frame.session.send(
+        "Page.createIsolatedWorld",
+        {"frameId": frame.frame_id, "worldName": WORLD_NAME, "grantUniveralAccess": False},
+    )
+    ctx = res["executionContextId"]
+    if w is not None and w.context_id == ctx and w.loader_id == frame.loader_id:
+        return w
+    w = _World(frame.loader_id, ctx)
+    _worlds.pop(cache_key, None)
+    _worlds[cache_key] = w
+    while len(_worlds) > _MAX_WORLDS:
+        _worlds.pop(next(iter(_worlds)))
+    return w
+
+
+def forget_session(session_id: str) -> None:
+    """Drop cached worlds of a session that went away."""
+    for k in [k for k in _worlds if k[0] == session_id]:
+        del _worlds[k]
+
+
+def _context_gone(exc: CdpError) -> bool:
+    msg = (exc.cdp_message or str(exc)).lower()
+    return "context" in msg or "no frame" in msg or "frame with the given id" in msg
+
+
+async def _run(frame: SnapshotFrame, w: _World, opts: dict, root_backend: int | None, install: bool):
+    session = frame.session
+    if root_backend is None:
+        expr = ("(" + WALKER_SOURCE.rstrip().rstrip(";") + ", " if install else "(") + (
+            "__egoSnap(null, " + orjson.dumps(opts).decode() + "))"
+        )
+        return await session.send(
+            "Runtime.evaluate",
+            {
+                "expression": expr,
+                "contextId": w.context_id,
+                "serializationOptions": _SERIALIZE,
+                "objectGroup": _OBJECT_GROUP,
+                "awaitPromise": False,
+            },
+        )
+    try:
+        node = await session.send(
+            "DOM.resolveNode",
+            {"backendNodeId": root_backend, "executionContextId": w.context_id, "objectGroup": _OBJECT_GROUP},
+        )
+    except CdpError as exc:
+        if _context_gone(exc) and "node" not in (exc.cdp_message or "").lower():
+            raise
+        raise _NodeGone() from exc
+    return await session.send(
+        "Runtime.callFunctionOn",
+        {
+            "functionDeclaration": _CALL_ON_INSTALL if install else _CALL_ON,
+            "objectId": node["object"]["objectId"],
+            "arguments": [{"value": opts}],
+            "serializationOptions": _SERIALIZE,
+            "objectGroup": _OBJECT_GROUP,
+        },
+    )
+
+
+class _NodeGone(Exception):
+    pass
+
+
+async def capture_frame(
+    frame: SnapshotFrame,
+    *,
+    viewport: bool,
+    locs: bool,
+    all_keys: bool,
+    root_backend: int | None = None,
+) -> FrameCapture:
+    """Walk one frame's document (or the subtree of ``root_backend``) in its isolated world.
+
+    Raises ``StaleRef`` when ``root_backend`` no longer exists, ``CdpError`` /
+    ``CdpChannelUnavailable`` when the frame is gone.
+    """
+    opts = {"viewport": viewport, "locs": locs, "allKeys": all_keys, "countAll": root_backend is not None}
+    w = await _world(frame)
+    install = not w.token
+    res = None
+    for attempt in range(3):
+        try:
+            res = await _run(frame, w, opts, root_backend, install)
+        except _NodeGone:
+            raise StaleRef(f"Stale ref: node {root_backend} is gone; take a new snapshot", ref=None) from None
+        except CdpError as exc:
+            if attempt < 2 and _context_gone(exc):
+                w = await _world(frame, fresh=True)
+                install = True
+                continue
+            raise
+        exc_details = res.get("exceptionDetails")
+        if exc_details is not None:
+            text = str(exc_details.get("exception", {}).get("description") or exc_details.get("text"))
+            if not install and "__egoSnap" in text:
+                install = True  # a new world (navigation): install the walker and retry
+                continue
+            raise SnapshotFailed(f"snapshot walker failed in frame {frame.frame_id}: {text[:300]}", label=None)
+        break
+    else:
+        raise SnapshotFailed(f"snapshot walker could not run in frame {frame.frame_id}", label=None)
+    # release the remote objects of this call (fire and forget)
+    session = frame.session
+    session.connection._spawn(_release(session))
+    value = res["result"].get("deepSerializedValue", {}).get("value")
+    if not value or len(value) < 3:
+        raise SnapshotFailed(f"snapshot walker returned nothing in frame {frame.frame_id}", label=None)
+    token = value[0]["value"]
+    data = orjson.loads(value[1]["value"])
+    els = value[2].get("value") or []
+    if token != w.token:
+        w.token = token
+        w.lids = {}
+    lids = w.lids
+    lid = data["n"]
+    loader = w.doc_loader
+    for el in els:
+        v = el.get("value") or {}
+        bid = v.get("backendNodeId")
+        if bid is not None:
+            lids[lid] = bid
+        if not loader:
+            loader = v.get("loaderId") or ""
+        lid += 1
+    if loader:
+        w.doc_loader = loader
+    else:
+        loader = frame.loader_id
+    keys = None
+    k = data.get("k")
+    if k:
+        keys = {k[i]: k[i + 1] for i in range(0, len(k), 2)}
+    return FrameCapture(frame.frame_id, loader, data["r"], lids, keys)
+
+
+async def _release(session: Session) -> None:
+    try:
+        await session.send("Runtime.releaseObjectGroup", {"objectGroup": _OBJECT_GROUP}, timeout=5)
+    except (CdpError, CdpChannelUnavailable, Exception):
+        pass
+
+
+async def frame_owner(parent: SnapshotFrame, frame_id: str) -> int | None:
+    """Backend node id of the ``iframe`` element that hosts ``frame_id`` (asked in its parent)."""
+    try:
+        res = await parent.session.send("DOM.getFrameOwner", {"frameId": frame_id})
+    except (CdpError, CdpChannelUnavailable):
+        return None
+    return res.get("backendNodeId")
+
+
+# -- adapter for tests and benchmarks -------------------------------------------------------
+
+
+class CdpSnapshotTarget:
+    """A :class:`SnapshotTarget` built directly on a connection and one page target.
+
+    Attaches with ``flatten=True``, auto-attaches out-of-process iframes (recursively), and
+    keeps the frame list current through :meth:`refresh` (frame trees of every session).
+    """
+
+    def __init__(self, conn: Connection, target_id: str, session: Session) -> None:
+        self.conn = conn
+        self.target_id = target_id
+        self.main_session = session
+        self._children: dict[str, tuple[Session, str]] = {}  # target id -> (session, parent session id)
+        self._frames: list[SimpleFrame] = []
+        self._offs: list = []
+
+    @classmethod
+    async def attach(cls, conn: Connection, target_id: str) -> CdpSnapshotTarget:
+        res = await conn.send("Target.attachToTarget", {"targetId": target_id, "flatten": True})
+        self = cls(conn, target_id, conn.session(res["sessionId"]))
+        self._offs.append(conn.on("Target.attachedToTarget", self._on_attached))
+        self._offs.append(conn.on("Target.detachedFromTarget", self._on_detached))
+        await self._setup(self.main_session)
+        await self.refresh()
+        return self
+
+    @classmethod
+    async def new_page(cls, conn: Connection, url: str = "about:blank") -> CdpSnapshotTarget:
+        t = await conn.send("Target.createTarget", {"url": "about:blank"})
+        self = await cls.attach(conn, t["targetId"])
+        if url != "about:blank":
+            await self.goto(url)
+        return self
+
+    async def _setup(self, session: Session) -> None:
+        await session.send("Page.enable")
+        await session.send(
+            "Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True}
+        )
+
+    def _on_attached(self, params: dict, session_id: str | None):
+        info = params.get("targetInfo", {})
+        if info.get("type") != "iframe":
+            return None
+        child = self.conn.session(params["sessionId"])
+        self._children[info["targetId"]] = (child, session_id or "")
+        return self._setup_child(child)
+
+    async def _setup_child(self, child: Session) -> None:
+        try:
+            await self._setup(child)
+        except (CdpError, CdpChannelUnavailable):
+            pass
+
+    def _on_detached(self, params: dict, session_id: str | None) -> None:
+        tid = params.get("targetId")
+        if tid in self._children:
+            sess, _ = self._children.pop(tid)
+            forget_session(sess.session_id)
+
+    async def goto(self, url: str, *, wait_load: bool = True) -> None:
+        loaded = asyncio.get_running_loop().create_future()
+
+        def on_load(params, sid):
+            if not loaded.done():
+                loaded.set_result(None)
+
+        off = self.main_session.on("Page.loadEventFired", on_load)
+        try:
+            await self.main_session.send("Page.navigate", {"url": url})
+            if wait_load:
+                await asyncio.wait_for(loaded, 30)
+        finally:
+            off()
+        await self.refresh()
+
+    async def refresh(self) -> list[SimpleFrame]:
+        """Re-read the frame trees of the page and of every OOPIF session."""
+        frames: dict[str, SimpleFrame] = {}
+
+        def walk(node: dict, session: Session, parent: str | None) -> None:
+            f = node["frame"]
+            fid = f["id"]
+            if fid not in frames or frames[fid].session is self.main_session:
+                frames[fid] = SimpleFrame(fid, f.get("parentId", parent), session, f.get("loaderId", ""), f.get("url", ""))
+            for c in node.get("childFrames", []) or []:
+                walk(c, session, fid)
+
+        tree = await self.main_session.send("Page.getFrameTree")
+        walk(tree["frameTree"], self.main_session, None)
+        frames[tree["frameTree"]["frame"]["id"]].parent_frame_id = None
+        for tid, (sess, _) in list(self._children.items()):
+            try:
+                t = await sess.send("Page.getFrameTree")
+            except (CdpError, CdpChannelUnavailable):
+                continue
+            root = t["frameTree"]
+            # the OOPIF's root frame: owned by the child session
+            walk(root, sess, frames[root["frame"]["id"]].parent_frame_id if root["frame"]["id"] in frames else None)
+        self._frames = list(frames.values())
+        return self._frames
+
+    def frames(self) -> list[SimpleFrame]:
+        return self._frames
+
+    async def evaluate(self, expression: str) -> Any:
+        res = await self.main_session.send(
+            "Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True}
+        )
+        if "exceptionDetails" in res:
+            raise RuntimeError(str(res["exceptionDetails"]))
+        return res["result"].get("value")
+
+    async def close(self) -> None:
+        for off in self._offs:
+            off()
+        try:
+            await self.conn.send("Target.closeTarget", {"targetId": self.target_id})
+        except (CdpError, CdpChannelUnavailable):
+            pass

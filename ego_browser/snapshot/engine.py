@@ -1,0 +1,326 @@
+"""The snapshot entry point: capture every frame, stitch, compact, number, print.
+
+``take_snapshot(target, ledger, ...)`` is the one call the host makes. ``resolve_ref`` turns
+``@N`` back into (session, frame, backend node) for actions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from ..cdp.connection import Session
+from ..errors import CdpChannelUnavailable, CdpError, InvalidArgument, SnapshotFailed, StaleRef
+from .capture import FrameCapture, SnapshotFrame, SnapshotTarget, capture_frame, frame_owner
+from .ledger import RefLedger
+
+try:
+    from .. import _snapshot as _core
+
+    CORE = "cython"
+except ImportError:  # pragma: no cover - depends on the build
+    from . import twin as _core
+
+    CORE = "python"
+    warnings.warn(
+        "ego_browser._snapshot extension not built; using the pure-Python snapshot core (slower)",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+
+render_tree = _core.render_tree
+
+__all__ = [
+    "SCOPES",
+    "ResolvedRef",
+    "take_snapshot",
+    "resolve_ref",
+    "truncate",
+    "CORE",
+]
+
+SCOPES = ("only_within_viewport", "full_page", "subtree")
+
+_F_REF = 1
+_F_IFRAME = 4
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedRef:
+    ref: int
+    session: Session
+    frame_id: str
+    loader_id: str
+    backend_node_id: int
+
+
+def truncate(text: str, max_length: int | None) -> str:
+    """Cut ``text`` at a line boundary so that it and the note fit in ``max_length`` chars."""
+    if not max_length or max_length <= 0 or len(text) <= max_length:
+        return text
+    total_lines = text.count("\n") + 1
+    # the note's size depends on the figures; reserve generously
+    budget = max(0, max_length - 80)
+    cut = text.rfind("\n", 0, budget + 1)
+    if cut <= 0:
+        cut = text.find("\n")
+        if cut < 0 or cut > max_length:
+            cut = 0
+    kept = text[:cut]
+    cut_chars = len(text) - len(kept)
+    kept_lines = kept.count("\n") + 1 if kept else 0
+    note = f"[… cut {cut_chars} chars, {total_lines - kept_lines} lines; narrow the scope to see more]"
+    return (kept + "\n" + note) if kept else note
+
+
+def _frames_by_id(target: SnapshotTarget) -> tuple[dict[str, SnapshotFrame], SnapshotFrame]:
+    frames: dict[str, SnapshotFrame] = {}
+    main = None
+    for f in target.frames():
+        frames[f.frame_id] = f
+        if f.parent_frame_id is None and main is None:
+            main = f
+    if main is None:
+        raise SnapshotFailed("snapshot: the page has no top frame", label=None)
+    return frames, main
+
+
+async def _safe_capture(frame: SnapshotFrame, **kw: Any) -> FrameCapture | None:
+    try:
+        return await capture_frame(frame, **kw)
+    except (CdpError, CdpChannelUnavailable, SnapshotFailed):
+        return None
+
+
+async def take_snapshot(
+    target: SnapshotTarget,
+    ledger: RefLedger,
+    *,
+    scope: str = "only_within_viewport",
+    root: int | None = None,
+    include_action_marks: bool = True,
+    include_stable_locator: bool = True,
+    max_length: int | None = None,
+    header: str = "",
+) -> str:
+    """Capture, compact and print the page; record printed refs in ``ledger``.
+
+    ``root`` is a ref number (``@N`` already parsed) and is required exactly for ``subtree``.
+    Raises ``InvalidArgument``, ``StaleRef``/``UnknownRef`` (subtree root), ``SnapshotFailed``.
+    """
+    if scope not in SCOPES:
+        raise InvalidArgument(
+            f"scope must be one of {', '.join(SCOPES)}, got {scope!r}", api="snapshot", option="scope",
+            expected="|".join(SCOPES),
+        )
+    if scope == "subtree" and root is None:
+        raise InvalidArgument("subtree scope requires root", api="snapshot", option="root", expected="ref")
+    if scope != "subtree" and root is not None:
+        raise InvalidArgument(
+            "root is only supported when scope is subtree", api="snapshot", option="root", expected=None
+        )
+    frames, main = _frames_by_id(target)
+    root_frame = main
+    root_backend = None
+    if root is not None:
+        binding = ledger.lookup(int(root))
+        rf = frames.get(binding.frame_id)
+        if rf is None:
+            raise StaleRef(f"Stale ref: @{root}; take a new snapshot", ref=int(root))
+        if rf.loader_id and binding.loader_id and rf.loader_id != binding.loader_id:
+            ledger.stale_frame(binding.frame_id)
+            raise StaleRef(f"Stale ref: @{root}; take a new snapshot", ref=int(root))
+        root_frame = rf
+        root_backend = binding.backend_node_id
+    viewport = scope == "only_within_viewport"
+    locs = include_stable_locator
+    multi = len(frames) > 1
+    last_exc: Exception | None = None
+    for _attempt in range(3):
+        try:
+            text = await _take(
+                frames, main, root_frame, root_backend, ledger, viewport, locs, multi,
+                include_action_marks, scope == "full_page", root,
+            )
+            break
+        except StaleRef:
+            if root is not None:
+                ledger.stale_ref(int(root))
+            raise
+        except (CdpError, CdpChannelUnavailable, SnapshotFailed) as exc:
+            last_exc = exc
+            await asyncio.sleep(0)
+            frames, main = _frames_by_id(target)
+            if root is not None:
+                root_frame = frames.get(root_frame.frame_id, root_frame)
+    else:
+        raise SnapshotFailed(f"snapshot failed: {last_exc}", label=None) from last_exc
+    body = text
+    out = (header + "\n" + body) if header else body
+    return truncate(out, max_length)
+
+
+async def _take(
+    frames: dict[str, SnapshotFrame],
+    main: SnapshotFrame,
+    root_frame: SnapshotFrame,
+    root_backend: int | None,
+    ledger: RefLedger,
+    viewport: bool,
+    locs: bool,
+    multi: bool,
+    marks: bool,
+    replace: bool,
+    root: int | None,
+) -> str:
+    # which frames: all of them (uniqueness of locators is judged page-wide); for a subtree
+    # only the root frame's descendants are printed
+    order = list(frames.values())
+    tasks = []
+    for f in order:
+        if f is root_frame:
+            tasks.append(capture_frame(f, viewport=viewport, locs=locs, all_keys=multi and locs, root_backend=root_backend))
+        else:
+            tasks.append(_safe_capture(f, viewport=viewport, locs=locs, all_keys=multi and locs))
+    owner_tasks = []
+    owned = []
+    for f in order:
+        if f.parent_frame_id is not None and f.parent_frame_id in frames:
+            owned.append(f)
+            owner_tasks.append(frame_owner(frames[f.parent_frame_id], f.frame_id))
+    results = await asyncio.gather(*tasks, *owner_tasks)
+    caps: dict[str, FrameCapture] = {}
+    for f, cap in zip(order, results[: len(order)]):
+        if cap is not None:
+            caps[f.frame_id] = cap
+    # (parent frame id, owner backend id) -> child frame id
+    children: dict[tuple[str, int], str] = {}
+    for f, bid in zip(owned, results[len(order):]):
+        if bid is not None:
+            children[(f.parent_frame_id, bid)] = f.frame_id
+    # locator counts across frames
+    totals: dict[str, int] | None = None
+    if multi and locs:
+        totals = {}
+        for cap in caps.values():
+            if cap.keys:
+                for k, v in cap.keys.items():
+                    totals[k] = totals.get(k, 0) + v
+
+    depth: list = []
+    role: list = []
+    name: list = []
+    flags: list = []
+    key: list = []
+    url: list = []
+    loc: list = []
+    seen: set[str] = set()
+
+    def emit(fid: str, offset: int) -> None:
+        cap = caps.get(fid)
+        if cap is None or fid in seen:
+            return
+        seen.add(fid)
+        rows = cap.rows
+        fl = rows[3::7]
+        n = len(fl)
+        d = rows[0::7]
+        if offset:
+            d = [x + offset for x in d]
+        lids = rows[4::7]
+        ks: list = [None] * n
+        lidmap = cap.lids
+        loader = cap.loader_id
+        iframes = []
+        for i, f in enumerate(fl):
+            if f:
+                lid = lids[i]
+                bid = lidmap.get(lid)
+                if bid is None:
+                    raise SnapshotFailed(f"snapshot: lost the node id of element {lid} in frame {fid}", label=None)
+                if f & _F_REF:
+                    ks[i] = (fid, loader, bid)
+                if f & _F_IFRAME:
+                    iframes.append((i, bid))
+        lc = rows[6::7]
+        if locs:
+            if totals is not None:
+                lc = [_pick_loc(c, totals) if c else "" for c in lc]
+            else:
+                lc = [c.split("\x1f", 1)[0] if c else "" for c in lc]
+        start = 0
+        r = rows[1::7]
+        nm = rows[2::7]
+        u = rows[5::7]
+        for i, bid in iframes + [(n - 1, None)]:
+            depth.extend(d[start : i + 1])
+            role.extend(r[start : i + 1])
+            name.extend(nm[start : i + 1])
+            flags.extend(fl[start : i + 1])
+            key.extend(ks[start : i + 1])
+            url.extend(u[start : i + 1])
+            loc.extend(lc[start : i + 1])
+            start = i + 1
+            if bid is not None:
+                child = children.get((fid, bid))
+                if child is not None:
+                    emit(child, d[i] + 1)
+
+    emit(root_frame.frame_id, 0)
+    if not depth:
+        return ""
+    text, next_ref, shown = render_tree(
+        depth, role, name, flags, key, url, loc, ledger.keys, ledger.next_ref, marks, locs
+    )
+    ledger.commit(shown, replace=replace)
+    return text
+
+
+def _pick_loc(cands: str, totals: dict[str, int]) -> str:
+    for c in cands.split("\x1f"):
+        if totals.get(c, 0) == 1:
+            return c
+    return ""
+
+
+async def resolve_ref(target: SnapshotTarget, ledger: RefLedger, ref: int) -> ResolvedRef:
+    """``@N`` -> the session, frame and backend node to act on.
+
+    Raises ``UnknownRef``/``StaleRef`` from the ledger, and ``StaleRef`` when the ref's frame
+    is gone or shows another document.
+    """
+    b = ledger.lookup(ref)
+    for f in target.frames():
+        if f.frame_id == b.frame_id:
+            if f.loader_id and b.loader_id and f.loader_id != b.loader_id:
+                ledger.stale_frame(b.frame_id)
+                raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
+            return ResolvedRef(ref, f.session, b.frame_id, b.loader_id, b.backend_node_id)
+    raise StaleRef(
+        f"Ref @{ref} has unknown frame provenance; take a new snapshot or use a locator", ref=ref
+    )
+
+
+async def resolve_object(target: SnapshotTarget, ledger: RefLedger, ref: int) -> tuple[ResolvedRef, str]:
+    """Like :func:`resolve_ref`, plus a remote object id of the node in the page's main world.
+
+    A node that no longer exists (removed or replaced) stales the ref: ``StaleRef``.
+    """
+    r = await resolve_ref(target, ledger, ref)
+    try:
+        res = await r.session.send("DOM.resolveNode", {"backendNodeId": r.backend_node_id})
+    except CdpError as exc:
+        ledger.stale_ref(ref)
+        raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref) from exc
+    obj = res["object"]["objectId"]
+    ok = await r.session.send(
+        "Runtime.callFunctionOn",
+        {"functionDeclaration": "function(){return this.isConnected}", "objectId": obj, "returnByValue": True},
+    )
+    if not ok.get("result", {}).get("value"):
+        ledger.stale_ref(ref)
+        raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
+    return r, obj
+

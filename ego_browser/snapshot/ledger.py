@@ -1,0 +1,236 @@
+"""The ref ledger of one Page: snapshot numbers bound to (frame, document loader, backend node).
+
+Rules (API.md §10):
+
+- a number is issued once, in printing order, and never moves to another node;
+- an unchanged node keeps its number in every later snapshot of any scope (the key of a node
+  is ``(frame_id, loader_id, backend_node_id)``; a replaced node has a new backend id, a new
+  document a new loader id, so neither inherits a number);
+- ``full_page`` replaces the active set (refs it does not print become stale); viewport and
+  subtree snapshots merge;
+- ``stale_frame(frame_id)`` (that frame's document changed) and ``stale_all()`` stale refs;
+- ``lookup(n)`` returns the :class:`RefBinding` or raises ``StaleRef`` / ``UnknownRef``;
+- at most ``MAX_STALE`` stale numbers are remembered; older ones report ``UnknownRef``;
+- ``to_bytes()`` / ``from_bytes(data, browser_instance)`` persist it (orjson); a ledger written
+  by another browser instance, or a corrupt one, loads as empty.
+
+Internally the core (``_snapshot.render_tree``) works on ``keys``: a dict from node key to
+number, shared by active and remembered stale numbers, so that a node that shows again after
+being staled (for instance after ``stale_all()``) gets its own number back.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ..errors import StaleRef, UnknownRef
+
+__all__ = ["MAX_STALE", "RefBinding", "RefLedger", "NodeKey"]
+
+#: stale numbers remembered per Page; older stale numbers report UnknownRef
+MAX_STALE = 10_000
+
+#: (frame_id, loader_id, backend_node_id)
+NodeKey = tuple[str, str, int]
+
+_FORMAT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class RefBinding:
+    """What a ref points at. ``frame_id``/``loader_id`` name the owning document."""
+
+    ref: int
+    frame_id: str
+    loader_id: str
+    backend_node_id: int
+
+    @property
+    def key(self) -> NodeKey:
+        return (self.frame_id, self.loader_id, self.backend_node_id)
+
+
+class RefLedger:
+    """Refs of one Page. Not thread-safe; used from the host's event loop only."""
+
+    __slots__ = ("browser_instance", "next_ref", "keys", "active", "stale")
+
+    def __init__(self, browser_instance: str = "") -> None:
+        self.browser_instance = browser_instance
+        #: the next number to issue (numbers start at 1)
+        self.next_ref = 1
+        #: node key -> number, for active and remembered stale numbers
+        self.keys: dict[Any, int] = {}
+        #: number -> key, active refs
+        self.active: dict[int, NodeKey] = {}
+        #: number -> key, stale refs, oldest first
+        self.stale: OrderedDict[int, NodeKey] = OrderedDict()
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def lookup(self, ref: int) -> RefBinding:
+        """The binding of an active ref; ``StaleRef`` or ``UnknownRef`` otherwise."""
+        key = self.active.get(ref)
+        if key is not None:
+            return RefBinding(ref, key[0], key[1], key[2])
+        if ref in self.stale:
+            raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
+        raise UnknownRef(f"Unknown ref: {ref}; take a new snapshot", ref=ref)
+
+    def __contains__(self, ref: object) -> bool:
+        return ref in self.active
+
+    def __len__(self) -> int:
+        return len(self.active)
+
+    def refs_in_frame(self, frame_id: str) -> list[int]:
+        return [r for r, k in self.active.items() if k[0] == frame_id]
+
+    # -- updating ---------------------------------------------------------------------------
+
+    def commit(self, shown: list[int], *, replace: bool) -> None:
+        """Record the numbers a snapshot printed (the core already put new keys in ``keys``).
+
+        ``replace`` (full_page): every active ref not printed becomes stale.
+        """
+        active = self.active
+        stale = self.stale
+        old_next = self.next_ref
+        new_keys: dict[int, Any] = {}
+        top = max(shown) + 1 if shown else old_next
+        if top > old_next:
+            # new numbers are the last entries of ``keys`` (dicts keep insertion order)
+            want = top - old_next
+            for key, ref in reversed(self.keys.items()):
+                if ref >= old_next:
+                    new_keys[ref] = key
+                    if len(new_keys) == want:
+                        break
+            self.next_ref = top
+        if replace:
+            shown_set = set(shown)
+            for ref in [r for r in active if r not in shown_set]:
+                self._make_stale(ref, active.pop(ref))
+        for ref in shown:
+            if ref not in active:
+                key = new_keys.get(ref)
+                if key is None:
+                    key = stale.pop(ref)
+                else:
+                    stale.pop(ref, None)
+                active[ref] = key
+
+    def _make_stale(self, ref: int, key: NodeKey) -> None:
+        stale = self.stale
+        stale[ref] = key
+        stale.move_to_end(ref)
+        while len(stale) > MAX_STALE:
+            old_ref, old_key = stale.popitem(last=False)
+            if self.keys.get(old_key) == old_ref:
+                del self.keys[old_key]
+
+    def stale_frame(self, frame_id: str) -> None:
+        """A document change in ``frame_id``: its refs go stale and its keys are forgotten."""
+        for ref in [r for r, k in self.active.items() if k[0] == frame_id]:
+            key = self.active.pop(ref)
+            self._make_stale(ref, key)
+            self.keys.pop(key, None)
+
+    def stale_all(self) -> None:
+        """Every active ref goes stale (a node shown again later gets its number back)."""
+        for ref, key in list(self.active.items()):
+            self._make_stale(ref, key)
+        self.active.clear()
+
+    def stale_ref(self, ref: int) -> None:
+        """One node is known to be gone (removed or replaced)."""
+        key = self.active.pop(ref, None)
+        if key is not None:
+            self._make_stale(ref, key)
+            self.keys.pop(key, None)
+
+    def clear(self) -> None:
+        """Drop every ref (the Page closed); numbers keep growing."""
+        self.keys.clear()
+        self.active.clear()
+        self.stale.clear()
+
+    # -- persistence ------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        docs: dict[tuple[str, str], int] = {}
+        doc_list: list[list[str]] = []
+
+        def doc(key: NodeKey) -> int:
+            d = (key[0], key[1])
+            i = docs.get(d)
+            if i is None:
+                i = docs[d] = len(doc_list)
+                doc_list.append([key[0], key[1]])
+            return i
+
+        active = []
+        for ref, key in self.active.items():
+            active += (ref, doc(key), key[2])
+        stale = []
+        for ref, key in self.stale.items():
+            stale += (ref, doc(key), key[2], 1 if self.keys.get(key) == ref else 0)
+        return {
+            "v": _FORMAT,
+            "b": self.browser_instance,
+            "n": self.next_ref,
+            "d": doc_list,
+            "a": active,
+            "s": stale,
+        }
+
+    def to_bytes(self) -> bytes:
+        return orjson.dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: Any, browser_instance: str) -> RefLedger:
+        ledger = cls(browser_instance)
+        try:
+            if not isinstance(data, dict) or data.get("v") != _FORMAT or data.get("b") != browser_instance:
+                return ledger
+            docs = [(str(f), str(l)) for f, l in data["d"]]
+            a = data["a"]
+            s = data["s"]
+            nxt = int(data["n"])
+            for i in range(0, len(a), 3):
+                f, l = docs[a[i + 1]]
+                key = (f, l, int(a[i + 2]))
+                ref = int(a[i])
+                if ref >= nxt or ref < 1:
+                    raise ValueError("ref beyond next")
+                ledger.active[ref] = key
+                ledger.keys[key] = ref
+            for i in range(0, len(s), 4):
+                f, l = docs[s[i + 1]]
+                key = (f, l, int(s[i + 2]))
+                ref = int(s[i])
+                ledger.stale[ref] = key
+                if s[i + 3]:
+                    ledger.keys[key] = ref
+            ledger.next_ref = nxt
+        except (KeyError, IndexError, TypeError, ValueError):
+            return cls(browser_instance)
+        return ledger
+
+    @classmethod
+    def from_bytes(cls, data: bytes | str | None, browser_instance: str) -> RefLedger:
+        """Restore a ledger; another browser instance or a corrupt record gives an empty one."""
+        if not data:
+            return cls(browser_instance)
+        try:
+            obj = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return cls(browser_instance)
+        return cls.from_dict(obj, browser_instance)
+
+    def __repr__(self) -> str:
+        return f"<RefLedger active={len(self.active)} stale={len(self.stale)} next={self.next_ref}>"

@@ -1,0 +1,227 @@
+"""Pure-Python twin of ``ego_browser/_snapshot.pyx``: compaction, rendering, ref assignment.
+
+Both implementations take the same flat, preorder node table and must print the same bytes;
+``tests/test_snapshot_core.py`` proves it over random trees with hypothesis. The Cython module
+is the one used at run time; this twin is the fallback when the extension is not built and the
+readable specification of what the extension does.
+
+Node table (parallel lists, one entry per node, preorder):
+
+``depth``  int, 0 for the top ``root``; a child is exactly one deeper than its parent
+``role``   str: ``root``, ``text``, ``container``, ``iframe`` or an ARIA role
+``name``   str (text of a ``text`` node); collapsed and escaped here
+``flags``  int: ``FLAG_REF`` (ref-bearing)
+``key``    hashable identity of a ref-bearing node (frame, loader, backend id) or ``None``
+``url``    str, a link's resolved href or ``""``
+``loc``    str, a stable locator or ``""``
+
+Compaction (order kept, idempotent): drop blank text (whitespace, NBSP, zero-width only);
+an unnamed, ref-less ``container`` left with no child is dropped, with one child is replaced
+by that child, with several is kept; every other node is kept.
+"""
+
+from __future__ import annotations
+
+__all__ = ["FLAG_REF", "ZERO_WIDTH", "render_tree", "is_blank", "clean_name", "parse_snapshot"]
+
+FLAG_REF = 1
+
+#: characters that print nothing (zero-width and bidi formatting marks, soft hyphen)
+ZERO_WIDTH = frozenset(
+    "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff\u00ad\u180e"
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
+def is_blank(text: str) -> bool:
+    for ch in text:
+        if not (ch.isspace() or ch in ZERO_WIDTH):
+            return False
+    return True
+
+
+def clean_name(name: str) -> str:
+    """Collapse whitespace runs to one space, trim, escape ``\\`` and ``"``."""
+    name = " ".join(name.split())
+    if "\\" in name:
+        name = name.replace("\\", "\\\\")
+    if '"' in name:
+        name = name.replace('"', '\\"')
+    return name
+
+
+def render_tree(
+    depth: list,
+    role: list,
+    name: list,
+    flags: list,
+    key: list,
+    url: list,
+    loc: list,
+    refs: dict,
+    next_ref: int,
+    marks: bool,
+    locs: bool,
+) -> tuple[str, int, list]:
+    """Compact and print the node table.
+
+    ``refs`` maps a node key to its number and gets the new numbers (from ``next_ref`` on, in
+    printing order). Returns ``(text, next_ref, shown)`` where ``shown`` lists the numbers
+    printed, in order. The text has one line per node and no trailing newline.
+    """
+    n = len(depth)
+    if n == 0:
+        return "", next_ref, []
+    # tree links
+    first_child = [-1] * n
+    next_sibling = [-1] * n
+    last_child = [-1] * n
+    stack: list[int] = []
+    for i in range(n):
+        d = depth[i]
+        while len(stack) > d:
+            stack.pop()
+        if stack:
+            p = stack[-1]
+            if last_child[p] == -1:
+                first_child[p] = i
+            else:
+                next_sibling[last_child[p]] = i
+            last_child[p] = i
+        stack.append(i)
+    # effective node per index: itself (kept), a descendant (replaced container) or -1 (dropped)
+    eff = [-1] * n
+    for i in range(n - 1, -1, -1):
+        r = role[i]
+        if r == "text":
+            eff[i] = -1 if is_blank(name[i]) else i
+        elif r == "container" and not (flags[i] & FLAG_REF) and is_blank(name[i]):
+            count = 0
+            single = -1
+            c = first_child[i]
+            while c != -1:
+                if eff[c] != -1:
+                    count += 1
+                    single = eff[c]
+                    if count > 1:
+                        break
+                c = next_sibling[c]
+            if count == 0:
+                eff[i] = -1
+            elif count == 1:
+                eff[i] = single
+            else:
+                eff[i] = i
+        else:
+            eff[i] = i
+    # print: top-level nodes are those at depth 0 (and, defensively, stray roots)
+    lines: list[str] = []
+    shown: list[int] = []
+    tops = [i for i in range(n) if depth[i] == 0]
+    work: list[tuple[int, int]] = [(t, 0) for t in reversed(tops)]
+    while work:
+        i, d = work.pop()
+        j = eff[i]
+        if j == -1:
+            continue
+        nm = name[j]
+        line = "  " * d + role[j]
+        if nm:
+            nm = clean_name(nm)
+            if nm:
+                line += ' "' + nm + '"'
+        meta = []
+        if marks and flags[j] & FLAG_REF:
+            k = key[j]
+            ref = refs.get(k)
+            if ref is None:
+                ref = next_ref
+                next_ref += 1
+                refs[k] = ref
+            shown.append(ref)
+            meta.append("ref=" + str(ref))
+        if locs and loc[j]:
+            meta.append("loc=" + loc[j])
+        if url[j]:
+            meta.append("url=" + url[j])
+        if meta:
+            line += " [" + ", ".join(meta) + "]"
+        lines.append(line)
+        kids = []
+        c = first_child[j]
+        while c != -1:
+            kids.append(c)
+            c = next_sibling[c]
+        for c in reversed(kids):
+            work.append((c, d + 1))
+    return "\n".join(lines), next_ref, shown
+
+
+def parse_snapshot(text: str) -> tuple[list, list, list, list, list, list, list, dict]:
+    """Parse printed snapshot lines (no header) back into a node table.
+
+    Refs come back as keys ``("ref", N)`` with a ``refs`` dict mapping them to ``N``, so that
+    printing the table again reproduces the numbers. Used to check idempotence.
+    """
+    depth: list = []
+    role: list = []
+    name: list = []
+    flags: list = []
+    key: list = []
+    url: list = []
+    loc: list = []
+    refs: dict = {}
+    for line in text.split("\n"):
+        if not line:
+            continue
+        stripped = line.lstrip(" ")
+        d = (len(line) - len(stripped)) // 2
+        sp = stripped.find(" ")
+        r = stripped if sp < 0 else stripped[:sp]
+        rest = "" if sp < 0 else stripped[sp + 1 :]
+        nm = ""
+        if rest.startswith('"'):
+            i = 1
+            buf = []
+            while i < len(rest):
+                ch = rest[i]
+                if ch == "\\" and i + 1 < len(rest):
+                    buf.append(rest[i + 1])
+                    i += 2
+                    continue
+                if ch == '"':
+                    break
+                buf.append(ch)
+                i += 1
+            nm = "".join(buf)
+            rest = rest[i + 1 :].lstrip(" ")
+        f = 0
+        k = None
+        u = ""
+        lc = ""
+        if rest.startswith("[") and rest.endswith("]"):
+            meta = rest[1:-1]
+            # url= is last and may contain ", "; loc= may too: split on the known prefixes
+            ref_s = None
+            if meta.startswith("ref="):
+                end = meta.find(", ")
+                ref_s = meta[4:] if end < 0 else meta[4:end]
+                meta = "" if end < 0 else meta[end + 2 :]
+            if meta.startswith("loc="):
+                end = meta.find(", url=")
+                lc = meta[4:] if end < 0 else meta[4:end]
+                meta = "" if end < 0 else meta[end + 2 :]
+            if meta.startswith("url="):
+                u = meta[4:]
+            if ref_s is not None:
+                f = FLAG_REF
+                k = ("ref", int(ref_s))
+                refs[k] = int(ref_s)
+        depth.append(d)
+        role.append(r)
+        name.append(nm)
+        flags.append(f)
+        key.append(k)
+        url.append(u)
+        loc.append(lc)
+    return depth, role, name, flags, key, url, loc, refs

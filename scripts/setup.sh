@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Idempotent set-up for a fresh Debian/Ubuntu machine: Chromium (from the distribution's
+# packages, only when none is found), a .venv with ego_browser built (Cython extension) and
+# installed in editable mode, and the test dependencies. Re-running it is cheap.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PYTHON:-python3}
+VENV=.venv
+
+say() { printf '[setup] %s\n' "$*"; }
+
+find_chromium() {
+  if [ -n "${EGO_BROWSER_CHROMIUM:-}" ] && command -v "$EGO_BROWSER_CHROMIUM" >/dev/null 2>&1; then return 0; fi
+  for name in chromium chromium-browser google-chrome google-chrome-stable; do
+    if command -v "$name" >/dev/null 2>&1; then return 0; fi
+  done
+  return 1
+}
+
+if [ -n "${EGO_BROWSER_CDP_URL:-}" ]; then
+  say "EGO_BROWSER_CDP_URL is set: no local Chromium needed"
+elif find_chromium; then
+  say "Chromium found"
+else
+  say "no Chromium found: installing Debian's chromium package"
+  SUDO=""
+  if [ "$(id -u)" != "0" ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+      echo "[setup] need root (or sudo) to install chromium: apt-get install -y chromium" >&2; exit 1
+    fi
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq chromium >/dev/null || $SUDO apt-get install -y -qq chromium-browser >/dev/null
+  find_chromium || { echo "[setup] Chromium still missing after apt-get" >&2; exit 1; }
+fi
+
+if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; then
+  echo "[setup] Python 3.11+ is required (found $("$PY" --version 2>&1)); set PYTHON=python3.11" >&2
+  exit 1
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+  say "creating $VENV"
+  "$PY" -m venv "$VENV"
+fi
+
+stamp="$VENV/.ego-setup"
+want=$(cat pyproject.toml setup.py ego_browser/_snapshot.pyx 2>/dev/null | sha256sum | cut -d' ' -f1)
+have=$(cat "$stamp" 2>/dev/null || true)
+if [ "$want" = "$have" ] && "$VENV/bin/python" -c 'import ego_browser._snapshot' 2>/dev/null; then
+  say "environment up to date"
+  exit 0
+fi
+
+say "installing ego_browser (editable, with the Cython extension) and test dependencies"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip setuptools wheel Cython
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[test]"
+# build the extension in place too, so the source tree imports the compiled module
+"$VENV/bin/python" setup.py -q build_ext --inplace >/dev/null
+"$VENV/bin/python" -c 'import ego_browser._snapshot' || { echo "[setup] the Cython extension did not build" >&2; exit 1; }
+echo "$want" > "$stamp"
+say "done"

@@ -1,0 +1,185 @@
+"""Pages for the snapshot tests, served on 127.0.0.1 (port 0); ``localhost`` gives a second site.
+
+``serve()`` yields a :class:`Site`; ``site.url(path)`` is same-site, ``site.cross(path)`` is
+cross-site (an out-of-process iframe when embedded in a 127.0.0.1 page).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+__all__ = ["PAGES", "Site", "serve", "catalog_page"]
+
+
+def _doc(title: str, body: str) -> str:
+    return f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{title}</title></head><body>{body}</body></html>"
+
+
+def catalog_page(rows: int = 500) -> str:
+    out = ["<h1>Inventory</h1><table id=inventory><thead><tr><th>Item</th><th>Description</th><th>Action</th>"
+           "<th>Quantity</th></tr></thead><tbody>"]
+    for i in range(rows):
+        out.append(
+            f"<tr id=row-{i}><td><a href=\"/item/{i}\">Item {i}</a></td>"
+            f"<td>Description of item number {i}, in stock</td>"
+            f"<td><button type=button data-row={i}>Add {i}</button></td>"
+            f"<td><input type=text name=qty-{i} aria-label=\"Quantity {i}\" value=\"\"></td></tr>"
+        )
+    out.append("</tbody></table>")
+    return _doc("Large table", "".join(out))
+
+
+FORMS = _doc("Forms", """
+<main><h1>Checkout</h1>
+<form id=checkout>
+ <label for=email>Email</label> <input id=email type=email placeholder="you@example.com">
+ <label>Full name <input name=fullname></label>
+ <input type=search placeholder="Search products" title="Search">
+ <input type=password aria-labelledby=pwlabel> <span id=pwlabel>Secret code</span>
+ <textarea name=notes placeholder="Notes"></textarea>
+ <select name=sort aria-label="Sort by"><option value=price_asc>Price ascending</option><option value=new>Newest</option></select>
+ <fieldset><legend>Shipping</legend>
+  <label><input type=radio name=ship value=std checked> Standard</label>
+  <label><input type=radio name=ship value=exp> Express</label>
+ </fieldset>
+ <label><input type=checkbox id=terms> I accept the <a href="/terms">terms</a></label>
+ <input type=number aria-label=Quantity value=1> <input type=range aria-label=Volume>
+ <input type=submit value="Place order"> <button type=button disabled>Disabled action</button>
+ <input type=hidden name=token value=x>
+ <div contenteditable=true aria-label="Editor">Edit me</div>
+ <div tabindex=0>Focusable block</div>
+ <button type=button aria-label="Close dialog">X</button>
+ <button type=button title="Help tooltip"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="Help"></button>
+ <a href="/same">Same link</a> <a href="/same">Same link</a>
+ <a href="/unique?x=1">Unique link</a>
+</form></main>
+""")
+
+LISTS = _doc("Lists", """
+<nav aria-label=Primary><ul><li><a href=/a>Alpha</a></li><li><a href=/b>Beta</a></li></ul></nav>
+<ol><li>First step</li><li>Second <b>bold</b> step</li></ol>
+<details open><summary>More info</summary><p>Hidden depths</p></details>
+<dialog open aria-label="Choose category"><p>Pick one</p><button type=button>Books</button><button type=button>Music</button></dialog>
+<p style="display:none">Never shown</p><p aria-hidden=true>Also hidden</p>
+<p>Visible <span style="visibility:hidden">invisible</span> text</p>
+<table><tr><th>Key</th><th>Value</th></tr><tr><td>Colour</td><td>Blue</td></tr><tr><td></td><td>Empty left</td></tr></table>
+""")
+
+SHADOW = _doc("Shadow", """
+<h1>Shadow host</h1><div id=host1></div>
+<script>
+const h1 = document.getElementById('host1');
+const r1 = h1.attachShadow({mode: 'open'});
+r1.innerHTML = '<p>Outer shadow text</p><button id=outer-btn>Outer shadow button</button><div id=host2></div>';
+const r2 = r1.getElementById('host2').attachShadow({mode: 'open'});
+r2.innerHTML = '<label>Deep field <input id=deep-input></label><button>Deep shadow button</button>';
+</script>
+""")
+
+COMPACT = _doc("Compact", """
+<div><div><div><h2>Wrapped heading</h2></div></div></div>
+<div>   </div><div>&nbsp;&nbsp;</div><div>&#8203;&#8205;</div><span></span>
+<div><p>Group one A</p><p>Group one B</p></div>
+<div><p>Group two A</p><p>Group two B</p></div>
+<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="Logo">
+<svg width=20 height=20><circle cx=10 cy=10 r=5></circle></svg>
+<canvas width=20 height=20></canvas>
+<table><tr><td></td><td>Cell</td></tr></table>
+<iframe src="/inner_a" title="Inner A"></iframe>
+""")
+
+
+def frames_page(cross: str) -> str:
+    return _doc("Frames", f"""
+<h1>Frames host</h1><button>Host button</button>
+<iframe id=fa src="/inner_a" title="Same origin"></iframe>
+<iframe id=fb src="{cross}/inner_b" title="Cross origin"></iframe>
+<iframe id=fn src="/nest1" title="Nest one" style="width:600px;height:300px"></iframe>
+<div style="height:3000px"></div>
+<iframe id=lazy loading=lazy src="/inner_lazy" title="Lazy frame"></iframe>
+<p>Bottom text far below</p>
+""")
+
+
+INNER_A = _doc("A", "<p>Inner A text</p><button id=frame-btn onclick=\"this.textContent='clicked'\">Run</button><input id=field>")
+INNER_B = _doc("B", "<p>Inner B text</p><button id=frame-btn>Run</button><input id=field>")
+INNER_LAZY = _doc("L", "<p>Lazy content</p><button>Lazy button</button>")
+
+
+def nest1(cross: str) -> str:
+    return _doc("N1", f"<p>Nest one text</p><iframe src=\"{cross}/nest2\" title=\"Nest two\" style=\"width:500px;height:250px\"></iframe>")
+
+
+def nest2(base: str) -> str:
+    return _doc("N2", f"<p>Nest two text</p><iframe src=\"{base}/inner_c\" title=\"Nest three\"></iframe>")
+
+
+INNER_C = _doc("C", "<p>Deepest text</p><button>Deep button</button>")
+
+
+class Site:
+    def __init__(self, server: ThreadingHTTPServer) -> None:
+        self.server = server
+        self.port = server.server_address[1]
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.other = f"http://localhost:{self.port}"
+        self.hits: dict[str, int] = {}
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    def cross(self, path: str) -> str:
+        return self.other + path
+
+
+def _handler(site_ref: list):
+    class H(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:  # noqa: N802
+            site: Site = site_ref[0]
+            path = self.path.split("?", 1)[0]
+            site.hits[path] = site.hits.get(path, 0) + 1
+            pages = {
+                "/forms": FORMS, "/lists": LISTS, "/shadow": SHADOW, "/compact": COMPACT,
+                "/frames": frames_page(site.other), "/inner_a": INNER_A, "/inner_b": INNER_B,
+                "/inner_lazy": INNER_LAZY, "/nest1": nest1(site.other), "/nest2": nest2(site.base),
+                "/inner_c": INNER_C, "/catalog": catalog_page(),
+            }
+            body = pages.get(path)
+            if body is None:
+                body = _doc("Other", f"<h1>{path}</h1>")
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    return H
+
+
+PAGES = ["/forms", "/lists", "/shadow", "/compact", "/frames", "/catalog"]
+
+
+@contextlib.contextmanager
+def serve() -> Iterator[Site]:
+    ref: list = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(ref))
+    server.daemon_threads = True
+    ref.append(Site(server))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield ref[0]
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)

@@ -1,0 +1,140 @@
+"""Snapshot core: compaction rules, Cython == pure-Python twin, idempotence (no browser)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ego_browser.snapshot import twin
+from ego_browser.snapshot.engine import truncate
+
+try:
+    from ego_browser import _snapshot as cy
+except ImportError:  # pragma: no cover - extension not built
+    cy = None
+
+CORES = [twin] + ([cy] if cy is not None else [])
+ROLES = ["root", "text", "container", "button", "link", "textbox", "img", "canvas", "svg", "iframe", "cell",
+         "listitem", "heading", "row", "table"]
+TEXTS = st.sampled_from(["", " ", "\u00a0", "\u200b", "\u200b \u200d", "hello", "a  b", 'say "hi"', "back\\slash",
+                         "multi\nline\ttext", " lead", "trail ", "ünï cödé", "\u2028x", "\x1f", "Ω\u00a0Ω"])
+
+
+@st.composite
+def trees(draw, max_nodes=60):
+    n = draw(st.integers(min_value=1, max_value=max_nodes))
+    depth = [0]
+    role = ["root"]
+    for _ in range(n - 1):
+        d = draw(st.integers(min_value=1, max_value=depth[-1] + 1))
+        depth.append(d)
+        role.append(draw(st.sampled_from(ROLES[1:])))
+    name = [draw(TEXTS) if r in ("text", "container", "button", "link", "cell") else draw(st.sampled_from(["", "N"]))
+            for r in role]
+    flags = [draw(st.sampled_from([0, 0, 1])) if r not in ("text",) else 0 for r in role]
+    key = [("f", "l", i) if flags[i] else None for i in range(n)]
+    url = [draw(st.sampled_from(["", "http://x/y"])) if r == "link" else "" for r in role]
+    loc = [draw(st.sampled_from(["", "css:#a", 'role:button[name="N"]'])) if flags[i] else "" for i, r in enumerate(role)]
+    return depth, role, name, flags, key, url, loc
+
+
+def render(core, t, refs=None, start=1, marks=True, locs=True):
+    refs = {} if refs is None else refs
+    return core.render_tree(*t, refs, start, marks, locs)
+
+
+@pytest.mark.skipif(cy is None, reason="Cython extension not built")
+@settings(max_examples=400, deadline=None)
+@given(trees())
+def test_cython_equals_twin(t):
+    r1, r2 = {}, {}
+    assert cy.render_tree(*t, r1, 7, True, True) == twin.render_tree(*t, r2, 7, True, True)
+    assert r1 == r2
+    assert cy.render_tree(*t, {}, 1, False, False) == twin.render_tree(*t, {}, 1, False, False)
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.__name__)
+@settings(max_examples=300, deadline=None)
+@given(t=trees())
+def test_second_pass_changes_nothing(core, t):
+    text, _, shown = render(core, t)
+    again = twin.parse_snapshot(text)
+    refs = again[7]
+    text2, _, shown2 = core.render_tree(*again[:7], refs, 10**6, True, True)
+    assert text2 == text
+    assert shown2 == shown
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.__name__)
+def test_compaction_rules(core):
+    #        depth role         name     flags
+    rows = [
+        (0, "root", "", 0),
+        (1, "container", "", 0),      # wrapper with one child -> replaced by the child
+        (2, "container", "", 0),
+        (3, "heading", "Title", 0),
+        (1, "text", "  \u00a0 ", 0),  # whitespace/NBSP only -> dropped
+        (1, "text", "\u200b\u200d", 0),  # zero-width only -> dropped
+        (1, "container", "", 0),      # empty after compaction -> dropped
+        (2, "text", " ", 0),
+        (1, "container", "", 0),      # two children: kept (grouping)
+        (2, "text", "one", 0),
+        (2, "text", "two", 0),
+        (1, "container", "", 0),      # second group stays distinct
+        (2, "text", "three", 0),
+        (2, "text", "four", 0),
+        (1, "cell", "", 0),           # semantic, kept even when empty
+        (1, "img", "", 0),
+        (1, "svg", "", 0),
+        (1, "canvas", "", 0),
+        (1, "container", "", 1),      # ref-bearing container kept
+        (1, "container", "Named", 0),  # named container kept
+        (1, "text", '  a  "q"  \\ ', 0),
+    ]
+    t = (
+        [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows],
+        [("k", i) if r[3] else None for i, r in enumerate(rows)], [""] * len(rows), [""] * len(rows),
+    )
+    text, nxt, shown = render(core, t)
+    assert text == "\n".join([
+        "root",
+        '  heading "Title"',
+        "  container",
+        '    text "one"',
+        '    text "two"',
+        "  container",
+        '    text "three"',
+        '    text "four"',
+        "  cell",
+        "  img",
+        "  svg",
+        "  canvas",
+        "  container [ref=1]",
+        '  container "Named"',
+        '  text "a \\"q\\" \\\\"',
+    ])
+    assert nxt == 2 and shown == [1]
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.__name__)
+def test_refs_keep_numbers_and_metadata_order(core):
+    t = ([0, 1, 1], ["root", "link", "button"], ["", "Terms", "Go"], [0, 1, 1], [None, "a", "b"],
+         ["", "https://x/terms", ""], ["", "href:/terms", ""])
+    refs = {"b": 4}
+    text, nxt, shown = render(core, t, refs, start=5)
+    assert text == 'root\n  link "Terms" [ref=5, loc=href:/terms, url=https://x/terms]\n  button "Go" [ref=4]'
+    assert (nxt, shown, refs) == (6, [5, 4], {"b": 4, "a": 5})
+    text, _, _ = render(core, t, refs, start=6, marks=False, locs=False)
+    assert text == 'root\n  link "Terms" [url=https://x/terms]\n  button "Go"'
+
+
+def test_truncate_cuts_at_line_boundary():
+    text = "\n".join(f"line {i} " + "x" * 20 for i in range(100))
+    out = truncate(text, 500)
+    assert len(out) <= 500
+    body, note = out.rsplit("\n", 1)
+    assert text.startswith(body + "\n")
+    cut = len(text) - len(body)
+    assert f"cut {cut} chars" in note and "lines" in note
+    assert truncate(text, None) == text and truncate(text, len(text)) == text
