@@ -1,13 +1,25 @@
-"""Snapshot benchmark: ours (full_page, viewport) vs Playwright ``aria_snapshot(mode="ai")``.
+"""Snapshot benchmark: ours vs Playwright ``aria_snapshot(mode="ai")``, agent-browser
+``snapshot`` and browser-use's DOM state text, in the same run, on the standard pages.
 
-Pages from ``benchmarks/pages.py``: the large page (500-row table) and the login form.
-Medians of warm runs (a cold first snapshot is reported apart), output sizes, the capture
-alternatives (``Accessibility.getFullAXTree``, ``DOMSnapshot.captureSnapshot``, our walker)
-and the Cython core vs its pure-Python twin on the large page's node table.
+Pages (``benchmarks/pages.py``): ``/large`` (500 rows × link, text cell, button, input) and
+``/login``. For each page:
+
+- **ours**: ``take_snapshot`` (the host's engine, default options: refs and locators on) on a
+  Chromium from our launcher, full_page and viewport. *Cold* = the first snapshot after a
+  navigation, with a new ledger (text returned); *cold + ids* also waits for the backend node
+  ids that are fetched right after the text (what the first ref action waits for at most).
+  *Warm* = a repeated snapshot of the same document.
+- **Playwright**: ``aria_snapshot(mode="ai")`` on the same binary; cold = first call after
+  ``goto``. Our calls and Playwright's are interleaved so that machine load hits both alike.
+- **agent-browser**: ``agent-browser snapshot`` (wall time of the CLI call, as an agent pays it).
+- **browser-use**: ``get_browser_state_summary`` + ``llm_representation`` (timed inside its own
+  process), default (viewport ±1000 px) and full page.
+
+Also: the capture alternatives we measured (``Accessibility.getFullAXTree``,
+``DOMSnapshot.captureSnapshot``, our walker) and the Cython core vs its pure-Python twin on
+the large page's node table. A peer that is not installed prints "n/a" with the reason.
 
     .venv/bin/python benchmarks/bench_snapshot.py
-
-``run(results)`` fills ``results`` (a dict) so that other benchmark scripts can add columns.
 """
 
 from __future__ import annotations
@@ -15,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -23,86 +34,112 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pages  # noqa: E402
+import peers  # noqa: E402
 
-from ego_browser.browser.launcher import launch_chromium  # noqa: E402
 from ego_browser.cdp.connection import Connection  # noqa: E402
 from ego_browser.snapshot import CdpSnapshotTarget, RefLedger, take_snapshot  # noqa: E402
 from ego_browser.snapshot import engine, twin  # noqa: E402
 
-PW_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-RUNS = 9
+WARM = 9
+COLD = 5
 PATHS = ("/large", "/login")
+TARGET_SIZE = 0.8
+TARGET_TIME = 0.35
 
 
-def _median(xs):
-    return statistics.median(xs) * 1000
+def _ms(xs: list[float]) -> float:
+    return statistics.median(xs) * 1000 if xs else float("nan")
 
 
-async def _ours(site, results: dict) -> None:
-    with tempfile.TemporaryDirectory() as profile:
-        bp = launch_chromium(profile)
-        try:
-            conn = await Connection.connect(bp.ws_url)
-            t = await CdpSnapshotTarget.new_page(conn)
+async def _ours_and_playwright(site, results: dict) -> None:
+    with peers.ego_chromium() as bp:
+        conn = await Connection.connect(bp.ws_url)
+        t = await CdpSnapshotTarget.new_page(conn)
+        async with peers.playwright_page() as pw:
+            if pw is None:
+                results["playwright_missing"] = peers.missing("playwright") or "unavailable"
             for path in PATHS:
-                await t.goto(site.url(path))
-                led = RefLedger("bench")
-                t0 = time.perf_counter()
-                text = await take_snapshot(t, led, scope="full_page")
-                cold = time.perf_counter() - t0
+                url = site.url(path)
                 r = results.setdefault(path, {})
-                r["ours_full_cold_ms"] = cold * 1000
-                for scope, label in (("full_page", "ours_full"), ("only_within_viewport", "ours_viewport")):
-                    ts = []
-                    for _ in range(RUNS):
+                s: dict[str, list[float]] = {}
+                for _ in range(COLD):
+                    for scope, label in (("full_page", "full"), ("only_within_viewport", "viewport")):
+                        await t.goto(url)
+                        led = RefLedger("bench")
                         t0 = time.perf_counter()
                         text = await take_snapshot(t, led, scope=scope)
-                        ts.append(time.perf_counter() - t0)
-                    r[label + "_ms"] = _median(ts)
-                    r[label + "_bytes"] = len(text.encode())
+                        t1 = time.perf_counter()
+                        await engine.settle(led)
+                        t2 = time.perf_counter()
+                        s.setdefault(f"ours_{label}_cold", []).append(t1 - t0)
+                        s.setdefault(f"ours_{label}_cold_ids", []).append(t2 - t0)
+                        r[f"ours_{label}_bytes"] = len(text.encode())
+                    if pw is not None:
+                        await pw.goto(url)
+                        t0 = time.perf_counter()
+                        pw_text = await pw.aria_snapshot(mode="ai")
+                        s.setdefault("pw_cold", []).append(time.perf_counter() - t0)
+                        # Playwright's ref numbers grow with every snapshot of a page: its size is
+                        # taken from a first snapshot (the smallest it prints)
+                        r["pw_bytes"] = min(r.get("pw_bytes", 1 << 60), len(pw_text.encode()))
+                await t.goto(url)
+                led = RefLedger("bench")
+                await take_snapshot(t, led, scope="full_page")
+                if pw is not None:
+                    await pw.goto(url)
+                    await pw.aria_snapshot(mode="ai")
+                for _ in range(WARM):
+                    for scope, label in (("full_page", "full"), ("only_within_viewport", "viewport")):
+                        t0 = time.perf_counter()
+                        await take_snapshot(t, led, scope=scope)
+                        s.setdefault(f"ours_{label}_warm", []).append(time.perf_counter() - t0)
+                    if pw is not None:
+                        t0 = time.perf_counter()
+                        await pw.aria_snapshot(mode="ai")
+                        s.setdefault("pw_warm", []).append(time.perf_counter() - t0)
                 text = await take_snapshot(t, led, scope="full_page", include_stable_locator=False)
                 r["ours_full_noloc_bytes"] = len(text.encode())
+                for k, v in s.items():
+                    r[k + "_ms"] = _ms(v)
                 if path == "/large":
                     await _captures(t, r)
                     await _core_ratio(t, r)
-            await t.close()
-            await conn.close()
-        finally:
-            bp.terminate()
+        await t.close()
+        await conn.close()
 
 
 async def _captures(t, r: dict) -> None:
+    import orjson
+
+    from ego_browser.snapshot.capture import capture_frame
+
     s = t.main_session
     for label, method, params in (
         ("cap_fullaxtree", "Accessibility.getFullAXTree", {}),
         ("cap_domsnapshot", "DOMSnapshot.captureSnapshot", {"computedStyles": [], "includeDOMRects": True}),
+        ("cap_getdocument", "DOM.getDocument", {"depth": -1, "pierce": True}),
     ):
         ts = []
-        size = 0
+        res = None
         for _ in range(5):
             t0 = time.perf_counter()
             res = await s.send(method, params, timeout=60)
             ts.append(time.perf_counter() - t0)
-        import orjson
-
-        size = len(orjson.dumps(res))
-        r[label + "_ms"] = _median(ts)
-        r[label + "_bytes"] = size
-    from ego_browser.snapshot.capture import capture_frame
-
+        r[label + "_ms"] = _ms(ts)
+        r[label + "_bytes"] = len(orjson.dumps(res))
     frame = t.frames()[0]
     ts = []
+    cap = None
     for _ in range(5):
         t0 = time.perf_counter()
         cap = await capture_frame(frame, viewport=False, locs=True, all_keys=False)
         ts.append(time.perf_counter() - t0)
-    r["cap_walker_ms"] = _median(ts)
+    r["cap_walker_ms"] = _ms(ts)
     r["cap_walker_rows"] = len(cap.rows) // 7
 
 
 async def _core_ratio(t, r: dict) -> None:
-    """Time the Cython core and the twin on the large page's own node table."""
+    """Time the Cython core and the twin on the large page's own node table (best of many)."""
     from ego_browser.snapshot.capture import capture_frame
 
     frame = t.frames()[0]
@@ -113,77 +150,140 @@ async def _core_ratio(t, r: dict) -> None:
     keys = [(frame.frame_id, cap.loader_id, cap.lids[lids[i]]) if f & 1 else None for i, f in enumerate(fl)]
     table = (rows[0::7], rows[1::7], rows[2::7], fl, keys, rows[5::7],
              [c.split("\x1f", 1)[0] if c else "" for c in rows[6::7]])
-    out = {}
-    for name, core in (("cython", engine._core), ("twin", twin)):
-        ts = []
-        for _ in range(15):
+    best = {"cython": float("inf"), "twin": float("inf")}
+    texts = {}
+    for _ in range(25):  # interleaved, best of 25 each
+        for name, core in (("cython", engine._core), ("twin", twin)):
             refs: dict = {}
             t0 = time.perf_counter()
             text, _, _ = core.render_tree(*table, refs, 1, True, True)
-            ts.append(time.perf_counter() - t0)
-        out[name] = (min(ts), text)
-    assert out["cython"][1] == out["twin"][1]
+            best[name] = min(best[name], time.perf_counter() - t0)
+            texts[name] = text
+    assert texts["cython"] == texts["twin"]
     r["core_nodes"] = len(fl)
-    r["core_cython_ms"] = out["cython"][0] * 1000
-    r["core_twin_ms"] = out["twin"][0] * 1000
+    r["core_cython_ms"] = best["cython"] * 1000
+    r["core_twin_ms"] = best["twin"] * 1000
 
 
-def _playwright(site, results: dict) -> None:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
+def _agent_browser(site, results: dict) -> None:
+    why = peers.missing("agent-browser")
+    if why:
+        results["agent_browser_missing"] = why
         return
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=PW_ARGS)
-        try:
-            pg = b.new_page()
-            for path in PATHS:
-                pg.goto(site.url(path))
-                pg.aria_snapshot(mode="ai")
-                ts = []
-                for _ in range(RUNS):
-                    t0 = time.perf_counter()
-                    s = pg.aria_snapshot(mode="ai")
-                    ts.append(time.perf_counter() - t0)
-                r = results.setdefault(path, {})
-                r["playwright_ai_ms"] = _median(ts)
-                r["playwright_ai_bytes"] = len(s.encode())
-        finally:
-            b.close()
+    session = "bench-snapshot"
+    try:
+        for path in PATHS:
+            r = results.setdefault(path, {})
+            peers.agent_browser("open", site.url(path), session=session, timeout=120)
+            out, first = peers.agent_browser("snapshot", session=session, timeout=120)
+            ts = []
+            for _ in range(5):
+                out, sec = peers.agent_browser("snapshot", session=session, timeout=120)
+                ts.append(sec)
+            r["ab_first_ms"] = first * 1000
+            r["ab_ms"] = _ms(ts)
+            r["ab_bytes"] = len(out.encode())
+    except Exception as exc:  # noqa: BLE001 - a peer failing is a row, not a crash
+        results["agent_browser_missing"] = f"failed: {exc}"[:300]
+    finally:
+        peers.agent_browser_close(session)
 
 
-def run(results: dict) -> dict:
-    """Measure ours and Playwright's; fill and return ``results[path][metric]``."""
+def _browser_use(site, results: dict) -> None:
+    why = peers.missing("browser-use")
+    if why:
+        results["browser_use_missing"] = why
+        return
+    try:
+        for path in PATHS:
+            r = results.setdefault(path, {})
+            for full, label in ((False, "bu"), (True, "bu_full")):
+                data = peers.browser_use_state_full(site.url(path), repeat=3, full_page=full)
+                r[label + "_ms"] = _ms(data["seconds"])
+                r[label + "_bytes"] = data["bytes"]
+    except Exception as exc:  # noqa: BLE001
+        results["browser_use_missing"] = f"failed: {exc}"[:300]
+
+
+def measure(results: dict | None = None) -> dict:
+    """Measure everyone; ``results[path][metric]`` (ms, bytes) plus ``*_missing`` reasons."""
+    results = {} if results is None else results
     with pages.serve() as site:
-        asyncio.run(_ours(site, results))
-        _playwright(site, results)
+        asyncio.run(_ours_and_playwright(site, results))
+        _agent_browser(site, results)
+        _browser_use(site, results)
     return results
 
 
-def table(results: dict) -> str:
-    rows = ["| page | ours full_page ms (cold) | ours viewport ms | Playwright ai ms | full/PW time | "
-            "ours full bytes (no loc) | PW bytes | size ratio |",
-            "|---|---|---|---|---|---|---|---|"]
-    for path, r in results.items():
-        pw = r.get("playwright_ai_ms")
-        pwb = r.get("playwright_ai_bytes")
-        rows.append(
-            f"| {path} | {r['ours_full_ms']:.1f} ({r['ours_full_cold_ms']:.1f}) | {r['ours_viewport_ms']:.1f} | "
-            f"{pw:.1f} | {r['ours_full_ms'] / pw:.2f}× | {r['ours_full_bytes']} ({r['ours_full_noloc_bytes']}) | "
-            f"{pwb} | {r['ours_full_bytes'] / pwb:.2f}× ({r['ours_full_noloc_bytes'] / pwb:.2f}×) |"
-            if pw else f"| {path} | {r['ours_full_ms']:.1f} | {r['ours_viewport_ms']:.1f} | – | – | "
-            f"{r['ours_full_bytes']} | – | – |"
-        )
+def _f(v, fmt="{:.1f}") -> str:
+    return "n/a" if v is None or v != v else fmt.format(v)
+
+
+def _ratio(a, b) -> str:
+    return "n/a" if not a or not b or a != a or b != b else f"{a / b:.2f}×"
+
+
+def sections(results: dict) -> list[str]:
+    out = []
+    pw_na = results.get("playwright_missing")
+    ab_na = results.get("agent_browser_missing")
+    bu_na = results.get("browser_use_missing")
+    head = ["### Snapshot: time (median ms) and size (bytes), same run", ""]
+    if pw_na:
+        head.append(f"Playwright: n/a ({pw_na})")
+    if ab_na:
+        head.append(f"agent-browser: n/a ({ab_na})")
+    if bu_na:
+        head.append(f"browser-use: n/a ({bu_na})")
+    rows = []
+    for path in PATHS:
+        r = results.get(path, {})
+        pwc, pww, pwb = r.get("pw_cold_ms"), r.get("pw_warm_ms"), r.get("pw_bytes")
+        for label, key in (("ours full_page", "full"), ("ours viewport", "viewport")):
+            rows.append([path, label, _f(r.get(f"ours_{key}_cold_ms")), _f(r.get(f"ours_{key}_cold_ids_ms")),
+                         _f(r.get(f"ours_{key}_warm_ms")), r.get(f"ours_{key}_bytes", "n/a"),
+                         _ratio(r.get(f"ours_{key}_cold_ms"), pwc), _ratio(r.get(f"ours_{key}_warm_ms"), pww),
+                         _ratio(r.get(f"ours_{key}_bytes"), pwb)])
+        rows.append([path, 'Playwright aria_snapshot(mode="ai")', _f(pwc), "–", _f(pww), pwb or "n/a", "1.00×", "1.00×",
+                     "1.00×"])
+        rows.append([path, "agent-browser snapshot (CLI wall)", _f(r.get("ab_first_ms")), "–", _f(r.get("ab_ms")),
+                     r.get("ab_bytes", "n/a"), _ratio(r.get("ab_first_ms"), pwc), _ratio(r.get("ab_ms"), pww),
+                     _ratio(r.get("ab_bytes"), pwb)])
+        for label, key in (("browser-use state (viewport ±1000px)", "bu"), ("browser-use state (full page)", "bu_full")):
+            rows.append([path, label, "–", "–", _f(r.get(f"{key}_ms")), r.get(f"{key}_bytes", "n/a"), "–",
+                         _ratio(r.get(f"{key}_ms"), pww), _ratio(r.get(f"{key}_bytes"), pwb)])
+    table = peers.md_table(
+        ["page", "who", "cold ms", "cold + ids ms", "warm ms", "bytes", "cold / PW cold", "warm / PW warm",
+         "bytes / PW"], rows)
     big = results.get("/large", {})
+    notes = [
+        "",
+        f"Targets on /large (ours full_page, default options): bytes ≤ {TARGET_SIZE}× Playwright; "
+        f"first snapshot ≤ {TARGET_TIME}× Playwright. Got: bytes "
+        f"{_ratio(big.get('ours_full_bytes'), big.get('pw_bytes'))}, cold {_ratio(big.get('ours_full_cold_ms'), big.get('pw_cold_ms'))} "
+        f"(cold + ids {_ratio(big.get('ours_full_cold_ids_ms'), big.get('pw_cold_ms'))}), "
+        f"warm {_ratio(big.get('ours_full_warm_ms'), big.get('pw_warm_ms'))}. Without locators: "
+        f"{big.get('ours_full_noloc_bytes', 'n/a')} bytes "
+        f"({_ratio(big.get('ours_full_noloc_bytes'), big.get('pw_bytes'))}).",
+    ]
+    out.append("\n".join(head + ["", table] + notes))
     if "core_cython_ms" in big:
-        rows += ["", "| capture on /large | median ms | payload bytes |", "|---|---|---|",
-                 f"| Accessibility.getFullAXTree | {big['cap_fullaxtree_ms']:.1f} | {big['cap_fullaxtree_bytes']} |",
-                 f"| DOMSnapshot.captureSnapshot | {big['cap_domsnapshot_ms']:.1f} | {big['cap_domsnapshot_bytes']} |",
-                 f"| in-page walker (warm, {big['cap_walker_rows']} rows) | {big['cap_walker_ms']:.1f} | – |",
-                 "", f"Core on /large ({big['core_nodes']} nodes): Cython {big['core_cython_ms']:.2f} ms, "
-                 f"twin {big['core_twin_ms']:.2f} ms, ratio {big['core_twin_ms'] / big['core_cython_ms']:.1f}×"]
-    return "\n".join(rows)
+        cap = peers.md_table(["capture on /large", "median ms", "payload bytes"], [
+            ["Accessibility.getFullAXTree", _f(big["cap_fullaxtree_ms"]), big["cap_fullaxtree_bytes"]],
+            ["DOMSnapshot.captureSnapshot", _f(big["cap_domsnapshot_ms"]), big["cap_domsnapshot_bytes"]],
+            ["DOM.getDocument(depth -1, pierce)", _f(big["cap_getdocument_ms"]), big["cap_getdocument_bytes"]],
+            [f"in-page walker (warm, {big['cap_walker_rows']} rows)", _f(big["cap_walker_ms"]), "–"],
+        ])
+        core = (f"Core on /large ({big['core_nodes']} nodes, best of 25): Cython {big['core_cython_ms']:.3f} ms, "
+                f"twin {big['core_twin_ms']:.3f} ms, ratio {big['core_twin_ms'] / big['core_cython_ms']:.1f}×")
+        out.append("### Snapshot: capture alternatives and core\n\n" + cap + "\n\n" + core)
+    return out
+
+
+def run() -> list[str]:
+    """The markdown sections for ``run_all.py``."""
+    return sections(measure())
 
 
 if __name__ == "__main__":
-    print(table(run({})))
+    print("\n\n".join(run()))

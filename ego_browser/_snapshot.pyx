@@ -11,6 +11,8 @@ from cpython.object cimport PyObject
 from cpython.dict cimport PyDict_GetItem
 
 cdef extern from "Python.h":
+    PyObject *PyDict_SetDefault(object d, object key, object default)
+    bint PyUnicode_IS_ASCII(object u)
     Py_UCS4 PyUnicode_READ_CHAR(object u, Py_ssize_t index)
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
     const char *PyUnicode_AsUTF8AndSize(object u, Py_ssize_t *size) except NULL
@@ -73,7 +75,7 @@ cdef inline bint ascii_clean(str s) noexcept:
     cdef const unsigned char *p
     cdef unsigned char c
     cdef bint prev_space = True
-    if not s.isascii():
+    if not PyUnicode_IS_ASCII(s):
         return False
     p = <const unsigned char *>PyUnicode_AsUTF8AndSize(s, &n)
     for i in range(n):
@@ -153,44 +155,77 @@ cpdef str clean_name(str name):
     return name
 
 
+# Scratch memory kept between calls: fresh megabyte-sized blocks cost page faults on every
+# call. Calls are serialised by the GIL (nothing here runs Python code); a nested call, which
+# cannot happen today, would take fresh memory.
+cdef Py_ssize_t *g_ix = NULL
+cdef Py_ssize_t g_ix_cap = 0
+cdef char *g_out = NULL
+cdef Py_ssize_t g_out_cap = 0
+cdef bint g_busy = False
+DEF KEEP_BYTES = 16 * 1024 * 1024
+
+
 def render_tree(list depth, list role, list name, list flags, list key, list url, list loc,
                 dict refs, long next_ref, bint marks, bint locs):
     """Compact and print the node table; see ``twin.render_tree``."""
+    global g_ix, g_ix_cap, g_out, g_out_cap, g_busy
     cdef Py_ssize_t n = len(depth)
     if n == 0:
         return "", next_ref, []
     cdef Py_ssize_t i, j, c, count, single, sp, p, q
-    cdef int d
-    cdef int *dep = <int *>malloc(n * sizeof(int))
-    cdef int *fl = <int *>malloc(n * sizeof(int))
-    cdef Py_ssize_t *first_child = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
-    cdef Py_ssize_t *next_sibling = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
-    cdef Py_ssize_t *last_child = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
-    cdef Py_ssize_t *eff = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
-    cdef Py_ssize_t *stack = <Py_ssize_t *>malloc((n + 1) * sizeof(Py_ssize_t))
-    cdef Py_ssize_t *wnode = <Py_ssize_t *>malloc((n + 1) * sizeof(Py_ssize_t))
-    cdef int *wdepth = <int *>malloc((n + 1) * sizeof(int))
+    cdef Py_ssize_t d
+    cdef Py_ssize_t need = 9 * (n + 1)
+    cdef Py_ssize_t *ix
+    cdef Py_ssize_t *nix
+    cdef bint own = not g_busy
+    cdef Buf b
+    b.len = 0
+    if own:
+        if g_ix_cap < need:
+            nix = <Py_ssize_t *>realloc(g_ix, need * sizeof(Py_ssize_t))
+            if nix == NULL:
+                raise MemoryError()
+            g_ix = nix
+            g_ix_cap = need
+        if g_out == NULL:
+            g_out = <char *>malloc(65536)
+            if g_out == NULL:
+                raise MemoryError()
+            g_out_cap = 65536
+        ix = g_ix
+        b.data = g_out
+        b.cap = g_out_cap
+        g_busy = True
+    else:
+        ix = <Py_ssize_t *>malloc(need * sizeof(Py_ssize_t))
+        b.data = <char *>malloc(n * 48 + 64)
+        b.cap = n * 48 + 64
+        if ix == NULL or b.data == NULL:
+            free(ix); free(b.data)
+            raise MemoryError()
+    cdef Py_ssize_t *dep = ix
+    cdef Py_ssize_t *fl = ix + (n + 1)
+    cdef Py_ssize_t *first_child = ix + 2 * (n + 1)
+    cdef Py_ssize_t *next_sibling = ix + 3 * (n + 1)
+    cdef Py_ssize_t *last_child = ix + 4 * (n + 1)
+    cdef Py_ssize_t *eff = ix + 5 * (n + 1)
+    cdef Py_ssize_t *stack = ix + 6 * (n + 1)
+    cdef Py_ssize_t *wnode = ix + 7 * (n + 1)
+    cdef Py_ssize_t *wdepth = ix + 8 * (n + 1)
     cdef Py_ssize_t ws = 0
     cdef str r, nm, lc, u
-    cdef object k, ref
+    cdef object k, ref, cand
+    cdef Py_ssize_t rl
     cdef list shown = []
     cdef bint opened, first = True
     cdef PyObject *found
-    cdef Buf b
-    b.data = <char *>malloc(n * 48 + 64)
-    b.len = 0
-    b.cap = n * 48 + 64
-    if (dep == NULL or fl == NULL or first_child == NULL or next_sibling == NULL or last_child == NULL
-            or eff == NULL or stack == NULL or wnode == NULL or wdepth == NULL or b.data == NULL):
-        free(dep); free(fl); free(first_child); free(next_sibling); free(last_child); free(eff)
-        free(stack); free(wnode); free(wdepth); free(b.data)
-        raise MemoryError()
     try:
         sp = 0
         for i in range(n):
-            d = <int>depth[i]
+            d = <Py_ssize_t>depth[i]
             dep[i] = d
-            fl[i] = <int>flags[i]
+            fl[i] = <Py_ssize_t>flags[i]
             first_child[i] = -1
             next_sibling[i] = -1
             last_child[i] = -1
@@ -207,9 +242,10 @@ def render_tree(list depth, list role, list name, list flags, list key, list url
             sp += 1
         for i in range(n - 1, -1, -1):
             r = <str>role[i]
-            if r == "text":
+            rl = PyUnicode_GET_LENGTH(r)
+            if rl == 4 and r == "text":
                 eff[i] = -1 if is_blank(<str>name[i]) else i
-            elif r == "container" and not (fl[i] & C_FLAG_REF) and is_blank(<str>name[i]):
+            elif rl == 9 and r == "container" and not (fl[i] & C_FLAG_REF) and is_blank(<str>name[i]):
                 count = 0
                 single = -1
                 c = first_child[i]
@@ -260,13 +296,14 @@ def render_tree(list depth, list role, list name, list flags, list key, list url
             opened = False
             if marks and fl[j] & C_FLAG_REF:
                 k = key[j]
-                found = PyDict_GetItem(refs, k)
+                # one hash and probe: insert the next number unless the key has one
+                cand = next_ref
+                found = PyDict_SetDefault(refs, k, cand)
                 if found == NULL:
-                    ref = next_ref
+                    raise MemoryError()
+                ref = <object>found
+                if found == <PyObject *>cand:
                     next_ref += 1
-                    refs[k] = ref
-                else:
-                    ref = <object>found
                 shown.append(ref)
                 buf_raw(&b, " [ref=", 6)
                 buf_int(&b, <long>ref)
@@ -305,5 +342,18 @@ def render_tree(list depth, list role, list name, list flags, list key, list url
                     ws += 1
         return PyUnicode_DecodeUTF8(b.data, b.len, "surrogatepass"), next_ref, shown
     finally:
-        free(dep); free(fl); free(first_child); free(next_sibling); free(last_child); free(eff)
-        free(stack); free(wnode); free(wdepth); free(b.data)
+        if own:
+            g_out = b.data  # buf_grow may have moved it
+            g_out_cap = b.cap
+            if g_out_cap > KEEP_BYTES:
+                free(g_out)
+                g_out = NULL
+                g_out_cap = 0
+            if g_ix_cap * <Py_ssize_t>sizeof(Py_ssize_t) > KEEP_BYTES:
+                free(g_ix)
+                g_ix = NULL
+                g_ix_cap = 0
+            g_busy = False
+        else:
+            free(ix)
+            free(b.data)

@@ -353,7 +353,10 @@ class UrlPage:
         return self._url
 
 
-async def test_url_from_a_page_or_the_injected_resolver(root):
+async def test_url_from_a_page_or_the_injected_resolver(root, monkeypatch):
+    import ego_browser.client.page as client_page
+
+    monkeypatch.setattr(client_page, "last_page", None)  # no page used by this process yet
     make_pack(root, "shop")
     assert [s["id"] for s in await learning.site_skills(page=UrlPage("https://shop.example/x"))] == ["shop"]
     with pytest.raises(InvalidArgument):

@@ -102,3 +102,23 @@ def test_persistence_round_trip_and_instances():
     for bad in (b"{", b"[]", b'{"v":1,"b":"b1","n":"x"}', b'{"v":1,"b":"b1","n":3,"d":[],"a":[1,0,2],"s":[]}'):
         with pytest.raises(UnknownRef):
             RefLedger.from_bytes(bad, "b1").lookup(1)
+
+
+def test_pending_backend_ids_are_rebound_or_staled():
+    """Deferred ids: keys printed with a pending (negative) id get the real one later."""
+    led = RefLedger("b1")
+    pend = [("F", "L", -1), ("F", "L", -2), ("F", "L", -3)]
+    assert snap(led, pend, replace=True) == [1, 2, 3]
+    assert led.pending == {1, 2, 3}
+    assert led.knows_doc("F", "L") and not led.knows_doc("F", "other")
+    # not yet resolved: nothing changes, and pending keys are not persisted
+    assert not led.rebind(lambda pid: ...)
+    assert RefLedger.from_bytes(led.to_bytes(), "b1").active == {}
+    assert led.rebind({-1: 101, -2: 102, -3: None}.get)
+    assert led.pending == set()
+    assert led.lookup(1).key == ("F", "L", 101) and led.lookup(2).key == ("F", "L", 102)
+    with pytest.raises(StaleRef):
+        led.lookup(3)  # the node could not be resolved
+    # the resolved key keeps its number in later snapshots
+    assert snap(led, [("F", "L", 102), ("F", "L", 101)], replace=False) == [2, 1]
+    assert RefLedger.from_bytes(led.to_bytes(), "b1").lookup(2).key == ("F", "L", 102)

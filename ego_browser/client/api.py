@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ..errors import InvalidArgument
+from ..schema import validated
 from .channel import InProcessChannel, current_channel, reset_channel, use_channel
 from .taskspace import TaskSpace
 
@@ -20,17 +20,9 @@ __all__ = [
 ]
 
 
+@validated("task_space")
 async def task_space(name_or_id: str | int, *, profile_id: str | None = None, isolated: bool = False) -> TaskSpace:
     """Create or reuse the agent's task space named ``name_or_id`` (or open space id ``name_or_id``)."""
-    if isinstance(name_or_id, bool) or not isinstance(name_or_id, (str, int)):
-        raise InvalidArgument(
-            f"task_space: name_or_id must be a str name or an int id (got {type(name_or_id).__name__})",
-            api="task_space", option="name_or_id", expected="str or int",
-        )
-    if profile_id is not None and not isinstance(profile_id, str):
-        raise InvalidArgument("task_space: profile_id must be a str", api="task_space", option="profile_id", expected="str")
-    if not isinstance(isolated, bool):
-        raise InvalidArgument("task_space: isolated must be a bool", api="task_space", option="isolated", expected="bool")
     channel = current_channel()
     info = await channel.call("task_space", {"name_or_id": name_or_id, "profile_id": profile_id, "isolated": isolated})
     return TaskSpace(channel, info)
@@ -42,21 +34,17 @@ async def list_task_spaces() -> list[dict[str, Any]]:
     return [{k: r.get(k) for k in keys} for r in rows]
 
 
-def _space_id(api: str, space_id: Any) -> int:
-    if isinstance(space_id, bool) or not isinstance(space_id, int):
-        raise InvalidArgument(f"{api}: space_id must be an int", api=api, option="space_id", expected="int")
-    return space_id
-
-
+@validated("claim_task_space")
 async def claim_task_space(space_id: int) -> TaskSpace:
     channel = current_channel()
-    info = await channel.call("claim_task_space", {"space": _space_id("claim_task_space", space_id)})
+    info = await channel.call("claim_task_space", {"space": space_id})
     return TaskSpace(channel, info)
 
 
+@validated("take_over_task_space")
 async def take_over_task_space(space_id: int) -> TaskSpace:
     channel = current_channel()
-    info = await channel.call("take_over_task_space", {"space": _space_id("take_over_task_space", space_id)})
+    info = await channel.call("take_over_task_space", {"space": space_id})
     return TaskSpace(channel, info)
 
 

@@ -5,16 +5,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ..errors import InvalidArgument
-from . import check
+from ..schema import validated
 from .channel import Channel
 from .models import ActionReceipt
+from .page_actions import ActionsMixin
+from .page_nav import NavMixin
 
 __all__ = ["Page"]
 
-_WAIT_UNTIL = ("commit", "domcontentloaded", "load", "networkidle")
-_LOAD_STATES = ("domcontentloaded", "load", "networkidle")
-_SCOPES = ("only_within_viewport", "full_page", "subtree")
 _UNSET: Any = object()
 
 #: labels touched by this process, per space (the runner's end-of-round report skips them)
@@ -23,7 +21,7 @@ touched: set[tuple[int, str]] = set()
 last_page: Page | None = None
 
 
-class Page:
+class Page(ActionsMixin, NavMixin):
     """A managed tab. Obtain it from ``task.page(label)``, ``task.new_page()`` or a receipt."""
 
     def __init__(self, channel: Channel, space_id: int, label: str, target_id: str | None = None,
@@ -98,23 +96,13 @@ class Page:
     async def info(self) -> dict[str, Any]:
         return await self._call("page.info")
 
+    @validated("Page.snapshot")
     async def snapshot(
         self, *, scope: str = "only_within_viewport", root: str | None = None, include_action_marks: bool = True,
         include_stable_locator: bool = True, max_length: int | None = None,
     ) -> str:
         """The page as compact text: one node per line, refs (``[ref=N]``) on actionable nodes."""
         api = "page.snapshot"
-        check.one_of(api, "scope", scope, _SCOPES)
-        if scope == "subtree" and root is None:
-            raise InvalidArgument("subtree scope requires root", api=api, option="root", expected="a snapshot ref")
-        if scope != "subtree" and root is not None:
-            raise InvalidArgument(
-                "root is only supported when scope is subtree", api=api, option="root", expected="None"
-            )
-        check.is_bool(api, "include_action_marks", include_action_marks)
-        check.is_bool(api, "include_stable_locator", include_stable_locator)
-        if max_length is not None:
-            check.positive_int(api, "max_length", max_length)
         return await self._call(
             api, scope=scope, root=root, include_action_marks=include_action_marks,
             include_stable_locator=include_stable_locator, max_length=max_length,
@@ -126,48 +114,39 @@ class Page:
 
     # -- navigation -------------------------------------------------------------------------
 
+    @validated("Page.goto")
     async def goto(self, url: str, *, referer: str | None = None, timeout: float = 15000,
                    wait_until: str = "load") -> ActionReceipt:
         api = "page.goto"
-        check.is_str(api, "url", url, non_empty=True)
-        check.opt_str(api, "referer", referer)
-        check.positive_ms(api, "timeout", timeout)
-        check.one_of(api, "wait_until", wait_until, _WAIT_UNTIL)
         res = await self._call(api, url=url, referer=referer, timeout=timeout, wait_until=wait_until)
         return ActionReceipt.from_wire(res)
 
+    @validated("Page.reload")
     async def reload(self, *, timeout: float = 15000, wait_until: str = "load") -> ActionReceipt:
         api = "page.reload"
-        check.positive_ms(api, "timeout", timeout)
-        check.one_of(api, "wait_until", wait_until, _WAIT_UNTIL)
         return ActionReceipt.from_wire(await self._call(api, timeout=timeout, wait_until=wait_until))
 
+    @validated("Page.wait_for_load_state")
     async def wait_for_load_state(self, state: str = "load", *, timeout: float = 10000, idle_ms: float = 500) -> None:
         api = "page.wait_for_load_state"
-        check.one_of(api, "state", state, _LOAD_STATES)
-        check.positive_ms(api, "timeout", timeout)
-        check.positive_ms(api, "idle_ms", idle_ms)
         await self._call(api, state=state, timeout=timeout, idle_ms=idle_ms)
 
+    @validated("Page.wait_for_timeout")
     async def wait_for_timeout(self, ms: float) -> None:
-        check.non_negative_ms("page.wait_for_timeout", "ms", ms)
         await self._call("page.check")
         await asyncio.sleep(ms / 1000)
 
     # -- scripts and raw CDP ----------------------------------------------------------------
 
+    @validated("Page.evaluate")
     async def evaluate(self, js: str, arg: Any = _UNSET) -> Any:
-        check.is_str("page.evaluate", "js", js, non_empty=True)
         if arg is _UNSET:
             return await self._call("page.evaluate", js=js)
         return await self._call("page.evaluate", js=js, arg=arg, has_arg=True)
 
+    @validated("Page.cdp")
     async def cdp(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 30000) -> dict[str, Any]:
         api = "page.cdp"
-        check.is_str(api, "method", method, non_empty=True)
-        if params is not None and not isinstance(params, dict):
-            raise InvalidArgument(f"{api}: params must be a dict or None", api=api, option="params", expected="dict")
-        check.positive_ms(api, "timeout", timeout)
         return await self._call(api, method=method, params=params, timeout=timeout)
 
     async def close(self) -> None:

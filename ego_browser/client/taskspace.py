@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ..errors import EgoTimeout, InvalidArgument
-from . import check
+from ..errors import EgoTimeout
+from ..schema import validated
 from .channel import Channel
 from .models import UnmanagedPage
 from .page import Page
@@ -65,9 +65,9 @@ class TaskSpace:
 
     # -- pages ------------------------------------------------------------------------------
 
+    @validated("TaskSpace.page")
     def page(self, label: str) -> Page:
         """The Page with this label (lazy: the label is checked on first use)."""
-        check.is_str("TaskSpace.page", "label", label, non_empty=True)
         known = next((p for p in self._info.get("pages") or () if p["label"] == label), None)
         return page_for(self._channel, self.space_id, known or {"label": label})
 
@@ -97,18 +97,13 @@ class TaskSpace:
     async def new_page(self) -> Page:
         return page_for(self._channel, self.space_id, await self._call("space.new_page"))
 
+    @validated("TaskSpace.adopt")
     async def adopt(self, unmanaged: UnmanagedPage, *, label: str | None = None) -> Page:
-        if not isinstance(unmanaged, UnmanagedPage):
-            raise InvalidArgument(
-                "TaskSpace.adopt: unmanaged must be an UnmanagedPage from task.tabs()",
-                api="TaskSpace.adopt", option="unmanaged", expected="UnmanagedPage",
-            )
-        check.opt_str("TaskSpace.adopt", "label", label)
         info = await self._call("space.adopt", target_id=unmanaged.target_id, label=label)
         return page_for(self._channel, self.space_id, info)
 
+    @validated("TaskSpace.release")
     async def release(self, label: str) -> UnmanagedPage:
-        check.is_str("TaskSpace.release", "label", label, non_empty=True)
         info = await self._call("space.release", label=label)
         return UnmanagedPage(info["space_id"], info["target_id"], info["opened_by"])
 
@@ -117,10 +112,9 @@ class TaskSpace:
     async def hand_off(self) -> None:
         await self._call("space.hand_off")
 
+    @validated("TaskSpace.wait_for_control")
     async def wait_for_control(self, *, interval: float = 20000, timeout: float = 600000) -> None:
         api = "task.wait_for_control"
-        check.positive_ms(api, "interval", interval)
-        check.positive_ms(api, "timeout", timeout)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout / 1000
         while True:
@@ -133,20 +127,14 @@ class TaskSpace:
             # specified as polling: control changes hands through the person, not an event we see
             await asyncio.sleep(min(interval / 1000, remaining))
 
+    @validated("TaskSpace.finish")
     async def finish(self, *, keep: Any) -> dict[str, Any]:
         return await self._call("space.finish", keep=keep)
 
+    @validated("TaskSpace.set_status")
     async def set_status(self, text: str) -> None:
-        if not isinstance(text, str) or len(text) > 500:
-            raise InvalidArgument(
-                "TaskSpace.set_status: text must be a str of at most 500 characters "
-                f"(got {len(text) if isinstance(text, str) else type(text).__name__})",
-                api="TaskSpace.set_status", option="text", expected="str of at most 500 characters",
-            )
         await self._call("space.set_status", text=text)
 
+    @validated("TaskSpace.cdp")
     async def cdp(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 30000) -> dict[str, Any]:
-        api = "TaskSpace.cdp"
-        check.is_str(api, "method", method, non_empty=True)
-        check.positive_ms(api, "timeout", timeout)
         return await self._call("space.cdp", method=method, params=params, timeout=timeout)

@@ -99,14 +99,37 @@ async def evaluate(
     try:
         res = await driver.session.send("Runtime.evaluate", params, timeout=transport_limit_ms / 1000)
     except EgoTimeout:
+        if driver.dialog is None and not await _page_responsive(driver):
+            # still blocked (a busy loop V8's own limit did not cover, e.g. in a callback the
+            # script scheduled): interrupt it so the page is usable again
+            try:
+                await driver.session.send("Runtime.terminateExecution", timeout=2.0)
+            except Exception:  # noqa: BLE001 - the check below tells whether it worked
+                pass
+            raise PageEvaluationTimeout(
+                f"{api} timed out after {round(transport_limit_ms)}ms: the page was still busy running script "
+                "and was interrupted; effects it had before stopping remain",
+                api=api, timeout_ms=round(transport_limit_ms), execution_stopped=True,
+                may_have_late_effects=True, page_responsive=await _page_responsive(driver),
+            ) from None
         # the promise never settled (a busy loop would have been stopped by V8 before this)
         raise PageEvaluationTimeout(
             f"{api} timed out after {round(transport_limit_ms)}ms: the result never arrived (a promise that "
             "does not settle?); it was abandoned, not stopped, so late effects are possible",
             api=api, timeout_ms=round(transport_limit_ms), execution_stopped=False,
-            may_have_late_effects=True, page_responsive=await _page_responsive(driver),
+            may_have_late_effects=True, page_responsive=True,
         ) from None
     except CdpError as exc:
+        if (time.monotonic() - started) * 1000 >= execution_limit_ms * 0.95 and "Internal error" in (
+            exc.cdp_message or str(exc)
+        ):
+            # V8 stopped the script at the execution limit (Chromium answers "Internal error")
+            raise PageEvaluationTimeout(
+                f"{api} timed out after {round(execution_limit_ms)}ms: the script was still running and "
+                "was stopped; effects it had before stopping remain",
+                api=api, timeout_ms=round(execution_limit_ms), execution_stopped=True,
+                may_have_late_effects=True, page_responsive=await _page_responsive(driver),
+            ) from None
         if "Cannot find context" in (exc.cdp_message or ""):
             raise PageScriptError(
                 f"{api}: the page navigated while the script ran; run it again", js_name=None, stack=None

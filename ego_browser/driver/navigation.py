@@ -80,6 +80,8 @@ async def goto(
     params: dict[str, Any] = {"url": url}
     if referer:
         params["referrer"] = referer
+        # as given: the default policy would cut a cross-origin referrer down to its origin
+        params["referrerPolicy"] = "unsafeUrl"
     main = driver.frames.main
     before = main.loader_id if main else None
     try:

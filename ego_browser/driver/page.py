@@ -63,8 +63,10 @@ class PageDriver:
         self.url_log: deque[tuple[int, str]] = deque(maxlen=64)
         self.closed = False
         self.input_lock = asyncio.Lock()
-        #: request id -> (session id, url) still in flight, for network idle
-        self.inflight: dict[tuple[str, str], str] = {}
+        #: request id -> (session id, url) still in flight, for network idle. Keyed by request id
+        #: alone: an out-of-process frame's document request starts on the parent's session
+        #: and finishes on the frame's own.
+        self.inflight: dict[str, tuple[str, str]] = {}
         self.last_network_activity = time.monotonic()
         self.ledger: Any = None  # the snapshot engine's RefLedger, set by the host
         self.ledger_key: tuple[int, str] | None = None  # (space id, label) it is stored under
@@ -199,7 +201,7 @@ class PageDriver:
         session = self.sessions.pop(sid, None)
         self.child_targets.pop(sid, None)
         self.conn.reject_session(sid, "frame target detached")
-        for key in [k for k in self.inflight if k[0] == sid]:
+        for key in [k for k, v in self.inflight.items() if v[0] == sid]:
             self.inflight.pop(key, None)
         if session is not None:
             self.frames.session_detached(session)
@@ -253,7 +255,7 @@ class PageDriver:
 
     def _request_started(self, params: dict, sid: str | None) -> None:
         url = params.get("request", {}).get("url", "")
-        key = (sid or "", params["requestId"])
+        key = params["requestId"]
         if params.get("redirectResponse") is not None and key not in self.inflight:
             return  # the redirect of a request we ignore (a favicon sent elsewhere)
         if params.get("type") in _IGNORED_REQUEST_TYPES and url.endswith("favicon.ico"):
@@ -261,12 +263,12 @@ class PageDriver:
         if url.startswith("data:"):
             return
         # a redirect reuses the request id: still one request in flight
-        self.inflight[key] = url
+        self.inflight[key] = (sid or "", url)
         self.last_network_activity = time.monotonic()
         self._bump()
 
     def _request_ended(self, params: dict, sid: str | None) -> None:
-        if self.inflight.pop((sid or "", params["requestId"]), None) is not None:
+        if self.inflight.pop(params["requestId"], None) is not None:
             self.last_network_activity = time.monotonic()
             self._bump()
 

@@ -73,10 +73,18 @@ class Host:
         self.browser.on_target_created.append(self._target_created)
         self.browser.on_target_destroyed.append(self._target_destroyed)
         from . import spaces
+        from .ops import HOST_SETUP
 
+        for setup in HOST_SETUP:
+            setup(self)  # features register their per-host hooks
         await spaces.reconcile_on_start(self)
 
     async def stop(self, *, kill_browser: bool = True) -> None:
+        for hook in list(self.extensions.get("on_stop") or ()):
+            try:
+                hook(self)  # features reject what is pending and drop their listeners
+            except Exception:  # noqa: BLE001 - stopping goes on regardless
+                logger.exception("on_stop hook failed")
         for driver in list(self.drivers.values()):
             driver.detach_listeners()
         self.drivers.clear()
@@ -107,7 +115,12 @@ class Host:
             ) from None
 
     def handle_sync(self, op: str, args: dict[str, Any]) -> Any:
-        """The synchronous members (``page.events()``) answered without awaiting anything."""
+        """The synchronous members (``page.events()``, waiter arming) answered without awaiting."""
+        from .ops import SYNC_OPS
+
+        fn = SYNC_OPS.get(op)
+        if fn is not None:
+            return fn(self, args)
         if op != "page.events":
             raise InvalidArgument(f"{op} has no synchronous form", api=op, option=None, expected=None)
         space = self.space_row(args.get("space"))
@@ -181,8 +194,10 @@ class Host:
             driver.frames.on_navigated.append(lambda frame, d=driver: self._navigated(d, frame))
             self.drivers[target_id] = driver
             hook = self.extensions.get("on_driver")
-            if hook is not None:
-                hook(self, driver)
+            for fn in hook if isinstance(hook, list) else ([hook] if hook is not None else []):
+                res = fn(self, driver)
+                if asyncio.iscoroutine(res):
+                    await res
             fut.set_result(driver)
             return driver
         except BaseException as exc:

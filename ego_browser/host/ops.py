@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["OP_MODULES", "OPS", "OpSpec", "op"]
+__all__ = ["HOST_SETUP", "OP_MODULES", "OPS", "SYNC_OPS", "OpSpec", "op", "sync_op"]
 
 #: extra seconds past a call's own timeout before the host gives up on it
 MARGIN = 5.0
@@ -33,14 +33,44 @@ class OpSpec:
 
 
 OPS: dict[str, OpSpec] = {}
+#: operations answered synchronously (arming a waiter must happen at call time, before the
+#: action that triggers the event is sent); also reachable as ordinary requests
+SYNC_OPS: dict[str, Callable[[Any, dict[str, Any]], Any]] = {}
+#: ``fn(host)`` called by ``Host.start`` (feature modules register per-host hooks there)
+HOST_SETUP: list[Callable[[Any], None]] = []
 
 #: modules whose import registers operations (loaded by the host at start)
-OP_MODULES = ("ego_browser.host.spaces", "ego_browser.host.page_ops", "ego_browser.host.snapshot_ops")
+OP_MODULES = (
+    "ego_browser.host.spaces",
+    "ego_browser.host.page_ops",
+    "ego_browser.host.snapshot_ops",
+    "ego_browser.host.action_ops",
+    "ego_browser.host.wait_ops",
+    "ego_browser.host.dialog_ops",
+    "ego_browser.host.file_ops",
+    "ego_browser.host.download_ops",
+    "ego_browser.host.fetch_ops",
+)
 
 
 def op(name: str, *, deadline: float | None = None):
     def register(fn):
         OPS[name] = OpSpec(name, fn, deadline)
+        return fn
+
+    return register
+
+
+def sync_op(name: str):
+    """Register a synchronous handler ``fn(host, args)``; it also answers as a request."""
+
+    def register(fn):
+        SYNC_OPS[name] = fn
+
+        async def as_request(host: Any, args: dict[str, Any]) -> Any:
+            return fn(host, args)
+
+        OPS[name] = OpSpec(name, as_request, None)
         return fn
 
     return register

@@ -74,7 +74,13 @@ async def title(host: Host, args: dict[str, Any]) -> str:
                 return value
         except (EgoTimeout, CdpError):
             pass
-    return (host.browser.targets.get(ctx.page.target_id or "") or {}).get("title", "")
+    try:
+        # the browser answers even while a dialog blocks the renderer
+        assert host.browser.conn is not None
+        res = await host.browser.conn.send("Target.getTargetInfo", {"targetId": ctx.page.target_id}, timeout=2.0)
+        return (res.get("targetInfo") or {}).get("title", "")
+    except (EgoTimeout, CdpError):
+        return (host.browser.targets.get(ctx.page.target_id or "") or {}).get("title", "")
 
 
 @op("page.info")
@@ -90,10 +96,14 @@ async def info(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     return (res.get("result") or {}).get("value") or {}
 
 
-@op("page.evaluate", deadline=20.0)
+@op("page.evaluate", deadline=25.0)
 async def evaluate(host: Host, args: dict[str, Any]) -> Any:
+    from .dialog_ops import guarded
+
     ctx = await host.page_ctx(args, activate=True)
-    return await ev.evaluate(ctx.driver, args["js"], args.get("arg"), has_arg=bool(args.get("has_arg")))
+    return await guarded(
+        ctx.driver, "page.evaluate", ev.evaluate(ctx.driver, args["js"], args.get("arg"), has_arg=bool(args.get("has_arg")))
+    )
 
 
 @op("page.cdp")

@@ -24,8 +24,23 @@ __all__ = ["run_action", "POPUP_WAIT"]
 POPUP_WAIT = 1.0
 
 
-async def run_action(host: Host, ctx: PageCtx, action: Callable[[], Awaitable[Any]]) -> dict[str, Any]:
+async def run_action(
+    host: Host, ctx: PageCtx, action: Callable[[], Awaitable[Any]], *, api: str = "the action"
+) -> dict[str, Any]:
+    """Run ``action``; its receipt lists the popups and the dialog it opened.
+
+    A native file chooser it opened with no waiter armed raises ``FileChooserOpened``
+    (``api`` names the call in that message).
+    """
+    from .file_ops import chooser_mark, unarmed_chooser_error
+
+    from .dialog_ops import dialog_open_error
+
     driver = ctx.driver
+    if driver.dialog is not None:
+        # input or navigation would wait behind the dialog: say so at once
+        raise dialog_open_error(api if api != "the action" else "page action", driver.dialog)
+    mark = chooser_mark(host, driver)
     loop = asyncio.get_running_loop()
     announced = 0
     popups: list[dict[str, Any]] = []
@@ -60,6 +75,9 @@ async def run_action(host: Host, ctx: PageCtx, action: Callable[[], Awaitable[An
                     await driver.session.send("Runtime.evaluate", {"expression": "0"}, timeout=2.0)
                 except Exception:
                     pass
+            chooser_error = unarmed_chooser_error(host, driver, mark, api)
+            if chooser_error is not None:
+                raise chooser_error
         else:
             # the dialog blocks the command; let it finish whenever the dialog is handled
             host.background(task)

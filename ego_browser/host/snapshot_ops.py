@@ -39,6 +39,8 @@ def ledger_for(host: Host, ctx: PageCtx) -> Any:
         data = host.store.load_ledger(ctx.space.id, ctx.page.label)
         driver.ledger = RefLedger.from_bytes(data, host.browser.instance)
         driver.ledger_key = (ctx.space.id, ctx.page.label)
+        # backend ids fetched after a snapshot returned: save again once they are bound
+        driver.ledger.on_change = lambda d=driver: save_ledger(host, d)
         driver.frames.on_document.append(lambda frame, _old, d=driver: _frame_changed(host, d, frame))
         driver.frames.on_detach.append(lambda frame, d=driver: _frame_changed(host, d, frame))
     return driver.ledger

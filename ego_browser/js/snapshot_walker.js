@@ -3,20 +3,31 @@
 // __egoSnap(root, opts) walks one document (or the subtree of `root`), open shadow roots
 // included, child frames excluded (each frame is walked by its own call), and returns
 //   [token, json, newElements]
-// json = {"r": rows, "n": firstNewLid, "k": keys|null}
+// json = {"r": rows, "e": lids of newElements, "p": pending count, "k": keys|null}
 // rows = flat preorder array, stride 7: depth, role, name, flags, lid, url, locs
 //   flags: 1 ref-bearing, 4 iframe, 8 lazy iframe
-//   lid:   per-document local id of a ref-bearing element or iframe (0 otherwise); the
-//          elements that got a new lid in this call are returned in newElements (in lid order)
-//          so that the caller learns their backend node ids once per document
+//   lid:   per-document local id of a ref-bearing element or iframe (0 otherwise). Elements
+//          that get a new lid are returned in newElements (their lids in "e"), so that the
+//          caller learns their backend node ids once per document; with opts.eager false only
+//          iframes are, and the others wait in `pending` until __egoSnapTake() hands them over
+// opts = {viewport, locs, marks, eager, reset, allKeys, countAll}
 //   locs:  locally unique stable-locator candidates, best first, separated by "\x1f"
 // keys = every locator key of this document with its count (for uniqueness across frames)
 // Nothing here mutates the page, focuses, scrolls or loads anything.
 (() => {
   if (globalThis.__egoSnap) return globalThis.__egoSnapToken;
   const token = Math.random().toString(36).slice(2) + Date.now().toString(36);
-  const lids = new WeakMap();
+  let lids = new WeakMap();
   let nextLid = 1;
+  // elements given a local id whose backend node id the caller has not fetched yet (lazy mode)
+  const pending = new Map();
+  // hands the pending elements over: [json [lid, ...], [element, ...]]
+  globalThis.__egoSnapTake = function () {
+    const ids = [], els = [];
+    for (const [id, el] of pending) { ids.push(id); els.push(el); }
+    pending.clear();
+    return [JSON.stringify(ids), els];
+  };
 
   const INTERACTIVE = new Set(['button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox',
     'listbox', 'option', 'slider', 'spinbutton', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
@@ -45,7 +56,13 @@
   const WS = /[\s\u00a0]+/g;
 
   const collapse = (s) => (s ? s.replace(WS, ' ').trim() : '');
-  const q = (s) => '"' + s.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
+  const squash = (s) => s.replace(WS, '');
+  const q = (s) => (s.indexOf('"') < 0 && s.indexOf('\\') < 0) ? '"' + s + '"'
+    : '"' + s.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
+  // an attribute value in a CSS locator: bare when it is a plain identifier, else quoted
+  const qa = (s) => (IDENT.test(s) ? s : q(s));
+  const nameKey = (el, nm) => 'css:' + el.localName + '[name=' + qa(nm) + ']';
+  const VIS = {visibilityProperty: true};
 
   function inputRole(el) {
     const t = (el.getAttribute('type') || 'text').toLowerCase();
@@ -262,42 +279,67 @@
 
   function countKey(keys, k) { keys.set(k, (keys.get(k) || 0) + 1); }
 
+  function countAttrs(h, keys, hrefKeys) {
+    const id = h.id;
+    if (id) countKey(keys, 'css:#' + id);
+    const nm = h.getAttribute('name');
+    if (nm !== null) countKey(keys, nameKey(h, nm));
+    const tid = h.getAttribute('data-testid');
+    if (tid !== null) countKey(keys, 'css:[data-testid=' + qa(tid) + ']');
+    const tag = h.tagName;
+    if ((tag === 'A' || tag === 'AREA') && h.hasAttribute('href')) {
+      countKey(keys, 'href:' + h.getAttribute('href'));
+      countKey(hrefKeys, stripHash(String(h.href)));
+    }
+  }
+
   function countHidden(el, keys, hrefKeys) {
     // a hidden subtree still counts for CSS and href locators (the selector engine sees it)
+    if (el.hasAttributes()) countAttrs(el, keys, hrefKeys);
     const list = el.querySelectorAll('[id],[name],[data-testid],a[href],area[href]');
-    const all = [el, ...list];
-    for (const h of all) {
-      if (h.nodeType !== 1) continue;
-      if (h.id) countKey(keys, 'css:#' + h.id);
-      const nm = h.getAttribute('name');
-      if (nm !== null) countKey(keys, 'css:' + h.localName + '[name=' + q(nm) + ']');
-      const tid = h.getAttribute('data-testid');
-      if (tid !== null) countKey(keys, 'css:[data-testid=' + q(tid) + ']');
-      if ((h.tagName === 'A' || h.tagName === 'AREA') && h.hasAttribute('href')) {
-        countKey(keys, 'href:' + h.getAttribute('href'));
-        countKey(hrefKeys, String(h.href).split('#')[0]);
-      }
-    }
+    for (let i = 0; i < list.length; i++) countAttrs(list[i], keys, hrefKeys);
+  }
+
+  function stripHash(u) {
+    const i = u.indexOf('#');
+    return i < 0 ? u : u.slice(0, i);
+  }
+
+  // roles whose name comes from content but that are not controls: when their content is shown
+  // as child lines the name is not repeated on their own line
+  function structuralFromContent(role) {
+    return NAME_FROM_CONTENT.has(role) && !INTERACTIVE.has(role);
   }
 
   globalThis.__egoSnap = function (root, opts) {
     const viewport = !!opts.viewport;
     const wantLocs = !!opts.locs;
+    // with action marks every locator candidate sits on a line that has a ref and shows its role
+    // and name, so role locators are implied and never printed: no need to count them
+    const roleLocs = wantLocs && !opts.marks;
     const doc = document;
     const vw = window.innerWidth, vh = window.innerHeight;
     const rows = [];
+    if (root && !root.isConnected) return [token, '{"gone":1}', []];  // removed or replaced
+    if (opts.reset) {
+      // the caller lost its map of local ids (a new host, or a new world record): start over
+      lids = new WeakMap();
+      pending.clear();
+    }
     const newEls = [];
-    const firstNew = nextLid;
+    const newIds = [];
+    const eager = !!opts.eager;
     const keys = new Map();       // locator key -> count in this document
     const hrefKeys = new Map();   // resolved href (no fragment) -> count
-    const cands = [];             // [rowIndex, el, role, name, tag] for ref rows (locator candidates)
+    const cands = [];             // [rowIndex, el, role, name] for ref rows (locator candidates)
 
-    function lidOf(el) {
+    // iframes always come back as nodes (their backend id hangs child frames under them)
+    function lidOf(el, now) {
       let id = lids.get(el);
       if (id === undefined) {
         id = nextLid++;
         lids.set(el, id);
-        newEls.push(el);
+        if (eager || now) { newEls.push(el); newIds.push(id); } else pending.set(id, el);
       }
       return id;
     }
@@ -309,12 +351,8 @@
 
     // returns true when something in view was emitted (viewport scope), else whether anything was emitted
     function walkChildren(parent, depth, parentVisible) {
-      let any = false;
       const sr = parent.nodeType === 1 ? parent.shadowRoot : null;
-      if (sr) {
-        any = walkList(sr.childNodes, depth, parentVisible) || any;
-        return any;
-      }
+      if (sr) return walkList(sr.childNodes, depth, parentVisible);
       if (parent.nodeType === 1 && parent.tagName === 'SLOT') {
         const assigned = parent.assignedNodes();
         return walkList(assigned.length ? assigned : parent.childNodes, depth, parentVisible);
@@ -322,43 +360,75 @@
       return walkList(parent.childNodes, depth, parentVisible);
     }
 
+    // viewport scope: a table row lies inside its own box (cells are laid out in it), so an
+    // off-screen row is skipped without measuring its cells, and once a row is below the
+    // viewport, the rows after it in the same section are too
+    let rowBelow = false;
+
+    function skipOffscreen(el) {
+      if (wantLocs) countHidden(el, keys, hrefKeys);
+    }
+
+    // parentVisible for text: 1 (shown), 2 (shown but out of the viewport) or 0 (hidden)
     function walkList(list, depth, parentVisible) {
       let any = false;
+      let below = false;
       for (let i = 0; i < list.length; i++) {
         const k = list[i];
-        if (k.nodeType === 3) {
-          if (!parentVisible) continue;
+        const nt = k.nodeType;
+        if (nt === 3) {
+          if (parentVisible !== 1) continue;
           const t = k.data;
           if (t.length === 0) continue;
           const c = collapse(t);
           if (!c) continue;
-          if (viewport && !parentVisible.inView) continue;
           rows.push(depth, 'text', c, 0, 0, '', '');
           any = true;
-        } else if (k.nodeType === 1) {
+        } else if (nt === 1) {
+          if (below && k.tagName === 'TR') { skipOffscreen(k); continue; }
+          rowBelow = false;
           if (walkEl(k, depth)) any = true;
+          if (rowBelow) below = true;
         }
       }
       return any;
     }
 
-    // parentVisible for text: {inView: bool} object or false
+    function rowOffscreen(el) {
+      const r = el.getBoundingClientRect();
+      if (r.top > vh) { rowBelow = true; return true; }
+      if (r.left > vw || r.right < 0) return true;
+      if (r.bottom < 0) {
+        // a cell spanning rows reaches below its row
+        const cells = el.cells;
+        for (let i = 0; i < cells.length; i++) if (cells[i].rowSpan !== 1) return false;
+        return true;
+      }
+      return false;
+    }
+
     function walkEl(el, depth) {
       const tag = el.tagName;
       if (SKIP.has(tag)) return false;
-      if (!el.checkVisibility()) {
+      const hasAttrs = el.hasAttributes();
+      // one call in the common case: visible with the visibility property implies rendered
+      const visible = el.checkVisibility(VIS);
+      if (!visible && !el.checkVisibility()) {
         if (wantLocs) countHidden(el, keys, hrefKeys);
         return false;
       }
-      if (el.getAttribute('aria-hidden') === 'true') {
+      if (hasAttrs && el.getAttribute('aria-hidden') === 'true') {
         if (wantLocs) countHidden(el, keys, hrefKeys);
         return false;
       }
-      const visible = el.checkVisibility({visibilityProperty: true});
-      if (TRANSPARENT.has(tag) && !el.hasAttribute('role')) {
-        return walkChildren(el, depth, visible ? {inView: viewport ? inView(el) : true} : false);
+      if (viewport && tag === 'TR' && visible && !roleLocs && rowOffscreen(el)) {
+        skipOffscreen(el);
+        return false;
       }
-      let role = roleOf(el, tag);
+      if (TRANSPARENT.has(tag) && !(hasAttrs && el.hasAttribute('role'))) {
+        return walkChildren(el, depth, visible ? (viewport && !inView(el) ? 2 : 1) : 0);
+      }
+      const role = hasAttrs ? roleOf(el, tag) : implicitRole(el, tag);
       if (role === null) return false;
       if (role === 'iframe' && (el.loading === 'lazy' || el.getAttribute('loading') === 'lazy')) {
         let cd = null;
@@ -366,38 +436,42 @@
         const src = el.getAttribute('src');
         if (cd && cd.URL === 'about:blank' && src && src !== 'about:blank' && !el.hasAttribute('srcdoc')) return false;
       }
-      const focusable = isFocusable(el, tag);
+      const focusable = hasAttrs || tag === 'BUTTON' || tag === 'SELECT' || tag === 'TEXTAREA' || tag === 'IFRAME' ||
+        tag === 'SUMMARY' || tag === 'INPUT' ? isFocusable(el, tag) : false;
       let isRef = INTERACTIVE.has(role) || ALWAYS_REF.has(role) || focusable;
       if (role === 'option' && el.closest('select')) isRef = false;
       const start = rows.length;
       const here = viewport ? inView(el) : true;
+      const labelled = hasAttrs && (el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby'));
       let name = '';
+      let deferName = false;
       let flags = 0;
       let lid = 0;
       let url = '';
       if (visible) {
-        if (wantLocs) {
-          if (el.id) countKey(keys, 'css:#' + el.id);
+        if (wantLocs && hasAttrs) {
+          const id = el.id;
+          if (id) countKey(keys, 'css:#' + id);
           const nm = el.getAttribute('name');
-          if (nm !== null) countKey(keys, 'css:' + el.localName + '[name=' + q(nm) + ']');
+          if (nm !== null) countKey(keys, nameKey(el, nm));
           const tid = el.getAttribute('data-testid');
-          if (tid !== null) countKey(keys, 'css:[data-testid=' + q(tid) + ']');
+          if (tid !== null) countKey(keys, 'css:[data-testid=' + qa(tid) + ']');
           if (role === 'link' && el.hasAttribute('href')) {
             countKey(keys, 'href:' + el.getAttribute('href'));
-            countKey(hrefKeys, String(el.href).split('#')[0]);
+            countKey(hrefKeys, stripHash(String(el.href)));
           }
         }
-        if (role !== 'container' || el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')) {
-          if (isRef || role !== 'container' || el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')) {
-            // cheap path: name from a single text child
-            const fc = el.firstChild;
-            if (NAME_FROM_CONTENT.has(role) && fc && fc.nodeType === 3 && !fc.nextSibling && !el.shadowRoot &&
-                !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby') && tag !== 'INPUT' &&
-                tag !== 'SELECT' && tag !== 'TEXTAREA' && tag !== 'IMG') {
-              name = collapse(fc.data);
-            } else {
-              name = nameOf(el, tag, role);
-            }
+        if (role !== 'container' || labelled) {
+          // cheap path: name from a single text child
+          const fc = el.firstChild;
+          if (NAME_FROM_CONTENT.has(role) && fc && fc.nodeType === 3 && !fc.nextSibling && !labelled &&
+              !el.shadowRoot && tag !== 'INPUT' && tag !== 'SELECT' && tag !== 'TEXTAREA' && tag !== 'IMG') {
+            name = collapse(fc.data);
+          } else if ((structuralFromContent(role) && !labelled) || (viewport && !here && !roleLocs)) {
+            // computed after the children: often not needed at all
+            deferName = true;
+          } else {
+            name = nameOf(el, tag, role);
           }
         }
         if (isRef) { flags |= 1; }
@@ -405,51 +479,65 @@
           flags |= 4;
           if (el.loading === 'lazy' || el.getAttribute('loading') === 'lazy') flags |= 8;
         }
-        if (isRef || role === 'iframe') lid = lidOf(el);
+        if (isRef || role === 'iframe') lid = lidOf(el, role === 'iframe');
         if (role === 'link') url = el.href ? String(el.href) : '';
-        if (wantLocs && isRef && INTERACTIVE.has(role)) countKey(keys, 'role:' + role + '[name=' + q(name) + ']');
+        if (roleLocs && isRef && INTERACTIVE.has(role)) countKey(keys, 'role:' + role + '[name=' + q(name) + ']');
         rows.push(depth, role, name, flags, lid, url, '');
-        if (wantLocs && isRef) cands.push(start, el, role, name, tag);
+        if (wantLocs && isRef) cands.push(start, el, role, name);
       } else {
         // visibility:hidden element: not shown itself, but a visible descendant can be
         rows.push(depth, 'container', '', 0, 0, '', '');
       }
       let any = false;
-      if (role !== 'iframe' && tag !== 'SELECT' || tag === 'SELECT') {
-        if (tag === 'SELECT') {
-          if (visible) {
-            for (const o of el.options) {
-              if (!viewport || here) rows.push(depth + 1, 'option', collapse(o.label || o.textContent), 0, 0, '', '');
+      if (tag === 'SELECT') {
+        if (visible && here) {
+          for (const o of el.options) rows.push(depth + 1, 'option', collapse(o.label || o.textContent), 0, 0, '', '');
+        }
+      } else if (role !== 'iframe' && tag !== 'TEXTAREA' && tag !== 'INPUT' && tag !== 'IMG' && tag !== 'CANVAS') {
+        const childStart = rows.length;
+        any = walkChildren(el, depth + 1, visible ? (here ? 1 : 2) : 0);
+        if (deferName && (any || !viewport || here)) {
+          if (structuralFromContent(role) && !labelled) {
+            // shown content: no name on this line, unless the content is text only and is the name
+            if (rows.length === childStart) {
+              name = nameOf(el, tag, role);
+            } else if (onlyText(childStart)) {
+              const nm = nameOf(el, tag, role);
+              if (nm && squash(joinText(childStart)) === squash(nm)) { rows.length = childStart; name = nm; }
             }
+          } else {
+            name = nameOf(el, tag, role);
           }
-        } else if (role !== 'iframe' && tag !== 'TEXTAREA' && tag !== 'INPUT' && tag !== 'IMG' && tag !== 'CANVAS') {
-          const childStart = rows.length;
-          any = walkChildren(el, depth + 1, visible ? {inView: here} : false);
-          // name from content that equals the text children: print it once, on this line
-          if (visible && name && NAME_FROM_CONTENT.has(role) && rows.length > childStart) {
-            let onlyText = true;
-            let joined = '';
-            for (let i = childStart; i < rows.length; i += 7) {
-              const r = rows[i + 1];
-              if ((r !== 'text' && r !== 'container') || rows[i + 3] !== 0 || rows[i + 2] && r === 'container') { onlyText = false; break; }
-              if (r === 'text') joined += ' ' + rows[i + 2];
-            }
-            if (onlyText && collapse(joined) === name) rows.length = childStart;
-            else if (!INTERACTIVE.has(role) && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby')) {
-              // a structural node named from content that shows its content below: no name
-              rows[start + 2] = '';
-            }
-          }
+          rows[start + 2] = name;
+        } else if (visible && name && NAME_FROM_CONTENT.has(role) && rows.length > childStart) {
+          // name from content that repeats the text children: print it once, on this line
+          if (onlyText(childStart) && squash(joinText(childStart)) === squash(name)) rows.length = childStart;
+          else if (!INTERACTIVE.has(role) && !labelled) rows[start + 2] = '';
         }
       }
       if (viewport && !here && !any) {
         rows.length = start;
-        if (cands.length && cands[cands.length - 5] >= start) {
-          while (cands.length && cands[cands.length - 5] >= start) cands.length -= 5;
-        }
+        while (cands.length && cands[cands.length - 4] >= start) cands.length -= 4;
         return false;
       }
       return true;
+    }
+
+    function onlyText(from) {
+      for (let i = from; i < rows.length; i += 7) {
+        const r = rows[i + 1];
+        if (rows[i + 3] !== 0) return false;
+        if (r === 'text') continue;
+        if (r === 'container' && !rows[i + 2]) continue;
+        return false;
+      }
+      return true;
+    }
+
+    function joinText(from) {
+      let joined = '';
+      for (let i = from; i < rows.length; i += 7) if (rows[i + 1] === 'text') joined += rows[i + 2];
+      return joined;
     }
 
     let top = root;
@@ -462,39 +550,46 @@
       if (wantLocs && opts.countAll) {
         // locator uniqueness is judged against the whole document, not only the subtree
         const save = rows.length;
-        const saveC = cands.length;
-        keys.clear(); hrefKeys.clear();
         const cmark = cands.slice();
+        keys.clear(); hrefKeys.clear();
         walkEl(doc.documentElement, 0);
         rows.length = save;
-        cands.length = 0; for (const c of cmark) cands.push(c);
-        void saveC;
+        cands.length = 0;
+        for (let i = 0; i < cmark.length; i++) cands.push(cmark[i]);
       }
     }
 
     if (wantLocs) {
-      for (let i = 0; i < cands.length; i += 5) {
-        const at = cands[i], el = cands[i + 1], role = cands[i + 2], name = cands[i + 3], tag = cands[i + 4];
+      for (let i = 0; i < cands.length; i += 4) {
+        const at = cands[i], el = cands[i + 1], role = cands[i + 2], name = cands[i + 3];
         const out = [];
-        if (el.id && IDENT.test(el.id) && keys.get('css:#' + el.id) === 1) out.push('css:#' + el.id);
-        if (role === 'link' && el.hasAttribute('href')) {
-          const raw = el.getAttribute('href');
-          if (keys.get('href:' + raw) === 1 && hrefKeys.get(String(el.href).split('#')[0]) === 1 && raw.indexOf('#') < 0) out.push('href:' + raw);
+        if (el.hasAttributes()) {
+          const id = el.id;
+          if (id && IDENT.test(id) && keys.get('css:#' + id) === 1) out.push('css:#' + id);
+          if (role === 'link' && el.hasAttribute('href')) {
+            const raw = el.getAttribute('href');
+            if (raw.indexOf('#') < 0 && keys.get('href:' + raw) === 1 && hrefKeys.get(stripHash(String(el.href))) === 1) {
+              out.push('href:' + raw);
+            }
+          }
+          const tid = el.getAttribute('data-testid');
+          if (tid !== null) {
+            const k = 'css:[data-testid=' + qa(tid) + ']';
+            if (keys.get(k) === 1) out.push(k);
+          }
+          const nm = el.getAttribute('name');
+          if (nm !== null) {
+            const k = nameKey(el, nm);
+            if (keys.get(k) === 1) out.push(k);
+          }
         }
-        const tid = el.getAttribute('data-testid');
-        if (tid !== null && keys.get('css:[data-testid=' + q(tid) + ']') === 1) out.push('css:[data-testid=' + q(tid) + ']');
-        if (INTERACTIVE.has(role) && name) {
+        if (roleLocs && name && INTERACTIVE.has(role)) {
           const k = 'role:' + role + '[name=' + q(name) + ']';
           if (keys.get(k) === 1) out.push(k);
         }
-        const nm = el.getAttribute('name');
-        if (nm !== null) {
-          const k = 'css:' + el.localName + '[name=' + q(nm) + ']';
-          if (keys.get(k) === 1) out.push(k);
-        }
         if (out.length) {
-          out.sort((a, b) => a.length - b.length);
-          rows[at + 6] = out.join('\x1f');
+          if (out.length > 1) out.sort((a, b) => a.length - b.length);
+          rows[at + 6] = out.length > 1 ? out.join('\x1f') : out[0];
         }
       }
     }
@@ -503,7 +598,7 @@
       keyList = [];
       for (const [k, v] of keys) keyList.push(k, v);
     }
-    return [token, JSON.stringify({r: rows, n: firstNew, k: keyList}), newEls];
+    return [token, JSON.stringify({r: rows, e: newIds, p: pending.size, k: keyList}), newEls];
   };
   globalThis.__egoSnapToken = token;
   return token;

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidArgument
+from ..schema import validated
 from .loader import (
     find_pack,
     host_matches,
@@ -124,6 +125,7 @@ async def _resolve_url(api: str, url: str | None, page: Any) -> str:
     return value
 
 
+@validated("site_skills")
 async def site_skills(url: str | None = None, *, page: Any = None) -> list[dict]:
     """``[{id, name, domains, dir}]`` of every pack matching the URL's host, sorted by id.
 
@@ -133,6 +135,7 @@ async def site_skills(url: str | None = None, *, page: Any = None) -> list[dict]
     return site_skills_for(url)
 
 
+@validated("learn_context")
 async def learn_context(url: str | None = None, *, page: Any = None) -> dict:
     """``{url, sites, knowledge, tools, problems}`` for the URL (see :func:`site_skills` for
     how ``url=None`` is resolved). Broken packs and bad note paths are listed in ``problems``."""
@@ -140,6 +143,7 @@ async def learn_context(url: str | None = None, *, page: Any = None) -> dict:
     return learn_context_for(url)
 
 
+@validated("run_site_tool")
 async def run_site_tool(site_id: str, tool: str, /, **args: Any) -> Any:
     """Run the Python tool ``tool`` of pack ``site_id`` as ``callable(ctx, **args)``.
 
@@ -162,6 +166,7 @@ async def run_site_tool(site_id: str, tool: str, /, **args: Any) -> Any:
     )
 
 
+@validated("run_site_browser_tool")
 async def run_site_browser_tool(site_id: str, tool: str, /, *, page: Any, **args: Any) -> Any:
     """Run the browser tool ``tool`` of pack ``site_id`` in ``page``; returns its JSON result."""
     from .tools import run_browser_tool_in

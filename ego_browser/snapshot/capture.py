@@ -24,6 +24,16 @@ How a capture learns backend node ids cheaply: the in-page walker keeps a per-do
 returned as DOM nodes, with ``serialization: "deep"``, which carries their ``backendNodeId``
 and ``loaderId``. Later snapshots of the same document send numbers only.
 
+Deferred ids: on a document the page's ledger has never numbered (the usual first snapshot
+after a navigation), every element already has a stable identity in the walker's world (its
+local id), so the snapshot does not wait for backend ids. New ref-bearing elements get a
+*pending* id (a negative number, unique in this process) and one background call
+(``__egoSnapTake()``) fetches their backend ids right after the text is returned.
+:func:`wait_bid` waits for one; the ledger rebinds pending keys with :func:`resolved_bid`.
+A world created on a document the ledger already knows (host restart, lost context) resolves
+eagerly, as before, so that a node seen before keeps its number. Iframes are always resolved
+at once: their backend id hangs child frames under them.
+
 :class:`CdpSnapshotTarget` is an adapter that builds a target straight from a
 :class:`~ego_browser.cdp.connection.Connection` (tests and benchmarks use it).
 """
@@ -31,7 +41,7 @@ and ``loaderId``. Later snapshots of the same document send numbers only.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -49,6 +59,8 @@ __all__ = [
     "SimpleFrame",
     "capture_frame",
     "frame_owner",
+    "resolved_bid",
+    "wait_bid",
     "WALKER_SOURCE",
     "WORLD_NAME",
 ]
@@ -64,6 +76,14 @@ _SERIALIZE = {
 _CALL_ON = "function(o){return __egoSnap(this,o)}"
 _CALL_ON_INSTALL = "function(o){" + WALKER_SOURCE.rstrip().rstrip(";") + ";return __egoSnap(this,o)}"
 _OBJECT_GROUP = "ego_snapshot"
+_group_seq = 0
+
+
+def _new_group() -> str:
+    """An object group of its own per call, released when that call is done (calls overlap)."""
+    global _group_seq
+    _group_seq += 1
+    return f"{_OBJECT_GROUP}.{_group_seq}"
 
 
 @runtime_checkable
@@ -97,9 +117,67 @@ class _World:
     loader_id: str
     context_id: int
     token: str = ""
-    #: walker local id -> backend node id
+    #: walker local id -> backend node id (negative: pending, see module doc)
     lids: dict[int, int] = field(default_factory=dict)
     doc_loader: str = ""
+    #: None until the first capture decides: True = backend ids are fetched after the snapshot
+    defer: bool | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+# pending ids: negative numbers, process-wide unique
+_next_pending = -1
+#: pending id -> backend id (None: the node could not be resolved); bounded, oldest dropped
+_resolved: dict[int, int | None] = {}
+_MAX_RESOLVED = 200_000
+#: pending id -> future, created only when someone waits
+_waiters: dict[int, asyncio.Future] = {}
+_unresolved: set[int] = set()
+
+
+def _new_pending() -> int:
+    global _next_pending
+    n = _next_pending
+    _next_pending -= 1
+    _unresolved.add(n)
+    return n
+
+
+def _settle(pid: int, bid: int | None) -> None:
+    _unresolved.discard(pid)
+    _resolved[pid] = bid
+    if len(_resolved) > _MAX_RESOLVED:
+        for k in list(_resolved)[: len(_resolved) - _MAX_RESOLVED]:
+            del _resolved[k]
+    fut = _waiters.pop(pid, None)
+    if fut is not None and not fut.done():
+        fut.set_result(bid)
+
+
+_NOT_YET = object()
+
+
+def resolved_bid(pid: int) -> Any:
+    """Backend id of a pending id: an int, None (gone / unknown), or ``_NOT_YET``."""
+    if pid in _resolved:
+        return _resolved[pid]
+    if pid in _unresolved:
+        return _NOT_YET
+    return None
+
+
+async def wait_bid(pid: int, timeout: float = 30.0) -> int | None:
+    """Wait until a pending id is resolved; its backend id, or None if the node is gone."""
+    r = resolved_bid(pid)
+    if r is not _NOT_YET:
+        return r
+    fut = _waiters.get(pid)
+    if fut is None:
+        fut = _waiters[pid] = asyncio.get_running_loop().create_future()
+    try:
+        return await asyncio.wait_for(asyncio.shield(fut), timeout)
+    except asyncio.TimeoutError:
+        return None
 
 
 # (session id, frame id) -> world; bounded (oldest dropped)
@@ -118,6 +196,8 @@ class FrameCapture:
     lids: dict[int, int]
     #: locator key -> count in this document (only when requested)
     keys: dict[str, int] | None
+    #: background fetch of pending backend ids started by this capture (or None)
+    fetch: asyncio.Task | None = None
 
 
 async def _world(frame: SnapshotFrame, fresh: bool = False) -> _World:
@@ -152,7 +232,7 @@ def _context_gone(exc: CdpError) -> bool:
     return "context" in msg or "no frame" in msg or "frame with the given id" in msg
 
 
-async def _run(frame: SnapshotFrame, w: _World, opts: dict, root_backend: int | None, install: bool):
+async def _run(frame: SnapshotFrame, w: _World, opts: dict, root_backend: int | None, install: bool, group: str):
     session = frame.session
     if root_backend is None:
         expr = ("(" + WALKER_SOURCE.rstrip().rstrip(";") + ", " if install else "(") + (
@@ -164,14 +244,14 @@ async def _run(frame: SnapshotFrame, w: _World, opts: dict, root_backend: int | 
                 "expression": expr,
                 "contextId": w.context_id,
                 "serializationOptions": _SERIALIZE,
-                "objectGroup": _OBJECT_GROUP,
+                "objectGroup": group,
                 "awaitPromise": False,
             },
         )
     try:
         node = await session.send(
             "DOM.resolveNode",
-            {"backendNodeId": root_backend, "executionContextId": w.context_id, "objectGroup": _OBJECT_GROUP},
+            {"backendNodeId": root_backend, "executionContextId": w.context_id, "objectGroup": group},
         )
     except CdpError as exc:
         if _context_gone(exc) and "node" not in (exc.cdp_message or "").lower():
@@ -184,7 +264,7 @@ async def _run(frame: SnapshotFrame, w: _World, opts: dict, root_backend: int | 
             "objectId": node["object"]["objectId"],
             "arguments": [{"value": opts}],
             "serializationOptions": _SERIALIZE,
-            "objectGroup": _OBJECT_GROUP,
+            "objectGroup": group,
         },
     )
 
@@ -200,19 +280,27 @@ async def capture_frame(
     locs: bool,
     all_keys: bool,
     root_backend: int | None = None,
+    marks: bool = True,
+    doc_known: Callable[[str, str], bool] | None = None,
 ) -> FrameCapture:
     """Walk one frame's document (or the subtree of ``root_backend``) in its isolated world.
 
-    Raises ``StaleRef`` when ``root_backend`` no longer exists, ``CdpError`` /
-    ``CdpChannelUnavailable`` when the frame is gone.
+    ``doc_known(frame_id, loader_id)`` tells whether the ledger already numbered nodes of this
+    document; when it does not (or is not given), backend ids are fetched after the capture
+    (see the module doc). Raises ``StaleRef`` when ``root_backend`` no longer exists,
+    ``CdpError`` / ``CdpChannelUnavailable`` when the frame is gone.
     """
-    opts = {"viewport": viewport, "locs": locs, "allKeys": all_keys, "countAll": root_backend is not None}
     w = await _world(frame)
+    if w.defer is None:
+        w.defer = bool(w.loader_id) and doc_known is not None and not doc_known(frame.frame_id, w.loader_id)
+    opts = {"viewport": viewport, "locs": locs, "marks": marks, "eager": not w.defer, "allKeys": all_keys,
+            "countAll": root_backend is not None, "reset": not w.token}
     install = not w.token
     res = None
+    group = _new_group()
     for attempt in range(3):
         try:
-            res = await _run(frame, w, opts, root_backend, install)
+            res = await _run(frame, w, opts, root_backend, install, group)
         except _NodeGone:
             raise StaleRef(f"Stale ref: node {root_backend} is gone; take a new snapshot", ref=None) from None
         except CdpError as exc:
@@ -233,41 +321,91 @@ async def capture_frame(
         raise SnapshotFailed(f"snapshot walker could not run in frame {frame.frame_id}", label=None)
     # release the remote objects of this call (fire and forget)
     session = frame.session
-    session.connection._spawn(_release(session))
+    session.connection._spawn(_release(session, group))
     value = res["result"].get("deepSerializedValue", {}).get("value")
     if not value or len(value) < 3:
         raise SnapshotFailed(f"snapshot walker returned nothing in frame {frame.frame_id}", label=None)
     token = value[0]["value"]
     data = orjson.loads(value[1]["value"])
+    if data.get("gone"):
+        raise StaleRef(f"Stale ref: node {root_backend} is gone; take a new snapshot", ref=None)
     els = value[2].get("value") or []
     if token != w.token:
         w.token = token
         w.lids = {}
     lids = w.lids
-    lid = data["n"]
     loader = w.doc_loader
-    for el in els:
+    for lid, el in zip(data["e"], els):
         v = el.get("value") or {}
         bid = v.get("backendNodeId")
         if bid is not None:
             lids[lid] = bid
         if not loader:
             loader = v.get("loaderId") or ""
-        lid += 1
     if loader:
         w.doc_loader = loader
     else:
         loader = frame.loader_id
+    if w.defer:
+        # keys of a deferred world always name the document by the loader the world was made for
+        loader = w.loader_id
+    rows = data["r"]
+    fetch = None
+    if data.get("p"):
+        pids = []
+        for f, lid in zip(rows[3::7], rows[4::7]):
+            if f and lid not in lids:
+                lids[lid] = pid = _new_pending()
+                pids.append(pid)
+        fetch = session.connection._spawn(_fetch_pending(session, w, pids))
     keys = None
     k = data.get("k")
     if k:
         keys = {k[i]: k[i + 1] for i in range(0, len(k), 2)}
-    return FrameCapture(frame.frame_id, loader, data["r"], lids, keys)
+    return FrameCapture(frame.frame_id, loader, rows, lids, keys, fetch)
 
 
-async def _release(session: Session) -> None:
+async def _fetch_pending(session: Session, w: _World, pids: list[int]) -> None:
+    """Learn the backend ids of the elements the walker left pending; settle ``pids``."""
+    async with w.lock:  # one fetch at a time per world: each takes everything pending so far
+        group = _new_group()
+        try:
+            res = await session.send(
+                "Runtime.evaluate",
+                {
+                    "expression": "__egoSnapTake()",
+                    "contextId": w.context_id,
+                    "serializationOptions": _SERIALIZE,
+                    "objectGroup": group,
+                },
+                timeout=30,
+            )
+            value = res["result"].get("deepSerializedValue", {}).get("value") or []
+            if len(value) == 2 and "exceptionDetails" not in res:
+                ids = orjson.loads(value[0]["value"])
+                lids = w.lids
+                for lid, el in zip(ids, value[1].get("value") or []):
+                    v = el.get("value") or {}
+                    bid = v.get("backendNodeId")
+                    ldr = v.get("loaderId") or ""
+                    if bid is None or (ldr and w.loader_id and ldr != w.loader_id):
+                        continue  # another document: leave it unresolved (stale)
+                    old = lids.get(lid)
+                    lids[lid] = bid
+                    if old is not None and old < 0:
+                        _settle(old, bid)
+            session.connection._spawn(_release(session, group))
+        except (CdpError, CdpChannelUnavailable, KeyError, TypeError, ValueError, asyncio.TimeoutError):
+            pass
+        finally:
+            for pid in pids:
+                if pid in _unresolved:
+                    _settle(pid, None)
+
+
+async def _release(session: Session, group: str) -> None:
     try:
-        await session.send("Runtime.releaseObjectGroup", {"objectGroup": _OBJECT_GROUP}, timeout=5)
+        await session.send("Runtime.releaseObjectGroup", {"objectGroup": group}, timeout=5)
     except (CdpError, CdpChannelUnavailable, Exception):
         pass
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..cdp.connection import Session
 from ..errors import CdpChannelUnavailable, CdpError, InvalidArgument, SnapshotFailed, StaleRef
-from .capture import FrameCapture, SnapshotFrame, SnapshotTarget, capture_frame, frame_owner
+from .capture import FrameCapture, SnapshotFrame, SnapshotTarget, capture_frame, frame_owner, resolved_bid, wait_bid
 from .ledger import RefLedger
 
 try:
@@ -37,6 +37,7 @@ __all__ = [
     "ResolvedRef",
     "take_snapshot",
     "resolve_ref",
+    "settle",
     "truncate",
     "CORE",
 ]
@@ -125,7 +126,7 @@ async def take_snapshot(
     root_frame = main
     root_backend = None
     if root is not None:
-        binding = ledger.lookup(int(root))
+        binding = await _binding(ledger, int(root))
         rf = frames.get(binding.frame_id)
         if rf is None:
             raise StaleRef(f"Stale ref: @{root}; take a new snapshot", ref=int(root))
@@ -145,9 +146,10 @@ async def take_snapshot(
                 include_action_marks, scope == "full_page", root,
             )
             break
-        except StaleRef:
+        except StaleRef as exc:
             if root is not None:
                 ledger.stale_ref(int(root))
+                raise StaleRef(f"Stale ref: @{root}; take a new snapshot", ref=int(root)) from exc
             raise
         except (CdpError, CdpChannelUnavailable, SnapshotFailed) as exc:
             last_exc = exc
@@ -160,6 +162,43 @@ async def take_snapshot(
     body = text
     out = (header + "\n" + body) if header else body
     return truncate(out, max_length)
+
+
+async def _binding(ledger: RefLedger, ref: int) -> Any:
+    """``ledger.lookup(ref)``, waiting for a backend id still being fetched."""
+    b = ledger.lookup(ref)
+    if b.backend_node_id < 0:
+        await wait_bid(b.backend_node_id)
+        if ledger.rebind(resolved_bid) and ledger.on_change is not None:
+            ledger.on_change()
+        b = ledger.lookup(ref)
+        if b.backend_node_id < 0:
+            ledger.stale_ref(ref)
+            raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
+    return b
+
+
+async def settle(ledger: RefLedger, timeout: float = 30.0) -> None:
+    """Wait until every pending backend id of ``ledger`` is known (and rebound)."""
+    for ref in list(ledger.pending):
+        key = ledger.active.get(ref) or ledger.stale.get(ref)
+        if key is not None and key[2] < 0:
+            await wait_bid(key[2], timeout)
+    if ledger.rebind(resolved_bid) and ledger.on_change is not None:
+        ledger.on_change()
+
+
+def _after_fetch(ledger: RefLedger, fetches: list) -> None:
+    """When the background fetches of this snapshot end: rebind and let the host save."""
+
+    def done(_fut: Any) -> None:
+        if ledger.rebind(resolved_bid) and ledger.on_change is not None:
+            try:
+                ledger.on_change()
+            except Exception:  # noqa: BLE001 - a failed save must not break the loop
+                pass
+
+    asyncio.gather(*fetches, return_exceptions=True).add_done_callback(done)
 
 
 async def _take(
@@ -179,11 +218,13 @@ async def _take(
     # only the root frame's descendants are printed
     order = list(frames.values())
     tasks = []
+    kw = {"viewport": viewport, "locs": locs, "all_keys": multi and locs, "marks": marks,
+          "doc_known": ledger.knows_doc}
     for f in order:
         if f is root_frame:
-            tasks.append(capture_frame(f, viewport=viewport, locs=locs, all_keys=multi and locs, root_backend=root_backend))
+            tasks.append(capture_frame(f, root_backend=root_backend, **kw))
         else:
-            tasks.append(_safe_capture(f, viewport=viewport, locs=locs, all_keys=multi and locs))
+            tasks.append(_safe_capture(f, **kw))
     owner_tasks = []
     owned = []
     for f in order:
@@ -245,15 +286,19 @@ async def _take(
                 if f & _F_IFRAME:
                     iframes.append((i, bid))
         lc = rows[6::7]
+        u = rows[5::7]
         if locs:
             if totals is not None:
                 lc = [_pick_loc(c, totals) if c else "" for c in lc]
             else:
                 lc = [c.split("\x1f", 1)[0] if c else "" for c in lc]
+            # a link whose locator is its href: the locator already says where it goes
+            for i, c in enumerate(lc):
+                if c and c[0] == "h" and c.startswith("href:"):
+                    u[i] = ""
         start = 0
         r = rows[1::7]
         nm = rows[2::7]
-        u = rows[5::7]
         for i, bid in iframes + [(n - 1, None)]:
             depth.extend(d[start : i + 1])
             role.extend(r[start : i + 1])
@@ -269,12 +314,18 @@ async def _take(
                     emit(child, d[i] + 1)
 
     emit(root_frame.frame_id, 0)
+    fetches = [c.fetch for c in caps.values() if c.fetch is not None]
+    if ledger.pending:
+        # keys the world has resolved since the last snapshot must match the ledger's
+        ledger.rebind(resolved_bid)
     if not depth:
         return ""
     text, next_ref, shown = render_tree(
         depth, role, name, flags, key, url, loc, ledger.keys, ledger.next_ref, marks, locs
     )
     ledger.commit(shown, replace=replace)
+    if fetches and ledger.pending:
+        _after_fetch(ledger, fetches)
     return text
 
 
@@ -291,7 +342,7 @@ async def resolve_ref(target: SnapshotTarget, ledger: RefLedger, ref: int) -> Re
     Raises ``UnknownRef``/``StaleRef`` from the ledger, and ``StaleRef`` when the ref's frame
     is gone or shows another document.
     """
-    b = ledger.lookup(ref)
+    b = await _binding(ledger, ref)
     for f in target.frames():
         if f.frame_id == b.frame_id:
             if f.loader_id and b.loader_id and f.loader_id != b.loader_id:

@@ -13,6 +13,10 @@ Rules (API.md §10):
 - at most ``MAX_STALE`` stale numbers are remembered; older ones report ``UnknownRef``;
 - ``to_bytes()`` / ``from_bytes(data, browser_instance)`` persist it (orjson); a ledger written
   by another browser instance, or a corrupt one, loads as empty.
+- a key whose backend id is still being fetched (see ``capture`` "Deferred ids") carries a
+  negative *pending id*; ``rebind(resolve)`` swaps in the real backend id (or stales the ref
+  if the node could not be resolved). Pending keys are not persisted; ``on_change`` (set by the
+  host) is called after a rebind so that the ledger can be saved again.
 
 Internally the core (``_snapshot.render_tree``) works on ``keys``: a dict from node key to
 number, shared by active and remembered stale numbers, so that a node that shows again after
@@ -57,7 +61,7 @@ class RefBinding:
 class RefLedger:
     """Refs of one Page. Not thread-safe; used from the host's event loop only."""
 
-    __slots__ = ("browser_instance", "next_ref", "keys", "active", "stale")
+    __slots__ = ("browser_instance", "next_ref", "keys", "active", "stale", "pending", "on_change")
 
     def __init__(self, browser_instance: str = "") -> None:
         self.browser_instance = browser_instance
@@ -69,6 +73,10 @@ class RefLedger:
         self.active: dict[int, NodeKey] = {}
         #: number -> key, stale refs, oldest first
         self.stale: OrderedDict[int, NodeKey] = OrderedDict()
+        #: numbers whose key still holds a pending (negative) backend id
+        self.pending: set[int] = set()
+        #: called after ``rebind`` changed something (the host saves the ledger then)
+        self.on_change: Any = None
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -91,6 +99,18 @@ class RefLedger:
         return [r for r, k in self.active.items() if k[0] == frame_id]
 
     # -- updating ---------------------------------------------------------------------------
+
+    def assign(self, key: NodeKey) -> int:
+        """The number of the node ``key`` (issuing the next one if it has none) and make it
+        active: ``page.find`` hands out refs without printing a snapshot."""
+        ref = self.keys.get(key)
+        if ref is None:
+            ref = self.next_ref
+            self.next_ref += 1
+            self.keys[key] = ref
+        self.stale.pop(ref, None)
+        self.active[ref] = key
+        return ref
 
     def commit(self, shown: list[int], *, replace: bool) -> None:
         """Record the numbers a snapshot printed (the core already put new keys in ``keys``).
@@ -123,6 +143,47 @@ class RefLedger:
                 else:
                     stale.pop(ref, None)
                 active[ref] = key
+                if key[2] < 0:
+                    self.pending.add(ref)
+
+    def knows_doc(self, frame_id: str, loader_id: str) -> bool:
+        """Whether any node of this document ever got a number that is still remembered."""
+        for k in self.keys:
+            if k[0] == frame_id and k[1] == loader_id:
+                return True
+        return False
+
+    def rebind(self, resolve: Any) -> bool:
+        """Swap pending backend ids for real ones; ``resolve(pid)`` gives the backend id, None
+        (the node is gone: the ref goes stale) or anything else (not yet). True if changed."""
+        changed = False
+        for ref in list(self.pending):
+            key = self.active.get(ref)
+            where = self.active
+            if key is None:
+                key = self.stale.get(ref)
+                where = self.stale
+            if key is None or key[2] >= 0:
+                self.pending.discard(ref)
+                continue
+            bid = resolve(key[2])
+            if bid is not None and not isinstance(bid, int):
+                continue
+            self.pending.discard(ref)
+            changed = True
+            had = self.keys.get(key) == ref
+            if had:
+                del self.keys[key]
+            if bid is None:
+                if where is self.active:
+                    del self.active[ref]
+                    self._make_stale(ref, key)
+                continue
+            new = (key[0], key[1], bid)
+            where[ref] = new
+            if had and new not in self.keys:
+                self.keys[new] = ref
+        return changed
 
     def _make_stale(self, ref: int, key: NodeKey) -> None:
         stale = self.stale
@@ -158,6 +219,7 @@ class RefLedger:
         self.keys.clear()
         self.active.clear()
         self.stale.clear()
+        self.pending.clear()
 
     # -- persistence ------------------------------------------------------------------------
 
@@ -175,10 +237,12 @@ class RefLedger:
 
         active = []
         for ref, key in self.active.items():
-            active += (ref, doc(key), key[2])
+            if key[2] >= 0:  # pending keys are saved once resolved
+                active += (ref, doc(key), key[2])
         stale = []
         for ref, key in self.stale.items():
-            stale += (ref, doc(key), key[2], 1 if self.keys.get(key) == ref else 0)
+            if key[2] >= 0:
+                stale += (ref, doc(key), key[2], 1 if self.keys.get(key) == ref else 0)
         return {
             "v": _FORMAT,
             "b": self.browser_instance,

@@ -1,0 +1,326 @@
+"""Element actions, ``page.find``, and the page's mouse and keyboard.
+
+Input to one page runs in call order (the page's input lock); reads and waits are not held up
+by it. Mouse position, held buttons and held keys belong to the round (process) that made
+them: each round sends a token and gets its own ``Mouse``/``Keyboard`` pair.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+from ..driver import actions
+from ..driver.keyboard import Keyboard
+from ..driver.mouse import Mouse
+from ..driver.page import PageDriver
+from ..errors import InvalidArgument
+from ..selectors import engine
+from ..selectors.parse import RefSelector, parse_selector
+from .core import Host, PageCtx
+from .ops import op
+from .receipts import run_action
+from .targeting import EngineFrames, release_handles, resolver
+
+#: rounds whose input state a page remembers (oldest forgotten first)
+_INPUT_STATES = 16
+
+
+def input_state(driver: PageDriver, token: Any) -> tuple[Mouse, Keyboard]:
+    states: OrderedDict = getattr(driver, "input_states", None)  # type: ignore[assignment]
+    if states is None:
+        states = OrderedDict()
+        driver.input_states = states  # type: ignore[attr-defined]
+    key = str(token or "")
+    pair = states.get(key)
+    if pair is None:
+        session = driver.session
+
+        async def send(method: str, params: dict | None = None) -> Any:
+            return await session.send(method, params, timeout=30.0)
+
+        keyboard = Keyboard(send)
+        pair = (Mouse(send, keyboard), keyboard)
+        states[key] = pair
+        while len(states) > _INPUT_STATES:
+            states.popitem(last=False)
+    else:
+        states.move_to_end(key)
+    return pair
+
+
+def _context(ctx: PageCtx, args: dict[str, Any], api: str, selector: str) -> actions.ActionContext:
+    mouse, keyboard = input_state(ctx.driver, args.get("proc"))
+    return actions.ActionContext(mouse=mouse, keyboard=keyboard, selector=selector, api=api)
+
+
+async def _act(host: Host, args: dict[str, Any], api: str, body) -> dict[str, Any]:
+    """Gate, activate, serialise input on the page, run with a receipt, release handles."""
+    ctx = await host.page_ctx(args, activate=True)
+    driver = ctx.driver
+    async with driver.input_lock:
+        try:
+            return await run_action(host, ctx, lambda: body(ctx))
+        finally:
+            await release_handles(driver)
+
+
+def _timeout(args: dict[str, Any]) -> float:
+    return args.get("timeout", 3000)
+
+
+@op("page.click")
+async def click(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    sel = args["selector"]
+
+    async def body(ctx: PageCtx) -> Any:
+        return await actions.click(
+            _context(ctx, args, "page.click", sel), resolver(host, ctx, sel),
+            button=args.get("button", "left"), click_count=args.get("click_count", 1), delay=args.get("delay", 0),
+            position=args.get("position"), force=args.get("force", False), timeout_ms=_timeout(args),
+            label=args.get("label"),
+        )
+
+    return await _act(host, args, "page.click", body)
+
+
+@op("page.dblclick")
+async def dblclick(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    sel = args["selector"]
+
+    async def body(ctx: PageCtx) -> Any:
+        return await actions.dblclick(
+            _context(ctx, args, "page.dblclick", sel), resolver(host, ctx, sel),
+            button=args.get("button", "left"), delay=args.get("delay", 0), position=args.get("position"),
+            force=args.get("force", False), timeout_ms=_timeout(args), label=args.get("label"),
+        )
+
+    return await _act(host, args, "page.dblclick", body)
+
+
+@op("page.hover")
+async def hover(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    sel = args["selector"]
+
+    async def body(ctx: PageCtx) -> Any:
+        return await actions.hover(
+            _context(ctx, args, "page.hover", sel), resolver(host, ctx, sel),
+            position=args.get("position"), force=args.get("force", False), timeout_ms=_timeout(args),
+            label=args.get("label"),
+        )
+
+    return await _act(host, args, "page.hover", body)
+
+
+@op("page.drag_and_drop")
+async def drag_and_drop(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    source, target = args["source"], args["target"]
+
+    async def body(ctx: PageCtx) -> Any:
+        return await actions.drag_and_drop(
+            _context(ctx, args, "page.drag_and_drop", source), resolver(host, ctx, source),
+            resolver(host, ctx, target), button=args.get("button", "left"),
+            source_position=args.get("source_position"), target_position=args.get("target_position"),
+            force=args.get("force", False), timeout_ms=_timeout(args), label=args.get("label"),
+            target_selector=target,
+        )
+
+    return await _act(host, args, "page.drag_and_drop", body)
+
+
+@op("page.fill")
+async def fill(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    sel = args["selector"]
+
+    async def body(ctx: PageCtx) -> Any:
+        return await actions.fill(
+            _context(ctx, args, "page.fill", sel), resolver(host, ctx, sel), args["value"],
+            clear_first=args.get("clear_first", True), timeout_ms=_timeout(args),
+        )
+
+    return await _act(host, args, "page.fill", body)
+
+
+@op("page.select_option")
+async def select_option(host: Host, args: dict[str, Any]) -> list[str]:
+    sel = args["selector"]
+
+    async def body(ctx: PageCtx) -> Any:
+        return await actions.select_option(
+            _context(ctx, args, "page.select_option", sel), resolver(host, ctx, sel), args.get("value"),
+            timeout_ms=_timeout(args),
+        )
+
+    receipt = await _act(host, args, "page.select_option", body)
+    return receipt["result"] if receipt.get("dialog") is None else (receipt.get("result") or [])
+
+
+@op("page.focus")
+async def focus(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    sel = args["selector"]
+
+    async def body(ctx: PageCtx) -> Any:
+        return await actions.focus(
+            _context(ctx, args, "page.focus", sel), resolver(host, ctx, sel), timeout_ms=_timeout(args)
+        )
+
+    return await _act(host, args, "page.focus", body)
+
+
+@op("page.press")
+async def press(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    sel = args["selector"]
+
+    async def body(ctx: PageCtx) -> Any:
+        return await actions.press(
+            _context(ctx, args, "page.press", sel), resolver(host, ctx, sel), args["key"],
+            delay=args.get("delay", 0), timeout_ms=_timeout(args),
+        )
+
+    return await _act(host, args, "page.press", body)
+
+
+# -- find ------------------------------------------------------------------------------------
+
+
+@op("page.find")
+async def find(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
+    from .snapshot_ops import ledger_for, save_ledger
+
+    selector = args["selector"]
+    limit = args.get("limit", 100)
+    parsed = parse_selector(selector)
+    ctx = await host.page_ctx(args, activate=True)
+    driver = ctx.driver
+    ledger = ledger_for(host, ctx)
+    if isinstance(parsed, RefSelector):
+        return [await _describe_ref(host, ctx, parsed.ref)]
+    try:
+        found = await engine.resolve(EngineFrames(driver), parsed, mode="all", limit=limit, describe=True,
+                                     backend_ids=True, object_group=engine.DEFAULT_GROUP)
+        await engine.ax_describe(found.matches)
+        rows = []
+        for m in found.matches:
+            ref = None
+            if m.backend_node_id is not None and m.loader_id:
+                ref = f"@{ledger.assign((m.frame_id, m.loader_id, m.backend_node_id))}"
+            rows.append(m.find_dict(ref))
+        save_ledger(host, driver)
+        return rows
+    finally:
+        await release_handles(driver)
+
+
+async def _describe_ref(host: Host, ctx: PageCtx, ref: int) -> dict[str, Any]:
+    from .targeting import handle_for_ref
+
+    handle = await handle_for_ref(host, ctx, ref)
+    try:
+        res = await handle.session.send(
+            "Runtime.callFunctionOn",
+            {"objectId": handle.object_id, "returnByValue": True,
+             "functionDeclaration": "function() { return globalThis.__egoSel ? __egoSel.describe(this) : null; }"},
+            timeout=5.0,
+        )
+        info = (res.get("result") or {}).get("value")
+        if info is None:
+            await host_install_engine(handle)
+            res = await handle.session.send(
+                "Runtime.callFunctionOn",
+                {"objectId": handle.object_id, "returnByValue": True,
+                 "functionDeclaration": "function() { return __egoSel.describe(this); }"},
+                timeout=5.0,
+            )
+            info = (res.get("result") or {}).get("value") or {}
+    finally:
+        await release_handles(ctx.driver)
+    binding = ctx.driver.ledger.lookup(ref)
+    frame = ctx.driver.frames.get(binding.frame_id)
+    row = {"ref": f"@{ref}", "tag": info.get("tag"), "id": info.get("id"), "role": info.get("role"),
+           "name": info.get("name"), "text": info.get("text"), "visible": info.get("visible"),
+           "frame": None if frame is None or frame.is_main else frame.url}
+    return row
+
+
+async def host_install_engine(handle: actions.ElementHandle) -> None:
+    await handle.session.send(
+        "Runtime.evaluate", {"expression": engine.engine_source(), "contextId": handle.context_id}, timeout=5.0
+    )
+
+
+# -- mouse and keyboard ---------------------------------------------------------------------
+
+
+async def _input(host: Host, args: dict[str, Any], body, *, receipt: bool) -> Any:
+    ctx = await host.page_ctx(args, activate=True)
+    mouse, keyboard = input_state(ctx.driver, args.get("proc"))
+    async with ctx.driver.input_lock:
+        if receipt:
+            return await run_action(host, ctx, lambda: body(mouse, keyboard))
+        await body(mouse, keyboard)
+        return None
+
+
+@op("mouse.click")
+async def mouse_click(host: Host, args: dict[str, Any]) -> Any:
+    return await _input(host, args, lambda m, k: m.click(
+        args["x"], args["y"], button=args.get("button", "left"), click_count=args.get("click_count", 1),
+        delay=args.get("delay", 0)), receipt=True)
+
+
+@op("mouse.move")
+async def mouse_move(host: Host, args: dict[str, Any]) -> Any:
+    return await _input(host, args, lambda m, k: m.move(args["x"], args["y"], steps=args.get("steps", 1)), receipt=False)
+
+
+@op("mouse.down")
+async def mouse_down(host: Host, args: dict[str, Any]) -> Any:
+    return await _input(host, args, lambda m, k: m.down(
+        button=args.get("button", "left"), click_count=args.get("click_count", 1)), receipt=False)
+
+
+@op("mouse.up")
+async def mouse_up(host: Host, args: dict[str, Any]) -> Any:
+    return await _input(host, args, lambda m, k: m.up(
+        button=args.get("button", "left"), click_count=args.get("click_count", 1)), receipt=False)
+
+
+@op("mouse.wheel")
+async def mouse_wheel(host: Host, args: dict[str, Any]) -> Any:
+    return await _input(host, args, lambda m, k: m.wheel(args["delta_x"], args["delta_y"]), receipt=False)
+
+
+@op("keyboard.down")
+async def key_down(host: Host, args: dict[str, Any]) -> Any:
+    return await _input(host, args, lambda m, k: k.down(args["key"]), receipt=False)
+
+
+@op("keyboard.up")
+async def key_up(host: Host, args: dict[str, Any]) -> Any:
+    return await _input(host, args, lambda m, k: k.up(args["key"]), receipt=False)
+
+
+@op("keyboard.press")
+async def key_press(host: Host, args: dict[str, Any]) -> Any:
+    return await _input(host, args, lambda m, k: k.press(args["key"], delay=args.get("delay", 0)), receipt=True)
+
+
+@op("keyboard.type")
+async def key_type(host: Host, args: dict[str, Any]) -> Any:
+    return await _input(host, args, lambda m, k: k.type(args["text"], delay=args.get("delay", 0)), receipt=False)
+
+
+@op("keyboard.insert_text")
+async def key_insert_text(host: Host, args: dict[str, Any]) -> Any:
+    return await _input(host, args, lambda m, k: k.insert_text(args["text"]), receipt=False)
+
+
+@op("keyboard.paste")
+async def key_paste(host: Host, args: dict[str, Any]) -> Any:
+    content = args["content"]
+    if not isinstance(content, (str, dict)):
+        raise InvalidArgument(
+            "keyboard.paste: content must be a str or {\"text\": str, \"html\": str}", api="keyboard.paste",
+            option="content", expected="str or dict",
+        )
+    return await _input(host, args, lambda m, k: k.paste(content), receipt=True)

@@ -1,0 +1,229 @@
+"""JavaScript dialogs and permission prompts.
+
+Dialogs (alert, confirm, prompt, beforeunload) stay under the agent's control: the action that
+opened one returns it in its receipt (``receipts.run_action``), ``page.info()`` reports it, and
+``accept_dialog``/``dismiss_dialog`` handle it (``Page.handleJavaScriptDialog`` on the session
+of the frame that opened it). An open dialog blocks its renderer, so every op that needs the
+renderer goes through :func:`guarded`: it fails fast while a dialog is open, and if one opens
+while the op runs, the op is left to finish in the background and the caller is told at once.
+
+Permission prompts: headless Chromium has no CDP event for a permission request (no
+``Page.permissionRequested``; ``Browser.setPermission``/``grantPermissions`` only set state).
+So the host installs, in every page's main world before any page script
+(``Page.addScriptToEvaluateOnNewDocument``), thin wrappers around the prompting APIs
+(``navigator.geolocation.getCurrentPosition/watchPosition``, ``Notification.requestPermission``,
+``navigator.mediaDevices.getUserMedia``). When the permission's state is ``"prompt"`` (a real
+browser would show a prompt), the wrapper reports it through a ``Runtime.addBinding`` binding;
+the host then hands the space to the person (ownership ``user``, reason ``location``,
+``notifications``, ``camera`` or ``microphone``). Granted or denied permissions never prompt
+and are not reported. The original API is called unchanged either way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable
+from typing import Any, TypeVar
+
+import orjson
+
+from ..driver.page import PageDriver
+from ..errors import CdpChannelUnavailable, CdpError, InvalidState
+from .core import Host
+from .ops import HOST_SETUP, op
+
+__all__ = ["guarded", "dialog_open_error", "install_permission_watch", "BINDING"]
+
+logger = logging.getLogger("ego_browser.host")
+
+T = TypeVar("T")
+
+BINDING = "__egoPermissionPrompt"
+
+
+def _describe(dialog: dict[str, Any]) -> str:
+    message = str(dialog.get("message") or "")
+    if len(message) > 80:
+        message = message[:77] + "..."
+    return f'a JavaScript {dialog.get("type")} dialog ("{message}")'
+
+
+def dialog_open_error(api: str, dialog: dict[str, Any], *, opened_now: bool = False) -> InvalidState:
+    what = "opened while it ran and blocks the page" if opened_now else "is open and blocks the page"
+    return InvalidState(
+        f"{api}: {_describe(dialog)} {what}; handle it with page.accept_dialog() or "
+        "page.dismiss_dialog(), then try again",
+        api=api,
+    )
+
+
+async def guarded(driver: PageDriver, api: str, work: Awaitable[T]) -> T:
+    """Run ``work`` unless a dialog blocks the page; never hang because of a dialog."""
+    if driver.dialog is not None:
+        if asyncio.iscoroutine(work):
+            work.close()
+        raise dialog_open_error(api, driver.dialog)
+    loop = asyncio.get_running_loop()
+    opened: asyncio.Future = loop.create_future()
+
+    def on_dialog(d: dict) -> None:
+        if not opened.done():
+            opened.set_result(d)
+
+    driver.on_dialog.append(on_dialog)
+    task = asyncio.ensure_future(work)
+    try:
+        done, _ = await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:
+        task.cancel()
+        raise
+    finally:
+        if on_dialog in driver.on_dialog:
+            driver.on_dialog.remove(on_dialog)
+    if task in done:
+        return task.result()
+    # the dialog blocks the command: it finishes whenever the dialog is handled
+    task.add_done_callback(lambda t: t.cancelled() or t.exception())
+    raise dialog_open_error(api, opened.result(), opened_now=True)
+
+
+async def _handle(host: Host, args: dict[str, Any], accept: bool) -> bool:
+    ctx = await host.page_ctx(args)
+    driver = ctx.driver
+    if driver.dialog is None:
+        return False
+    session = driver.dialog_session or driver.session
+    params: dict[str, Any] = {"accept": accept}
+    text = args.get("prompt_text")
+    if accept and text is not None:
+        params["promptText"] = text
+    closed = driver.changed()
+    try:
+        await session.send("Page.handleJavaScriptDialog", params, timeout=5.0)
+    except CdpError as exc:
+        if "No dialog is showing" in (exc.cdp_message or ""):
+            driver.dialog = None
+            driver.dialog_session = None
+            return False
+        raise
+    # the closed event usually arrives right after the answer; don't report a stale dialog
+    if driver.dialog is not None:
+        try:
+            await driver.wait_until(lambda: driver.dialog is None, timeout=1.0)
+        except (TimeoutError, CdpChannelUnavailable):
+            driver.dialog = None
+            driver.dialog_session = None
+    closed.cancel()
+    driver.stale_all_refs()
+    return True
+
+
+@op("page.accept_dialog")
+async def accept_dialog(host: Host, args: dict[str, Any]) -> bool:
+    return await _handle(host, args, True)
+
+
+@op("page.dismiss_dialog")
+async def dismiss_dialog(host: Host, args: dict[str, Any]) -> bool:
+    return await _handle(host, args, False)
+
+
+# -- permission prompts -----------------------------------------------------------------------
+
+_PERMISSION_JS = r"""
+(() => {
+  const report = globalThis.%(binding)s;
+  if (typeof report !== 'function' || globalThis.__egoPermWrapped) return;
+  Object.defineProperty(globalThis, '__egoPermWrapped', {value: true});
+  try { delete globalThis.%(binding)s; } catch (e) {}
+  const perms = navigator.permissions;
+  const ask = (names) => {
+    for (const name of names) {
+      const p = perms && perms.query ? perms.query({name}).then(s => s.state, () => 'prompt')
+                                     : Promise.resolve('prompt');
+      p.then(state => { if (state === 'prompt') report(JSON.stringify({name})); });
+    }
+  };
+  const geo = navigator.geolocation;
+  if (geo) {
+    for (const m of ['getCurrentPosition', 'watchPosition']) {
+      const orig = geo[m];
+      if (typeof orig === 'function') {
+        geo[m] = function(...a) { ask(['geolocation']); return orig.apply(this, a); };
+      }
+    }
+  }
+  if (globalThis.Notification && typeof Notification.requestPermission === 'function') {
+    const orig = Notification.requestPermission;
+    Notification.requestPermission = function(...a) {
+      if (Notification.permission === 'default') report(JSON.stringify({name: 'notifications'}));
+      return orig.apply(this, a);
+    };
+  }
+  const md = navigator.mediaDevices;
+  if (md && typeof md.getUserMedia === 'function') {
+    const orig = md.getUserMedia;
+    md.getUserMedia = function(c, ...a) {
+      const names = [];
+      if (c && c.video) names.push('camera');
+      if (c && c.audio) names.push('microphone');
+      ask(names);
+      return orig.call(this, c, ...a);
+    };
+  }
+})();
+""" % {"binding": BINDING}
+
+_REASONS = {"geolocation": "location", "notifications": "notifications", "camera": "camera", "microphone": "microphone"}
+
+
+def _permission_requested(host: Host, driver: PageDriver, payload: str) -> None:
+    try:
+        name = orjson.loads(payload).get("name")
+    except (orjson.JSONDecodeError, AttributeError):
+        return
+    reason = _REASONS.get(name)
+    if reason is None or host.store is None:
+        return
+    for space in host.store.spaces():
+        for row in host.store.pages(space.id):
+            if row.target_id == driver.target_id and space.ownership == "agent":
+                host.store.update_space(space.id, ownership="user", reason=reason)
+                logger.info("space %s handed to the person: permission prompt %s", space.id, reason)
+                return
+
+
+async def install_permission_watch(host: Host, driver: PageDriver) -> None:
+    session = driver.session
+
+    def called(params: dict, _sid: str | None) -> None:
+        if params.get("name") == BINDING:
+            _permission_requested(host, driver, params.get("payload") or "")
+
+    driver._offs.append(session.on("Runtime.bindingCalled", called))
+    try:
+        await session.send("Runtime.addBinding", {"name": BINDING}, timeout=5.0)
+        await session.send(
+            "Page.addScriptToEvaluateOnNewDocument", {"source": _PERMISSION_JS, "runImmediately": True}, timeout=5.0
+        )
+        # the current document too (it was loaded before we attached)
+        await session.send("Runtime.evaluate", {"expression": _PERMISSION_JS, "silent": True}, timeout=5.0)
+    except (CdpError, CdpChannelUnavailable, TimeoutError) as exc:
+        logger.debug("permission watch not installed on %s: %s", driver.target_id, exc)
+
+
+async def _on_driver(host: Host, driver: PageDriver) -> None:
+    await install_permission_watch(host, driver)
+
+
+def register(host: Host) -> None:
+    hooks = host.extensions.get("on_driver")
+    if not isinstance(hooks, list):
+        hooks = [hooks] if hooks is not None else []
+        host.extensions["on_driver"] = hooks
+    if _on_driver not in hooks:
+        hooks.append(_on_driver)
+
+
+HOST_SETUP.append(register)

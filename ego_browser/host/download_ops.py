@@ -1,0 +1,324 @@
+"""Downloads: captured per Page through an armed waiter, never mixed between spaces.
+
+Every browser context a driven Page lives in gets ``Browser.setDownloadBehavior`` with
+``allowAndName`` (files named by the download's guid) into the host's private
+``run/downloads`` folder, with events on. ``Browser.downloadWillBegin`` names the frame that
+started the download; the host maps it to its Page, so a download reaches only a waiter of
+that Page (``page.arm_download`` at call time, then ``page.wait_download``). The round gives
+each waiter its own temp folder (``$TMPDIR/ego-browser-download-*``, removed when the round's
+process exits); the finished file is moved there. A download nobody waited for is deleted
+when it finishes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..driver.page import PageDriver
+from ..errors import (
+    CdpChannelUnavailable,
+    CdpError,
+    DownloadFailed,
+    EgoTimeout,
+    HostDisconnected,
+    InvalidArgument,
+    InvalidState,
+)
+from .core import Host
+from .ops import HOST_SETUP, op, sync_op
+
+__all__ = ["Downloads"]
+
+logger = logging.getLogger("ego_browser.host")
+
+
+@dataclass
+class _Record:
+    guid: str
+    url: str
+    suggested: str
+    target_id: str | None
+    context_id: str | None
+    state: str = "inProgress"
+    temp_path: str | None = None  # where Chromium wrote it
+    dir: str | None = None  # the waiter's folder
+    path: str | None = None  # the file in that folder
+    reason: str | None = None
+    done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+
+
+@dataclass
+class _Waiter:
+    token: int
+    dir: str
+    fut: asyncio.Future
+
+
+class Downloads:
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.base = host.run_dir / "downloads"
+        self.contexts: set[str | None] = set()
+        self.records: dict[str, _Record] = {}
+        self.waiters: dict[str, _Waiter] = {}
+        self.tokens = 0
+        self._offs: list[Any] = []
+
+    def start(self) -> None:
+        conn = self.host.browser.conn
+        if conn is None or self._offs:
+            return
+        self._offs = [
+            conn.on("Browser.downloadWillBegin", self._will_begin),
+            conn.on("Browser.downloadProgress", self._progress),
+        ]
+
+    def stop(self) -> None:
+        for off in self._offs:
+            off()
+        self._offs = []
+        for w in self.waiters.values():
+            if not w.fut.done():
+                w.fut.set_exception(HostDisconnected(
+                    'the ego_browser host stopped while page.wait_for_event("download") was waiting',
+                    api="page.wait_for_event",
+                ))
+                w.fut.exception()  # retrieved: whoever awaits it still gets it
+        self.waiters.clear()
+        for rec in self.records.values():
+            if not rec.done.done():
+                rec.done.cancel()
+            if rec.temp_path:
+                with contextlib.suppress(OSError):
+                    os.unlink(rec.temp_path)
+        self.records.clear()
+
+    async def ensure_context(self, context_id: str | None) -> None:
+        if context_id in self.contexts or self.host.browser.conn is None:
+            return
+        self.base.mkdir(parents=True, exist_ok=True, mode=0o700)
+        params: dict[str, Any] = {"behavior": "allowAndName", "downloadPath": str(self.base), "eventsEnabled": True}
+        if context_id:
+            params["browserContextId"] = context_id
+        try:
+            await self.host.browser.conn.send("Browser.setDownloadBehavior", params, timeout=5.0)
+            self.contexts.add(context_id)
+        except (CdpError, CdpChannelUnavailable, TimeoutError) as exc:
+            logger.warning("download behaviour not set for context %s: %s", context_id, exc)
+
+    # -- events -----------------------------------------------------------------------------
+
+    def _page_of_frame(self, frame_id: str) -> str | None:
+        for tid, driver in self.host.drivers.items():
+            if driver.frames.get(frame_id) is not None:
+                return tid
+        return frame_id if self.host.browser.is_live_page(frame_id) else None
+
+    def _will_begin(self, params: dict, _sid: str | None) -> None:
+        target_id = self._page_of_frame(params.get("frameId") or "")
+        info = self.host.browser.targets.get(target_id or "") or {}
+        rec = _Record(
+            guid=params["guid"], url=params.get("url", ""), suggested=params.get("suggestedFilename", ""),
+            target_id=target_id, context_id=info.get("browserContextId"),
+        )
+        self.records[rec.guid] = rec
+        waiter = self.waiters.pop(target_id or "", None)
+        if waiter is not None and not waiter.fut.done():
+            rec.dir = waiter.dir
+            waiter.fut.set_result(rec)
+
+    def _progress(self, params: dict, _sid: str | None) -> None:
+        rec = self.records.get(params.get("guid", ""))
+        if rec is None:
+            return
+        state = params.get("state")
+        if state == "inProgress":
+            return
+        rec.state = state or "canceled"
+        rec.temp_path = params.get("filePath") or str(self.base / rec.guid)
+        if rec.state == "completed":
+            self._deliver(rec)
+        else:
+            rec.reason = "canceled"
+            with contextlib.suppress(OSError):
+                os.unlink(rec.temp_path)
+        if not rec.done.done():
+            rec.done.set_result(None)
+
+    def _deliver(self, rec: _Record) -> None:
+        src = rec.temp_path
+        if src is None:
+            return
+        if rec.dir is None or not os.path.isdir(rec.dir):
+            # nobody waits for it (or the round that did has ended)
+            with contextlib.suppress(OSError):
+                os.unlink(src)
+            self.records.pop(rec.guid, None)
+            return
+        name = os.path.basename(rec.suggested) or rec.guid
+        dest = os.path.join(rec.dir, name)
+        try:
+            shutil.move(src, dest)
+            rec.path = dest
+        except OSError as exc:
+            rec.state, rec.reason = "failed", f"could not move the file: {exc}"
+
+    async def finished(self, guid: str) -> _Record:
+        rec = self.records.get(guid)
+        if rec is None:
+            raise InvalidState("download: this download is no longer known to the host (deleted?)", api="download")
+        await asyncio.shield(rec.done)
+        return rec
+
+
+def downloads(host: Host) -> Downloads:
+    d = host.extensions.get("downloads")
+    if d is None:
+        d = host.extensions["downloads"] = Downloads(host)
+        d.start()
+    return d
+
+
+async def _on_driver(host: Host, driver: PageDriver) -> None:
+    d = downloads(host)
+    info = host.browser.targets.get(driver.target_id) or {}
+    await d.ensure_context(info.get("browserContextId"))
+
+
+def _register(host: Host) -> None:
+    hooks = host.extensions.get("on_driver")
+    if not isinstance(hooks, list):
+        hooks = [hooks] if hooks is not None else []
+        host.extensions["on_driver"] = hooks
+    hooks.append(_on_driver)
+    host.extensions.setdefault("on_stop", []).append(lambda h: downloads(h).stop() if "downloads" in h.extensions else None)
+
+
+HOST_SETUP.append(_register)
+
+
+# -- ops -----------------------------------------------------------------------------------------
+
+
+def _wire(rec: _Record) -> dict[str, Any]:
+    return {"guid": rec.guid, "url": rec.url, "suggested_filename": rec.suggested, "dir": rec.dir}
+
+
+@sync_op("page.arm_download")
+def arm_download(host: Host, args: dict[str, Any]) -> int:
+    api = "page.wait_for_event"
+    space = host.space_row(args.get("space"))
+    row = host.page_row(space, str(args.get("label")))
+    d = downloads(host)
+    tid = row.target_id or ""
+    old = d.waiters.get(tid)
+    if old is not None and not old.fut.done():
+        raise InvalidState(f'{api}("download"): a download waiter is already pending on page {row.label}; await it first',
+                           api=api)
+    directory = str(args.get("dir") or "")
+    if not os.path.isabs(directory):
+        raise InvalidArgument(f"{api}: the waiter's folder must be absolute", api=api, option="dir", expected="path")
+    d.tokens += 1
+    d.waiters[tid] = _Waiter(d.tokens, directory, asyncio.get_running_loop().create_future())
+    return d.tokens
+
+
+@sync_op("page.disarm_download")
+def disarm_download(host: Host, args: dict[str, Any]) -> None:
+    space = host.space_row(args.get("space"))
+    row = host.page_row(space, str(args.get("label")))
+    d = downloads(host)
+    w = d.waiters.get(row.target_id or "")
+    if w is not None and w.token == args.get("token"):
+        w.fut.cancel()
+        d.waiters.pop(row.target_id or "", None)
+
+
+@op("page.wait_download")
+async def wait_download(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    api = "page.wait_for_event"
+    ctx = await host.page_ctx(args, gated=False)
+    d = downloads(host)
+    w = d.waiters.get(ctx.driver.target_id)
+    timeout_ms = float(args.get("timeout") or 10000)
+    if w is None or w.token != args.get("token"):
+        # already resolved before this request arrived?
+        for rec in d.records.values():
+            if rec.target_id == ctx.driver.target_id and rec.dir == args.get("dir"):
+                return _wire(rec)
+        raise InvalidState(f"{api}: this download waiter is no longer armed", api=api)
+    try:
+        rec = await asyncio.wait_for(asyncio.shield(w.fut), timeout_ms / 1000)
+    except asyncio.TimeoutError:
+        if d.waiters.get(ctx.driver.target_id) is w:
+            d.waiters.pop(ctx.driver.target_id, None)
+        w.fut.cancel()
+        raise EgoTimeout(f'{api}("download") timed out after {round(timeout_ms)}ms', api=api,
+                         timeout_ms=round(timeout_ms)) from None
+    return _wire(rec)
+
+
+@op("download.path")
+async def download_path(host: Host, args: dict[str, Any]) -> str:
+    rec = await downloads(host).finished(args["guid"])
+    if rec.path is None:
+        reason = rec.reason or rec.state
+        raise DownloadFailed(f"download failed: {reason}", url=rec.url, reason=reason)
+    return rec.path
+
+
+@op("download.failure")
+async def download_failure(host: Host, args: dict[str, Any]) -> str | None:
+    rec = await downloads(host).finished(args["guid"])
+    return None if rec.path is not None else (rec.reason or rec.state)
+
+
+@op("download.save_as")
+async def download_save_as(host: Host, args: dict[str, Any]) -> str:
+    dest = args["path"]
+    if not isinstance(dest, str) or not os.path.isabs(dest):
+        raise InvalidArgument("download.save_as requires an absolute file path", api="download.save_as",
+                              option="path", expected="an absolute path")
+    src = await download_path(host, args)
+    Path(dest).parent.mkdir(parents=True, exist_ok=True)
+    await asyncio.to_thread(shutil.copyfile, src, dest)
+    return dest
+
+
+@op("download.cancel")
+async def download_cancel(host: Host, args: dict[str, Any]) -> None:
+    d = downloads(host)
+    rec = d.records.get(args["guid"])
+    if rec is None or rec.done.done():
+        return
+    params: dict[str, Any] = {"guid": rec.guid}
+    if rec.context_id:
+        params["browserContextId"] = rec.context_id
+    assert host.browser.conn is not None
+    try:
+        await host.browser.conn.send("Browser.cancelDownload", params, timeout=5.0)
+    except CdpError:
+        pass
+    rec.reason = "canceled"
+
+
+@op("download.forget")
+async def download_forget(host: Host, args: dict[str, Any]) -> None:
+    d = downloads(host)
+    rec = d.records.get(args["guid"])
+    if rec is None:
+        return
+    if not rec.done.done():
+        rec.dir = None  # still running: the file is dropped when it finishes
+        return
+    d.records.pop(rec.guid, None)
+    if rec.path:
+        with contextlib.suppress(OSError):
+            os.unlink(rec.path)

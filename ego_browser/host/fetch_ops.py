@@ -1,0 +1,175 @@
+"""``page.fetch`` (window.fetch inside the Page) and ``page.screenshot``.
+
+fetch runs in the Page's main world, so the URL resolves against the Page, and its cookies,
+Origin and CORS rules apply exactly as for the page's own scripts. The in-page timeout aborts
+the request (an ``AbortController``); the body comes back as text, or base64 for ``save_as``,
+whose bytes are written unchanged.
+
+Screenshots use ``Page.captureScreenshot``. A viewport capture without a clip shows what is on
+screen at the current scroll position; on a high-density display the CSS scale is obtained
+with a clip of the visual viewport (page coordinates) at ``1/devicePixelRatio``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..errors import EgoTimeout, FetchFailed, InvalidArgument
+from .core import Host
+from .dialog_ops import guarded
+from .ops import op
+
+_FETCH_JS = """(async (o) => {
+  const ctrl = new AbortController();
+  const timer = setTimeout(() => ctrl.abort(), o.timeout);
+  const init = {method: o.method, signal: ctrl.signal};
+  if (o.headers) init.headers = o.headers;
+  if (o.body !== null && o.body !== undefined) init.body = o.body;
+  for (const k of ['cache', 'credentials', 'integrity', 'keepalive', 'mode', 'redirect', 'referrer', 'referrerPolicy'])
+    if (o.init[k] !== null && o.init[k] !== undefined) init[k] = o.init[k];
+  try {
+    const r = await window.fetch(o.url, init);
+    const headers = {};
+    r.headers.forEach((v, k) => { headers[k] = v; });
+    let body;
+    if (o.binary) {
+      const b = new Uint8Array(await r.arrayBuffer());
+      let s = '';
+      for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode.apply(null, b.subarray(i, i + 0x8000));
+      body = btoa(s);
+    } else {
+      body = await r.text();
+    }
+    return {ok: r.ok, status: r.status, status_text: r.statusText, url: r.url, headers, body};
+  } catch (e) {
+    return {error: (e && e.name === 'AbortError') ? 'timeout' : String((e && e.message) || e)};
+  } finally {
+    clearTimeout(timer);
+  }
+})(%s)"""
+
+_INIT_KEYS = {
+    "cache": "cache", "credentials": "credentials", "integrity": "integrity", "keepalive": "keepalive",
+    "mode": "mode", "redirect": "redirect", "referrer": "referrer", "referrer_policy": "referrerPolicy",
+}
+
+
+@op("page.fetch")
+async def fetch(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    api = "page.fetch"
+    ctx = await host.page_ctx(args, activate=True)
+    timeout_ms = float(args.get("timeout") or 20000)
+    save_as = args.get("save_as")
+    options = {
+        "url": args["url"],
+        "method": args.get("method") or "GET",
+        "headers": args.get("headers"),
+        "body": args.get("body"),
+        "timeout": timeout_ms,
+        "binary": bool(save_as),
+        "init": {js: args.get(py) for py, js in _INIT_KEYS.items()},
+    }
+    expression = _FETCH_JS % orjson.dumps(options).decode()
+
+    async def run() -> dict[str, Any]:
+        return await ctx.driver.session.send(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+            timeout=timeout_ms / 1000 + 2.0,
+        )
+
+    timed_out = EgoTimeout(f"{api} timed out after {round(timeout_ms)}ms", api=api, timeout_ms=round(timeout_ms))
+    try:
+        res = await guarded(ctx.driver, api, run())
+    except EgoTimeout:
+        raise timed_out from None
+    details = res.get("exceptionDetails")
+    if details is not None:
+        text = ((details.get("exception") or {}).get("description") or details.get("text") or "").split("\n")[0]
+        raise FetchFailed(f"{api} could not run in the page: {text}", url=args["url"])
+    value = (res.get("result") or {}).get("value") or {}
+    error = value.get("error")
+    if error == "timeout":
+        raise timed_out
+    if error is not None:
+        raise FetchFailed(
+            f"{api} uses window.fetch and obeys browser CORS and network rules: fetching {args['url']} failed "
+            f"({error}). A cross-origin URL needs CORS headers from that server; otherwise open it with "
+            "page.goto() or fetch it from a page of that origin",
+            url=args["url"],
+        )
+    result = {
+        "ok": bool(value.get("ok")),
+        "status": value.get("status"),
+        "status_text": value.get("status_text"),
+        "url": value.get("url"),
+        "headers": value.get("headers") or {},
+        "body": value.get("body"),
+        "saved_path": None,
+    }
+    if save_as:
+        data = base64.b64decode(value.get("body") or "")
+        path = Path(save_as)
+        await asyncio.to_thread(_write, path, data)
+        result["body"] = None
+        result["saved_path"] = str(path)
+    return result
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+# -- screenshots -------------------------------------------------------------------------------
+
+
+@op("page.screenshot")
+async def screenshot(host: Host, args: dict[str, Any]) -> str:
+    api = "page.screenshot"
+    ctx = await host.page_ctx(args, activate=True)
+    path = args["path"]
+    if not isinstance(path, str) or not os.path.isabs(path):
+        raise InvalidArgument(f"{api}: path must be absolute", api=api, option="path", expected="an absolute path")
+    full_page = bool(args.get("full_page"))
+    clip = args.get("clip")
+    raw = bool(args.get("raw"))
+    session = ctx.driver.session
+
+    async def capture() -> bytes:
+        params: dict[str, Any] = {"format": "png"}
+        if full_page or clip or not raw:
+            metrics, dpr_res = await asyncio.gather(
+                session.send("Page.getLayoutMetrics", timeout=5.0),
+                session.send("Runtime.evaluate", {"expression": "devicePixelRatio", "returnByValue": True}, timeout=5.0),
+            )
+            dpr = float((dpr_res.get("result") or {}).get("value") or 1) or 1.0
+            vv = metrics.get("cssVisualViewport") or {}
+            css_scale = 1.0 if raw else 1.0 / dpr
+            if full_page:
+                size = metrics.get("cssContentSize") or metrics.get("contentSize") or {}
+                params["clip"] = {"x": 0, "y": 0, "width": size.get("width", 0), "height": size.get("height", 0),
+                                  "scale": css_scale}
+                params["captureBeyondViewport"] = True
+            elif clip:
+                params["clip"] = {
+                    "x": float(clip["x"]) + vv.get("pageX", 0), "y": float(clip["y"]) + vv.get("pageY", 0),
+                    "width": float(clip["width"]), "height": float(clip["height"]),
+                    "scale": float(clip.get("scale") or 1) * css_scale,
+                }
+                params["captureBeyondViewport"] = True
+            elif dpr != 1.0:
+                params["clip"] = {"x": vv.get("pageX", 0), "y": vv.get("pageY", 0), "width": vv.get("clientWidth", 0),
+                                  "height": vv.get("clientHeight", 0), "scale": css_scale}
+        res = await session.send("Page.captureScreenshot", params, timeout=30.0)
+        return base64.b64decode(res["data"])
+
+    data = await guarded(ctx.driver, api, capture())
+    await asyncio.to_thread(_write, Path(path), data)
+    return path

@@ -1,0 +1,338 @@
+"""File inputs and native file choosers.
+
+``Page.setInterceptFileChooserDialog`` is on for every page (``driver/page.py``), so a native
+chooser never appears: Chromium reports ``Page.fileChooserOpened`` (frame, mode, the input's
+backend node) instead, before the click that opened it is answered. A chooser goes to the
+Page's armed waiter (``page.arm_file_chooser`` at call time, then ``page.wait_file_chooser``);
+with no waiter it is recorded as *unarmed*, and the action pipeline (``receipts.run_action``
+calls :func:`unarmed_chooser_error`) raises ``FileChooserOpened``. An intercepted chooser
+left unhandled is simply dropped by Chromium: nothing is set, and the next click opens a new
+one.
+
+``set_input_files`` resolves its target in the page (the input, a label's control, or the one
+file input inside a wrapper, through open shadow roots) and sets the files with
+``DOM.setFileInputFiles``; a change handler that opens a dialog comes back in the receipt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..driver.page import PageDriver
+from ..errors import (
+    CdpChannelUnavailable,
+    CdpError,
+    EgoTimeout,
+    FileChooserOpened,
+    HostDisconnected,
+    InvalidArgument,
+    InvalidState,
+    SelectorAmbiguous,
+    SelectorNotFound,
+)
+from .core import Host, PageCtx
+from .ops import HOST_SETUP, op, sync_op
+from .receipts import run_action
+
+__all__ = ["unarmed_chooser_error", "chooser_mark", "ChooserState"]
+
+_ids = itertools.count(1)
+
+
+@dataclass
+class _Waiter:
+    token: int
+    fut: asyncio.Future
+
+
+@dataclass
+class ChooserState:
+    """Per tab: the armed waiter, choosers nobody waited for, and choosers handed out."""
+
+    waiter: _Waiter | None = None
+    unarmed: list[dict[str, Any]] = field(default_factory=list)
+    seq: int = 0
+    handed: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+
+def _states(host: Host) -> dict[str, ChooserState]:
+    return host.extensions.setdefault("file_choosers", {})
+
+
+def _state(host: Host, target_id: str) -> ChooserState:
+    return _states(host).setdefault(target_id, ChooserState())
+
+
+def _on_driver(host: Host, driver: PageDriver) -> None:
+    state = _state(host, driver.target_id)
+
+    def opened(params: dict) -> None:
+        state.seq += 1
+        chooser = {
+            "id": next(_ids),
+            "seq": state.seq,
+            "frame_id": params.get("frameId"),
+            "backend_node_id": params.get("backendNodeId"),
+            "multiple": params.get("mode") == "selectMultiple",
+        }
+        waiter = state.waiter
+        if waiter is not None and not waiter.fut.done():
+            state.waiter = None
+            waiter.fut.set_result(chooser)
+        else:
+            state.unarmed.append(chooser)
+            del state.unarmed[:-16]
+
+    def closed() -> None:
+        gone = _states(host).pop(driver.target_id, None)
+        if gone is not None and gone.waiter is not None and not gone.waiter.fut.done():
+            gone.waiter.fut.set_exception(CdpChannelUnavailable(
+                "the page was closed while page.wait_for_file_chooser was waiting", method=None
+            ))
+            gone.waiter.fut.exception()
+
+    driver.on_file_chooser.append(opened)
+    driver.on_close.append(closed)
+
+
+def _register(host: Host) -> None:
+    hooks = host.extensions.get("on_driver")
+    if not isinstance(hooks, list):
+        hooks = [hooks] if hooks is not None else []
+        host.extensions["on_driver"] = hooks
+    hooks.append(_on_driver)
+    host.extensions.setdefault("on_stop", []).append(_stop)
+
+
+def _stop(host: Host) -> None:
+    for state in _states(host).values():
+        if state.waiter is not None and not state.waiter.fut.done():
+            state.waiter.fut.set_exception(HostDisconnected(
+                "the ego_browser host stopped while page.wait_for_file_chooser was waiting",
+                api="page.wait_for_file_chooser",
+            ))
+            state.waiter.fut.exception()  # retrieved: whoever awaits it still gets it
+        state.waiter = None
+    _states(host).clear()
+
+
+HOST_SETUP.append(_register)
+
+
+# -- the action pipeline's check ------------------------------------------------------------
+
+
+def chooser_mark(host: Host, driver: PageDriver) -> int:
+    """Call before an action: the chooser sequence number it starts from."""
+    return _state(host, driver.target_id).seq
+
+
+def unarmed_chooser_error(host: Host, driver: PageDriver, mark: int, api: str) -> FileChooserOpened | None:
+    """After an action: the error to raise if it opened a chooser no waiter took."""
+    state = _states(host).get(driver.target_id)
+    if state is None:
+        return None
+    opened = [c for c in state.unarmed if c["seq"] > mark]
+    if not opened:
+        return None
+    state.unarmed = [c for c in state.unarmed if c["seq"] <= mark]
+    return FileChooserOpened(
+        f"{api} opened a native file chooser, but no waiter was armed; it was cancelled and no file was set. "
+        "Set files directly with page.set_input_files(selector, files), or arm "
+        "w = page.wait_for_file_chooser() before the action and call (await w).set_files(files)",
+        api=api,
+    )
+
+
+# -- files -------------------------------------------------------------------------------------
+
+
+def _check_files(api: str, files: Any) -> list[str]:
+    if isinstance(files, (str, os.PathLike)):
+        files = [files]
+    if not isinstance(files, list) or not all(isinstance(f, (str, os.PathLike)) for f in files):
+        raise InvalidArgument(f"{api}: files must be a path or a list of paths", api=api, option="files",
+                              expected="str, PathLike or a list of them")
+    out = []
+    for f in files:
+        path = os.path.abspath(os.fspath(f))
+        if not os.path.isfile(path):
+            raise InvalidArgument(f"{api}: file not found: {path}", api=api, option="files", expected="existing files")
+        out.append(path)
+    return out
+
+
+_FIND_INPUT_JS = """function() {
+  const isFile = (e) => e && e.localName === 'input' && (e.type || '').toLowerCase() === 'file';
+  if (isFile(this)) return {el: this, n: 1};
+  if (this.localName === 'label' && this.control) {
+    if (isFile(this.control)) return {el: this.control, n: 1};
+  }
+  const found = [];
+  const walk = (root) => {
+    for (const e of root.querySelectorAll('*')) {
+      if (isFile(e)) found.push(e);
+      if (e.shadowRoot) walk(e.shadowRoot);
+    }
+  };
+  walk(this);
+  if (this.shadowRoot) walk(this.shadowRoot);
+  return {el: found[0] || null, n: found.length};
+}"""
+
+
+async def _file_input(driver: PageDriver, selector: str, api: str, timeout_ms: float) -> tuple[Any, str, bool]:
+    """(session, objectId, multiple) of the one file input the selector designates."""
+    from ..selectors import engine
+    from ..selectors.parse import RefSelector, parse_selector
+
+    from .wait_ops import EngineFrames
+
+    parsed = parse_selector(selector)
+    if isinstance(parsed, RefSelector):
+        resolver = getattr(driver, "resolve_ref", None)
+        if resolver is None:
+            raise InvalidArgument(f"{api}: refs are not supported here yet; use a selector", api=api,
+                                  option="selector", expected="a selector")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_ms / 1000
+    while True:
+        res = await engine.resolve(EngineFrames(driver), parsed, limit=2, describe=False, backend_ids=False, timeout=5.0)
+        try:
+            if res.total > 1:
+                raise SelectorAmbiguous(f"{api}: selector {selector} matched {res.total} elements", selector=selector,
+                                        count=res.total)
+            if res.total == 1:
+                m = res.matches[0]
+                session = m.frame.session
+                r = await session.send("Runtime.callFunctionOn", {
+                    "objectId": m.object_id, "functionDeclaration": _FIND_INPUT_JS, "returnByValue": False,
+                }, timeout=5.0)
+                oid = r["result"]["objectId"]
+                props = await session.send("Runtime.callFunctionOn", {
+                    "objectId": oid, "functionDeclaration": "function() { return {n: this.n, multiple: !!(this.el && this.el.multiple)}; }",
+                    "returnByValue": True,
+                }, timeout=5.0)
+                info = props["result"]["value"]
+                if info["n"] > 1:
+                    raise SelectorAmbiguous(
+                        f"{api}: selector {selector} contains multiple file inputs ({info['n']}); target one of them",
+                        selector=selector, count=info["n"],
+                    )
+                if info["n"] == 1:
+                    el = await session.send("Runtime.callFunctionOn", {
+                        "objectId": oid, "functionDeclaration": "function() { return this.el; }",
+                    }, timeout=5.0)
+                    return session, el["result"]["objectId"], bool(info["multiple"])
+        finally:
+            await engine._release_matches(res.matches)
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            raise SelectorNotFound(
+                f"{api} timed out after {round(timeout_ms)}ms: selector {selector} matched "
+                f"{res.total} elements, none of them a file input, a label for one, or a wrapper holding one",
+                selector=selector, timeout_ms=round(timeout_ms),
+            )
+        fut = driver.changed()
+        try:
+            await asyncio.wait({fut}, timeout=min(remaining, 0.1))
+        finally:
+            fut.cancel()
+
+
+@op("page.set_input_files")
+async def set_input_files(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    api = "page.set_input_files"
+    ctx = await host.page_ctx(args, activate=True)
+    files = _check_files(api, args.get("files"))
+    from .dialog_ops import dialog_open_error
+
+    if ctx.driver.dialog is not None:
+        raise dialog_open_error(api, ctx.driver.dialog)
+    session, oid, multiple = await _file_input(ctx.driver, args["selector"], api, float(args.get("timeout") or 3000))
+    if len(files) > 1 and not multiple:
+        raise InvalidArgument(f"{api}: {len(files)} files given, but the input takes one (no multiple attribute)",
+                              api=api, option="files", expected="one file")
+
+    async def action() -> None:
+        await session.send("DOM.setFileInputFiles", {"files": files, "objectId": oid}, timeout=10.0)
+
+    return await run_action(host, ctx, action)
+
+
+# -- file chooser waiters ----------------------------------------------------------------------
+
+
+@sync_op("page.arm_file_chooser")
+def arm_file_chooser(host: Host, args: dict[str, Any]) -> int:
+    space = host.space_row(args.get("space"))
+    row = host.page_row(space, str(args.get("label")))
+    state = _state(host, row.target_id or "")
+    if state.waiter is not None and not state.waiter.fut.done():
+        raise InvalidState(
+            "page.wait_for_file_chooser: a file chooser waiter is already pending on this page; await it first",
+            api="page.wait_for_file_chooser",
+        )
+    token = next(_ids)
+    state.waiter = _Waiter(token, asyncio.get_running_loop().create_future())
+    return token
+
+
+@sync_op("page.disarm_file_chooser")
+def disarm_file_chooser(host: Host, args: dict[str, Any]) -> None:
+    space = host.space_row(args.get("space"))
+    row = host.page_row(space, str(args.get("label")))
+    state = _states(host).get(row.target_id or "")
+    if state is not None and state.waiter is not None and state.waiter.token == args.get("token"):
+        state.waiter.fut.cancel()
+        state.waiter = None
+
+
+@op("page.wait_file_chooser")
+async def wait_file_chooser(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    api = "page.wait_for_file_chooser"
+    ctx = await host.page_ctx(args, gated=False)
+    state = _state(host, ctx.driver.target_id)
+    waiter = state.waiter
+    timeout_ms = float(args.get("timeout") or 10000)
+    if waiter is None or waiter.token != args.get("token"):
+        raise InvalidState(f"{api}: this waiter is no longer armed", api=api)
+    try:
+        chooser = await asyncio.wait_for(asyncio.shield(waiter.fut), timeout_ms / 1000)
+    except asyncio.TimeoutError:
+        if state.waiter is waiter:
+            state.waiter = None
+        waiter.fut.cancel()
+        raise EgoTimeout(f"{api} timed out after {round(timeout_ms)}ms", api=api, timeout_ms=round(timeout_ms)) from None
+    state.handed[chooser["id"]] = chooser
+    return {"id": chooser["id"], "multiple": chooser["multiple"]}
+
+
+@op("file_chooser.set_files")
+async def chooser_set_files(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    api = "FileChooser.set_files"
+    ctx: PageCtx = await host.page_ctx(args, activate=True)
+    state = _state(host, ctx.driver.target_id)
+    chooser = state.handed.pop(int(args.get("id") or 0), None)
+    if chooser is None:
+        raise InvalidState(f"{api}: this file chooser was already handled", api=api)
+    files = _check_files(api, args.get("files"))
+    if len(files) > 1 and not chooser["multiple"]:
+        raise InvalidArgument(f"{api}: {len(files)} files given, but the chooser takes one", api=api,
+                              option="files", expected="one file")
+    frame = ctx.driver.frames.get(chooser["frame_id"] or "")
+    session = frame.session if frame is not None else ctx.driver.session
+
+    async def action() -> None:
+        try:
+            await session.send(
+                "DOM.setFileInputFiles", {"files": files, "backendNodeId": chooser["backend_node_id"]}, timeout=10.0
+            )
+        except CdpError as exc:
+            raise InvalidState(f"{api}: the file input is gone ({exc.cdp_message})", api=api) from exc
+
+    return await run_action(host, ctx, action)

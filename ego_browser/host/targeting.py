@@ -1,0 +1,191 @@
+"""From a selector or a ref to element handles the action pipeline can act on.
+
+The selector engine (``ego_browser/selectors``) and the snapshot ledger resolve; this module
+adapts the host's frames to the engine's protocol, turns refs into handles in the frame's
+utility world, and computes where each frame sits in the top-level viewport (the action
+pipeline dispatches input on the top page session in top-level coordinates).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..driver.actions import ElementHandle, Transient
+from ..driver.frames import Frame
+from ..driver.page import PageDriver
+from ..errors import CdpChannelUnavailable, CdpError, StaleRef
+from ..selectors import engine
+from ..selectors.parse import RefSelector, parse_selector
+from .core import Host, PageCtx
+
+__all__ = ["EngineFrames", "resolver", "frame_offset", "release_handles"]
+
+GROUP = engine.DEFAULT_GROUP
+
+
+class _EngineFrame:
+    """One host frame as the selector engine sees it."""
+
+    __slots__ = ("_frame", "_tree", "_driver")
+
+    def __init__(self, frame: Frame, tree: Any, driver: PageDriver) -> None:
+        self._frame = frame
+        self._tree = tree
+        self._driver = driver
+
+    @property
+    def frame_id(self) -> str:
+        return self._frame.frame_id
+
+    @property
+    def session(self) -> Any:
+        return self._frame.session
+
+    @property
+    def loader_id(self) -> str | None:
+        return self._frame.loader_id
+
+    @property
+    def url(self) -> str:
+        return self._frame.url
+
+    @property
+    def is_main(self) -> bool:
+        return self._frame.is_main
+
+    @property
+    def frame(self) -> Frame:
+        return self._frame
+
+    async def utility_context(self) -> int:
+        frame = self._frame
+        session = frame.session
+        try:
+            return await self._tree.utility_context(frame)
+        except CdpError:
+            # the frame is moving to (or from) its own process: its session changes under us;
+            # give the swap a moment, then try once more with whatever session owns it now
+            try:
+                await self._driver.wait_until(
+                    lambda: frame.session is not session or self._tree.get(frame.frame_id) is not frame, timeout=2.0
+                )
+            except TimeoutError:
+                raise engine._FrameGone(frame.frame_id) from None
+            if self._tree.get(frame.frame_id) is not frame:
+                raise engine._FrameGone(frame.frame_id) from None
+            return await self._tree.utility_context(frame)
+
+    def invalidate_utility_context(self) -> None:
+        self._frame.utility_context = None
+        self._frame.installed = set()
+
+
+class EngineFrames:
+    """The page's frames (all sessions), top document first, for the selector engine."""
+
+    def __init__(self, driver: PageDriver) -> None:
+        self.driver = driver
+
+    def frames(self) -> list[_EngineFrame]:
+        tree = self.driver.frames
+        return [_EngineFrame(f, tree, self.driver) for f in tree.frames() if f.loader_id is not None or f.is_main]
+
+
+async def frame_offset(driver: PageDriver, frame: Frame) -> tuple[float, float]:
+    """Top-left of ``frame``'s viewport in top-level viewport coordinates."""
+    x = y = 0.0
+    current = frame
+    while current.parent_frame_id is not None:
+        parent = driver.frames.get(current.parent_frame_id)
+        if parent is None:
+            raise Transient("the element's frame is detached", reason="not_found")
+        try:
+            owner = await parent.session.send("DOM.getFrameOwner", {"frameId": current.frame_id}, timeout=5.0)
+            box = await parent.session.send("DOM.getBoxModel", {"backendNodeId": owner["backendNodeId"]}, timeout=5.0)
+        except (CdpError, CdpChannelUnavailable):
+            raise Transient("the element's frame is not laid out yet", reason="not_found") from None
+        content = box["model"]["content"]
+        x += content[0]
+        y += content[1]
+        current = parent
+    return x, y
+
+
+def _offset_fn(driver: PageDriver, frame: Frame) -> Any:
+    if frame.is_main:
+        return (0.0, 0.0)
+    return lambda: frame_offset(driver, frame)
+
+
+async def handle_for_ref(host: Host, ctx: PageCtx, ref: int) -> ElementHandle:
+    """The element behind ``@ref`` in its frame's utility world; ``StaleRef`` if it is gone."""
+    from ..snapshot import resolve_ref
+    from .snapshot_ops import ledger_for
+
+    driver = ctx.driver
+    ledger = ledger_for(host, ctx)
+    resolved = await resolve_ref(driver.frames, ledger, ref)
+    frame = driver.frames.get(resolved.frame_id)
+    if frame is None:
+        raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
+    context_id = await driver.frames.utility_context(frame)
+    try:
+        res = await frame.session.send(
+            "DOM.resolveNode",
+            {"backendNodeId": resolved.backend_node_id, "executionContextId": context_id, "objectGroup": GROUP},
+            timeout=5.0,
+        )
+    except CdpError:
+        ledger.stale_ref(ref)
+        raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref) from None
+    object_id = res["object"]["objectId"]
+    alive = await frame.session.send(
+        "Runtime.callFunctionOn",
+        {"objectId": object_id, "functionDeclaration": "function() { return this.isConnected; }", "returnByValue": True},
+        timeout=5.0,
+    )
+    if not (alive.get("result") or {}).get("value"):
+        ledger.stale_ref(ref)
+        raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
+    return ElementHandle(frame.session, context_id, object_id, _offset_fn(driver, frame))
+
+
+def resolver(host: Host, ctx: PageCtx, selector: str) -> Callable[[], Awaitable[list[ElementHandle]]]:
+    """The ``resolve`` callable of the action pipeline for ``selector`` (parsed once, up front,
+    so an invalid selector fails before anything happens)."""
+    parsed = parse_selector(selector)
+    driver = ctx.driver
+    if isinstance(parsed, RefSelector):
+        ref = parsed.ref
+
+        async def resolve_ref_handles() -> list[ElementHandle]:
+            return [await handle_for_ref(host, ctx, ref)]
+
+        return resolve_ref_handles
+
+    frames = EngineFrames(driver)
+
+    async def resolve_selector() -> list[ElementHandle]:
+        try:
+            found = await engine.resolve(frames, parsed, mode="top_first", describe=False, backend_ids=False,
+                                         object_group=GROUP)
+        except (CdpChannelUnavailable, CdpError) as exc:
+            raise Transient(f"the page changed while resolving the selector ({exc})", reason="not_found") from None
+        handles = []
+        for m in found.matches:
+            ef = m.frame
+            context_id = await ef.utility_context()
+            handles.append(ElementHandle(ef.session, context_id, m.object_id, _offset_fn(driver, ef.frame)))
+        return handles
+
+    return resolve_selector
+
+
+async def release_handles(driver: PageDriver) -> None:
+    """Drop the element handles an action made (one object group per session)."""
+    for session in list(driver.sessions.values()):
+        try:
+            await session.send("Runtime.releaseObjectGroup", {"objectGroup": GROUP}, timeout=2.0)
+        except (CdpError, CdpChannelUnavailable, Exception):
+            pass

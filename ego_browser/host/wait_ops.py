@@ -1,0 +1,417 @@
+"""Waits that need the page: URLs, selectors, functions and popups.
+
+URL matchers (globs, regexes, callables) live in the round, so ``page.url_watch`` only
+reports: the main frame's committed URLs after a version the round already saw, and the URLs
+of the popups this Page opened. The round matches them and asks again with the new version
+(each call waits, event-driven, for the next change).
+
+``wait_for_function`` polls inside the page (one in-page promise, ``setTimeout`` between
+attempts), so the only round trips are the evaluation itself and a retry after navigation.
+``wait_for_selector`` re-queries on each DOM mutation (the selector engine's
+``nextMutation``) or frame change, with a bounded wait in between for CSS-only changes.
+
+Popup waiters are armed synchronously (``page.arm_popup`` returns a token at call time) and
+``page.wait_popup`` resolves with the first popup of that Page adopted after the token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+from ..driver import evaluate as ev
+from ..driver.frames import Frame
+from ..driver.page import PageDriver
+from ..errors import (
+    CdpChannelUnavailable,
+    CdpError,
+    EgoTimeout,
+    HostDisconnected,
+    InvalidArgument,
+    PageScriptError,
+    SelectorAmbiguous,
+)
+from .core import Host
+from .dialog_ops import dialog_open_error, guarded
+from .ops import HOST_SETUP, op, sync_op
+from .store import OPEN
+
+__all__ = ["EngineFrames", "popup_rows"]
+
+
+# -- the selector engine's view of a page's frames --------------------------------------------
+
+
+class _EngineFrame:
+    def __init__(self, driver: PageDriver, frame: Frame) -> None:
+        self._driver = driver
+        self._frame = frame
+        self.frame_id = frame.frame_id
+        self.session = frame.session
+        self.loader_id = frame.loader_id
+        self.url = frame.url
+        self.is_main = frame.is_main
+
+    async def utility_context(self) -> int:
+        return await self._driver.frames.utility_context(self._frame)
+
+    def invalidate_utility_context(self) -> None:
+        self._frame.utility_context = None
+        self._frame.installed = set()
+
+
+class EngineFrames:
+    """``FrameTreeLike`` over a PageDriver (top document first)."""
+
+    def __init__(self, driver: PageDriver) -> None:
+        self.driver = driver
+
+    def frames(self) -> list[_EngineFrame]:
+        return [_EngineFrame(self.driver, f) for f in self.driver.frames.frames() if f.loader_id is not None or f.is_main]
+
+
+# -- URLs -------------------------------------------------------------------------------------
+
+
+def popup_rows(host: Host, space_id: int, label: str) -> list[dict[str, Any]]:
+    """Open popups this Page opened, with their current URL."""
+    assert host.store is not None
+    out = []
+    for row in host.store.pages(space_id):
+        if row.opener == label and row.state == OPEN and host.browser.is_live_page(row.target_id):
+            info = host.browser.targets.get(row.target_id or "") or {}
+            out.append({"label": row.label, "url": info.get("url") or ""})
+    return out
+
+
+def _targets_changed(host: Host) -> asyncio.Future:
+    """A future resolved at the next target creation or change (popup URLs)."""
+    fut = asyncio.get_running_loop().create_future()
+    browser = host.browser
+
+    def fire(_info: Any) -> None:
+        if not fut.done():
+            fut.set_result(None)
+
+    browser.on_target_created.append(fire)
+    browser.on_target_changed.append(fire)
+
+    def cleanup(_f: Any) -> None:
+        for lst in (browser.on_target_created, browser.on_target_changed):
+            if fire in lst:
+                lst.remove(fire)
+
+    fut.add_done_callback(cleanup)
+    return fut
+
+
+@op("page.url_watch")
+async def url_watch(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    """``{version, urls, popups, timed_out}``: main-frame URLs committed after ``after``.
+
+    Without ``after`` it answers at once with the current URL. Otherwise it waits until a
+    newer URL commits, a popup's URL set differs from ``known_popups``, or ``timeout`` ms pass.
+    """
+    ctx = await host.page_ctx(args)
+    driver = ctx.driver
+    after = args.get("after")
+    known = [tuple(p) for p in args.get("known_popups") or []]
+
+    def snapshot(timed_out: bool = False) -> dict[str, Any]:
+        main = driver.frames.main
+        if after is None:
+            urls = [main.url if main else ""]
+        else:
+            urls = [u for v, u in driver.url_log if v > after]
+        return {
+            "version": driver.url_version,
+            "urls": urls,
+            "popups": popup_rows(host, ctx.space.id, ctx.page.label),
+            "timed_out": timed_out,
+        }
+
+    if after is None:
+        return snapshot()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + float(args.get("timeout") or 10000) / 1000
+    while True:
+        popups = popup_rows(host, ctx.space.id, ctx.page.label)
+        if driver.url_version > after or [(p["label"], p["url"]) for p in popups] != known:
+            return snapshot()
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            return snapshot(timed_out=True)
+        if driver.closed:
+            raise CdpChannelUnavailable("the page was closed while waiting for its URL", method=None)
+        changed, targets = driver.changed(), _targets_changed(host)
+        try:
+            await asyncio.wait({changed, targets}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            changed.cancel()
+            targets.cancel()
+
+
+# -- wait_for_selector ------------------------------------------------------------------------
+
+_STATES = ("attached", "detached", "visible", "hidden")
+#: longest pause between two checks when no mutation or frame change happened (CSS-only
+#: visibility changes produce no mutation)
+_RECHECK = 0.25
+
+
+async def _selector_state(driver: PageDriver, selector: Any) -> tuple[int, bool]:
+    from ..selectors import engine
+
+    res = await engine.resolve(EngineFrames(driver), selector, limit=2, describe=True, backend_ids=False, timeout=5.0)
+    try:
+        visible = bool(res.matches and res.matches[0].info.get("visible"))
+    finally:
+        await engine._release_matches(res.matches)
+    return res.total, visible
+
+
+@op("page.wait_for_selector")
+async def wait_for_selector(host: Host, args: dict[str, Any]) -> bool:
+    from ..selectors import engine
+    from ..selectors.parse import RefSelector, parse_selector
+
+    api = "page.wait_for_selector"
+    ctx = await host.page_ctx(args)
+    driver = ctx.driver
+    source = args["selector"]
+    state = args.get("state", "visible")
+    if state not in _STATES:
+        raise InvalidArgument(f"{api}: state must be one of {', '.join(_STATES)}", api=api, option="state", expected="state")
+    timeout_ms = float(args.get("timeout") or 10000)
+    parsed = parse_selector(source)
+    if isinstance(parsed, RefSelector):
+        raise InvalidArgument(
+            f"{api}: a ref ({source}) already names one element; wait with a selector (css, text=, loc=...) instead",
+            api=api, option="selector", expected="a selector, not a ref",
+        )
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_ms / 1000
+    last = "no element matched"
+
+    async def attempt() -> bool:
+        nonlocal last
+        total, visible = await _selector_state(driver, parsed)
+        if total > 1 and state in ("attached", "visible"):
+            raise SelectorAmbiguous(
+                f"{api}: selector {source} matched {total} elements; make it match one (e.g. add >> nth=0)",
+                selector=source, count=total,
+            )
+        last = f"{total} element(s) matched" + (", visible" if visible else ", not visible" if total else "")
+        return {
+            "attached": total >= 1,
+            "detached": total == 0,
+            "visible": total >= 1 and visible,
+            "hidden": total == 0 or not visible,
+        }[state]
+
+    while True:
+        if driver.dialog is not None:
+            raise dialog_open_error(api, driver.dialog)
+        try:
+            if await guarded(driver, api, attempt()):
+                return True
+        except CdpChannelUnavailable:
+            if driver.closed:
+                raise
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            raise EgoTimeout(
+                f"{api} timed out after {round(timeout_ms)}ms waiting for {source} to be {state} ({last})",
+                api=api, timeout_ms=round(timeout_ms),
+            )
+        main = driver.frames.main
+        changed = driver.changed()
+        waits: set[asyncio.Future] = {changed}
+        if main is not None:
+            waits.add(asyncio.ensure_future(
+                engine.wait_for_dom_change(_EngineFrame(driver, main), min(remaining, _RECHECK) * 1000)
+            ))
+        try:
+            await asyncio.wait(waits, timeout=min(remaining, _RECHECK + 1), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waits:
+                w.cancel()
+            await asyncio.gather(*waits, return_exceptions=True)
+
+
+# -- wait_for_function ------------------------------------------------------------------------
+
+_POLL_JS = """(async () => {
+  const fn = %(fn)s;
+  const deadline = Date.now() + %(timeout)s;
+  for (;;) {
+    if (await fn()) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise(r => setTimeout(r, %(polling)s));
+  }
+})()"""
+
+
+def _context_gone(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "context" in text and ("destroyed" in text or "cannot find" in text or "navigated" in text)
+
+
+async def _timeout_message(host: Host, driver: PageDriver, space_id: int, label: str, before: set[str],
+                           timeout_ms: float) -> str:
+    main = driver.frames.main
+    url = main.url if main else ""
+    title = (host.browser.targets.get(driver.target_id) or {}).get("title", "")
+    msg = f"page.wait_for_function timed out after {round(timeout_ms)}ms (last URL {url}, title {title!r})"
+    new = [p for p in popup_rows(host, space_id, label) if p["label"] not in before]
+    if new:
+        msg += "; this page opened " + ", ".join(f'task.page("{p["label"]}") at {p["url"]}' for p in new)
+        msg += ": the content may be there"
+    return msg
+
+
+@op("page.wait_for_function")
+async def wait_for_function(host: Host, args: dict[str, Any]) -> bool:
+    api = "page.wait_for_function"
+    ctx = await host.page_ctx(args, activate=True)
+    driver = ctx.driver
+    js = args["js"]
+    has_arg = bool(args.get("has_arg"))
+    timeout_ms = float(args.get("timeout") or 10000)
+    polling = float(args.get("polling") or 100)
+    body = ev.build_expression(js, args.get("arg"), api=api, has_arg=has_arg)
+    fn = f"async () => ({body})"
+    before = {p["label"] for p in popup_rows(host, ctx.space.id, ctx.page.label)}
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_ms / 1000
+
+    async def run(remaining: float) -> Any:
+        expression = _POLL_JS % {"fn": fn, "timeout": max(0, int(remaining * 1000) - 5), "polling": int(polling)}
+        return await driver.session.send(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True, "userGesture": False},
+            timeout=remaining,
+        )
+
+    while True:
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            break
+        try:
+            res = await guarded(driver, api, run(remaining))
+        except EgoTimeout:
+            break
+        except CdpError as exc:
+            if not _context_gone(exc):
+                raise
+            await _wait_new_context(driver, deadline)
+            continue
+        details = res.get("exceptionDetails")
+        if details is not None:
+            text = ((details.get("exception") or {}).get("description") or details.get("text") or "")
+            if _context_gone(PageScriptError(text, js_name=None, stack=None)):
+                await _wait_new_context(driver, deadline)
+                continue
+            raise ev.script_error(details, api=api)
+        if (res.get("result") or {}).get("value") is True:
+            return True
+        break
+    raise EgoTimeout(
+        await _timeout_message(host, driver, ctx.space.id, ctx.page.label, before, timeout_ms),
+        api=api, timeout_ms=round(timeout_ms),
+    )
+
+
+async def _wait_new_context(driver: PageDriver, deadline: float) -> None:
+    """After a navigation destroyed the context: wait until the new document has one."""
+    loop = asyncio.get_running_loop()
+    try:
+        await driver.wait_until(
+            lambda: (m := driver.frames.main) is not None and "DOMContentLoaded" in m.lifecycle,
+            timeout=max(0.0, deadline - loop.time()),
+        )
+    except TimeoutError:
+        pass
+
+
+# -- popups -----------------------------------------------------------------------------------
+
+
+class _PopupLog:
+    def __init__(self, host: Host) -> None:
+        self.seq = itertools.count(1)
+        self.last = 0
+        #: (seq, opener target id, popup target id)
+        self.entries: list[tuple[int, str, str]] = []
+        self.changed = asyncio.Event()
+        self.stopped = False
+        self.off = host.watch_popups(self._popup)
+
+    def stop(self) -> None:
+        self.stopped = True
+        self.off()
+        self.changed.set()
+
+    def _popup(self, info: dict) -> None:
+        self.last = next(self.seq)
+        self.entries.append((self.last, info.get("openerId") or "", info["targetId"]))
+        del self.entries[:-256]
+        self.changed.set()
+
+
+def _popup_log(host: Host) -> _PopupLog:
+    log = host.extensions.get("popup_log")
+    if log is None:
+        log = host.extensions["popup_log"] = _PopupLog(host)
+    return log
+
+
+@sync_op("page.arm_popup")
+def arm_popup(host: Host, args: dict[str, Any]) -> int:
+    space = host.space_row(args.get("space"))
+    host.page_row(space, str(args.get("label")))
+    return _popup_log(host).last
+
+
+@op("page.wait_popup")
+async def wait_popup(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    api = "page.wait_for_event"
+    ctx = await host.page_ctx(args, gated=False)
+    log = _popup_log(host)
+    token = int(args.get("token") or 0)
+    timeout_ms = float(args.get("timeout") or 10000)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_ms / 1000
+    assert host.store is not None
+    while True:
+        if log.stopped:
+            raise HostDisconnected(f"the ego_browser host stopped while {api}(\"popup\") was waiting", api=api)
+        openers = ctx.driver.sessions_target_ids() if not ctx.driver.closed else {ctx.page.target_id}
+        for seq, opener, target in log.entries:
+            if seq > token and opener in openers:
+                for row in host.store.pages(ctx.space.id):
+                    if row.target_id == target:
+                        return {"label": row.label, "target_id": target, "opened_by": row.opened_by}
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            raise EgoTimeout(
+                f'{api}("popup") timed out after {round(timeout_ms)}ms', api=api, timeout_ms=round(timeout_ms)
+            )
+        log.changed.clear()
+        try:
+            await asyncio.wait_for(log.changed.wait(), remaining)
+        except asyncio.TimeoutError:
+            pass
+
+
+def _stop(host: Host) -> None:
+    """The host is stopping: wake every wait so it fails now, and drop our listeners."""
+    log = host.extensions.pop("popup_log", None)
+    if log is not None:
+        log.stop()
+    for driver in list(host.drivers.values()):
+        driver.mark_closed()
+
+
+HOST_SETUP.append(lambda host: host.extensions.setdefault("on_stop", []).append(_stop))

@@ -1,0 +1,289 @@
+"""Declarations: ``Page`` (API.md §4)."""
+
+from __future__ import annotations
+
+from .spec import OMIT, M, P, cls, prop
+
+_ACTION_ERRORS = ("SelectorNotFound", "NotActionable", "SelectorAmbiguous", "InvalidSelector", "StaleRef",
+                  "UnknownRef", "FileChooserOpened")
+_BUTTON = ("left", "middle", "right")
+_WAIT_UNTIL = ("commit", "domcontentloaded", "load", "networkidle")
+_TIMEOUT = P("timeout", "ms>0", 3000, doc="retry transient blockers until then")
+_FORCE = P("force", "bool", False, doc="skip the hit-target test only")
+_LABEL = P("label", "str?", None, doc="text shown beside the on-screen pointer for the watching user")
+_POSITION = P("position", "point?", None, doc="point from the element's top-left corner (default: its centre)")
+
+cls("Page", "A tab with a durable label (p1, p2, ...). Get it from task.page(label), task.new_page() or a receipt.",
+    "print(page)")
+prop("Page.label", "str", "The durable label, never reused in its space.", "print(page.label)")
+prop("Page.space_id", "int", "The id of the Page's space.", "assert page.space_id == task.space_id")
+prop("Page.target_id", "str | None", "The CDP target id (internal; don't persist it).", "print(page.target_id)")
+prop("Page.opened_by", "str | None", '"agent" or "unknown" (adopted tabs).', "print(page.opened_by)")
+
+# -- state and observation ----------------------------------------------------------------------
+
+M("Page.url", [], "str", "The current URL (does not activate the tab).", "print(await page.url())")
+M("Page.title", [], "str", "The document title (does not activate the tab).", "print(await page.title())")
+M("Page.info", [], "{url, title, w, h, sx, sy, pw, ph}",
+  "Viewport size, scroll offsets and document size in CSS px. While a JS dialog is open: {\"dialog\": {...}} only.",
+  """
+info = await page.info()
+print(info["w"], info["h"], info["sy"], info["ph"])
+""")
+M("Page.snapshot", ["*", P("scope", ("only_within_viewport", "full_page", "subtree"), "only_within_viewport"),
+                    P("root", "ref?", None, doc="a snapshot ref; required exactly when scope is subtree"),
+                    P("include_action_marks", "bool", True, doc="print [ref=N] on actionable nodes"),
+                    P("include_stable_locator", "bool", True, doc="print loc= where it is unique"),
+                    P("max_length", "int>0?", None, doc="cut the text at a line boundary (ours)")],
+  "str", "The page as compact text: a header, one node per line, refs on nodes to act on (help('snapshot')).",
+  """
+await page.goto("https://shop.example/search.html?q=kettle")
+print(await page.snapshot())
+print(await page.snapshot(scope="full_page", include_stable_locator=False))
+""", errors=("SnapshotFailed", "InvalidArgument"),
+  rules=(("scope == 'subtree' and root is None", "subtree scope requires root", "root", "a snapshot ref"),
+         ("scope != 'subtree' and root is not None", "root is only supported when scope is subtree", "root",
+          "None")))
+M("Page.screenshot", ["*", P("path", "abspath?", None, doc="default $TMPDIR/ego-browser-shot-<pid>-<n>.png"),
+                      P("full_page", "bool", False), P("clip", "clip?", None, doc="{x, y, width, height, scale?}"),
+                      P("scale", ("css",), "css"), P("raw", "bool", False, doc="skip the device-pixel-ratio correction")],
+  "str", "Save a PNG of the viewport (or the full page, or a clip) and return its path.",
+  """
+path = await page.screenshot(full_page=True)
+print(path)
+""")
+M("Page.find", [P("selector", "selector"), "*", P("limit", "int>0", 100)],
+  "list[{ref, tag, id, role, name, text, visible, frame}]",
+  "Every match in match order, each with a ref usable in later actions. Not strict, no waiting, no action checks: "
+  "cheap counting and targeting without a snapshot.",
+  """
+links = await page.find("main a")
+print(len(links), [link["text"] for link in links])
+await page.click(links[0]["ref"])
+""", errors=("InvalidSelector",))
+M("Page.events", [], "list[{method, params}]",
+  "CDP events of this Page since the previous call (read and clear; buffered by the host across rounds).",
+  """
+await page.reload()
+print(sorted({event["method"] for event in page.events()})[:5])
+""", call="sync")
+
+# -- navigation and waits -----------------------------------------------------------------------
+
+M("Page.goto", [P("url", "str+"), "*", P("referer", "str?", None), P("timeout", "ms>0", 15000),
+                P("wait_until", _WAIT_UNTIL, "load")],
+  "ActionReceipt", "Navigate and wait for wait_until.",
+  """
+await page.goto("https://shop.example/search.html?q=kettle")
+print(await page.title())
+""", errors=("NavigationTimeout", "NavigationFailed"))
+M("Page.reload", ["*", P("timeout", "ms>0", 15000), P("wait_until", _WAIT_UNTIL, "load")], "ActionReceipt",
+  "Reload: same tab and label, fresh document.", 'await page.reload(wait_until="domcontentloaded")',
+  errors=("NavigationTimeout", "NavigationFailed"))
+M("Page.wait_for_load_state", [P("state", ("domcontentloaded", "load", "networkidle"), "load"), "*",
+                               P("timeout", "ms>0", 10000), P("idle_ms", "ms>0", 500, doc="quiet time for networkidle")],
+  "None", "Wait for a load state (returns at once if already reached).",
+  """
+await page.click("text=Toaster Duo")
+await page.wait_for_load_state("load")
+print(await page.title())
+""", errors=("EgoTimeout",))
+M("Page.wait_for_url", [P("matcher", "matcher", doc="exact URL, glob (**, *, {a,b}), re.Pattern or callable"), "*",
+                        P("timeout", "ms>0", 10000)],
+  "None", "Wait until the main frame commits a matching URL (or return at once if it matches); does not wait for load.",
+  """
+await page.fill("#q", "kettle")
+await page.click("button:has-text('Search')")
+await page.wait_for_url("**/search.html?q=*")
+""", errors=("EgoTimeout", "UrlOpenedInPopup"))
+M("Page.wait_for_event", [P("event", ("popup", "download")), "*", P("timeout", "ms>0", 10000)],
+  "asyncio.Task[Page | Download]",
+  "Arm a waiter now (sync); await the Task after the action that causes the event. One download waiter per Page.",
+  """
+await page.goto("https://shop.example/checkout.html")
+waiter = page.wait_for_event("download")
+await page.click("text=Export orders")
+download = await waiter
+print(download.suggested_filename())
+""", call="sync", errors=("EgoTimeout", "InvalidState"))
+M("Page.expect_event", [P("event", ("popup", "download")), "*", P("timeout", "ms>0", 10000)],
+  "async context manager; await info.value",
+  "The context-manager form of wait_for_event: armed on entry, cancelled if the block raises.",
+  """
+await page.goto("https://shop.example/checkout.html")
+async with page.expect_event("popup") as info:
+    await page.click("text=Delivery terms")
+terms = await info.value
+print(terms.label, await terms.title())
+""", call="asynccm", errors=("EgoTimeout", "InvalidState"))
+M("Page.wait_for_selector", [P("selector", "selector"), "*",
+                             P("state", ("attached", "detached", "visible", "hidden"), "visible"),
+                             P("timeout", "ms>0", 10000)],
+  "True", "Wait for the (strict) selector to reach the state.",
+  """
+await page.goto("https://shop.example/search.html?q=kettle")
+await page.wait_for_selector("#results tr >> nth=0")
+""", errors=("EgoTimeout", "SelectorAmbiguous", "InvalidSelector"))
+M("Page.wait_for_function", [P("js", "js", doc="an expression or a function source"),
+                             P("arg", "json", OMIT, doc="passed to the function"), "*",
+                             P("timeout", "ms>0", 10000), P("polling", "ms>0", 100)],
+  "True", "Wait until the JS returns a truthy value. All refs of the Page go stale afterwards.",
+  """
+await page.goto("https://shop.example/search.html?q=kettle")
+await page.wait_for_function("(n) => document.querySelectorAll('#results tr').length >= n", 3)
+""", errors=("EgoTimeout", "PageScriptError"))
+M("Page.wait_for_timeout", [P("ms", "ms>=0")], "None",
+  "Sleep ms milliseconds (0 is fine). Does not activate and is not gated; prefer waiting for a state.",
+  "await page.wait_for_timeout(250)")
+
+# -- element actions ----------------------------------------------------------------------------
+
+M("Page.click", [P("selector", "selector"), "*", P("button", _BUTTON, "left"),
+                 P("click_count", "int>0", 1), P("delay", "ms>=0", 0, doc="ms between press and release"),
+                 _POSITION, _FORCE, _TIMEOUT, _LABEL],
+  "ActionReceipt",
+  "Trusted click after the checks: visible, non-zero size, enabled, hit target. Popups it opens are adopted "
+  "(receipt.popups); a JS dialog comes back in receipt.dialog.",
+  """
+await page.goto("https://shop.example/product.html?id=k2")
+receipt = await page.click("text=Add to cart")
+await page.wait_for_selector("text=Added Steel Kettle")
+print(receipt.popups, receipt.dialog)
+""", errors=_ACTION_ERRORS)
+M("Page.dblclick", [P("selector", "selector"), "*", P("button", _BUTTON, "left"),
+                    P("delay", "ms>=0", 0), _POSITION, _FORCE, _TIMEOUT, _LABEL],
+  "ActionReceipt", "As click, with click_count=2.", 'await page.dblclick("h1")', errors=_ACTION_ERRORS)
+M("Page.hover", [P("selector", "selector"), "*", _POSITION, _FORCE, _TIMEOUT, _LABEL], "ActionReceipt",
+  "Move the mouse over the element (visible, size, hit target; disabled is fine).",
+  'await page.hover("text=Toaster Duo")', errors=_ACTION_ERRORS)
+M("Page.drag_and_drop", [P("source", "selector"), P("target", "selector"), "*", P("button", _BUTTON, "left"),
+                         P("source_position", "point?", None), P("target_position", "point?", None), _FORCE,
+                         _TIMEOUT, _LABEL],
+  "ActionReceipt", "Press on source, move to target, release (trusted mouse input).",
+  """
+await page.goto("https://shop.example/checkout.html")
+await page.drag_and_drop("#coupon", "#basket")
+print(await page.evaluate("document.querySelector('#basket').textContent"))
+""", errors=_ACTION_ERRORS)
+M("Page.fill", [P("selector", "selector"), P("value", "str"), "*", P("clear_first", "bool", True), _TIMEOUT],
+  "ActionReceipt",
+  "Replace (or with clear_first=False append to) the text of a field, editing host or a wrapper's single field with "
+  "one native insertion; the value is read back.",
+  """
+await page.fill("#q", "kettle")
+print(await page.evaluate("document.querySelector('#q').value"))
+""", errors=_ACTION_ERRORS)
+M("Page.select_option", [P("selector", "selector"),
+                         P("value", "select_value", doc="value or label, {value?, label?, index?}, a list, or None"),
+                         "*", _TIMEOUT],
+  "list[str]", "Select options of a <select> (fires input and change); returns the selected values.",
+  """
+await page.goto("https://shop.example/checkout.html")
+print(await page.select_option("#shipping", "Express"))
+""", errors=_ACTION_ERRORS)
+M("Page.focus", [P("selector", "selector"), "*", _TIMEOUT], "ActionReceipt",
+  "Focus the element, its nearest focusable ancestor or its single editable descendant.", 'await page.focus("#q")',
+  errors=_ACTION_ERRORS)
+M("Page.press", [P("selector", "selector"), P("key", "key", doc='a key or chord: "Enter", "Control+A"'), "*",
+                 P("delay", "ms>=0", 0), _TIMEOUT],
+  "ActionReceipt", "Focus as focus(), then keyboard.press(key).",
+  """
+await page.fill("#q", "toaster")
+await page.press("#q", "Enter")
+await page.wait_for_url("**/search.html?q=toaster")
+""", errors=_ACTION_ERRORS)
+
+# -- dialogs, files, fetch ----------------------------------------------------------------------
+
+M("Page.accept_dialog", [P("prompt_text", "str?", None, doc="the answer to a prompt()")], "bool",
+  "Accept the open JS dialog; False if none was open. Stales every ref of the Page.",
+  """
+await page.goto("https://shop.example/checkout.html")
+receipt = await page.click("text=Place order")
+if receipt.dialog:
+    print(receipt.dialog["type"], receipt.dialog["message"])
+    await page.accept_dialog()
+""")
+M("Page.dismiss_dialog", [], "bool", "Dismiss the open JS dialog; False if none was open.",
+  """
+await page.goto("https://shop.example/checkout.html")
+receipt = await page.click("text=Place order")
+print(await page.dismiss_dialog())
+""")
+M("Page.set_input_files", [P("selector", "selector", doc="a file input, its <label> or a wrapper holding one"),
+                           P("files", "files"), "*", _TIMEOUT],
+  "ActionReceipt", "Set the files of a file input (hidden inputs too) with no system dialog.",
+  """
+import os, tempfile
+receipt_file = os.path.join(tempfile.mkdtemp(), "receipt.txt")
+with open(receipt_file, "w") as f:
+    f.write("paid")
+await page.goto("https://shop.example/checkout.html")
+await page.set_input_files("#receipt", receipt_file)
+""", errors=("InvalidArgument", "SelectorAmbiguous", *_ACTION_ERRORS[:2]))
+M("Page.wait_for_file_chooser", ["*", P("timeout", "ms>0", 10000)], "asyncio.Task[FileChooser]",
+  "Arm a file-chooser waiter now (sync); await it after the action that opens the chooser.",
+  """
+import os, tempfile
+receipt_file = os.path.join(tempfile.mkdtemp(), "receipt.txt")
+with open(receipt_file, "w") as f:
+    f.write("paid")
+await page.goto("https://shop.example/checkout.html")
+waiter = page.wait_for_file_chooser()
+await page.click("text=Upload receipt")
+chooser = await waiter
+await chooser.set_files(receipt_file)
+""", call="sync", errors=("EgoTimeout", "InvalidState"))
+M("Page.expect_file_chooser", ["*", P("timeout", "ms>0", 10000)], "async context manager; await info.value",
+  "The context-manager form of wait_for_file_chooser.",
+  """
+import os, tempfile
+receipt_file = os.path.join(tempfile.mkdtemp(), "receipt.txt")
+with open(receipt_file, "w") as f:
+    f.write("paid")
+await page.goto("https://shop.example/checkout.html")
+async with page.expect_file_chooser() as info:
+    await page.click("text=Upload receipt")
+chooser = await info.value
+print(chooser.is_multiple())
+await chooser.set_files([receipt_file])
+""", call="asynccm", errors=("EgoTimeout", "InvalidState"))
+M("Page.fetch", [P("url", "str+", doc="resolved against the Page URL"), "*", P("timeout", "ms>0", 20000),
+                 P("save_as", "path?", None, doc="write the bytes there (body is then None)"),
+                 P("method", "str+", "GET"), P("headers", "headers?", None), P("body", "str?", None),
+                 P("cache", "str?", None), P("credentials", "str?", None), P("integrity", "str?", None),
+                 P("keepalive", "bool?", None), P("mode", "str?", None), P("redirect", "str?", None),
+                 P("referrer", "str?", None), P("referrer_policy", "str?", None)],
+  "{ok, status, status_text, url, headers, body, saved_path}",
+  "window.fetch in the Page: its cookies, Origin and CORS rules apply. A non-2xx status is returned, not raised.",
+  """
+res = await page.fetch("/search.html?q=kettle")
+print(res["ok"], res["status"], res["headers"].get("content-type"))
+""", errors=("FetchFailed", "EgoTimeout"))
+
+# -- evaluate, cdp, close -----------------------------------------------------------------------
+
+M("Page.evaluate", [P("js", "js", doc="an expression, or a function source called with arg"),
+                    P("arg", "json", OMIT, doc="one JSON value, only for a function")],
+  "JSON value", "Evaluate JavaScript in the page's main world (a function is called with arg and awaited). "
+  "Never stales refs.",
+  """
+print(await page.evaluate("document.title"))
+print(await page.evaluate("(sel) => document.querySelectorAll(sel).length", "a"))
+""", errors=("PageScriptError", "PageEvaluationTimeout", "InvalidArgument"))
+M("Page.cdp", [P("method", "str+"), P("params", "dict?", None), "*", P("timeout", "ms>0", 30000)], "dict",
+  "A raw CDP command on the Page's session; afterwards every ref is stale.",
+  """
+res = await page.cdp("Runtime.evaluate", {"expression": "1 + 1", "returnByValue": True})
+print(res["result"]["value"])
+""", errors=("CdpError", "EgoTimeout"))
+M("Page.close", [], "None",
+  "Close the tab (confirmed gone), opening an unmanaged about:blank tab if it was the space's last; the label is "
+  "retired.",
+  """
+extra = await task.new_page()
+await extra.close()
+""")
+
+__all__: list[str] = []
+_ = OMIT

@@ -1,0 +1,228 @@
+"""Declarations: top-level functions (API.md §2, §12) and ``TaskSpace`` (§3)."""
+
+from __future__ import annotations
+
+from .spec import OMIT, M, P, cls, prop
+
+# -- top-level functions ----------------------------------------------------------------------
+
+M("task_space", [P("name_or_id", "str|int", doc="a name (reused or created) or an existing space id"), "*",
+                 P("profile_id", "str?", None, doc="profile of a new space (see profiles())"),
+                 P("isolated", "bool", False, doc="own browser context (cookies, storage) instead of the profile's")],
+  "TaskSpace",
+  "Reuse the Agent-owned space of that name or create one whose single tab is managed Page p1; an int opens an "
+  "existing space.",
+  """
+task = await task_space("kettle-research")
+page = task.page("p1")
+print(task.space_id, page.label)
+""",
+  errors=("TaskSpaceNotFound", "TaskSpaceUserInControl", "ProfileNotFound", "InvalidArgument"),
+  details="A handed-off space is still returned (its ownership says so); a user-owned space of that name raises "
+          "TaskSpaceUserInControl (reason user_owned). profile_id is only for a new name.")
+
+M("list_task_spaces", [], "list[{id, name, task_id, ownership, created_by, recent_tab_titles, isolated, status}]",
+  'Every task space; ownership is "agent", "agentDelegatedToUser" or "user".',
+  """
+for space in await list_task_spaces():
+    print(space["id"], space["name"], space["ownership"], space["status"])
+""")
+
+M("claim_task_space", [P("space_id", "int", doc="the space's id")], "TaskSpace",
+  "Only after the user has approved: take over a user-owned or inactive space (for example one left by finish) and "
+  "set its ownership to agent. The tab active at that moment becomes user_page(); existing tabs stay unmanaged.",
+  """
+done = await task.finish(keep=["p1"])   # the space stays listed, now user-owned
+# ... later, once the user has agreed:
+task = await claim_task_space(done["space_id"])
+print(task.ownership, task.user_page())
+""",
+  errors=("TaskSpaceNotFound",))
+
+M("take_over_task_space", [P("space_id", "int", doc="the space's id")], "TaskSpace",
+  "Only after the user has approved: resume an Agent-owned space after hand_off(). If control had been delegated, "
+  "the active tab becomes user_page().",
+  """
+await task.hand_off()
+# ... the person logs in, then tells you to continue:
+task = await take_over_task_space(task.space_id)
+print(task.ownership)
+""",
+  errors=("TaskSpaceNotFound",))
+
+M("profiles", [], "list[{id, name, is_default}]", "The browser profiles a new space can use (ids are unique).",
+  """
+for profile in await profiles():
+    print(profile["id"], profile["name"], profile["is_default"])
+""")
+
+M("help", [P("name", "any", None, doc='a member ("Page.click") or topic ("selectors"); case-insensitive')], "None",
+  'Print the overview, or one member or topic: "TaskSpace", "Page.click", "Page.keyboard.press", "selectors", '
+  '"snapshot", "errors", "learnings", "runner". An unknown name prints "Unknown help topic: <name>" and the '
+  "closest names.",
+  """
+help("page.click")
+""", call="sync")
+
+M("embedded", [], "async context manager",
+  "Run the host inside the calling process instead of the background host (tests, benchmarks, library use); API "
+  "calls inside the block use it. Not a runner global.",
+  """
+import asyncio
+import ego_browser
+
+async def main():
+    async with ego_browser.embedded():
+        task = await ego_browser.task_space("library-use")
+        page = task.page("p1")
+        await page.goto("https://shop.example/")
+        print(await page.title())
+        await task.finish(keep=[])
+
+asyncio.run(main())
+""", call="asynccm", errors=("BrowserUnavailable",))
+
+M("site_skills", [P("url", "str?", None, doc="defaults to the URL of page=, else the page used last"), "*",
+                  P("page", "any", None, doc="a Page whose URL to use")],
+  "list[{id, name, domains, dir}]", "Every site-learnings pack matching the URL's host, sorted by id.",
+  """
+for pack in await site_skills("https://shop.example/cart.html"):
+    print(pack["id"], pack["domains"])
+""")
+
+M("learn_context", [P("url", "str?", None, doc="as in site_skills"), "*", P("page", "any", None, doc="as in site_skills")],
+  "{url, sites: [{id, name}], knowledge: [{site_id, file, content}], tools: [{site_id, name, kind, description, args, "
+  "returns, example}], problems: [str]}",
+  "The notes and tools of every pack for the URL. A broken pack is skipped and described in problems.",
+  """
+ctx = await learn_context("https://shop.example/")
+for tool in ctx["tools"]:
+    print(tool["site_id"], tool["name"], tool["kind"], tool["description"])
+""")
+
+M("run_site_tool", [P("site_id", "str+", doc="the pack id"), P("tool", "str+", doc="a node tool of its manifest"), "/",
+                    "**args"],
+  "the tool's result",
+  "Run a pack's Python tool as callable(ctx, **args) (awaited if a coroutine); the module is loaded fresh every call. "
+  "ctx has site_id, pack_dir, page (the page= argument) and the top-level API functions.",
+  """
+result = await run_site_tool("shop", "search", query="kettle", page=page)
+print(result["count"], [row["name"] for row in result["results"]])
+""", errors=("SiteNotFound", "SiteToolNotFound", "SitePackInvalid"))
+
+M("run_site_browser_tool", [P("site_id", "str+", doc="the pack id"), P("tool", "str+", doc="a browser tool"), "/", "*",
+                            P("page", "Page", doc="the Page to run it in"), "**args"],
+  "the tool's JSON result",
+  "Run a pack's JS file as the body of an async function whose parameter args holds the keyword arguments, in page, "
+  "under evaluate rules.",
+  """
+await page.goto("https://shop.example/search.html?q=kettle")
+rows = await run_site_browser_tool("shop", "read_results", page=page)
+print(rows)
+""", errors=("SiteNotFound", "SiteToolNotFound", "SitePackInvalid", "PageScriptError"))
+
+# -- TaskSpace --------------------------------------------------------------------------------
+
+cls("TaskSpace", "An agent's own group of tabs (its own window) in the shared browser. Get one from task_space().",
+    """
+task = await task_space("kettle-research")
+print(task)
+""")
+prop("TaskSpace.space_id", "int", "The space's numeric id.", "print(task.space_id)")
+prop("TaskSpace.id", "int", "Alias of space_id.", "assert task.id == task.space_id")
+prop("TaskSpace.name", "str", "The space's name.", "print(task.name)")
+prop("TaskSpace.ownership", "str", 'Ownership when the object was made: "agent", "agentDelegatedToUser" or "user".',
+     "print(task.ownership)")
+prop("TaskSpace.isolated", "bool", "True if the space has its own browser context.", "print(task.isolated)")
+
+M("TaskSpace.page", [P("label", "str+", doc='a managed label such as "p1"')], "Page",
+  "The Page with this label (lazy: the label is checked on first use); one object per label per process.",
+  """
+page = task.page("p1")
+print(await page.url())
+""", call="sync", errors=("PageNotFound",))
+
+M("TaskSpace.user_page", [], "Page | UnmanagedPage | None",
+  "The tab that was active at the last claim or take-over.", "print(task.user_page())", call="sync")
+
+M("TaskSpace.pages", [], "list[Page]", "The managed Pages (reconciled with the live tabs).",
+  """
+print([p.label for p in await task.pages()])
+""")
+
+M("TaskSpace.tabs", [], "list[{target_id, label, page, title, url, active, opened_by}]",
+  "Every tab of the space, managed (label set) or not (label None, page an UnmanagedPage). In an agent-controlled "
+  "space, tabs opened by managed Pages are adopted first.",
+  """
+for tab in await task.tabs():
+    print(tab["label"], tab["opened_by"], tab["url"])
+""")
+
+M("TaskSpace.new_page", [], "Page",
+  'Open a new tab at about:blank as the next label pN (opened_by "agent").',
+  """
+cart = await task.new_page()
+await cart.goto("https://shop.example/cart.html")
+print(cart.label, await cart.title())
+""", errors=("PageBudgetReached",))
+
+M("TaskSpace.adopt", [P("unmanaged", "unmanaged", doc="an UnmanagedPage from tabs() or user_page()"), "*",
+                      P("label", "str?", None, doc="a permanent label (default: the next pN)")],
+  "Page", "Make an unmanaged tab a managed Page (it keeps its opened_by). The budget is checked.",
+  """
+done = await task.finish(keep=["p1"])
+task = await claim_task_space(done["space_id"])
+tab = task.user_page()              # unmanaged after the claim
+shop = await task.adopt(tab, label="shop")
+print(shop.label, shop.opened_by)
+""", errors=("PageBudgetReached", "InvalidArgument"))
+
+M("TaskSpace.release", [P("label", "str+", doc="the label of an adopted Page")], "UnmanagedPage",
+  'Give an adopted tab (opened_by "unknown") back to the user; the tab stays open. Agent Pages are closed, not '
+  "released.",
+  """
+for tab in await task.tabs():
+    if tab["label"] and tab["opened_by"] == "unknown":   # a tab the user opened, adopted earlier
+        print(await task.release(tab["label"]))
+""", errors=("InvalidArgument", "PageNotFound"))
+
+M("TaskSpace.wait_for_control", ["*", P("interval", "ms>0", 20000, doc="time between checks"),
+                                 P("timeout", "ms>0", 600000, doc="overall limit")],
+  "None", "Wait until the agent controls the space (polls; never takes control itself).",
+  """
+await task.wait_for_control(interval=1000, timeout=60000)
+""", errors=("EgoTimeout",))
+
+M("TaskSpace.hand_off", [], "None",
+  "Hand the space to the person; gated calls then raise TaskSpaceUserInControl (reason handed_off) until "
+  "take_over_task_space().",
+  """
+await task.set_status("Please log in, then tell me to continue")
+await task.hand_off()
+""")
+
+M("TaskSpace.finish", ["*", P("keep", "keep", doc='"all" or a list of managed labels to leave open')],
+  "{space_id, closed_space, kept_labels, closed_labels, preserved_unmanaged}",
+  "End the task: close the agent Pages not kept and delete the ledger. With keep=[] and no unmanaged tab left the "
+  "whole space closes; otherwise it stays listed and becomes user-owned.",
+  """
+result = await task.finish(keep=[])
+print(result["closed_space"], result["closed_labels"])
+""", errors=("PageNotFound",))
+
+M("TaskSpace.set_status", [P("text", "text500", doc='the progress text the user sees; "" clears it')], "None",
+  "Set the user-visible progress text (list_task_spaces() reports it as status).",
+  """
+await task.set_status("Comparing kettle prices")
+""")
+
+M("TaskSpace.cdp", [P("method", "str+", doc="a Target.* or Browser.* method"), P("params", "dict?", None), "*",
+                    P("timeout", "ms>0", 30000)],
+  "dict", "A raw browser-level CDP command (Target.* and Browser.* only); returns the result.",
+  """
+version = await task.cdp("Browser.getVersion")
+print(version["product"])
+""", errors=("InvalidArgument", "CdpError", "EgoTimeout"))
+
+__all__: list[str] = []
+_ = OMIT

@@ -1,0 +1,295 @@
+"""Prose topics for ``help(topic)`` and the sections of the usage guide.
+
+Code blocks: ``bash`` blocks with ``python -m ego_browser <<'EOF'`` are rounds, run in order
+by the docs test; ``python`` blocks are round snippets run with ``task`` and ``page`` (p1 on
+the demo shop) defined. ``https://shop.example`` is the demo shop (``demo/site``).
+"""
+
+from __future__ import annotations
+
+__all__ = ["TOPICS", "GUIDE"]
+
+TOPICS: dict[str, str] = {}
+
+TOPICS["conventions"] = """\
+- Methods are coroutines (await them) unless marked (sync). Options are keyword-only: an unknown
+  keyword is Python's own TypeError; a wrong type or range raises InvalidArgument naming the API,
+  the option and what was expected ("page.click: click_count must be a positive integer (got 0)").
+- Times are milliseconds. timeout, interval, polling and idle_ms must be finite and > 0; delay and
+  wait_for_timeout(ms) accept 0.
+- Results are plain dicts and lists with snake_case keys; every documented key is present (None =
+  no value). ActionReceipt and UnmanagedPage are frozen dataclasses (attribute access).
+- A point is {"x": float, "y": float} in CSS px; position is from the element's top-left corner.
+- Element actions, mouse, keyboard, evaluate, snapshot, screenshot, fetch, file methods and cdp
+  first make their Page the active tab of its window; url(), title(), info(), events() and
+  wait_for_timeout() never do.
+- Every call touching a tab checks that the agent controls the space, else TaskSpaceUserInControl.
+- Input to one Page runs in call order; Pages may be driven together with asyncio.gather.
+- Environment: EGO_BROWSER_PAGE_BUDGET (default 8), EGO_BROWSER_HOME, EGO_BROWSER_CHROMIUM,
+  EGO_BROWSER_ARGS, EGO_BROWSER_HEADLESS=0, EGO_BROWSER_CDP_URL, EGO_BROWSER_AGENT_WORKSPACE,
+  EGO_BROWSER_LEARNINGS_DIR.
+"""
+
+TOPICS["selectors"] = """\
+Element actions, wait_for_selector, find and set_input_files take:
+- Refs from a snapshot: "@21", "ref=21" or "21". "[ref=21]" is a CSS attribute selector, not a ref.
+- text=save changes: case-insensitive substring of the element text; only the smallest matches.
+- text="Exact" (or a wholly quoted "Exact"): case-sensitive, one run of the element's own text.
+- loc=css:<css>, loc=role:<role>, loc=role:<role>[name="..."] (exact), [name*="..."] (substring,
+  case-insensitive), loc=href:<url> (links whose resolved href equals it). The snapshot prints
+  these as loc= when they are unique.
+- xpath=<expr>, or a selector starting with // or (//.
+- CSS, raw or css=<css>; it pierces open shadow roots. End the last compound with
+  :has-text("...") (substring of the whole text; pair it with a tag: button:has-text("Save")) or
+  :text-is("...") (exact own text).
+- A final ">> nth=N" (N >= 0, or -1 for the last) picks from all matches in match order.
+Strictness: one candidate in the top document is used; two or more raise SelectorAmbiguous
+"matched N elements". Frames (same- and cross-process) are searched only when the top document
+has none. Pointer actions act on a match's interactive ancestor (text="Save" on a span inside a
+button clicks the button).
+"""
+
+TOPICS["snapshot"] = """\
+    [p1 "Checkout" | space "shopping"(12): 2 managed, 1 untracked — p1* "Checkout", p2 "Cart"]
+    root
+      heading "Checkout"
+      textbox "Email" [ref=4, loc=css:#email]
+      button "Place order" [ref=5, loc=role:button[name="Place order"]]
+      link "Terms" [ref=6, loc=href:/terms, url=https://shop.example/terms]
+      iframe [ref=7]
+        root
+          button "Pay" [ref=8]
+- Header: label, title, the space and its Pages (* marks this one); "| budget m/limit" near the limit.
+- One node per line, two spaces per level: role "name" [ref=N, loc=<kind:...>, url=<href>].
+  ref= marks nodes to act on (interactive roles, focusable and editable elements, iframes,
+  dialogs); loc= appears only when it resolves uniquely to the same node; an iframe line is
+  followed by its frame's root (cross-process frames too).
+- Scopes: only_within_viewport (default), full_page, subtree (with root="@N").
+- Refs are per Page and durable: a node keeps its number in later snapshots and rounds; numbers
+  are never reused. Navigation stales that document's refs (StaleRef "take a new snapshot");
+  page.cdp(), wait_for_function(), wait_for_load_state() and a handled dialog stale all refs of
+  the Page. Actions, evaluate, reads and partial snapshots never do.
+- Use a ref for the next step right after a snapshot; use a loc= (or text=/CSS) in code that
+  must work on a fresh page or in a later round after navigation.
+"""
+
+TOPICS["runner"] = """\
+python -m ego_browser runs one script per round (stdin, "-e CODE" or a file) with top-level await,
+in a fresh namespace preloaded with task_space, list_task_spaces, claim_task_space,
+take_over_task_space, profiles, help, learn_context, site_skills, run_site_tool,
+run_site_browser_tool, ego_browser, EgoError, asyncio, json and re.
+- print() is the output channel (flushed even on failure). Untouched background-adopted Pages
+  are listed after the script: "[ego-browser:pages]" then "Unhandled page p4 from p1: <url>".
+- An uncaught EgoError prints "<code>: <message>" and "  at line <n>: <source line>" to stderr and
+  exits 1; other exceptions print "<Type>: <message>" likewise. A SyntaxError exits 2, runs nothing.
+- State (spaces, labels, refs, dialogs, downloads) lives in the host, started by the first round.
+Subcommands: skill (this guide), help [NAME], spaces [take-over ID | give-back ID], install-skill,
+host start|stop|status, doctor, validate-skills [ROOT].
+"""
+
+TOPICS["learnings"] = """\
+A site-learnings pack is a folder <learnings root>/<id>/ with manifest.json (id, name, domains,
+notes, node_tools, browser_tools), notes/*.md, tools/*.py and browser-tools/*.js. A domain
+"shop.example" matches only that host; "*.shop.example" matches subdomains, not the bare domain.
+Packs are re-read on every call.
+- await site_skills(url) -> [{id, name, domains, dir}]
+- await learn_context(url) -> {url, sites, knowledge (notes), tools, problems}
+- await run_site_tool(site_id, tool, **args) -> callable(ctx, **args)
+- await run_site_browser_tool(site_id, tool, page=page, **args) -> the JS result
+The learnings root: EGO_BROWSER_LEARNINGS_DIR, else $EGO_BROWSER_AGENT_WORKSPACE/learnings, else
+the bundled skill's. Check packs with python -m ego_browser validate-skills.
+"""
+
+
+def errors_topic() -> str:
+    """The "errors" topic, read off the error classes (their codes and attributes)."""
+    from .. import errors
+
+    lines = ["Every error derives from ego_browser.EgoError (code: a stable string; message = str(e)).",
+             "InvalidArgument is also a ValueError, EgoTimeout also a TimeoutError. Catch by class:",
+             "    except ego_browser.SelectorNotFound as e: print(e.code, e)", ""]
+    for name in errors.__all__:
+        cls = getattr(errors, name)
+        if not isinstance(cls, type) or not issubclass(cls, errors.EgoError) or cls is errors.EgoError:
+            continue
+        fields = ", ".join(getattr(cls, "fields", ()) or ())
+        base = cls.__mro__[1].__name__
+        parent = f" (is a {base})" if base not in ("EgoError", "ValueError", "TimeoutError") else ""
+        lines.append(f"- {name} {cls.code}{parent}" + (f": {fields}" if fields else ""))
+    return "\n".join(lines) + "\n"
+
+
+#: the usage guide printed by ``python -m ego_browser skill`` (between the version lines,
+#: followed by the API at a glance generated from the declarations)
+GUIDE = """\
+# ego-browser usage guide
+
+You drive a real Chromium from Python. You own a **task space** (your own window of tabs, apart
+from the user's) and act on **Pages** with durable labels (p1, p2, ...). Each step is a *round*:
+a short script run by `python -m ego_browser`, a fresh process with top-level `await`. Spaces,
+labels and refs live in a background host, so the next round continues where this one stopped.
+
+## Work fast: one script per round
+
+Do several actions per round, wait for the state you expect, and print a snapshot **last** so
+the next round starts from what the page shows now. Don't print a snapshot after every action
+and don't sleep; wait for a URL, a selector or a function instead.
+
+```bash
+python -m ego_browser <<'EOF'
+task = await task_space("kettle-shop")
+page = task.page("p1")
+await page.goto("https://shop.example/")
+await page.fill("#q", "kettle")
+await page.click("button:has-text('Search')")
+await page.wait_for_url("**/search.html?q=kettle")
+await page.wait_for_selector("#results tr >> nth=0")
+print(await page.snapshot())
+EOF
+```
+
+The snapshot is the page as text: one node per line, `[ref=N]` on nodes you can act on, and a
+`loc=` where a stable locator is unique. `help("snapshot")` explains every part.
+
+## Refs and loc=
+
+A ref (`@12`) names exactly the node the snapshot showed; use it in the next round
+(`await page.click("@12")`). Refs survive rounds, but navigation makes that document's refs
+stale (`StaleRef`: take a new snapshot). A `loc=` (`loc=role:button[name="Add to cart"]`,
+`loc=href:/product.html?id=k3`, `loc=css:#q`) is a selector that also works after navigation
+and in scripts you reuse. Text and CSS work too (`text=Add to cart`, `#q`); see `help("selectors")`.
+
+```bash
+python -m ego_browser <<'EOF'
+task = await task_space("kettle-shop")
+page = task.page("p1")
+await page.click("loc=href:/product.html?id=k3")
+await page.click("text=Add to cart")
+await page.wait_for_selector("text=Added Travel Kettle")
+print(await page.snapshot())
+EOF
+```
+
+Selectors are strict: two matches raise `SelectorAmbiguous` (narrow it, or add `>> nth=0`).
+To count or pick without a snapshot, `find()` lists every match with a ref:
+
+```python
+await page.goto("https://shop.example/search.html?q=kettle")
+rows = await page.find("#results a")
+print([(row["ref"], row["text"]) for row in rows])
+await page.click(rows[-1]["ref"])
+```
+
+## Frames and dialogs
+
+Iframes appear inline in the snapshot with their own refs, and selectors search the frames when
+the top document has no match, so `page.click("text=Pay €29.50")` reaches a payment iframe. A JS
+dialog (alert, confirm, prompt) opened by an action does not raise: it comes back in
+`receipt.dialog` and stays open until you accept or dismiss it.
+
+```bash
+python -m ego_browser <<'EOF'
+task = await task_space("kettle-shop")
+page = task.page("p1")
+await page.goto("https://shop.example/checkout.html")
+await page.select_option("#shipping", "Express")
+await page.click("text=Pay €29.50")
+receipt = await page.click("text=Place order")
+print(receipt.dialog["message"])
+await page.accept_dialog()
+await page.wait_for_selector("text=Order placed")
+print(await page.snapshot())
+EOF
+```
+
+## Popups, downloads and files
+
+Tabs an action opens become your Pages (`receipt.popups`, or wait for them). Arm waiters
+before the action:
+
+```python
+await page.goto("https://shop.example/checkout.html")
+async with page.expect_event("popup") as info:
+    await page.click("text=Delivery terms")
+terms = await info.value
+print(terms.label, await terms.title())
+waiter = page.wait_for_event("download")
+await page.click("text=Export orders")
+download = await waiter
+print(download.suggested_filename(), await download.path())
+```
+
+Upload with `await page.set_input_files("#receipt", "/path/to/file")`, or arm
+`page.wait_for_file_chooser()` before clicking a button that opens the chooser.
+
+## Errors
+
+Errors carry a stable code and what you need next; the round prints `CODE: message` and the
+script line. Catch a specific class when you have a fallback:
+
+```python
+try:
+    await page.click("text=Gift wrapping", timeout=500)
+except ego_browser.SelectorNotFound as e:
+    print(e.code, e)
+```
+
+`help("errors")` lists them all.
+
+## Hand off to the person
+
+When the person must act (sign in, solve a challenge, approve a payment), say so with
+`set_status`, then hand the space off. Gated calls raise `TaskSpaceUserInControl` until you take
+it back; take it back only after the person has told you to continue. If the person takes a
+space over on their own, your next call raises `TaskSpaceUserInControl` (reason
+`manual_takeover`): stop, or `await task.wait_for_control()`.
+
+```bash
+python -m ego_browser <<'EOF'
+task = await task_space("kettle-shop")
+await task.set_status("Please sign in on the checkout page, then tell me to continue")
+await task.hand_off()
+EOF
+```
+
+```bash
+python -m ego_browser <<'EOF'
+space_id = next(s["id"] for s in await list_task_spaces() if s["name"] == "kettle-shop")
+task = await take_over_task_space(space_id)
+await task.set_status("")
+print(await task.page("p1").snapshot())
+EOF
+```
+
+## Finish
+
+When the task is done, close your tabs: `finish(keep=[])` closes the space (keep the labels the
+person should still see, e.g. `keep=["p1"]`; the space then becomes theirs).
+
+```bash
+python -m ego_browser <<'EOF'
+task = await task_space("kettle-shop")
+print(await task.finish(keep=[]))
+EOF
+```
+
+## Site learnings
+
+Notes and tools for known sites load by URL: `await learn_context(url)` returns them;
+`run_site_tool` and `run_site_browser_tool` run them (`help("learnings")`).
+
+```python
+ctx = await learn_context("https://shop.example/")
+print([tool["name"] for tool in ctx["tools"]])
+result = await run_site_tool("shop", "search", query="kettle", page=page)
+print(result["count"])
+```
+
+## Budget and tips
+
+- At most EGO_BROWSER_PAGE_BUDGET (default 8) managed Pages per space: close Pages you no longer
+  need (`await page.close()`) or reuse one with `goto`.
+- Use `page.evaluate("(arg) => ...", value)` to read many values at once; pass Python values
+  through `arg`, never by formatting them into the JS.
+- `help()` lists everything; `help("Page.click")` shows one member with an example.
+"""

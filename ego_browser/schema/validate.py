@@ -1,0 +1,232 @@
+"""Compile a member's declaration into a fast, plain-Python argument checker.
+
+For ``Page.click`` this generates (once, on first use) a function with the declared
+signature whose body is one ``if`` per checked parameter::
+
+    def click(self, selector, *, button=_d[0], click_count=_d[1], ...):
+        if not (isinstance(selector, str) and selector): raise _fail('page.click', 'selector', ..., selector)
+        if not (click_count.__class__ is int and click_count >= 1): raise _fail(...)
+
+Unknown or missing arguments are Python's own ``TypeError`` (the function's qualified name is
+the member's, so the message reads ``Page.click() got an unexpected keyword argument 'bogus'``).
+A wrong type or range raises ``InvalidArgument`` "``<api>: <option> must be <expected> (got X)``".
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import InvalidArgument
+from .spec import OMIT, REQUIRED, Member, Param, member
+
+__all__ = ["compile_checker", "type_check", "expected_text", "TYPES"]
+
+
+def _fail(api: str, option: str, expected: str, value: Any) -> InvalidArgument:
+    if isinstance(value, str):
+        shown = repr(value if len(value) < 80 else value[:77] + "...")
+    elif isinstance(value, (int, float, bool, type(None))):
+        shown = repr(value)
+    else:
+        shown = type(value).__name__
+    return InvalidArgument(f"{api}: {option} must be {expected} (got {shown})", api=api, option=option,
+                           expected=expected)
+
+
+# -- value predicates used by the generated code ---------------------------------------------
+
+
+def _num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _point(v: Any) -> bool:
+    return isinstance(v, dict) and _num(v.get("x")) and _num(v.get("y"))
+
+
+def _clip(v: Any) -> bool:
+    if not (isinstance(v, dict) and all(_num(v.get(k)) for k in ("x", "y", "width", "height"))):
+        return False
+    if v["width"] <= 0 or v["height"] <= 0:
+        return False
+    return "scale" not in v or (_num(v["scale"]) and v["scale"] > 0)
+
+
+def _path(v: Any) -> bool:
+    return isinstance(v, (str, os.PathLike)) and bool(os.fspath(v))
+
+
+def _abspath(v: Any) -> bool:
+    return _path(v) and os.path.isabs(os.fspath(v))
+
+
+def _files(v: Any) -> bool:
+    if _path(v):
+        return True
+    return isinstance(v, (list, tuple)) and bool(v) and all(_path(f) for f in v)
+
+
+def _headers(v: Any) -> bool:
+    return isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, str) for k, x in v.items())
+
+
+def _matcher(v: Any) -> bool:
+    return isinstance(v, (str, re.Pattern)) or callable(v)
+
+
+def _option(v: Any) -> bool:
+    if isinstance(v, str):
+        return True
+    if isinstance(v, dict):
+        return bool(v) and set(v) <= {"value", "label", "index"} and all(
+            (isinstance(v[k], int) and not isinstance(v[k], bool) and v[k] >= 0) if k == "index"
+            else isinstance(v[k], str) for k in v
+        )
+    return False
+
+
+def _select_value(v: Any) -> bool:
+    if v is None or _option(v):
+        return True
+    return isinstance(v, (list, tuple)) and all(_option(x) for x in v)
+
+
+def _paste(v: Any) -> bool:
+    if isinstance(v, str):
+        return True
+    return (isinstance(v, dict) and isinstance(v.get("text"), str) and set(v) <= {"text", "html"}
+            and (v.get("html") is None or isinstance(v.get("html"), str)))
+
+
+def _keep(v: Any) -> bool:
+    return v == "all" or (isinstance(v, (list, tuple)) and all(isinstance(x, str) and x for x in v))
+
+
+def _unmanaged(v: Any) -> bool:
+    from ..client.models import UnmanagedPage
+
+    return isinstance(v, UnmanagedPage)
+
+
+#: type name -> (check expression over ``{v}``, the expected text of the error, the rendered type)
+TYPES: dict[str, tuple[str | None, str, str]] = {
+    "any": (None, "any value", "Any"),
+    "json": (None, "a JSON-serialisable value", "JSON value"),
+    "str": ("isinstance({v}, str)", "a str", "str"),
+    "str+": ("isinstance({v}, str) and {v}", "a non-empty str", "str"),
+    "text500": ("isinstance({v}, str) and len({v}) <= 500", "a str of at most 500 characters", "str (≤ 500 chars)"),
+    "selector": ("isinstance({v}, str) and {v}", "a non-empty selector str", "selector"),
+    "ref": ("isinstance({v}, str) and {v}", "a snapshot ref", "ref"),
+    "key": ("isinstance({v}, str) and {v}", "a non-empty key name", "key"),
+    "js": ("isinstance({v}, str) and {v}", "a non-empty JavaScript str", "JS str"),
+    "bool": ("{v} is True or {v} is False", "True or False", "bool"),
+    "int": ("isinstance({v}, int) and not isinstance({v}, bool)", "an int", "int"),
+    "int>0": ("isinstance({v}, int) and not isinstance({v}, bool) and {v} >= 1", "a positive integer", "int ≥ 1"),
+    "str|int": ("isinstance({v}, (str, int)) and not isinstance({v}, bool)", "a str name or an int id", "str | int"),
+    "number": ("_num({v})", "a finite number", "float"),
+    "ms>0": ("_num({v}) and {v} > 0", "a positive, finite number of milliseconds", "ms > 0"),
+    "ms>=0": ("_num({v}) and {v} >= 0", "a finite number of milliseconds >= 0", "ms ≥ 0"),
+    "point": ("_point({v})", "a point {'x': number, 'y': number}", "{x, y}"),
+    "clip": ("_clip({v})", "{x, y, width>0, height>0, scale>0 (optional)}", "{x, y, width, height, scale?}"),
+    "dict": ("isinstance({v}, dict)", "a dict", "dict"),
+    "headers": ("_headers({v})", "a dict of str to str", "dict[str, str]"),
+    "path": ("_path({v})", "a file path (str or os.PathLike)", "path"),
+    "abspath": ("_abspath({v})", "an absolute file path", "absolute path"),
+    "files": ("_files({v})", "a path or a non-empty list of paths", "path | list[path]"),
+    "matcher": ("_matcher({v})", "a str (exact URL or glob), a compiled re.Pattern or a callable",
+                "str | glob | re.Pattern | Callable[[str], bool]"),
+    "select_value": ("_select_value({v})", "a str, a dict {value?, label?, index?}, a list of these, or None",
+                     "str | {value?, label?, index?} | list | None"),
+    "paste": ("_paste({v})", "a str or {'text': str, 'html': str or None}", "str | {text, html?}"),
+    "keep": ("_keep({v})", "'all' or a list of page labels", "'all' | list[str]"),
+    "unmanaged": ("_unmanaged({v})", "an UnmanagedPage from task.tabs()", "UnmanagedPage"),
+    "Page": (None, "a Page", "Page"),
+}
+
+_NS = {
+    "_fail": _fail, "_num": _num, "_point": _point, "_clip": _clip, "_path": _path, "_abspath": _abspath,
+    "_files": _files, "_headers": _headers, "_matcher": _matcher, "_select_value": _select_value,
+    "_paste": _paste, "_keep": _keep, "_unmanaged": _unmanaged, "InvalidArgument": InvalidArgument,
+}
+
+
+def _split(type_: Any) -> tuple[Any, bool]:
+    if isinstance(type_, str) and type_.endswith("?"):
+        return type_[:-1], True
+    return type_, False
+
+
+def type_check(type_: Any, var: str) -> tuple[str | None, str]:
+    """(a Python boolean expression checking ``var``, the expected text) for a type spec."""
+    base, optional = _split(type_)
+    if isinstance(base, tuple):  # an enumeration of literal values
+        expr: str | None = f"{var} in {base!r}"
+        expected = "one of " + ", ".join(repr(c) for c in base)
+    else:
+        template, expected, _shown = TYPES[base]
+        expr = template.format(v=var) if template else None
+    if expr is not None and optional:
+        expr = f"{var} is None or ({expr})"
+    return expr, expected
+
+
+def expected_text(type_: Any) -> str:
+    return type_check(type_, "v")[1]
+
+
+def _signature_source(m: Member) -> tuple[str, list[Any]]:
+    defaults: list[Any] = []
+    parts: list[str] = []
+    star = False
+    params = m.params
+    if m.owner:
+        parts.append("self")
+    for i, p in enumerate(params):
+        if p.kind == "var_kw":
+            parts.append(f"**{p.name}")
+            continue
+        if p.kind == "kw" and not star:
+            parts.append("*")
+            star = True
+        text = p.name
+        if p.default is not REQUIRED:
+            defaults.append(p.default)
+            text += f"=_d[{len(defaults) - 1}]"
+        parts.append(text)
+        if p.kind == "pos_only" and (i + 1 == len(params) or params[i + 1].kind != "pos_only"):
+            parts.append("/")
+    return ", ".join(parts), defaults
+
+
+def compile_checker(name: str) -> Callable[..., None]:
+    """Compile member ``name``'s checker: its signature, one check per typed parameter."""
+    m = member(name)
+    if m.call == "property":
+        raise ValueError(f"{name} is a property; it takes no arguments")
+    signature, defaults = _signature_source(m)
+    lines = [f"def {m.short}({signature}):"]
+    for p in m.params:
+        if p.kind == "var_kw":
+            continue
+        expr, expected = type_check(p.type, p.name)
+        if expr is None:
+            continue
+        guard = f"{p.name} is not _OMIT and " if p.default is OMIT else ""
+        lines.append(f"    if {guard}not ({expr}):")
+        lines.append(f"        raise _fail({m.api!r}, {p.name!r}, {expected!r}, {p.name})")
+    for rule in m.rules:
+        condition, message, option, expected = rule
+        lines.append(f"    if {condition}:")
+        lines.append(f"        raise InvalidArgument({message!r}, api={m.api!r}, option={option!r}, "
+                     f"expected={expected!r})")
+    lines.append("    return None")
+    ns = dict(_NS, _d=defaults, _OMIT=OMIT)
+    exec(compile("\n".join(lines) + "\n", f"<schema {name}>", "exec"), ns)  # noqa: S102 - our own declarations
+    fn = ns[m.short]
+    fn.__qualname__ = name
+    fn.__source__ = "\n".join(lines)
+    return fn

@@ -1,0 +1,301 @@
+"""Shared plumbing of the selector engine: protocols, Match, engine install and calls.
+
+Not public: :mod:`ego_browser.selectors.engine` re-exports what the host uses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+import orjson
+
+from ..errors import CdpChannelUnavailable, CdpError, InvalidSelector
+from .parse import ParsedSelector
+
+logger = logging.getLogger("ego_browser.selectors")
+
+#: the isolated world the engine lives in
+ENGINE_WORLD = "__ego_util"
+DEFAULT_GROUP = "ego-selectors"
+_MISSING = "__ego_missing__"
+
+#: our role names -> Chromium's AX role values where they differ
+_ROLE_ALIASES: dict[str, tuple[str, ...]] = {
+    "img": ("image",),
+    "image": ("image",),
+    "iframe": ("Iframe",),
+    "text": ("StaticText",),
+    "root": ("RootWebArea",),
+    "option": ("option", "MenuListOption"),
+}
+
+
+class SessionLike(Protocol):
+    def send(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = ...) -> Awaitable[dict]: ...
+
+
+class FrameLike(Protocol):
+    frame_id: str
+    session: SessionLike
+    loader_id: str | None
+    url: str
+    is_main: bool
+
+    async def utility_context(self) -> int: ...
+
+
+class FrameTreeLike(Protocol):
+    def frames(self) -> Sequence[FrameLike] | Awaitable[Sequence[FrameLike]]: ...
+
+
+@dataclass
+class Match:
+    """One matched element."""
+
+    frame: Any  # FrameLike
+    backend_node_id: int | None
+    object_id: str | None
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def frame_id(self) -> str:
+        return self.frame.frame_id
+
+    @property
+    def loader_id(self) -> str | None:
+        return getattr(self.frame, "loader_id", None)
+
+    def find_dict(self, ref: Any) -> dict[str, Any]:
+        """The ``page.find`` row once the host has assigned ``ref``."""
+        info = self.info
+        return {
+            "ref": ref,
+            "tag": info.get("tag"),
+            "id": info.get("id"),
+            "role": info.get("role"),
+            "name": info.get("name"),
+            "text": info.get("text"),
+            "visible": info.get("visible"),
+            "frame": None if getattr(self.frame, "is_main", False) else getattr(self.frame, "url", None),
+        }
+
+
+@dataclass
+class Resolution:
+    """Matches in match order (at most ``limit``) and the total number of matches."""
+
+    matches: list[Match]
+    total: int
+    selector: str
+
+
+# ------------------------------------------------------------------------------------ engine
+
+
+@lru_cache(maxsize=1)
+def engine_source() -> str:
+    return (Path(__file__).resolve().parent.parent / "js" / "selector_engine.js").read_text(encoding="utf-8")
+
+
+_installed: set[tuple[Any, int]] = set()
+
+
+def _session_key(session: Any) -> Any:
+    return getattr(session, "session_id", None) or id(session)
+
+
+def _context_gone(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return (
+        "cannot find context" in text
+        or "execution context was destroyed" in text
+        or "inspected target navigated" in text
+        or "cannot find default execution context" in text
+        or "context with specified id" in text
+    )
+
+
+class _FrameGone(Exception):
+    """The frame's context went away twice in a row; it counts as having no match."""
+
+
+async def _with_context(frame: Any, call, *, timeout: float):
+    """Run ``call(ctx)`` with the engine installed in the frame's utility context.
+
+    ``call`` returns a CDP result, or ``_MISSING`` when the engine is not there (a context
+    whose id we cached as installed was replaced); one reinstall or context refresh is tried.
+    """
+    session = frame.session
+    for attempt in range(3):
+        ctx = await frame.utility_context()
+        key = (_session_key(session), ctx)
+        try:
+            if key not in _installed:
+                await _install(session, ctx, timeout)
+                if len(_installed) > 4096:
+                    _installed.clear()
+                _installed.add(key)
+            result = await call(ctx)
+        except CdpError as exc:
+            if not _context_gone(exc):
+                raise
+            _installed.discard(key)
+            invalidate = getattr(frame, "invalidate_utility_context", None)
+            if invalidate is not None:
+                invalidate()
+            continue
+        if isinstance(result, str) and result == _MISSING:
+            _installed.discard(key)
+            continue
+        return result
+    raise _FrameGone(frame.frame_id)
+
+
+async def _install(session: Any, ctx: int, timeout: float) -> None:
+    r = await session.send(
+        "Runtime.evaluate",
+        {"expression": engine_source(), "contextId": ctx, "returnByValue": True, "silent": True},
+        timeout=timeout,
+    )
+    if r.get("exceptionDetails"):
+        raise CdpError(
+            "selector engine failed to install: " + _exception_text(r["exceptionDetails"]),
+            method="Runtime.evaluate",
+            cdp_code=None,
+            cdp_message=None,
+        )
+
+
+def _exception_text(details: dict) -> str:
+    exc = details.get("exception") or {}
+    return exc.get("description") or details.get("text") or "exception"
+
+
+def _dumps(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+async def _evaluate(frame: Any, expression: str, *, by_value: bool, group: str | None, timeout: float):
+    """Evaluate ``expression`` (which may use ``__egoSel``) in the frame's utility world."""
+    session = frame.session
+    guarded = f"globalThis.__egoSel ? ({expression}) : {_dumps(_MISSING)}"
+
+    async def call(ctx: int):
+        params: dict[str, Any] = {"expression": guarded, "contextId": ctx, "silent": True}
+        if by_value:
+            params["returnByValue"] = True
+        if group:
+            params["objectGroup"] = group
+        r = await session.send("Runtime.evaluate", params, timeout=timeout)
+        if r.get("exceptionDetails"):
+            raise CdpError(
+                "selector engine error: " + _exception_text(r["exceptionDetails"]),
+                method="Runtime.evaluate",
+                cdp_code=None,
+                cdp_message=None,
+            )
+        res = r["result"]
+        if res.get("type") == "string" and res.get("value") == _MISSING:
+            return _MISSING
+        return res
+
+    return await _with_context(frame, call, timeout=timeout)
+
+
+# ------------------------------------------------------------------------------------ frames
+
+
+async def _frames(target: Any) -> list[Any]:
+    frames = target.frames()
+    if inspect.isawaitable(frames):
+        frames = await frames
+    return list(frames)
+
+
+@dataclass
+class _FrameResult:
+    matches: list[Match]
+    count: int  # matches in the frame before nth
+    total: int  # after nth
+
+
+def _invalid_from_engine(parsed: ParsedSelector, value: dict) -> InvalidSelector:
+    part = value.get("part") or ""
+    detail = f"{value.get('invalid')}" + (f" (in {part!r})" if part else "")
+    return InvalidSelector(f"Invalid selector {parsed.source!r}: {detail}", selector=parsed.source, detail=detail)
+
+
+async def _materialize(frame: Any, parsed: ParsedSelector, res: dict, *, backend_ids: bool, timeout: float) -> _FrameResult:
+    session = frame.session
+    array_id = res.get("objectId")
+    if array_id is None:
+        return _FrameResult([], 0, 0)
+    try:
+        props = await session.send(
+            "Runtime.getProperties", {"objectId": array_id, "ownProperties": True}, timeout=timeout
+        )
+    finally:
+        pass
+    elements: dict[int, str] = {}
+    meta: dict[str, Any] = {}
+    for prop in props.get("result", ()):
+        name = prop.get("name")
+        value = prop.get("value") or {}
+        if name == "meta":
+            meta = orjson.loads(value.get("value") or "{}")
+        elif name is not None and name.isdigit() and value.get("objectId"):
+            elements[int(name)] = value["objectId"]
+    # the array itself is no longer needed; its elements keep their own handles
+    await _release(session, array_id)
+    if "invalid" in meta:
+        raise _invalid_from_engine(parsed, meta)
+    object_ids = [elements[i] for i in sorted(elements)]
+    describes = meta.get("describe") or [{} for _ in object_ids]
+    projects = meta.get("project")
+    backend: list[int | None] = [None] * len(object_ids)
+    if backend_ids and object_ids:
+        backend = await _backend_ids(session, object_ids, timeout)
+    matches = []
+    for i, oid in enumerate(object_ids):
+        info = dict(describes[i]) if i < len(describes) else {}
+        if projects is not None:
+            info["project"] = projects[i]
+        matches.append(Match(frame, backend[i], oid, info))
+    return _FrameResult(matches, meta.get("count", meta.get("total", len(matches))), meta.get("total", len(matches)))
+
+
+async def _release(session: Any, object_id: str) -> None:
+    try:
+        await session.send("Runtime.releaseObject", {"objectId": object_id}, timeout=5.0)
+    except (CdpError, CdpChannelUnavailable):
+        pass
+
+
+async def _backend_ids(session: Any, object_ids: list[str], timeout: float) -> list[int | None]:
+    async def one(oid: str) -> int | None:
+        try:
+            r = await session.send("DOM.describeNode", {"objectId": oid}, timeout=timeout)
+        except CdpError:
+            return None
+        return r["node"].get("backendNodeId")
+
+    return list(await asyncio.gather(*(one(oid) for oid in object_ids)))
+
+
+# ------------------------------------------------------------------------------------ role
+
+
+def _nth_index(nth: int, n: int) -> int | None:
+    i = n - 1 if nth == -1 else nth
+    return i if 0 <= i < n else None
+
+
+# ------------------------------------------------------------------------------------ public
+

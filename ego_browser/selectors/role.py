@@ -1,0 +1,241 @@
+"""``loc=role:``: roles and names as Chromium's accessibility tree computes them.
+
+``Accessibility.queryAXTree`` on a whole document computes every name (45-70 ms on the
+500-row page), so when the role's possible elements are known, an in-page prefilter
+(``__egoSel.roleCandidates``) returns a *superset* of the matches and Chromium is asked about
+each candidate's subtree only; beyond 40 candidates one whole-document query is cheaper.
+Ignored (hidden) nodes never match; names compare after whitespace normalisation, ``name=``
+exactly, ``name*=`` as a case-insensitive substring. Matches come back in Playwright's order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..errors import CdpError
+from ._core import (
+    _MISSING,
+    _ROLE_ALIASES,
+    DEFAULT_GROUP,
+    Match,
+    _context_gone,
+    _dumps,
+    _evaluate,
+    _exception_text,
+    _FrameResult,
+    _nth_index,
+    _release,
+    _with_context,
+)
+from .parse import ParsedSelector, normalize_whitespace
+
+#: roles the in-page prefilter knows the possible tags of (anything else: whole-document query)
+_H = ("H1", "H2", "H3", "H4", "H5", "H6")
+_ROLE_TAGS: dict[str, tuple[str, ...]] = {
+    "button": ("BUTTON", "INPUT"),
+    "link": ("A", "AREA"),
+    "checkbox": ("INPUT",),
+    "radio": ("INPUT",),
+    "switch": ("INPUT",),
+    "textbox": ("INPUT", "TEXTAREA"),
+    "searchbox": ("INPUT",),
+    "combobox": ("INPUT", "SELECT"),
+    "spinbutton": ("INPUT",),
+    "slider": ("INPUT",),
+    "heading": _H,
+    "img": ("IMG", "INPUT", "svg", "CANVAS", "OBJECT", "EMBED", "PICTURE"),
+    "image": ("IMG", "INPUT", "svg", "CANVAS", "OBJECT", "EMBED", "PICTURE"),
+    "tab": (),
+    "menuitem": (),
+    "menuitemcheckbox": (),
+    "menuitemradio": (),
+    "treeitem": (),
+}
+#: above this many candidates one whole-document queryAXTree is cheaper
+_MAX_CANDIDATES = 40
+_tmp_groups = iter(range(1, 1 << 62))
+
+
+async def _role_candidates(frame: Any, parsed: ParsedSelector, timeout: float) -> tuple[list[str], str] | None:
+    """Object ids of a superset of the matches (in a temporary object group), or None."""
+    role = parsed.role or ""
+    if role not in _ROLE_TAGS:
+        return None
+    needle = normalize_whitespace(parsed.name).lower() if parsed.name is not None else ""
+    spec = {"role": role, "tags": list(_ROLE_TAGS[role]), "words": needle.split(" ") if needle else [],
+            "editable": role == "textbox"}
+    group = f"ego-sel-tmp-{next(_tmp_groups)}"
+    res = await _evaluate(frame, f"__egoSel.roleCandidates({_dumps(spec)})", by_value=False, group=group, timeout=timeout)
+    array_id = res.get("objectId")
+    description = res.get("description") or ""
+    n = int(description[6:-1]) if description.startswith("Array(") and description.endswith(")") else -1
+    if array_id is None or n > _MAX_CANDIDATES or n < 0:
+        await _release_group(frame.session, group)
+        return None
+    if n == 0:
+        await _release_group(frame.session, group)
+        return [], group
+    props = await frame.session.send("Runtime.getProperties", {"objectId": array_id, "ownProperties": True}, timeout=timeout)
+    oids = [p["value"]["objectId"] for p in props.get("result", ()) if p.get("name", "").isdigit() and (p.get("value") or {}).get("objectId")]
+    return oids, group
+
+
+async def _release_group(session: Any, group: str) -> None:
+    try:
+        await session.send("Runtime.releaseObjectGroup", {"objectGroup": group}, timeout=5.0)
+    except (CdpError, CdpChannelUnavailable):
+        pass
+
+
+async def _ax_nodes(frame: Any, parsed: ParsedSelector, timeout: float) -> list[dict]:
+    """Non-ignored AX nodes of the frame's document with the role and name asked for."""
+    session = frame.session
+    roles = _ROLE_ALIASES.get(parsed.role or "", (parsed.role,))
+    nodes: list[dict] = []
+    candidates = await _role_candidates(frame, parsed, timeout)
+    if candidates is not None:
+        oids, group = candidates
+        try:
+            results = await asyncio.gather(
+                *(session.send("Accessibility.queryAXTree", {"objectId": o, "role": r}, timeout=timeout)
+                  for o in oids for r in roles)
+            )
+        finally:
+            await _release_group(session, group)
+        for r in results:
+            nodes.extend(r.get("nodes", ()))
+    else:
+
+        async def call(ctx: int):
+            doc = await session.send(
+                "Runtime.evaluate", {"expression": "document", "contextId": ctx, "objectGroup": DEFAULT_GROUP},
+                timeout=timeout,
+            )
+            return doc["result"]
+
+        doc = await _with_context(frame, call, timeout=timeout)
+        doc_id = doc.get("objectId")
+        if not doc_id:
+            return []
+        try:
+            for role in roles:
+                params: dict[str, Any] = {"objectId": doc_id, "role": role}
+                r = await session.send("Accessibility.queryAXTree", params, timeout=timeout)
+                nodes.extend(r.get("nodes", ()))
+        finally:
+            await _release(session, doc_id)
+    name = parsed.name
+    op = parsed.name_op
+    wanted = normalize_whitespace(name).lower() if op == "*=" else normalize_whitespace(name) if name is not None else None
+    out = []
+    seen: set[int] = set()
+    for node in nodes:
+        if node.get("ignored"):
+            continue
+        backend = node.get("backendDOMNodeId")
+        if backend is None or backend in seen:
+            continue
+        if wanted is not None:
+            actual = normalize_whitespace(str((node.get("name") or {}).get("value") or ""))
+            if op == "*=":
+                if wanted not in actual.lower():
+                    continue
+            elif actual != wanted:
+                continue
+        seen.add(backend)
+        out.append(node)
+    return out
+
+
+async def _query_role(
+    frame: Any,
+    parsed: ParsedSelector,
+    *,
+    limit: int | None,
+    nth: int | None,
+    describe: bool,
+    objects: bool,
+    object_group: str | None,
+    project: str | None,
+    timeout: float,
+) -> _FrameResult:
+    session = frame.session
+    nodes = await _ax_nodes(frame, parsed, timeout)
+    count_before = len(nodes)
+    if not objects:
+        total = count_before if nth is None else int(_nth_index(nth, count_before) is not None)
+        return _FrameResult([], count_before, total)
+    if not nodes:
+        return _FrameResult([], 0, 0)
+
+    async def resolve_all(ctx: int):
+        async def one(node: dict) -> str | None:
+            try:
+                params: dict[str, Any] = {"backendNodeId": node["backendDOMNodeId"], "executionContextId": ctx}
+                if object_group:
+                    params["objectGroup"] = object_group
+                r = await session.send("DOM.resolveNode", params, timeout=timeout)
+            except CdpError as exc:
+                if _context_gone(exc):
+                    raise
+                return None
+            return r["object"].get("objectId")
+
+        oids = await asyncio.gather(*(one(n) for n in nodes))
+        pairs = [(n, o) for n, o in zip(nodes, oids) if o]
+        if len(pairs) > 1:
+            r = await session.send(
+                "Runtime.callFunctionOn",
+                {
+                    "functionDeclaration": "function(...els) { return globalThis.__egoSel ? __egoSel.order(els) : "
+                    + _dumps(_MISSING) + "; }",
+                    "executionContextId": ctx,
+                    "arguments": [{"objectId": o} for _, o in pairs],
+                    "returnByValue": True,
+                },
+                timeout=timeout,
+            )
+            if r.get("exceptionDetails"):
+                raise CdpError("selector engine error: " + _exception_text(r["exceptionDetails"]),
+                               method="Runtime.callFunctionOn", cdp_code=None, cdp_message=None)
+            order = r["result"].get("value")
+            if order == _MISSING:
+                return _MISSING
+            pairs = [pairs[i] for i in order]
+        return ctx, pairs
+
+    ctx, pairs = await _with_context(frame, resolve_all, timeout=timeout)
+    count_all = len(pairs)
+    if nth is not None:
+        i = _nth_index(nth, count_all)
+        chosen = [pairs[i]] if i is not None else []
+    else:
+        chosen = pairs
+    total = len(chosen)
+    keep = chosen if limit is None else chosen[:limit]
+    drop = [o for _, o in pairs if all(o != k for _, k in keep)]
+    infos: list[dict] = [{} for _ in keep]
+    if keep and (describe or project):
+        fn = "function(...els) { const d = __egoSel.describeAll(els);"
+        if project:
+            fn += f" const p = ({project}); d.forEach((x, i) => x.project = p(els[i]));"
+        fn += " return d; }"
+        r = await session.send(
+            "Runtime.callFunctionOn",
+            {"functionDeclaration": fn, "executionContextId": ctx,
+             "arguments": [{"objectId": o} for _, o in keep], "returnByValue": True},
+            timeout=timeout,
+        )
+        if not r.get("exceptionDetails"):
+            infos = r["result"].get("value") or infos
+    matches = []
+    for (node, oid), info in zip(keep, infos):
+        info = dict(info)
+        info["role"] = parsed.role
+        info["name"] = normalize_whitespace(str((node.get("name") or {}).get("value") or ""))
+        matches.append(Match(frame, node["backendDOMNodeId"], oid, info))
+    if drop:
+        await asyncio.gather(*(_release(session, o) for o in drop))
+    return _FrameResult(matches, count_all, total)
+

@@ -1,0 +1,672 @@
+"""Hand-written differential cases for the selector engine, and the two-browser harness.
+
+Each case loads one fixture page in Playwright (the oracle, on /usr/bin/chromium) and in a
+Chromium driven by our Connection + engine, and compares the matched elements by the
+``data-eid`` stamp SETUP_JS puts on every element (shadow content included). A case is
+``Case(fixture, ours, theirs=None, n=None)``: ``theirs`` is the Playwright spelling when it
+differs (role selectors, case-insensitive ``name*=``), ``n`` the expected match count when the
+case should not be vacuous.
+
+Shadow roots are declared with ``<template data-shadow="open|closed">`` inside the host;
+SETUP_JS attaches them (nested too) in both browsers, so the two DOMs are identical.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+CHROMIUM = "/usr/bin/chromium"
+PW_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+SETUP_JS = """() => {
+  const attach = (root) => {
+    for (const t of Array.from(root.querySelectorAll('template[data-shadow]'))) {
+      const host = t.parentElement || (t.parentNode && t.parentNode.host);
+      if (!host || host.shadowRoot) continue;
+      let sr = null;
+      try { sr = host.attachShadow({mode: t.getAttribute('data-shadow') || 'open'}); } catch (e) { sr = null; }
+      t.remove();
+      if (!sr) continue;  // the parser moved the template under an element without shadow support
+      sr.appendChild(t.content.cloneNode(true));
+      attach(sr);
+    }
+  };
+  attach(document);
+  let n = 0;
+  const stamp = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      el.setAttribute('data-eid', String(n++));
+      if (el.shadowRoot) stamp(el.shadowRoot);
+    }
+  };
+  stamp(document);
+  return n;
+}"""
+
+EID = "el => el.getAttribute('data-eid')"
+
+
+@dataclass(frozen=True)
+class Case:
+    fixture: str
+    ours: str
+    theirs: str | None = None
+    n: int | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.fixture}:{self.ours}"
+
+
+HEAD = "<head><title>Title text here</title><style>.gone{display:none}</style></head>"
+
+FIXTURES: dict[str, str] = {
+    "text": HEAD + """<body>
+<div id=t1>
+  <button id=b1>Save   Changes</button>
+  <button id=b2>save changes</button>
+  <button id=b3>Save&nbsp;changes</button>
+  <span id=zw>Sa&#8203;ve&#173;d</span>
+  <span>  padded   text  </span>
+  <p>Hello <b>World</b> again</p>
+  <div class=outer>Outer <span>inner text</span> tail</div>
+  <div class=split><span>split</span><span>word</span></div>
+  <label>Label <input type=submit value="Submit me"></label>
+  <input type=button value="  Button   value ">
+  <input type=reset value="Reset it">
+  <input type=text value="text value">
+  <script>var scriptText = "hidden script";</script>
+  <noscript>noscript words</noscript>
+  <div class=comment>a<!-- comment -->b</div>
+  <div class=br>Foo<br>Bar</div>
+  <p>Mixed CASE words</p>
+  <p class=quote>He said "hi" and 'bye'</p>
+  <p class=gt>a >> b arrows</p>
+  <p class=esc>back\\slash</p>
+  <textarea>area text</textarea>
+  <select><option>Option one</option><option>Option two</option></select>
+  <div class=empty></div>
+  <div class=ws>   </div>
+  <div class=imm>first<span>mid</span>last</div>
+  <div class=imm2>  Exact  action  </div>
+  <div class=imm3>Exact action<span>child</span></div>
+  <ul><li>Item <em>one</em></li><li>Item two</li><li>item THREE</li></ul>
+</div>
+</body>""",
+    "shadow": HEAD + """<body>
+<div id=outer class=host>
+  <template data-shadow="open">
+    <span class=inner>Shadow span</span>
+    <button class=sbtn>Shadow button</button>
+    <div class=host2>
+      <template data-shadow="open"><button class=deep>Deep button</button><p class=dp>deep text here</p>
+        <div class=host3><template data-shadow="open"><a href="/deepest" class=deepest>Deepest link</a></template></div>
+      </template>
+    </div>
+    <slot></slot>
+  </template>
+  <span class=light>Light child</span>
+</div>
+<button class=lbtn>Light button</button>
+<div id=closed><template data-shadow="closed"><button>Closed button</button></template></div>
+<section id=sec><div id=h3 class=host><template data-shadow="open"><ul><li>one</li><li>two</li></ul><input aria-label="Shadow field"></template></div></section>
+<p class=after>After all</p>
+<div id=h4><template data-shadow="open"><span>action in shadow</span><button>Shadow ACTION</button></template>host light</div>
+</body>""",
+    "nth": HEAD + """<body>
+<button class=dup style="display:none">Dup</button>
+<button class=dup>Dup</button>
+<button class=dup disabled>Dup</button>
+<a href="/path" class=l1>first link</a>
+<a href="/path#frag" class=l2>second link</a>
+<a href="/other" class=l3>other link</a>
+<a href="https://example.com/abs">absolute</a>
+<a>no href</a>
+<map name=m><area href="/path" alt="area link"></map>
+<div id=h class=dup><template data-shadow="open"><button class=dup>Dup</button></template></div>
+<p class=dup>Dup</p>
+</body>""",
+    "role": HEAD + """<body>
+<button>Save</button>
+<button>save</button>
+<button>Save draft</button>
+<button aria-label="Increment counter">+</button>
+<div role=button>Div button</div>
+<button style="display:none">Hidden save</button>
+<button aria-hidden="true">Aria hidden</button>
+<button style="visibility:hidden">Invisible</button>
+<a href="/a">Link one</a>
+<a href="/b">Link  two</a>
+<a>Not a link</a>
+<h1>Main heading</h1>
+<h2>Sub heading</h2>
+<label>Email <input id=email type=text></label>
+<input aria-label="Search box" type=search>
+<input type=checkbox id=cb><label for=cb>Accept terms</label>
+<textarea aria-label="Notes"></textarea>
+<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="Logo image">
+<ul><li>first item</li><li>second item</li></ul>
+<div id=h><template data-shadow="open"><button>Shadow save</button><a href="/s">Shadow link</a></template></div>
+<nav aria-label="Primary"><a href="/n">Nav link</a></nav>
+<input type=submit value="Send form">
+<button>Save <span>all</span></button>
+<span id=ext>External label</span><button aria-labelledby=ext>ignored text</button>
+<button><img alt="Picture save" src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></button>
+<style>.pseudo::before{content:"Before "}</style><button class=pseudo>pseudo</button>
+<button title="Titled"></button>
+<a href="/c" aria-label="Labelled link">x</a>
+<div role="button" aria-label="Role labelled">y</div>
+<span role="link button">multi role</span>
+</body>""",
+    "css": HEAD + """<body>
+<main id=main>
+  <form id=f1 class="form primary">
+    <input name=q type=text placeholder="Search">
+    <input name=x type=hidden value=1>
+    <input type=checkbox checked name=c1>
+    <input type=radio name=r value=a><input type=radio name=r value=b checked>
+    <button type=submit class="btn primary">Go</button>
+    <button type=button class="btn" disabled>Off</button>
+    <select name=s><option value=1>One</option><option value=2 selected>Two</option></select>
+  </form>
+  <table id=tbl>
+    <thead><tr><th>Name</th><th>Qty</th></tr></thead>
+    <tbody>
+      <tr class=row><td>Apple</td><td>1</td></tr>
+      <tr class="row odd"><td>Pear</td><td>2</td></tr>
+      <tr class=row><td>Plum</td><td>3</td></tr>
+    </tbody>
+  </table>
+  <ul class=list><li class=a>A</li><li class=b>B</li><li class="a b">AB</li><li>none</li></ul>
+  <div data-value=":has-text(">weird attr</div>
+  <div data-x="a b" data-y="1">attrs</div>
+  <div id="123">numeric id</div>
+  <div class="x:y">colon class</div>
+  <p lang=en-US>english</p>
+  <article><h2>Title</h2><p>para 1</p><p>para 2</p></article>
+</main>
+<div id=sh class=host><template data-shadow="open"><div class=row><span class=cell>shadow cell</span></div><p>shadow para</p></template></div>
+<footer><p>foot</p></footer>
+</body>""",
+    "has": HEAD + """<body>
+<div class=card id=c1><h3>First card</h3><p>Save changes here</p><button><span>Save</span> changes</button></div>
+<div class=card id=c2><h3>Second card</h3><button>Cancel</button></div>
+<section><div><div><span>deeply nested phrase</span></div></div></section>
+<button id=only-label aria-label="Close"></button>
+<button id=own>Save</button>
+<button id=child><span>Save</span></button>
+<p>can't stop</p>
+<p>AB</p>
+<div class=wrap>Docs <a href="/docs">Docs link</a></div>
+</body>""",
+}
+
+
+def _c(fixture: str, *rows: Any) -> list[Case]:
+    out = []
+    for row in rows:
+        if isinstance(row, str):
+            out.append(Case(fixture, row))
+        else:
+            out.append(Case(fixture, *row))
+    return out
+
+
+CASES: list[Case] = [
+    # --- text=: unquoted (case-insensitive substring, smallest matches) ---------------------
+    *_c(
+        "text",
+        ("text=save changes", None, 3),
+        "text=SAVE CHANGES",
+        "text=  save    changes  ",
+        "text=Save changes",
+        "text=save",
+        ("text=saved", None, 1),
+        "text=sa",
+        "text=padded text",
+        ("text=hello world", None, 1),
+        "text=world",
+        "text=world again",
+        "text=inner text",
+        "text=outer inner",
+        "text=outer",
+        "text=splitword",
+        "text=split word",
+        "text=submit me",
+        "text=button value",
+        "text=reset it",
+        "text=text value",
+        "text=hidden script",
+        "text=noscript",
+        "text=title text",
+        "text=ab",
+        "text=foobar",
+        "text=mixed case",
+        'text=said "hi"',
+        "text=said 'hi'",
+        'text= "hi"',
+        "text=area text",
+        "text=option one",
+        "text=option",
+        "text=item",
+        "text=item one",
+        "text=item three",
+        "text=firstmid",
+        "text=midlast",
+        "text=exact action",
+        ("text=nomatchatall", None, 0),
+        "text=back\\slash",
+        # --- text="...": quoted (case-sensitive, one immediate run) ------------------------
+        ('text="Save Changes"', None, 1),
+        'text="save changes"',
+        'text="Save changes"',
+        ('text="Saved"', None, 1),
+        'text="Save"',
+        'text="padded text"',
+        'text="Hello"',
+        'text="Hello World again"',
+        'text="World"',
+        'text="again"',
+        'text="Outer"',
+        'text="tail"',
+        'text="inner text"',
+        'text="Submit me"',
+        'text="Button value"',
+        'text="ab"',
+        'text="Foo"',
+        'text="Bar"',
+        'text="first"',
+        'text="mid"',
+        'text="last"',
+        'text="Exact action"',
+        'text="exact action"',
+        'text="Item"',
+        'text="Item two"',
+        'text=""',
+        "text='Item two'",
+        "text='He said \"hi\" and \\'bye\\''",
+        'text="He said \\"hi\\" and \'bye\'"',
+        '"Item two"',
+        "'Item two'",
+        '"Exact action"',
+        'text="a >> b arrows"',
+        'text="back\\\\slash"',
+        # --- :has-text / :text-is on this fixture -------------------------------------------
+        'button:has-text("save changes")',
+        'button:has-text("SAVE")',
+        ':has-text("hello world")',
+        'p:has-text("world")',
+        'div:has-text("inner")',
+        'li:has-text("item")',
+        'li:text-is("Item")',
+        'li:text-is("Item two")',
+        'span:text-is("padded text")',
+        'div:text-is("")',
+        ':text-is("mid")',
+        'div:text-is("first")',
+        'div:text-is("last")',
+        'input:has-text("submit")',
+        'input:text-is("Submit me")',
+        'select:has-text("option two")',
+        'option:text-is("Option two")',
+        'script:has-text("hidden")',
+        'title:has-text("title")',
+        'body:has-text("save changes")',
+        'html:has-text("mixed")',
+    ),
+    # --- shadow DOM -----------------------------------------------------------------------------
+    *_c(
+        "shadow",
+        ("button", None, 4),
+        "span",
+        "#outer button",
+        "#outer > button",
+        "#outer > .host2 > button",
+        ".host2 button",
+        "div button",
+        "div > button",
+        ".host button",
+        "#outer span",
+        "#outer > span",
+        ".inner + button",
+        ".inner ~ div",
+        ".inner ~ div button",
+        ".deep",
+        ".deep + p",
+        ".deepest",
+        "a",
+        "#outer a",
+        ".host3 > a",
+        "li",
+        "section li",
+        "section > div > ul > li",
+        "ul > li:first-child",
+        "li:nth-child(2)",
+        "input",
+        'input[aria-label="Shadow field"]',
+        "p",
+        "*",
+        "div",
+        "#closed button",
+        "body > div",
+        "body div button",
+        ".light",
+        "slot",
+        ("text=button", None, 3),
+        "text=shadow",
+        "text=deep",
+        "text=deepest link",
+        'text="Deep button"',
+        "text=closed",
+        "text=light child",
+        "text=one",
+        "text=host light",
+        "text=action",
+        'button:has-text("shadow")',
+        'div:has-text("deep text")',
+        ':has-text("deepest")',
+        '#h4:has-text("shadow ACTION")',
+        'div:has-text("action in shadow")',
+        '#outer:text-is("Light child")',
+        'p:text-is("deep text here")',
+        "button, a",
+        "a, button",
+        "p, li",
+        "span, .deep, li",
+        "div > button, section li",
+        "button >> nth=0",
+        "button >> nth=1",
+        "button >> nth=3",
+        "button >> nth=-1",
+        "button >> nth=10",
+        "text=button >> nth=2",
+        "text=button >> nth=-1",
+        "//button",
+        "//div",
+        "xpath=//*[@id='outer']/span",
+        "xpath=//section//div",
+    ),
+    # --- nth, duplicates, href --------------------------------------------------------------
+    *_c(
+        "nth",
+        (".dup", None, 6),
+        ".dup >> nth=0",
+        ".dup >> nth=1",
+        ".dup >> nth=4",
+        ".dup >> nth=5",
+        ".dup >> nth=-1",
+        "button.dup >> nth=-1",
+        "text=dup",
+        "text=dup >> nth=0",
+        "text=dup >> nth=-1",
+        "text=dup >> nth=2",
+        'text="Dup" >> nth=1',
+        "a >> nth=-1",
+        "a >> nth=0",
+        ("a[href] >> nth=100", None, 0),
+        "//button >> nth=1",
+        "xpath=//a >> nth=-1",
+        "p >> nth=0",
+        "p >> nth=-1",
+        "area",
+        "text=link",
+    ),
+    # --- role: ours loc=role:, Playwright role= -----------------------------------------------
+    *_c(
+        "role",
+        ("loc=role:button", "role=button", 13),
+        ('loc=role:button[name="Save"]', 'role=button[name="Save"]', 1),
+        ('loc=role:button[name="save"]', 'role=button[name="save"]', 1),
+        ('loc=role:button[name="Save draft"]', 'role=button[name="Save draft"]'),
+        ('loc=role:button[name="Save all"]', 'role=button[name="Save all"]'),
+        ('loc=role:button[name*="save"]', 'role=button[name*="save" i]', 6),
+        ('loc=role:button[name*="SAVE"]', 'role=button[name*="save" i]'),
+        ('loc=role:button[name*="increment COUNTER"]', 'role=button[name*="increment counter" i]', 1),
+        ('loc=role:button[name="Increment counter"]', 'role=button[name="Increment counter"]'),
+        ('loc=role:button[name="Div button"]', 'role=button[name="Div button"]'),
+        ('loc=role:button[name="Hidden save"]', 'role=button[name="Hidden save"]', 0),
+        ('loc=role:button[name="Aria hidden"]', 'role=button[name="Aria hidden"]', 0),
+        ('loc=role:button[name="Invisible"]', 'role=button[name="Invisible"]', 0),
+        ('loc=role:button[name="Send form"]', 'role=button[name="Send form"]'),
+        ('loc=role:button[name="Shadow save"]', 'role=button[name="Shadow save"]'),
+        ("loc=role:link", "role=link", 6),
+        ('loc=role:link[name="Link two"]', 'role=link[name="Link two"]'),
+        ('loc=role:link[name="Link  two"]', 'role=link[name="Link  two"]'),
+        ('loc=role:link[name*="link"]', 'role=link[name*="link" i]'),
+        ("loc=role:heading", "role=heading"),
+        ('loc=role:heading[name="Sub heading"]', 'role=heading[name="Sub heading"]'),
+        ("loc=role:textbox", "role=textbox"),
+        ('loc=role:textbox[name="Email"]', 'role=textbox[name="Email"]'),
+        ('loc=role:textbox[name="Notes"]', 'role=textbox[name="Notes"]'),
+        ('loc=role:searchbox[name="Search box"]', 'role=searchbox[name="Search box"]'),
+        ('loc=role:checkbox[name="Accept terms"]', 'role=checkbox[name="Accept terms"]'),
+        ('loc=role:img[name="Logo image"]', 'role=img[name="Logo image"]'),
+        ("loc=role:listitem", "role=listitem"),
+        ('loc=role:navigation[name="Primary"]', 'role=navigation[name="Primary"]'),
+        ('loc=role:button[name="External label"]', 'role=button[name="External label"]', 1),
+        ('loc=role:button[name="Picture save"]', 'role=button[name="Picture save"]', 1),
+        ('loc=role:button[name*="picture"]', 'role=button[name*="picture" i]', 1),
+        ('loc=role:button[name="Before pseudo"]', 'role=button[name="Before pseudo"]', 1),
+        ('loc=role:button[name*="before PSEUDO"]', 'role=button[name*="before pseudo" i]', 1),
+        ('loc=role:button[name="Titled"]', 'role=button[name="Titled"]', 1),
+        ('loc=role:link[name="Labelled link"]', 'role=link[name="Labelled link"]', 1),
+        ('loc=role:button[name="Role labelled"]', 'role=button[name="Role labelled"]', 1),
+        ('loc=role:button[name="ignored text"]', 'role=button[name="ignored text"]', 0),
+        ('loc=role:link[name="multi role"]', 'role=link[name="multi role"]', 1),
+        ('loc=role:button[name*="e"]', 'role=button[name*="e" i]'),
+        ('loc=role:button[name=""]', 'role=button[name=""]'),
+        ("loc=role:button >> nth=0", "role=button >> nth=0"),
+        ("loc=role:button >> nth=-1", "role=button >> nth=-1"),
+        ("loc=role:link >> nth=3", "role=link >> nth=3"),
+        ("loc=role:button >> nth=50", "role=button >> nth=50"),
+    ),
+    # --- general CSS --------------------------------------------------------------------------
+    *_c(
+        "css",
+        ("input", None, 5),
+        "form input[type=radio]",
+        "input:checked",
+        "input[name=r]:checked",
+        "button:disabled",
+        "button:not(:disabled)",
+        ".btn.primary",
+        "form.form.primary > button",
+        "#f1 > *",
+        "select > option:checked",
+        "tbody > tr:nth-child(odd) td:first-child",
+        "tr.odd td",
+        "tr + tr",
+        "tr ~ tr > td:last-child",
+        "th",
+        "table td:nth-of-type(2)",
+        "li.a",
+        "li.a.b",
+        "li:not(.a)",
+        "li:is(.a, .b)",
+        "ul li:where(.b)",
+        "li:nth-last-child(1)",
+        "ul:has(> li.b)",
+        "article:has(h2) p",
+        '[data-value=":has-text("]',
+        '[data-x="a b"]',
+        "[data-x~=b]",
+        '[data-x^="a "]',
+        "[data-y]",
+        '[lang|="en"]',
+        '[id="123"]',
+        ".x\\:y",
+        "p:empty",
+        "main p",
+        "main > p",
+        ":root > body > footer p",
+        "body > *",
+        "html body main form button[type=submit]",
+        ".row",
+        ".row .cell",
+        "#sh .row > .cell",
+        "#sh > div > span",
+        "div span",
+        "*:not(tr):not(td) > span",
+        "p:first-of-type",
+        "p, h2",
+        "h2, p",
+        "td, th",
+        ":scope > body",
+        ":scope p",
+        "css=.row",
+        "css=form > input",
+        ("loc=css:#f1 button", "#f1 button"),
+        ("loc=css:tr.odd", "css=tr.odd"),
+        'tr:has-text("pear")',
+        'td:text-is("Plum")',
+        '.row:has-text("plum")',
+        'tbody tr:has-text("3")',
+        'li:has-text("a")',
+        'li:text-is("AB")',
+        'p:has-text("para")',
+        'div:has-text("attrs")',
+        ".row >> nth=-1",
+        "td >> nth=5",
+        "xpath=//tr[@class='row']",
+        "//td[text()='Pear']",
+        "(//li)[2]",
+        "xpath=//p[contains(., 'para')]",
+        "xpath=//input[@type='radio'][2]",
+    ),
+    # --- :has-text and :text-is rules ---------------------------------------------------------
+    *_c(
+        "has",
+        ('button:has-text("save changes")', None, 1),
+        ('button:text-is("Save")', None, 1),
+        ':text-is("Save")',
+        'span:text-is("Save")',
+        ':has-text("save changes")',
+        ':has-text("deeply nested")',
+        'div:has-text("deeply nested")',
+        'section :has-text("phrase")',
+        '.card:has-text("first")',
+        '.card:has-text("card")',
+        '.card:has-text("cancel")',
+        '#c1 :has-text("save")',
+        '#only-label:text-is("")',
+        'button:text-is("")',
+        ':text-is("can\\\'t stop")',
+        "p:text-is('can\\'t stop')",
+        'p:text-is("\\41 B")',
+        'p:has-text("\\61 b")',
+        'p:has-text(\'CAN\')',
+        ".wrap:has-text('docs')",
+        "a:has-text('docs')",
+        'div:has-text("Docs link")',
+        'h3:text-is("Second card")',
+        'h3:text-is("second card")',
+        'h3:has-text("SECOND")',
+        ':text-is("Cancel")',
+        "text=save",
+        'text="Save"',
+        "text=changes",
+        'text="changes"',
+        "text=docs",
+        'text="Docs"',
+        "text=nested phrase",
+        'button:has-text("save") >> nth=1',
+        'button:has-text("save") >> nth=-1',
+        'button:text-is("Save") >> nth=0',
+    ),
+]
+
+
+class Oracle:
+    """Playwright and our engine side by side, each on its own /usr/bin/chromium, driven from
+    a private event loop thread so that sync (hypothesis) tests can use it."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="selector-oracle", daemon=True)
+        self.thread.start()
+        self._html: str | None = None
+        self.tmp = tempfile.mkdtemp(prefix="ego-sel-")
+        self.browser_proc = None
+        self.run(self._start())
+
+    def run(self, coro, timeout: float = 60.0):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    async def _start(self) -> None:
+        from playwright.async_api import async_playwright
+
+        from ego_browser.browser.launcher import launch_chromium
+        from ego_browser.cdp.connection import Connection
+        from ego_browser.selectors.standalone import PageFrames, open_page
+
+        self.browser_proc = launch_chromium(os.path.join(self.tmp, "profile"))
+        self.conn = await Connection.connect(self.browser_proc.ws_url)
+        self.session, _ = await open_page(self.conn)
+        self.frames = PageFrames(self.session)
+        self.pw = await async_playwright().start()
+        self.pw_browser = await self.pw.chromium.launch(executable_path=CHROMIUM, args=PW_ARGS)
+        self.pw_page = await self.pw_browser.new_page()
+
+    def close(self) -> None:
+        async def stop() -> None:
+            try:
+                await self.pw_browser.close()
+                await self.pw.stop()
+            finally:
+                await self.conn.close()
+
+        try:
+            self.run(stop(), timeout=30)
+        finally:
+            if self.browser_proc is not None:
+                self.browser_proc.terminate()
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(5)
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    # -- pages ---------------------------------------------------------------------------------
+
+    def load(self, html: str) -> None:
+        if html == self._html:
+            return
+        self._html = None
+        self.run(self._load(html))
+        self._html = html
+
+    async def _load(self, html: str) -> None:
+        full = html if html.lstrip().lower().startswith(("<head", "<!doctype", "<html")) else "<body>" + html + "</body>"
+        await self.pw_page.set_content(full)
+        n1 = await self.pw_page.evaluate(SETUP_JS)
+        frames = await self.frames.frames()
+        await self.session.send("Page.setDocumentContent", {"frameId": frames[0].frame_id, "html": full})
+        r = await self.session.send(
+            "Runtime.evaluate", {"expression": f"({SETUP_JS})()", "returnByValue": True}
+        )
+        n2 = r["result"]["value"]
+        assert n1 == n2, f"fixture DOMs differ: {n1} vs {n2} elements"
+
+    # -- queries -------------------------------------------------------------------------------
+
+    def ours(self, selector: str) -> list[str]:
+        return self.run(self._ours(selector))
+
+    async def _ours(self, selector: str) -> list[str]:
+        from ego_browser.selectors import engine
+
+        res = await engine.resolve(
+            self.frames, selector, describe=False, backend_ids=False, project=EID, object_group="difftest"
+        )
+        await self.session.send("Runtime.releaseObjectGroup", {"objectGroup": "difftest"})
+        return [m.info["project"] for m in res.matches]
+
+    def theirs(self, selector: str) -> list[str]:
+        return self.run(self.pw_page.locator(selector).evaluate_all(f"els => els.map({EID})"))
