@@ -4,6 +4,8 @@
   (about 3,500 elements; the "large page" of PEERS.md).
 - ``/login``: a small login form (user, password, remember-me, submit).
 - ``/blank``: an almost empty page for round-trip benchmarks.
+- ``/actions``: a small page with a button, a hover target, a text input and a select
+  (element-action benchmarks).
 
 Usage::
 
@@ -20,7 +22,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-__all__ = ["LARGE_ROWS", "PAGES", "Site", "large_page", "login_page", "serve"]
+__all__ = ["LARGE_ROWS", "PAGES", "Site", "actions_page", "large_page", "login_page", "serve"]
 
 LARGE_ROWS = 500
 
@@ -63,6 +65,26 @@ def login_page() -> str:
     )
 
 
+def actions_page() -> str:
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8><title>Actions</title>"
+        "<style>#hov{display:inline-block;padding:8px;background:#eee} #hov:hover{background:#cde}</style>"
+        "</head><body><main><h1>Actions</h1>"
+        "<p><button id=btn type=button>Press me</button> <span id=clicks>0</span></p>"
+        "<p><span id=hov>Hover target</span> <span id=hovers>0</span></p>"
+        "<p><label for=name>Name</label> <input id=name name=name type=text></p>"
+        "<p><label for=color>Color</label> <select id=color name=color>"
+        "<option value=red>Red</option><option value=green>Green</option><option value=blue>Blue</option>"
+        "</select></p></main>"
+        "<script>let c=0,h=0;"
+        "document.getElementById('btn').addEventListener('click',()=>{"
+        "document.getElementById('clicks').textContent=++c;});"
+        "document.getElementById('hov').addEventListener('mouseenter',()=>{"
+        "document.getElementById('hovers').textContent=++h;});</script>"
+        "</body></html>"
+    )
+
+
 def _simple(title: str, body: str = "") -> str:
     return (
         f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{title}</title></head>"
@@ -75,6 +97,7 @@ PAGES: dict[str, bytes] = {
     "/large": large_page().encode(),
     "/login": login_page().encode(),
     "/blank": _simple("Blank", "<p>blank</p>").encode(),
+    "/actions": actions_page().encode(),
     "/welcome": _simple("Welcome", "<h1>Welcome</h1>").encode(),
     "/forgot": _simple("Forgot", "<h1>Reset your password</h1>").encode(),
 }

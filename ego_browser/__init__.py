@@ -23,6 +23,8 @@ _LAZY = {
     "Page": "ego_browser.client.page",
     "ActionReceipt": "ego_browser.client.models",
     "UnmanagedPage": "ego_browser.client.models",
+    "FileChooser": "ego_browser.client.files",
+    "Download": "ego_browser.client.files",
     "help": "ego_browser.helptext",
     "learn_context": "ego_browser.learning",
     "site_skills": "ego_browser.learning",

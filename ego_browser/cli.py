@@ -11,7 +11,7 @@ USAGE = """\
 usage: python -m ego_browser [-e CODE | FILE | -]      run one round (default: the script on stdin)
        python -m ego_browser skill                    print the agent usage guide
        python -m ego_browser help [NAME]              API help
-       python -m ego_browser spaces [take-over ID | give-back ID]
+       python -m ego_browser spaces [take-over ID | give-back ID | new NAME]
        python -m ego_browser host start|stop|status
        python -m ego_browser doctor
        python -m ego_browser install-skill

@@ -121,7 +121,7 @@ def _alive(pid: int) -> bool:
 
 
 def _spaces(args: list[str]) -> int:
-    usage = "python -m ego_browser spaces [take-over ID | give-back ID]"
+    usage = "python -m ego_browser spaces [take-over ID | give-back ID | new NAME]"
     if not args:
         rows = asyncio.run(_call("list_task_spaces", {}))
         if not rows:
@@ -131,6 +131,10 @@ def _spaces(args: list[str]) -> int:
             iso = " isolated" if r.get("isolated") else ""
             reason = f" ({r['reason']})" if r.get("reason") and r["ownership"] != "agent" else ""
             print(f"{r['id']}\t{r['ownership']}{reason}\t{r['name']}{iso}\ttabs={r.get('tabs', 0)}\t{status}")
+        return 0
+    if len(args) == 2 and args[0] == "new":
+        info = asyncio.run(_call("spaces.create", {"name": args[1]}))
+        print(f"space {info['id']} ({info['name']}): ownership {info['ownership']}")
         return 0
     if len(args) != 2 or args[0] not in ("take-over", "give-back"):
         return _usage("unknown spaces command", usage)

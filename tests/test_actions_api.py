@@ -188,6 +188,23 @@ async def test_b58_frame_refs_act_in_their_frame(task, server):
             assert len(found) == 1 and found[0]["frame"] == server.url("/a-inner", host="localhost")
 
 
+async def test_b159_b160_selectors_reach_into_frames(task, server):
+    server.page("/a-f-in", "<button onclick=\"this.textContent='clicked:true'\">Press me</button>"
+                           "<input id=field aria-label=Field>")
+    cross = server.url("/a-f-in", host="localhost")
+    url = server.page("/a-f-out", f"<div style='height:1600px'>tall</div><iframe src='{cross}'></iframe>")
+    page = task.page("p1")
+    await page.goto(url)
+    await page.wait_for_load_state()
+    await page.click('loc=role:button[name="Press me"]')
+    await page.fill("loc=css:#field", "in the frame")
+    found = await page.find("button")
+    assert [f["text"] for f in found] == ["clicked:true"]
+    assert (await page.info())["sy"] > 0, "the outer document was scrolled to reach the frame"
+    values = await page.find("#field")
+    assert values and values[0]["frame"] == cross
+
+
 async def test_find_returns_every_match_with_usable_refs(task, server):
     url = server.page("/a-find", LOG + "<ul>" + "".join(
         f"<li><button data-k={i}>Item {i}</button></li>" for i in range(5)) + "</ul><span hidden>Item 9</span>")

@@ -25,7 +25,8 @@ async def test_b146_fetch_in_page(task, server):
 
     server.route("/api/info", api)
     page = task.page("p1")
-    await page.goto(server.page("/b146/a/page", "<script>document.cookie = 'sid=abc; path=/'</script>"))
+    # a cookie scoped to /api: the browser profile is shared with other tests
+    await page.goto(server.page("/b146/a/page", "<script>document.cookie = 'sid=abc; path=/api'</script>"))
     res = await page.fetch("../../api/info", method="POST", headers={"X-Test": "1", "Content-Type": "application/json"},
                            body='{"q": 1}', timeout=5000)
     assert set(res) == {"ok", "status", "status_text", "url", "headers", "body", "saved_path"}
@@ -35,6 +36,7 @@ async def test_b146_fetch_in_page(task, server):
     assert seen["method"] == "POST" and seen["custom"] == "1" and seen["body"] == b'{"q": 1}'
     assert "sid=abc" in (seen["cookie"] or "")
     assert seen["origin"] == server.url("").rstrip("/")
+    await page.evaluate("document.cookie = 'sid=; path=/api; expires=Thu, 01 Jan 1970 00:00:00 GMT'")
 
 
 async def test_b147_fetch_failures(task, server):

@@ -305,7 +305,8 @@ async def test_wait_for_dom_change(tab: Tab, server) -> None:
 
 
 async def test_out_of_process_iframe(browser, tab: Tab, server) -> None:
-    """The engine works in a child session (cross-site iframe) the host attached to."""
+    """The engine works in a child session (cross-site iframe) the host attached to, even off
+    screen, where Accessibility.queryAXTree would hang (render-throttled frame)."""
     attached: asyncio.Future = asyncio.get_running_loop().create_future()
 
     def on_attached(params: dict, session_id: str | None) -> None:
@@ -317,7 +318,7 @@ async def test_out_of_process_iframe(browser, tab: Tab, server) -> None:
         await tab.session.send("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True})
         server.page("/sel/oopif-child", "<button id=far>Far away</button>")
         child_url = server.url("/sel/oopif-child", host="localhost")
-        await tab.goto(server.page("/sel/oopif", f'<button id=near>Near</button><iframe src="{child_url}"></iframe>'))
+        await tab.goto(server.page("/sel/oopif", f'<button id=near>Near</button><div style="height:1600px"></div><iframe src="{child_url}"></iframe>'))
         try:
             params = await asyncio.wait_for(attached, 5)
         except asyncio.TimeoutError:
@@ -338,6 +339,8 @@ async def test_out_of_process_iframe(browser, tab: Tab, server) -> None:
     assert m.frame is frame and m.info["id"] == "far" and isinstance(m.backend_node_id, int)
     (m,) = await engine.query_all(tab, 'loc=role:button[name="Far away"]')
     assert m.frame is frame
+    assert await engine.count(tab, "loc=role:button", mode="all") == 2
+    assert await engine.count(tab, "loc=role:generic", mode="all") >= 1  # whole-document path
     assert [m.info["id"] for m in await engine.query_all(tab, "button", mode="all")] == ["near", "far"]
     assert m.find_dict(1)["frame"] == child_url
 

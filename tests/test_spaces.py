@@ -334,3 +334,41 @@ async def test_task_cdp_only_target_and_browser(task):
     assert "targetInfos" in await task.cdp("Target.getTargets")
     with pytest.raises(InvalidArgument):
         await task.cdp("Runtime.evaluate", {"expression": "1"})
+
+
+async def test_b12_claimed_space_keeps_earlier_tabs_unmanaged(host, space_name):
+    made = await host.handle("spaces.create", {"name": space_name})
+    assert made["ownership"] == "user"
+    with pytest.raises(TaskSpaceUserInControl):
+        await ego_browser.task_space(space_name)
+    task = await ego_browser.claim_task_space(made["id"])
+    tabs = await task.tabs()
+    assert [(t["label"], t["opened_by"]) for t in tabs] == [(None, "unknown")]
+    assert isinstance(task.user_page(), UnmanagedPage)
+    p = await task.new_page()
+    assert p.label == "p1" and p.space_id == task.space_id and isinstance(p.target_id, str)
+    await task.finish(keep=[])
+
+
+async def test_b25_reads_do_not_activate_but_actions_do(task, server):
+    url = server.page("/b25", "<input id=i>")
+    a = task.page("p1")
+    await a.goto(url)
+    b = await task.new_page()
+    await b.goto(url)
+
+    async def active() -> str:
+        return next(t["label"] for t in await task.tabs() if t["active"])
+
+    await b.evaluate("1")
+    assert await active() == b.label
+    for read in (a.url(), a.title(), a.info(), a.wait_for_timeout(1)):
+        await read
+    assert await active() == b.label
+    assert await b.evaluate("document.visibilityState") == "visible"
+    await a.fill("#i", "x")
+    assert await active() == a.label
+    await b.keyboard.press("a")
+    assert await active() == b.label
+    await a.mouse.move(1, 1)
+    assert await active() == a.label

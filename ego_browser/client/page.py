@@ -33,7 +33,6 @@ class Page(ActionsMixin, NavMixin):
         self._opened_by = opened_by
         self._mouse: Any = None
         self._keyboard: Any = None
-        touched.add((space_id, label))
 
     def __repr__(self) -> str:
         return f"<Page {self._label} space={self._space_id}>"
@@ -77,6 +76,7 @@ class Page(ActionsMixin, NavMixin):
     async def _call(self, op: str, **args: Any) -> Any:
         global last_page
         last_page = self
+        touched.add((self._space_id, self._label))
         args["space"] = self._space_id
         args["label"] = self._label
         return await self._channel.call(op, args)

@@ -69,6 +69,9 @@ class TaskSpace:
     def page(self, label: str) -> Page:
         """The Page with this label (lazy: the label is checked on first use)."""
         known = next((p for p in self._info.get("pages") or () if p["label"] == label), None)
+        from .page import touched
+
+        touched.add((self.space_id, label))  # asked for by name: not an unhandled popup
         return page_for(self._channel, self.space_id, known or {"label": label})
 
     def user_page(self) -> Page | UnmanagedPage | None:

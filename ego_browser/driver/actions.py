@@ -119,7 +119,7 @@ Resolve = Callable[[], Awaitable[list[ElementHandle]]]
 _SOURCE: str | None = None
 _CALL = (
     "function(name, ...args) { const A = globalThis.__egoActions;"
-    " if (!A) return {__ego_missing: true}; return A[name](this, ...args); }"
+    " if (!A || typeof A[name] !== 'function') return {__ego_missing: true}; return A[name](this, ...args); }"
 )
 
 
@@ -232,14 +232,29 @@ async def _retry(ctx: ActionContext, timeout_ms: float, attempt: Callable[[], Aw
     raise NotActionable(text, selector=ctx.selector, timeout_ms=shown, reason=last.reason)
 
 
-async def _pick(ctx: ActionContext, resolve: Resolve, action: str) -> ElementHandle:
+async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
+                fused: tuple[Any, ...] | None = None) -> ElementHandle:
+    """The one candidate passing ``action``'s checks.
+
+    ``fused`` = ``(helper, *args)``: when there is a single candidate, that helper runs in the
+    same in-page call as the checks, right after they pass (one round trip instead of two);
+    its result is left on the handle as ``_fused`` (``None`` when it did not run).
+    """
     handles = await resolve()
     if not handles:
         raise _Blocked("not_found", f"selector {ctx.selector} matched 0 elements")
     passing: list[ElementHandle] = []
     first: dict | None = None
+    single = fused is not None and len(handles) == 1
     for h in handles:
-        b = await call(h, "check", action)
+        h._fused = None
+        if single:
+            r = await call(h, "checkThen", action, *fused)
+            b = r.get("blocker")
+            if b is None:
+                h._fused = r.get("value")
+        else:
+            b = await call(h, "check", action)
         if b is None:
             passing.append(h)
             continue
@@ -370,21 +385,58 @@ async def _hit(h: ElementHandle, action: str, fx: float, fy: float) -> None:
         raise _Blocked("intercepted", _after_checks(h, text))
 
 
+def _point_of(box: dict | None, position: dict | None) -> tuple[float, float]:
+    """The press point in frame coordinates from a ``box`` helper result (as ``pressPoint``)."""
+    if box is None:
+        raise _Blocked("hidden", "element is not attached to the DOM")
+    r = box["rect"]
+    if position is not None:
+        return r["x"] + position["x"], r["y"] + position["y"]
+    v = box["visible"] or r
+    return v["x"] + v["width"] / 2, v["y"] + v["height"] / 2
+
+
+def _raise_hit(h: ElementHandle, who: str | None) -> None:
+    if who:
+        text = f"{who} intercepts pointer events" if not who.startswith("element is") else who
+        raise _Blocked("intercepted", _after_checks(h, text))
+
+
 async def _point_at(
     ctx: ActionContext, h: ElementHandle, action: str, position: dict | None, force: bool, label: str | None
 ) -> tuple[float, float]:
-    """Scroll, hit-test, move, hit-test again, re-read the box; returns the top-level point."""
-    await _scroll_into_view(ctx, h, action, position)
-    fx, fy, x, y = await _press_point(h, action, position)
-    if not force:
-        await _hit(h, action, fx, fy)
+    """Scroll, hit-test, move, hit-test again, re-read the box; returns the top-level point.
+
+    In the top document, when ``_pick`` ran ``pointerPrep`` with the checks and found the press
+    point in view, its box and hit test are used as they are (same order, one call fewer);
+    the hit test after the move and the box re-read share one call.
+    """
+    prep = getattr(h, "_fused", None)
+    top_doc = not callable(h.frame_offset)
+    if prep is not None and top_doc and "box" in prep:
+        fx, fy = _point_of(prep["box"], position)
+        ox, oy = h.frame_offset  # type: ignore[misc]
+        x, y = fx + ox, fy + oy
+        if not force:
+            _raise_hit(h, prep.get("hit"))
+    else:
+        if prep is not None and prep.get("detached"):
+            raise _Blocked("hidden", "element is not attached to the DOM")
+        await _scroll_into_view(ctx, h, action, position)
+        fx, fy, x, y = await _press_point(h, action, position)
+        if not force:
+            await _hit(h, action, fx, fy)
     if ctx.show_label is not None and label:
         await ctx.show_label(x, y, label)
     await ctx.mouse.move(x, y)
+    # an overlay created on mouseenter is caught here; then re-read the box right before
+    # pressing (moving elements are still hit)
+    after = await call(h, "afterMove", action, fx, fy, force)
     if not force:
-        await _hit(h, action, fx, fy)  # an overlay created on mouseenter is caught here
-    # re-read right before pressing: moving elements are still hit
-    fx2, fy2, x2, y2 = await _press_point(h, action, position)
+        _raise_hit(h, after.get("hit"))
+    fx2, fy2 = _point_of(after.get("box"), position)
+    ox, oy = await h.offset()
+    x2, y2 = fx2 + ox, fy2 + oy
     if abs(x2 - x) > 0.5 or abs(y2 - y) > 0.5:
         await ctx.mouse.move(x2, y2)
         x, y = x2, y2
@@ -441,7 +493,7 @@ async def click(
     timeout_ms = _check_timeout(ctx.api, timeout_ms)
 
     async def attempt() -> dict:
-        h = await _pick(ctx, resolve, action)
+        h = await _pick(ctx, resolve, action, ("pointerPrep", action, position, force))
         x, y = await _point_at(ctx, h, action, position, force, label)
         await ctx.mouse.press_here(button=button, click_count=click_count, delay=delay)
         return {"x": x, "y": y}
@@ -462,7 +514,7 @@ async def hover(ctx: ActionContext, resolve: Resolve, *, position: dict | None =
     timeout_ms = _check_timeout(ctx.api, timeout_ms)
 
     async def attempt() -> dict:
-        h = await _pick(ctx, resolve, "hover")
+        h = await _pick(ctx, resolve, "hover", ("pointerPrep", "hover", position, force))
         x, y = await _point_at(ctx, h, "hover", position, force, label)
         return {"x": x, "y": y}
 
@@ -561,11 +613,22 @@ async def fill(
 
     async def attempt() -> dict:
         nonlocal delivered
-        h = await target_handle(await _pick(ctx, resolve, "fill"), "fill")
-        if delivered:
-            raise _Blocked("not_editable", "the field did not keep the value")
-        await _scroll_into_view(ctx, h, "fill", None)
-        prep = await call(h, "fillPrepare", value, clear_first)
+        picked = await _pick(ctx, resolve, "fill", None if delivered else ("fillStart", value, clear_first))
+        start = picked._fused
+        if start is not None and start.get("detached"):
+            raise _Blocked("hidden", "element is not attached to the DOM")
+        if start is not None and "prep" in start:
+            # the checks passed, the element is its own fill target, already in view: fillStart
+            # ran fillPrepare and isFocused in the same call
+            h = picked
+            prep = start["prep"]
+        else:
+            h = picked if start is not None and start.get("same") else await target_handle(picked, "fill")
+            if delivered:
+                raise _Blocked("not_editable", "the field did not keep the value")
+            await _scroll_into_view(ctx, h, "fill", None)
+            prep = await call(h, "fillPrepare", value, clear_first)
+            start = None
         if prep.get("error"):
             raise InvalidArgument(f"{ctx.api}: {prep['error']}", api=ctx.api, option="value", expected="a value the field accepts")
         if prep.get("done"):
@@ -573,7 +636,7 @@ async def fill(
             res = await call(h, "fillVerify", value, "", True)
             return {"value": res["value"]}
         before = prep["before"]
-        focused = await call(h, "isFocused", "fill")
+        focused = start["focused"] if start is not None else await call(h, "isFocused", "fill")
         res = None
         if focused:
             delivered = True
@@ -646,8 +709,8 @@ async def select_option(ctx: ActionContext, resolve: Resolve, value: Any, *, tim
     timeout_ms = _check_timeout(ctx.api, timeout_ms)
 
     async def attempt() -> list[str]:
-        h = await _pick(ctx, resolve, "select")
-        res = await call(h, "selectOption", descriptors, clear)
+        h = await _pick(ctx, resolve, "select", ("selectOption", descriptors, clear))
+        res = h._fused if h._fused is not None else await call(h, "selectOption", descriptors, clear)
         if "missing" in res:
             raise _Blocked("option_not_found", f"did not find some options; available options: {res['missing']}")
         return res["values"]

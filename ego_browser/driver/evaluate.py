@@ -90,6 +90,8 @@ async def evaluate(
         "expression": expression,
         "returnByValue": True,
         "awaitPromise": True,
+        # scripts run as if the user had just interacted: window.open() and friends work, as
+        # they do for Playwright's evaluate (the popup blocker would refuse them otherwise)
         "userGesture": True,
         "timeout": execution_limit_ms,
     }

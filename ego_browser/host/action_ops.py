@@ -58,11 +58,20 @@ async def _act(host: Host, args: dict[str, Any], api: str, body) -> dict[str, An
     """Gate, activate, serialise input on the page, run with a receipt, release handles."""
     ctx = await host.page_ctx(args, activate=True)
     driver = ctx.driver
+    released = False
+
+    async def release() -> None:
+        # a renderer round trip on the page session: run_action's flush
+        nonlocal released
+        released = True
+        await release_handles(driver)
+
     async with driver.input_lock:
         try:
-            return await run_action(host, ctx, lambda: body(ctx))
+            return await run_action(host, ctx, lambda: body(ctx), api=api, flush=release)
         finally:
-            await release_handles(driver)
+            if not released:
+                await release_handles(driver)
 
 
 def _timeout(args: dict[str, Any]) -> float:
@@ -195,6 +204,11 @@ async def find(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
     ledger = ledger_for(host, ctx)
     if isinstance(parsed, RefSelector):
         return [await _describe_ref(host, ctx, parsed.ref)]
+    from ..snapshot import settle
+
+    # a snapshot may still be fetching its nodes' ids: numbers must be bound before we hand
+    # out more, or a node could get a second one
+    await settle(ledger)
     try:
         found = await engine.resolve(EngineFrames(driver), parsed, mode="all", limit=limit, describe=True,
                                      backend_ids=True, object_group=engine.DEFAULT_GROUP)
@@ -251,12 +265,12 @@ async def host_install_engine(handle: actions.ElementHandle) -> None:
 # -- mouse and keyboard ---------------------------------------------------------------------
 
 
-async def _input(host: Host, args: dict[str, Any], body, *, receipt: bool) -> Any:
+async def _input(host: Host, args: dict[str, Any], body, *, receipt: bool, api: str = "") -> Any:
     ctx = await host.page_ctx(args, activate=True)
     mouse, keyboard = input_state(ctx.driver, args.get("proc"))
     async with ctx.driver.input_lock:
         if receipt:
-            return await run_action(host, ctx, lambda: body(mouse, keyboard))
+            return await run_action(host, ctx, lambda: body(mouse, keyboard), api=api)
         await body(mouse, keyboard)
         return None
 
@@ -265,7 +279,7 @@ async def _input(host: Host, args: dict[str, Any], body, *, receipt: bool) -> An
 async def mouse_click(host: Host, args: dict[str, Any]) -> Any:
     return await _input(host, args, lambda m, k: m.click(
         args["x"], args["y"], button=args.get("button", "left"), click_count=args.get("click_count", 1),
-        delay=args.get("delay", 0)), receipt=True)
+        delay=args.get("delay", 0)), receipt=True, api="mouse.click")
 
 
 @op("mouse.move")
@@ -302,7 +316,8 @@ async def key_up(host: Host, args: dict[str, Any]) -> Any:
 
 @op("keyboard.press")
 async def key_press(host: Host, args: dict[str, Any]) -> Any:
-    return await _input(host, args, lambda m, k: k.press(args["key"], delay=args.get("delay", 0)), receipt=True)
+    return await _input(host, args, lambda m, k: k.press(args["key"], delay=args.get("delay", 0)), receipt=True,
+                        api="keyboard.press")
 
 
 @op("keyboard.type")
@@ -323,4 +338,4 @@ async def key_paste(host: Host, args: dict[str, Any]) -> Any:
             "keyboard.paste: content must be a str or {\"text\": str, \"html\": str}", api="keyboard.paste",
             option="content", expected="str or dict",
         )
-    return await _input(host, args, lambda m, k: k.paste(content), receipt=True)
+    return await _input(host, args, lambda m, k: k.paste(content), receipt=True, api="keyboard.paste")

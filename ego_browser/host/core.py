@@ -61,6 +61,8 @@ class Host:
         self._popup_listeners: list[Any] = []
         self.stopping = asyncio.Event()
         self._background: set[asyncio.Task] = set()
+        #: (space id, label) -> (store generation, space row, page row) for page_ctx
+        self._ctx_rows: dict[tuple[Any, Any], tuple[int, SpaceRow, PageRow]] = {}
         self.extensions: dict[str, Any] = {}  # per-feature state (downloads, choosers ...)
 
     # -- life cycle -------------------------------------------------------------------------
@@ -165,10 +167,22 @@ class Host:
         raise PageNotFound(f"page label not found: {label}", label=label)
 
     async def page_ctx(self, args: dict[str, Any], *, gated: bool = True, activate: bool = False) -> PageCtx:
-        space = self.space_row(args.get("space"))
-        if gated:
-            self.gate(space)
-        page = self.page_row(space, str(args.get("label")))
+        assert self.store is not None
+        key = (args.get("space"), args.get("label"))
+        cached = self._ctx_rows.get(key)
+        if cached is not None and cached[0] == self.store.gen and self.browser.is_live_page(cached[2].target_id):
+            # nothing was written since the last request on this page: skip the queries
+            _gen, space, page = cached
+            if gated:
+                self.gate(space)
+        else:
+            space = self.space_row(args.get("space"))
+            if gated:
+                self.gate(space)
+            page = self.page_row(space, str(args.get("label")))
+            if len(self._ctx_rows) > 256:
+                self._ctx_rows.clear()
+            self._ctx_rows[key] = (self.store.gen, space, page)
         driver = await self.driver(page.target_id)  # type: ignore[arg-type]
         if activate and self.active.get(space.id) != page.target_id:
             await self.activate(space.id, page.target_id)  # type: ignore[arg-type]

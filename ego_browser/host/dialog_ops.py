@@ -59,33 +59,34 @@ def dialog_open_error(api: str, dialog: dict[str, Any], *, opened_now: bool = Fa
 
 
 async def guarded(driver: PageDriver, api: str, work: Awaitable[T]) -> T:
-    """Run ``work`` unless a dialog blocks the page; never hang because of a dialog."""
+    """Run ``work`` unless a dialog blocks the page; never hang because of a dialog.
+
+    A dialog opening meanwhile cancels the wait (the browser finishes the blocked command on
+    its own once the dialog is handled; its late answer is dropped) and raises at once. No
+    task is created: this sits on the hot path of ``evaluate``.
+    """
     if driver.dialog is not None:
         if asyncio.iscoroutine(work):
             work.close()
         raise dialog_open_error(api, driver.dialog)
-    loop = asyncio.get_running_loop()
-    opened: asyncio.Future = loop.create_future()
+    task = asyncio.current_task()
+    opened: list[dict] = []
 
     def on_dialog(d: dict) -> None:
-        if not opened.done():
-            opened.set_result(d)
+        if not opened and task is not None:
+            opened.append(d)
+            task.cancel()
 
     driver.on_dialog.append(on_dialog)
-    task = asyncio.ensure_future(work)
     try:
-        done, _ = await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
-    except BaseException:
-        task.cancel()
+        return await work
+    except asyncio.CancelledError:
+        if opened and task is not None and task.uncancel() == 0:
+            raise dialog_open_error(api, opened[0], opened_now=True) from None
         raise
     finally:
         if on_dialog in driver.on_dialog:
             driver.on_dialog.remove(on_dialog)
-    if task in done:
-        return task.result()
-    # the dialog blocks the command: it finishes whenever the dialog is handled
-    task.add_done_callback(lambda t: t.cancelled() or t.exception())
-    raise dialog_open_error(api, opened.result(), opened_now=True)
 
 
 async def _handle(host: Host, args: dict[str, Any], accept: bool) -> bool:

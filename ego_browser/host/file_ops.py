@@ -185,32 +185,39 @@ _FIND_INPUT_JS = """function() {
 }"""
 
 
-async def _file_input(driver: PageDriver, selector: str, api: str, timeout_ms: float) -> tuple[Any, str, bool]:
-    """(session, objectId, multiple) of the one file input the selector designates."""
+async def _candidates(host: Host, ctx: Any, parsed: Any) -> tuple[list[tuple[Any, str]], int, Any]:
+    """(session, objectId) of what the selector or ref designates, its match count, and a cleanup."""
     from ..selectors import engine
-    from ..selectors.parse import RefSelector, parse_selector
+    from ..selectors.parse import RefSelector
 
-    from .wait_ops import EngineFrames
+    from .targeting import EngineFrames, handle_for_ref, release_handles
 
-    parsed = parse_selector(selector)
     if isinstance(parsed, RefSelector):
-        resolver = getattr(driver, "resolve_ref", None)
-        if resolver is None:
-            raise InvalidArgument(f"{api}: refs are not supported here yet; use a selector", api=api,
-                                  option="selector", expected="a selector")
+        handle = await handle_for_ref(host, ctx, parsed.ref)
+        return [(handle.session, handle.object_id)], 1, lambda: release_handles(ctx.driver)
+    res = await engine.resolve(EngineFrames(ctx.driver), parsed, limit=2, describe=False, backend_ids=False,
+                               timeout=5.0)
+    return [(m.frame.session, m.object_id) for m in res.matches], res.total, lambda: engine._release_matches(res.matches)
+
+
+async def _file_input(host: Host, ctx: Any, selector: str, api: str, timeout_ms: float) -> tuple[Any, str, bool]:
+    """(session, objectId, multiple) of the one file input the selector (or ref) designates."""
+    from ..selectors.parse import parse_selector
+
+    driver = ctx.driver
+    parsed = parse_selector(selector)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_ms / 1000
     while True:
-        res = await engine.resolve(EngineFrames(driver), parsed, limit=2, describe=False, backend_ids=False, timeout=5.0)
+        found, total, cleanup = await _candidates(host, ctx, parsed)
         try:
-            if res.total > 1:
-                raise SelectorAmbiguous(f"{api}: selector {selector} matched {res.total} elements", selector=selector,
-                                        count=res.total)
-            if res.total == 1:
-                m = res.matches[0]
-                session = m.frame.session
+            if total > 1:
+                raise SelectorAmbiguous(f"{api}: selector {selector} matched {total} elements", selector=selector,
+                                        count=total)
+            if total == 1:
+                session, object_id = found[0]
                 r = await session.send("Runtime.callFunctionOn", {
-                    "objectId": m.object_id, "functionDeclaration": _FIND_INPUT_JS, "returnByValue": False,
+                    "objectId": object_id, "functionDeclaration": _FIND_INPUT_JS, "returnByValue": False,
                 }, timeout=5.0)
                 oid = r["result"]["objectId"]
                 props = await session.send("Runtime.callFunctionOn", {
@@ -229,12 +236,12 @@ async def _file_input(driver: PageDriver, selector: str, api: str, timeout_ms: f
                     }, timeout=5.0)
                     return session, el["result"]["objectId"], bool(info["multiple"])
         finally:
-            await engine._release_matches(res.matches)
+            await cleanup()
         remaining = deadline - loop.time()
         if remaining <= 0:
             raise SelectorNotFound(
                 f"{api} timed out after {round(timeout_ms)}ms: selector {selector} matched "
-                f"{res.total} elements, none of them a file input, a label for one, or a wrapper holding one",
+                f"{total} elements, none of them a file input, a label for one, or a wrapper holding one",
                 selector=selector, timeout_ms=round(timeout_ms),
             )
         fut = driver.changed()
@@ -253,7 +260,7 @@ async def set_input_files(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
     if ctx.driver.dialog is not None:
         raise dialog_open_error(api, ctx.driver.dialog)
-    session, oid, multiple = await _file_input(ctx.driver, args["selector"], api, float(args.get("timeout") or 3000))
+    session, oid, multiple = await _file_input(host, ctx, args["selector"], api, float(args.get("timeout") or 3000))
     if len(files) > 1 and not multiple:
         raise InvalidArgument(f"{api}: {len(files)} files given, but the input takes one (no multiple attribute)",
                               api=api, option="files", expected="one file")

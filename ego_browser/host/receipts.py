@@ -7,7 +7,8 @@ the receipt returns with ``dialog`` set while the command finishes in the backgr
 Popups are found without a fixed wait: ``Page.windowOpen`` tells, during the action, that a
 window is being opened; only then does the receipt wait (briefly, event-driven) for the new
 target to be adopted. A flush round trip on the page session makes sure every event the
-renderer sent before the action finished has been seen.
+renderer sent before the action finished has been seen (an element action uses the release
+of its element handles, itself a renderer round trip on the page session, as that flush).
 """
 
 from __future__ import annotations
@@ -25,12 +26,14 @@ POPUP_WAIT = 1.0
 
 
 async def run_action(
-    host: Host, ctx: PageCtx, action: Callable[[], Awaitable[Any]], *, api: str = "the action"
+    host: Host, ctx: PageCtx, action: Callable[[], Awaitable[Any]], *, api: str = "the action",
+    flush: Callable[[], Awaitable[Any]] | None = None,
 ) -> dict[str, Any]:
     """Run ``action``; its receipt lists the popups and the dialog it opened.
 
     A native file chooser it opened with no waiter armed raises ``FileChooserOpened``
-    (``api`` names the call in that message).
+    (``api`` names the call in that message). ``flush``: a renderer round trip on the page
+    session to use as the flush (instead of an extra ``Runtime.evaluate``); it must not raise.
     """
     from .file_ops import chooser_mark, unarmed_chooser_error
 
@@ -72,7 +75,10 @@ async def run_action(
             if not dialog_seen.done() and driver.dialog is None:
                 # flush: events the renderer sent before answering are now in
                 try:
-                    await driver.session.send("Runtime.evaluate", {"expression": "0"}, timeout=2.0)
+                    if flush is not None:
+                        await flush()
+                    else:
+                        await driver.session.send("Runtime.evaluate", {"expression": "0"}, timeout=2.0)
                 except Exception:
                     pass
             chooser_error = unarmed_chooser_error(host, driver, mark, api)

@@ -300,6 +300,23 @@ async def person_take_over(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     return space_dict(host, _store(host).space(space.id))  # type: ignore[arg-type]
 
 
+@op("spaces.create")
+async def person_create(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    """The person opens a space of their own (one blank tab, no labels); an agent may claim it."""
+    name = args.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidArgument("spaces new: NAME must be a non-empty name", api="spaces new", option="name",
+                              expected="non-empty str")
+    store = _store(host)
+    target_id = await _create_tab(host, None, context_id=None, new_window=True)
+    space_id = store.create_space(name=name.strip(), isolated=False, context_id=None, profile_id="default",
+                                  browser_instance=host.browser.instance, created_by="user")
+    store.update_space(space_id, ownership=USER, reason="user_owned")
+    store.add_page(space_id, "#" + target_id, target_id, "unknown", state=UNMANAGED)
+    host.active[space_id] = target_id
+    return space_dict(host, store.space(space_id))  # type: ignore[arg-type]
+
+
 @op("spaces.give_back")
 async def person_give_back(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     space = host.space_row(args.get("space"))

@@ -107,6 +107,8 @@ class Store:
         self.db.execute("PRAGMA busy_timeout=5000")
         self.db.executescript(_SCHEMA)
         path.chmod(0o600)
+        #: bumped by every write to spaces or pages: readers may cache rows until it changes
+        self.gen = 0
 
     def close(self) -> None:
         self.db.close()
@@ -166,6 +168,7 @@ class Store:
         self, *, name: str, isolated: bool, context_id: str | None, profile_id: str,
         browser_instance: str, created_by: str = "agent",
     ) -> int:
+        self.gen += 1
         now = time.time()
         cur = self.db.execute(
             "INSERT INTO spaces(name, task_id, ownership, created_by, isolated, context_id, profile_id,"
@@ -175,12 +178,14 @@ class Store:
         return int(cur.lastrowid)
 
     def update_space(self, space_id: int, **fields: Any) -> None:
+        self.gen += 1
         if not fields:
             return
         cols = ", ".join(f"{k}=?" for k in fields)
         self.db.execute(f"UPDATE spaces SET {cols} WHERE id=?", (*fields.values(), space_id))
 
     def close_space(self, space_id: int) -> None:
+        self.gen += 1
         self._tx([
             ("UPDATE spaces SET closed=1 WHERE id=?", (space_id,)),
             ("DELETE FROM ledgers WHERE space_id=?", (space_id,)),
@@ -188,6 +193,7 @@ class Store:
 
     def take_label(self, space_id: int) -> str:
         """Reserve the next ``pN`` label; numbers only grow, so a label is never reused."""
+        self.gen += 1
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -219,6 +225,7 @@ class Store:
         self, space_id: int, label: str, target_id: str, opened_by: str, *,
         opener: str | None = None, url: str | None = None, reported: bool = True, state: str = OPEN,
     ) -> PageRow:
+        self.gen += 1
         (seq,) = self.db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM pages").fetchone()
         self.db.execute(
             "INSERT OR REPLACE INTO pages(space_id, label, target_id, opened_by, state, opener, url, reported, seq)"
@@ -228,18 +235,21 @@ class Store:
         return PageRow(space_id, label, target_id, opened_by, state, opener, url, reported, seq)
 
     def update_page(self, space_id: int, label: str, **fields: Any) -> None:
+        self.gen += 1
         if "reported" in fields:
             fields["reported"] = int(fields["reported"])
         cols = ", ".join(f"{k}=?" for k in fields)
         self.db.execute(f"UPDATE pages SET {cols} WHERE space_id=? AND label=?", (*fields.values(), space_id, label))
 
     def retire_page(self, space_id: int, label: str, state: str) -> None:
+        self.gen += 1
         self._tx([
             ("UPDATE pages SET state=? WHERE space_id=? AND label=?", (state, space_id, label)),
             ("DELETE FROM ledgers WHERE space_id=? AND label=?", (space_id, label)),
         ])
 
     def delete_page_record(self, space_id: int, label: str) -> None:
+        self.gen += 1
         self._tx([
             ("DELETE FROM pages WHERE space_id=? AND label=?", (space_id, label)),
             ("DELETE FROM ledgers WHERE space_id=? AND label=?", (space_id, label)),

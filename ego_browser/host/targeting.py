@@ -8,6 +8,7 @@ pipeline dispatches input on the top page session in top-level coordinates).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -183,9 +184,19 @@ def resolver(host: Host, ctx: PageCtx, selector: str) -> Callable[[], Awaitable[
 
 
 async def release_handles(driver: PageDriver) -> None:
-    """Drop the element handles an action made (one object group per session)."""
-    for session in list(driver.sessions.values()):
+    """Drop the element handles an action made (one object group per session, concurrently).
+
+    Never raises. Its answer on the page session is also a renderer round trip there (the
+    receipts use it as their flush)."""
+
+    async def one(session: Any) -> None:
         try:
             await session.send("Runtime.releaseObjectGroup", {"objectGroup": GROUP}, timeout=2.0)
         except (CdpError, CdpChannelUnavailable, Exception):
             pass
+
+    sessions = list(driver.sessions.values())
+    if len(sessions) == 1:
+        await one(sessions[0])
+    else:
+        await asyncio.gather(*(one(s) for s in sessions))

@@ -21,7 +21,6 @@ import itertools
 from typing import Any
 
 from ..driver import evaluate as ev
-from ..driver.frames import Frame
 from ..driver.page import PageDriver
 from ..errors import (
     CdpChannelUnavailable,
@@ -36,39 +35,10 @@ from .core import Host
 from .dialog_ops import dialog_open_error, guarded
 from .ops import HOST_SETUP, op, sync_op
 from .store import OPEN
+from .targeting import EngineFrames
 
 __all__ = ["EngineFrames", "popup_rows"]
 
-
-# -- the selector engine's view of a page's frames --------------------------------------------
-
-
-class _EngineFrame:
-    def __init__(self, driver: PageDriver, frame: Frame) -> None:
-        self._driver = driver
-        self._frame = frame
-        self.frame_id = frame.frame_id
-        self.session = frame.session
-        self.loader_id = frame.loader_id
-        self.url = frame.url
-        self.is_main = frame.is_main
-
-    async def utility_context(self) -> int:
-        return await self._driver.frames.utility_context(self._frame)
-
-    def invalidate_utility_context(self) -> None:
-        self._frame.utility_context = None
-        self._frame.installed = set()
-
-
-class EngineFrames:
-    """``FrameTreeLike`` over a PageDriver (top document first)."""
-
-    def __init__(self, driver: PageDriver) -> None:
-        self.driver = driver
-
-    def frames(self) -> list[_EngineFrame]:
-        return [_EngineFrame(self.driver, f) for f in self.driver.frames.frames() if f.loader_id is not None or f.is_main]
 
 
 # -- URLs -------------------------------------------------------------------------------------
@@ -225,12 +195,12 @@ async def wait_for_selector(host: Host, args: dict[str, Any]) -> bool:
                 f"{api} timed out after {round(timeout_ms)}ms waiting for {source} to be {state} ({last})",
                 api=api, timeout_ms=round(timeout_ms),
             )
-        main = driver.frames.main
+        frames = EngineFrames(driver).frames()
         changed = driver.changed()
         waits: set[asyncio.Future] = {changed}
-        if main is not None:
+        if frames and frames[0].is_main:
             waits.add(asyncio.ensure_future(
-                engine.wait_for_dom_change(_EngineFrame(driver, main), min(remaining, _RECHECK) * 1000)
+                engine.wait_for_dom_change(frames[0], min(remaining, _RECHECK) * 1000)
             ))
         try:
             await asyncio.wait(waits, timeout=min(remaining, _RECHECK + 1), return_when=asyncio.FIRST_COMPLETED)

@@ -553,10 +553,58 @@
   const available = (options) =>
     options.map((o) => (o.label === o.value ? JSON.stringify(o.label) : `${JSON.stringify(o.label)} (value ${JSON.stringify(o.value)})`)).join(", ") || "(none)";
 
+  // ---- fused steps (one Runtime.callFunctionOn instead of several; same checks, same order) --
+  // Press point of a box from visibleBox(): the given offset from the rect's top-left, else
+  // the centre of the visible part (of the rect when nothing is visible).
+  const pressPoint = (box, position) => {
+    const r = box.rect;
+    if (position) return { x: r.x + position.x, y: r.y + position.y };
+    const v = box.visible || r;
+    return { x: v.x + v.width / 2, y: v.y + v.height / 2 };
+  };
+  // The pointer path's first look at a candidate that passed check(): the next wheel step if
+  // the press point is out of view; else the box and (unless forced) the hit test at the
+  // press point.
+  const pointerPrep = (node, action, position, force) => {
+    const t = actionTarget(node, action);
+    if (!t.el || t.detached) return { detached: true };
+    const step = scrollStep(t.el, position);
+    if (step) return { step };
+    const box = visibleBox(t.el);
+    const p = pressPoint(box, position);
+    return { box, hit: force ? null : hitTest(t.el, p.x, p.y) };
+  };
+
   // ---- entry points (first argument: the element) ------------------------------------------
-  return {
-    version: 1,
+  const API = {
+    version: 2,
     check,
+    // check(), then (if it passes) API[name](node, ...args) in the same call
+    checkThen: (node, action, name, ...args) => {
+      const b = check(node, action);
+      if (b) return { blocker: b };
+      return { value: API[name](node, ...args) };
+    },
+    pointerPrep,
+    // after the move: hit test at (x, y) (unless forced), then a fresh box
+    afterMove: (node, action, x, y, force) => {
+      const t = actionTarget(node, action);
+      if (!t.el || !t.el.isConnected) return { hit: force ? null : "element is not attached to the DOM", box: null };
+      const hit = force ? null : hitTest(t.el, x, y);
+      return { hit, box: visibleBox(t.el) };
+    },
+    // fill's first look: the target (is it the element itself?), the next wheel step; when
+    // in view and the target is the element, fillPrepare and isFocused in the same call
+    fillStart: (node, value, clearFirst) => {
+      const t = actionTarget(node, "fill");
+      if (!t.el || t.detached) return { detached: true };
+      const same = t.el === node;
+      const step = scrollStep(t.el, null);
+      if (step || !same) return { same, step: !!step };
+      const prep = fillPrepare(node, value, clearFirst);
+      if (prep.error || prep.done) return { same, prep };
+      return { same, prep, focused: isFocused(t.el) };
+    },
     describe: (el) => describe(toElement(el)),
     // the element input is aimed at, as a handle (the driver keeps it for the action)
     target: (node, action) => actionTarget(node, action).el || null,
@@ -608,4 +656,5 @@
       setTimeout(() => { mo.disconnect(); resolve("timeout"); }, ms);
     }),
   };
+  return API;
 })()

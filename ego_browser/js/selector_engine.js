@@ -525,6 +525,9 @@
       throw e;
     }
     const elements = pick(all, spec);
+    // one match and nothing to describe: the element itself (saves reading the array back)
+    if (spec.single && elements.length === 1 && all.length === 1 && !spec.describe && !spec.project &&
+        (spec.limit === undefined || spec.limit === null || spec.limit >= 1)) return elements[0];
     const limit = spec.limit;
     const out = limit === undefined || limit === null ? elements.slice() : elements.slice(0, limit);
     const meta = { count: all.length, total: elements.length };

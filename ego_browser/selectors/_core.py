@@ -237,6 +237,12 @@ async def _materialize(frame: Any, parsed: ParsedSelector, res: dict, *, backend
     array_id = res.get("objectId")
     if array_id is None:
         return _FrameResult([], 0, 0)
+    if res.get("subtype") == "node":
+        # the engine's single-match answer (spec.single): the element itself
+        backend1: list[int | None] = [None]
+        if backend_ids:
+            backend1 = await _backend_ids(session, [array_id], timeout)
+        return _FrameResult([Match(frame, backend1[0], array_id, {})], 1, 1)
     try:
         props = await session.send(
             "Runtime.getProperties", {"objectId": array_id, "ownProperties": True}, timeout=timeout

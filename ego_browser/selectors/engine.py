@@ -128,6 +128,8 @@ async def query_frame(
         spec["describe"] = describe
         if project:
             spec["project"] = project
+        elif not describe and nth is None:
+            spec["single"] = True  # a lone match comes back as the element itself
         res = await _evaluate(frame, f"__egoSel.run({_dumps(spec)})", by_value=False, group=object_group, timeout=timeout)
         return await _materialize(frame, parsed, res, backend_ids=backend_ids, timeout=timeout)
     except _FrameGone:

@@ -1,9 +1,12 @@
 """``loc=role:``: roles and names as Chromium's accessibility tree computes them.
 
 ``Accessibility.queryAXTree`` on a whole document computes every name (45-70 ms on the
-500-row page), so when the role's possible elements are known, an in-page prefilter
-(``__egoSel.roleCandidates``) returns a *superset* of the matches and Chromium is asked about
-each candidate's subtree only; beyond 40 candidates one whole-document query is cheaper.
+500-row page) and hangs in an off-screen out-of-process iframe, so when the role's possible
+elements are known, an in-page prefilter (``__egoSel.roleCandidates``) returns a *superset*
+of the matches and Chromium is asked about each candidate alone
+(``getPartialAXTree(fetchRelatives=false)``, up to 40 candidates). Beyond that, or for other
+roles, one whole-document query; after 2 s without an answer the candidates are asked one by
+one (or, without candidates, ``getFullAXTree`` answers).
 Ignored (hidden) nodes never match; names compare after whitespace normalisation, ``name=``
 exactly, ``name*=`` as a case-insensitive substring. Matches come back in Playwright's order.
 """
@@ -13,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ..errors import CdpError
+from ..errors import CdpChannelUnavailable, CdpError, EgoTimeout
 from ._core import (
     _MISSING,
     _ROLE_ALIASES,
@@ -30,8 +33,10 @@ from ._core import (
 )
 from .parse import ParsedSelector, normalize_whitespace
 
-#: roles the in-page prefilter knows the possible tags of (anything else: whole-document query)
+#: roles whose possible elements are known: candidates are these tags, any [role] naming the
+#: role, custom elements (and contenteditable roots for textbox); other roles query the document
 _H = ("H1", "H2", "H3", "H4", "H5", "H6")
+_IMG = ("IMG", "INPUT", "svg", "CANVAS", "OBJECT", "EMBED", "PICTURE")
 _ROLE_TAGS: dict[str, tuple[str, ...]] = {
     "button": ("BUTTON", "INPUT"),
     "link": ("A", "AREA"),
@@ -44,17 +49,48 @@ _ROLE_TAGS: dict[str, tuple[str, ...]] = {
     "spinbutton": ("INPUT",),
     "slider": ("INPUT",),
     "heading": _H,
-    "img": ("IMG", "INPUT", "svg", "CANVAS", "OBJECT", "EMBED", "PICTURE"),
-    "image": ("IMG", "INPUT", "svg", "CANVAS", "OBJECT", "EMBED", "PICTURE"),
+    "img": _IMG,
+    "image": _IMG,
+    "listitem": ("LI", "DT", "DD"),
+    "list": ("UL", "OL", "MENU", "DL"),
+    "navigation": ("NAV",),
+    "main": ("MAIN",),
+    "form": ("FORM",),
+    "dialog": ("DIALOG",),
+    "alertdialog": ("DIALOG",),
+    "table": ("TABLE",),
+    "row": ("TR",),
+    "cell": ("TD", "TH"),
+    "gridcell": ("TD", "TH"),
+    "columnheader": ("TH", "TD"),
+    "rowheader": ("TH", "TD"),
+    "listbox": ("SELECT", "DATALIST"),
+    "option": ("OPTION",),
+    "progressbar": ("PROGRESS",),
+    "meter": ("METER",),
+    "separator": ("HR",),
     "tab": (),
+    "tabpanel": (),
+    "tablist": (),
+    "menu": ("MENU",),
+    "menubar": (),
     "menuitem": (),
     "menuitemcheckbox": (),
     "menuitemradio": (),
+    "tree": (),
     "treeitem": (),
+    "grid": ("TABLE",),
+    "radiogroup": (),
+    "tooltip": (),
+    "alert": (),
+    "status": ("OUTPUT",),
 }
-#: above this many candidates one whole-document queryAXTree is cheaper
+#: up to this many candidates, one getPartialAXTree each beats a whole-document query
 _MAX_CANDIDATES = 40
 _tmp_groups = iter(range(1, 1 << 62))
+#: a whole-document queryAXTree hangs in an off-screen out-of-process iframe (its rendering
+#: is throttled); past this deadline getFullAXTree answers instead
+_DOC_QUERY_TIMEOUT = 2.0
 
 
 async def _role_candidates(frame: Any, parsed: ParsedSelector, timeout: float) -> tuple[list[str], str] | None:
@@ -69,11 +105,7 @@ async def _role_candidates(frame: Any, parsed: ParsedSelector, timeout: float) -
     res = await _evaluate(frame, f"__egoSel.roleCandidates({_dumps(spec)})", by_value=False, group=group, timeout=timeout)
     array_id = res.get("objectId")
     description = res.get("description") or ""
-    n = int(description[6:-1]) if description.startswith("Array(") and description.endswith(")") else -1
-    if array_id is None or n > _MAX_CANDIDATES or n < 0:
-        await _release_group(frame.session, group)
-        return None
-    if n == 0:
+    if array_id is None or description == "Array(0)":
         await _release_group(frame.session, group)
         return [], group
     props = await frame.session.send("Runtime.getProperties", {"objectId": array_id, "ownProperties": True}, timeout=timeout)
@@ -88,43 +120,68 @@ async def _release_group(session: Any, group: str) -> None:
         pass
 
 
+async def _partial_node(session: Any, object_id: str, timeout: float) -> list[dict]:
+    try:
+        r = await session.send(
+            "Accessibility.getPartialAXTree", {"objectId": object_id, "fetchRelatives": False}, timeout=timeout
+        )
+    except CdpError:
+        return []
+    return r.get("nodes", [])[:1]
+
+
+async def _document_query(frame: Any, roles: tuple[str, ...], timeout: float) -> list[dict]:
+    """One queryAXTree per role over the whole document; EgoTimeout after 2 s (see above)."""
+    session = frame.session
+
+    async def call(ctx: int):
+        doc = await session.send(
+            "Runtime.evaluate", {"expression": "document", "contextId": ctx, "objectGroup": DEFAULT_GROUP},
+            timeout=timeout,
+        )
+        return doc["result"]
+
+    doc = await _with_context(frame, call, timeout=timeout)
+    doc_id = doc.get("objectId")
+    if not doc_id:
+        return []
+    nodes: list[dict] = []
+    try:
+        for role in roles:
+            r = await session.send(
+                "Accessibility.queryAXTree", {"objectId": doc_id, "role": role},
+                timeout=min(timeout, _DOC_QUERY_TIMEOUT),
+            )
+            nodes.extend(r.get("nodes", ()))
+    finally:
+        await _release(session, doc_id)
+    return nodes
+
+
 async def _ax_nodes(frame: Any, parsed: ParsedSelector, timeout: float) -> list[dict]:
     """Non-ignored AX nodes of the frame's document with the role and name asked for."""
     session = frame.session
     roles = _ROLE_ALIASES.get(parsed.role or "", (parsed.role,))
     nodes: list[dict] = []
     candidates = await _role_candidates(frame, parsed, timeout)
-    if candidates is not None:
-        oids, group = candidates
-        try:
-            results = await asyncio.gather(
-                *(session.send("Accessibility.queryAXTree", {"objectId": o, "role": r}, timeout=timeout)
-                  for o in oids for r in roles)
-            )
-        finally:
+    oids, group = candidates if candidates is not None else ([], None)
+    try:
+        if candidates is not None and len(oids) <= _MAX_CANDIDATES:
+            for r in await asyncio.gather(*(_partial_node(session, o, timeout) for o in oids)):
+                nodes.extend(r)
+        else:
+            try:
+                nodes = await _document_query(frame, roles, timeout)
+            except EgoTimeout:
+                if candidates is not None:
+                    for r in await asyncio.gather(*(_partial_node(session, o, timeout) for o in oids)):
+                        nodes.extend(r)
+                else:
+                    nodes = (await session.send("Accessibility.getFullAXTree", {}, timeout=timeout)).get("nodes", [])
+    finally:
+        if group is not None:
             await _release_group(session, group)
-        for r in results:
-            nodes.extend(r.get("nodes", ()))
-    else:
-
-        async def call(ctx: int):
-            doc = await session.send(
-                "Runtime.evaluate", {"expression": "document", "contextId": ctx, "objectGroup": DEFAULT_GROUP},
-                timeout=timeout,
-            )
-            return doc["result"]
-
-        doc = await _with_context(frame, call, timeout=timeout)
-        doc_id = doc.get("objectId")
-        if not doc_id:
-            return []
-        try:
-            for role in roles:
-                params: dict[str, Any] = {"objectId": doc_id, "role": role}
-                r = await session.send("Accessibility.queryAXTree", params, timeout=timeout)
-                nodes.extend(r.get("nodes", ()))
-        finally:
-            await _release(session, doc_id)
+    nodes = [n for n in nodes if (n.get("role") or {}).get("value") in roles]
     name = parsed.name
     op = parsed.name_op
     wanted = normalize_whitespace(name).lower() if op == "*=" else normalize_whitespace(name) if name is not None else None

@@ -27,6 +27,7 @@ __all__ = [
     "take_snapshot",
     "resolve_ref",
     "resolve_object",
+    "settle",
 ]
 
 _WHERE = {
@@ -36,6 +37,7 @@ _WHERE = {
     "take_snapshot": "engine",
     "resolve_ref": "engine",
     "resolve_object": "engine",
+    "settle": "engine",
     "SnapshotFrame": "capture",
     "SnapshotTarget": "capture",
     "CdpSnapshotTarget": "capture",
@@ -43,7 +45,7 @@ _WHERE = {
 
 if TYPE_CHECKING:  # pragma: no cover
     from .capture import CdpSnapshotTarget, SnapshotFrame, SnapshotTarget
-    from .engine import ResolvedRef, resolve_object, resolve_ref, take_snapshot
+    from .engine import ResolvedRef, resolve_object, resolve_ref, settle, take_snapshot
     from .ledger import RefBinding, RefLedger
 
 
