@@ -4,8 +4,8 @@
 
 ``NAME`` picks modules (``transport``, ``bench_transport`` or a path to a .py file); default: all of them, in name
 order. Each module is imported in a child process of its own and its ``run()`` called there;
-``run()`` returns a list of markdown sections (a single string is accepted too, and so is the
-``run(results) -> dict`` + ``table(results)`` shape). A module
+``run()`` returns a list of markdown sections (a single string is accepted too, and so are rows
+rendered by the module's ``table(rows)``). A module
 that raises, crashes or overruns its deadline gets an error section and the others go on:
 one failing bench never kills the report. The exit status is 1 if any module failed.
 
@@ -85,8 +85,9 @@ def run_one(path: Path, out_json: Path) -> int:
 def _as_sections(module, run) -> list[str]:
     """Call ``run()`` and turn what it returns into markdown sections.
 
-    The contract is ``run() -> list[str]``. Tolerated too: a single string, and the
-    ``run(results: dict) -> dict`` + ``table(results) -> str`` shape (called with ``{}``).
+    The contract is ``run() -> list[str]``. Tolerated too: a single string, and rows (a dict
+    or a list of dicts) rendered by the module's ``table(rows) -> str``; a ``run`` that takes a
+    required ``results`` argument is called with ``{}``.
     """
     import inspect
 
@@ -97,12 +98,13 @@ def _as_sections(module, run) -> list[str]:
     out = run({}) if required else run()
     if isinstance(out, str):
         return [out]
-    if isinstance(out, dict):
-        table = getattr(module, "table", None)
-        if callable(table):
-            return [str(table(out))]
-        return ["```json\n" + json.dumps(out, indent=1, default=str) + "\n```"]
-    return [str(s) for s in (out or [])]
+    if isinstance(out, (list, tuple)) and all(isinstance(s, str) for s in out):
+        return list(out)
+    # rows (a dict, or a list of dicts): the module's own table() renders them if it has one
+    table = getattr(module, "table", None)
+    if callable(table):
+        return [str(table(out))]
+    return ["```json\n" + json.dumps(out, indent=1, default=str) + "\n```"]
 
 
 # -- parent ---------------------------------------------------------------------------------

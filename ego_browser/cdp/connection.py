@@ -169,14 +169,16 @@ class Connection:
                 )
             )
 
-    def reject_session(self, session_id: str, reason: str) -> None:
-        """Fail every pending request of one session (its target went away)."""
+    def reject_session(self, session_id: str, reason: str, exc: Exception | None = None) -> None:
+        """Fail every pending request of one session (its target went away, or a dialog now
+        blocks it: pass ``exc`` to say so). Requests already answered keep their answer."""
         for msg_id, (fut, method, sid) in list(self._pending.items()):
             if sid == session_id:
                 del self._pending[msg_id]
                 if not fut.done():
                     fut.set_exception(
-                        CdpChannelUnavailable(f"CDP channel unavailable: {method} ({reason})", method=method)
+                        exc if exc is not None
+                        else CdpChannelUnavailable(f"CDP channel unavailable: {method} ({reason})", method=method)
                     )
 
     # -- events -----------------------------------------------------------------------------

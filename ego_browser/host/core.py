@@ -207,8 +207,7 @@ class Host:
             driver = await PageDriver.attach(self.browser.conn, target_id)
             driver.frames.on_navigated.append(lambda frame, d=driver: self._navigated(d, frame))
             self.drivers[target_id] = driver
-            hook = self.extensions.get("on_driver")
-            for fn in hook if isinstance(hook, list) else ([hook] if hook is not None else []):
+            for fn in list(self.extensions.get("on_driver") or ()):
                 res = fn(self, driver)
                 if asyncio.iscoroutine(res):
                     await res
@@ -259,6 +258,13 @@ class Host:
         spaces.adopt_popup(self, info)
         for listener in list(self._popup_listeners):
             listener(info)
+
+    def add_hook(self, event: str, fn: Any) -> None:
+        """Register a feature hook: ``on_driver`` (host, driver) when a page is attached,
+        ``on_stop`` (host) when the host stops. A hook is registered once."""
+        hooks = self.extensions.setdefault(event, [])
+        if fn not in hooks:
+            hooks.append(fn)
 
     def background(self, task: asyncio.Task) -> None:
         """Keep a task the request no longer waits for (a command blocked by a dialog)."""

@@ -61,29 +61,24 @@ def dialog_open_error(api: str, dialog: dict[str, Any], *, opened_now: bool = Fa
 async def guarded(driver: PageDriver, api: str, work: Awaitable[T]) -> T:
     """Run ``work`` unless a dialog blocks the page; never hang because of a dialog.
 
-    A dialog opening meanwhile cancels the wait (the browser finishes the blocked command on
-    its own once the dialog is handled; its late answer is dropped) and raises at once. No
-    task is created: this sits on the hot path of ``evaluate``.
+    A dialog opening meanwhile fails the page's requests still waiting for an answer with the
+    dialog error (the browser finishes them once the dialog is handled; their late answers
+    are dropped). Answers that already arrived are kept. No task is created: this sits on the
+    hot path of ``evaluate``.
     """
     if driver.dialog is not None:
         if asyncio.iscoroutine(work):
             work.close()
         raise dialog_open_error(api, driver.dialog)
-    task = asyncio.current_task()
-    opened: list[dict] = []
 
     def on_dialog(d: dict) -> None:
-        if not opened and task is not None:
-            opened.append(d)
-            task.cancel()
+        error = dialog_open_error(api, d, opened_now=True)
+        for session_id in list(driver.sessions):
+            driver.conn.reject_session(session_id, "a JavaScript dialog opened", error)
 
     driver.on_dialog.append(on_dialog)
     try:
         return await work
-    except asyncio.CancelledError:
-        if opened and task is not None and task.uncancel() == 0:
-            raise dialog_open_error(api, opened[0], opened_now=True) from None
-        raise
     finally:
         if on_dialog in driver.on_dialog:
             driver.on_dialog.remove(on_dialog)
@@ -219,12 +214,7 @@ async def _on_driver(host: Host, driver: PageDriver) -> None:
 
 
 def register(host: Host) -> None:
-    hooks = host.extensions.get("on_driver")
-    if not isinstance(hooks, list):
-        hooks = [hooks] if hooks is not None else []
-        host.extensions["on_driver"] = hooks
-    if _on_driver not in hooks:
-        hooks.append(_on_driver)
+    host.add_hook("on_driver", _on_driver)
 
 
 HOST_SETUP.append(register)

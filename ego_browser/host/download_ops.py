@@ -193,12 +193,12 @@ async def _on_driver(host: Host, driver: PageDriver) -> None:
 
 
 def _register(host: Host) -> None:
-    hooks = host.extensions.get("on_driver")
-    if not isinstance(hooks, list):
-        hooks = [hooks] if hooks is not None else []
-        host.extensions["on_driver"] = hooks
-    hooks.append(_on_driver)
-    host.extensions.setdefault("on_stop", []).append(lambda h: downloads(h).stop() if "downloads" in h.extensions else None)
+    host.add_hook("on_driver", _on_driver)
+    host.add_hook("on_stop", _stop_downloads)
+
+
+def _stop_downloads(host: Host) -> Any:
+    return downloads(host).stop() if "downloads" in host.extensions else None
 
 
 HOST_SETUP.append(_register)

@@ -100,12 +100,8 @@ def _on_driver(host: Host, driver: PageDriver) -> None:
 
 
 def _register(host: Host) -> None:
-    hooks = host.extensions.get("on_driver")
-    if not isinstance(hooks, list):
-        hooks = [hooks] if hooks is not None else []
-        host.extensions["on_driver"] = hooks
-    hooks.append(_on_driver)
-    host.extensions.setdefault("on_stop", []).append(_stop)
+    host.add_hook("on_driver", _on_driver)
+    host.add_hook("on_stop", _stop)
 
 
 def _stop(host: Host) -> None:
@@ -152,18 +148,10 @@ def unarmed_chooser_error(host: Host, driver: PageDriver, mark: int, api: str) -
 
 
 def _check_files(api: str, files: Any) -> list[str]:
-    if isinstance(files, (str, os.PathLike)):
-        files = [files]
-    if not isinstance(files, list) or not all(isinstance(f, (str, os.PathLike)) for f in files):
-        raise InvalidArgument(f"{api}: files must be a path or a list of paths", api=api, option="files",
-                              expected="str, PathLike or a list of them")
-    out = []
-    for f in files:
-        path = os.path.abspath(os.fspath(f))
-        if not os.path.isfile(path):
-            raise InvalidArgument(f"{api}: file not found: {path}", api=api, option="files", expected="existing files")
-        out.append(path)
-    return out
+    """The same rule as the client's (a round may send anything): absolute paths of files."""
+    from ..client.files import file_list
+
+    return file_list(api, files)
 
 
 _FIND_INPUT_JS = """function() {

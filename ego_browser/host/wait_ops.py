@@ -88,12 +88,20 @@ async def url_watch(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     after = args.get("after")
     known = [tuple(p) for p in args.get("known_popups") or []]
 
+    def target_url() -> str:
+        # the browser's own record: current even when this tab was attached mid-navigation
+        return (host.browser.targets.get(driver.target_id) or {}).get("url", "")
+
+    start_target_url = target_url()
+
     def snapshot(timed_out: bool = False) -> dict[str, Any]:
         main = driver.frames.main
         if after is None:
-            urls = [main.url if main else ""]
+            urls = [main.url if main and main.url else target_url()]
         else:
             urls = [u for v, u in driver.url_log if v > after]
+            if not urls and target_url() != start_target_url:
+                urls = [target_url()]
         return {
             "version": driver.url_version,
             "urls": urls,
@@ -107,7 +115,11 @@ async def url_watch(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     deadline = loop.time() + float(args.get("timeout") or 10000) / 1000
     while True:
         popups = popup_rows(host, ctx.space.id, ctx.page.label)
-        if driver.url_version > after or [(p["label"], p["url"]) for p in popups] != known:
+        if (
+            driver.url_version > after
+            or target_url() != start_target_url
+            or [(p["label"], p["url"]) for p in popups] != known
+        ):
             return snapshot()
         remaining = deadline - loop.time()
         if remaining <= 0:
@@ -384,4 +396,4 @@ def _stop(host: Host) -> None:
         driver.mark_closed()
 
 
-HOST_SETUP.append(lambda host: host.extensions.setdefault("on_stop", []).append(_stop))
+HOST_SETUP.append(lambda host: host.add_hook("on_stop", _stop))
