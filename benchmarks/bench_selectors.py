@@ -5,7 +5,8 @@ Each browser is its own /usr/bin/chromium; the page is served on 127.0.0.1 to bo
 selector we time, after warm-up, the median of N runs of:
 
 - ``ours count``: :func:`ego_browser.selectors.engine.count` (one CDP round trip; for roles,
-  ``Accessibility.queryAXTree``);
+  an in-page classification, with Chromium's accessibility tree asked only about the
+  candidates whose role or exposure the page cannot be sure of, or about named matches);
 - ``ours matches``: :func:`engine.resolve` with ``backend_ids=False``: every Match with its
   element handle and describe() dict (what a strict action needs before choosing one);
 - ``+ backendNodeIds``: the same plus one ``DOM.describeNode`` per match (``page.find``);

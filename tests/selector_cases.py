@@ -167,6 +167,72 @@ FIXTURES: dict[str, str] = {
 <div role="button" aria-label="Role labelled">y</div>
 <span role="link button">multi role</span>
 </body>""",
+    # the in-page role classification (sure / surely other / unsure); where Playwright and
+    # Chromium disagree (inert, SVG links, contenteditable, date inputs, modal dialogs) see
+    # test_selectors_engine.py::test_role_classification_agrees_with_chromium
+    "role_classify": HEAD + """<body>
+<button>plain</button>
+<button aria-pressed="true">pressed</button>
+<button aria-haspopup="menu">popup</button>
+<button disabled>disabled</button>
+<button style="display:none">none</button>
+<div style="display:none"><button>in none</button></div>
+<button style="visibility:hidden">vis hidden</button>
+<div style="visibility:hidden"><button style="visibility:visible">vis again</button></div>
+<button style="opacity:0">transparent</button>
+<button style="width:0;height:0;padding:0;border:0;overflow:hidden">zero</button>
+<div aria-hidden="true"><button>aria hidden parent</button></div>
+<div aria-hidden="false"><button>aria not hidden</button></div>
+<button><span role=button>nested role</span></button>
+<a href="/x"><button>button in link</button></a>
+<div role=img><button>in img role</button></div>
+<details><summary>sum</summary><button>closed details</button></details>
+<details open><summary>sum2</summary><button>open details</button></details>
+<div role=button>div btn</div>
+<div role="BUTTON">upper role</div>
+<div role="link button">link first</div>
+<div role="foo button">invalid first</div>
+<span role="none button">none first</span>
+<button role=link>button as link</button>
+<a href="/y" role=button>link as button</a>
+<a role=button>anchor no href as button</a>
+<input type=button value="in button">
+<input type=submit value="in submit">
+<input type=reset>
+<input type=image alt="img input" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
+<input type=hidden value=h>
+<input type=text aria-label="t1">
+<input aria-label="t2">
+<input type=email aria-label="t3">
+<input type=password aria-label="pw">
+<input type=foo aria-label="bad type">
+<input type=text role=button aria-label="text as button">
+<input type=search aria-label="s1">
+<input type=search list=dl aria-label="s2"><datalist id=dl><option value=a></datalist>
+<input type=text list=dl aria-label="t list">
+<input type=text list=nope aria-label="t bad list">
+<input type=number aria-label="n1">
+<input type=range aria-label="r1">
+<input type=checkbox aria-label="c1">
+<input type=checkbox switch aria-label="sw1">
+<input type=radio aria-label="rd1">
+<textarea aria-label="ta"></textarea>
+<select aria-label="sel1"><option>a</option></select>
+<select multiple aria-label="sel2"><option>a</option></select>
+<select size=3 aria-label="sel3"><option>a</option></select>
+<h1>h one</h1><h3 style="display:none">h hidden</h3><h6>h six</h6>
+<div role=heading aria-level=2>div heading</div>
+<a href="/z">link z</a><a>no href</a><a href="">empty href</a>
+<div role=tab>tab 1</div><div role=tablist><div role=tab>tab 2</div></div>
+<div role=menuitem>lone menuitem</div>
+<div role=switch aria-checked=false>div switch</div>
+<div id=sh><template data-shadow="open"><button>shadow btn</button><slot></slot></template><button>slotted btn</button></div>
+<div id=sh2><template data-shadow="open"><p>no slot</p></template><button>unslotted btn</button></div>
+<my-el role=button>custom with role</my-el>
+<table><tr><td><button>cell button</button></td></tr></table>
+<label>Lbl <button>label button</button></label>
+<fieldset disabled><button>fieldset button</button></fieldset>
+</body>""",
     "css": HEAD + """<body>
 <main id=main>
   <form id=f1 class="form primary">
@@ -469,6 +535,33 @@ CASES: list[Case] = [
         ("loc=role:link >> nth=3", "role=link >> nth=3"),
         ("loc=role:button >> nth=50", "role=button >> nth=50"),
     ),
+    # --- role classification in page (no name: sure elements skip Chromium's AX) --------------
+    *_c(
+        "role_classify",
+        ("loc=role:button", "role=button"),
+        ("loc=role:link", "role=link"),
+        ("loc=role:textbox", "role=textbox"),
+        ("loc=role:searchbox", "role=searchbox"),
+        ("loc=role:combobox", "role=combobox"),
+        ("loc=role:listbox", "role=listbox"),
+        ("loc=role:spinbutton", "role=spinbutton"),
+        ("loc=role:slider", "role=slider"),
+        ("loc=role:checkbox", "role=checkbox"),
+        ("loc=role:switch", "role=switch"),
+        ("loc=role:radio", "role=radio"),
+        ("loc=role:heading", "role=heading"),
+        ("loc=role:tab", "role=tab"),
+        ("loc=role:menuitem", "role=menuitem"),
+        ("loc=role:img", "role=img"),
+        ("loc=role:option", "role=option"),
+        ("loc=role:button >> nth=0", "role=button >> nth=0"),
+        ("loc=role:button >> nth=-1", "role=button >> nth=-1"),
+        ("loc=role:button >> nth=7", "role=button >> nth=7"),
+        ("loc=role:link >> nth=1", "role=link >> nth=1"),
+        ('loc=role:button[name="plain"]', 'role=button[name="plain"]', 1),
+        ('loc=role:button[name*="btn"]', 'role=button[name*="btn" i]'),
+        ('loc=role:button[name=""]', 'role=button[name=""]'),
+    ),
     # --- general CSS --------------------------------------------------------------------------
     *_c(
         "css",
@@ -667,6 +760,11 @@ class Oracle:
         )
         await self.session.send("Runtime.releaseObjectGroup", {"objectGroup": "difftest"})
         return [m.info["project"] for m in res.matches]
+
+    def ours_count(self, selector: str) -> int:
+        from ego_browser.selectors import engine
+
+        return self.run(engine.count(self.frames, selector))
 
     def theirs(self, selector: str) -> list[str]:
         return self.run(self.pw_page.locator(selector).evaluate_all(f"els => els.map({EID})"))

@@ -238,3 +238,27 @@ async def test_mouse_and_keyboard_are_trusted(task, server):
     # Shift is pressed for the shifted characters, as a US keyboard does
     assert await page.evaluate("keys") == ["Shift", "H", "i", "Shift", "!", "Backspace"]
     assert await page.evaluate("clicks") == [[40, 50, True]]
+
+
+async def test_receipts_of_fill_and_hover_without_an_extra_flush(task, server):
+    """fill and hover end with an in-page call on the page session after their last input,
+    which stands in for the receipt's flush: what they opened is still in the receipt."""
+    server.page("/f-child", "child", title="Child")
+    url = server.page(
+        "/f-pop",
+        "<input id=i oninput=\"window.open('/f-child')\">"
+        "<input id=d oninput=\"alert('typed ' + this.value)\">"
+        "<span id=h onmouseenter=\"window.__hovered = (window.__hovered || 0) + 1\">hover me</span>",
+    )
+    page = task.page("p1")
+    await page.goto(url)
+    receipt = await page.fill("#i", "x")
+    assert len(receipt.popups) == 1 and receipt.dialog is None
+    await task.page(receipt.popups[0]["label"]).close()
+    receipt = await page.fill("#d", "y")
+    assert receipt.dialog is not None and "typed y" in receipt.dialog["message"]
+    await page.accept_dialog()
+    receipt = await page.hover("#h")
+    assert receipt.popups == [] and receipt.dialog is None
+    assert await page.evaluate("window.__hovered") == 1
+    assert await page.evaluate("document.querySelector('#d').value") == "y"

@@ -213,10 +213,6 @@ async def test_b88_hover_accepts_disabled_duplicates(task, server):
     assert await page.evaluate("log") == ["on"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "product bug: the host resolver (engine mode top_first) keeps the top document's matches "
-    "before any action check, so a top-level match that is covered (or hidden, or disabled) hides "
-    "the frames' candidates; the fix belongs in driver/actions.py _pick/_point_at (see report)"))
 async def test_b89_top_document_first_then_frames(task, server):
     """B89: a covered top-level match is not a candidate, so the same-origin iframe's button is clicked."""
     server.page("/b89-frame", LOG + "<button data-k=frame>Pay now</button>")

@@ -41,6 +41,9 @@ def test_matches_playwright(oracle: Oracle, case) -> None:
     assert ours == theirs, f"{case.ours!r}: ours {ours} != Playwright {theirs}"
     if case.n is not None:
         assert len(ours) == case.n
+    if case.ours.startswith("loc=role:"):
+        # the count path (no handles; for roles, an in-page count when every candidate is sure)
+        assert oracle.ours_count(case.ours) == len(theirs), f"{case.ours!r}: count differs"
 
 
 # ------------------------------------------------------------------------------ random DOMs

@@ -385,3 +385,85 @@ async def test_role_prefilter_keeps_every_chromium_match(tab: Tab, server) -> No
     assert [m.info["id"] for m in await engine.query_all(tab, 'loc=role:button[name*="now LATER"]')] == ["late"]
     (m,) = await engine.query_all(tab, 'loc=role:button[name="Shadow label"]')
     assert m.info["tag"] == "button"
+
+
+# the in-page role classification (selectors/role.py) against Chromium's AX tree: elements the
+# page calls sure must be exactly what queryAXTree/getPartialAXTree would give
+CLASSIFY_PAGE = """
+<button>plain</button><button aria-pressed="true">pressed</button><button aria-haspopup="menu">popup</button>
+<button disabled>disabled</button><button style="display:none">none</button>
+<div style="display:none"><button>in none</button></div>
+<button style="visibility:hidden">vis hidden</button>
+<div style="visibility:hidden"><button style="visibility:visible">vis again</button></div>
+<button style="opacity:0">transparent</button>
+<div aria-hidden="true"><button>aria hidden parent</button><a href="/h">aria hidden link</a></div>
+<div inert><button>inert parent</button><a href="/i">inert link</a><input aria-label="inert text"></div>
+<button><span role=button>nested role</span></button><a href="/x"><button>button in link</button></a>
+<div role=img><button>in img role</button></div>
+<details><summary>sum</summary><button>closed details</button></details>
+<div role=button>div btn</div><div role="BUTTON">upper role</div><div role="link button">link first</div>
+<div role="foo button">invalid first</div><span role="none button">none first</span>
+<button role=link>button as link</button><a href="/y" role=button>link as button</a>
+<input type=button value="in button"><input type=submit><input type=reset>
+<input type=hidden value=h><input type=text aria-label="t1"><input aria-label="t2">
+<input type=password aria-label="pw"><input type=foo aria-label="bad type">
+<input type=text role=button aria-label="text as button">
+<input type=search aria-label="s1"><input type=search list=dl aria-label="s2"><datalist id=dl><option value=a></datalist>
+<input type=number aria-label="n1"><input type=range aria-label="r1"><input type=checkbox aria-label="c1">
+<input type=checkbox switch aria-label="sw1"><input type=radio aria-label="rd1"><input type=date aria-label="d1">
+<textarea aria-label="ta"></textarea><div contenteditable>editable</div>
+<select aria-label="sel1"><option>a</option></select><select multiple aria-label="sel2"><option>a</option></select>
+<h1>h one</h1><h6>h six</h6><div role=heading aria-level=2>div heading</div>
+<a href="/z">link z</a><a>no href</a><svg><a href="/svg"><text>svg link</text></a></svg>
+<div id=sh></div>
+<script>document.getElementById('sh').attachShadow({mode: 'open'}).innerHTML = '<button>shadow btn</button><slot></slot>';</script>
+"""
+
+CLASSIFY_ROLES = ("button", "link", "textbox", "searchbox", "combobox", "listbox", "spinbutton", "slider",
+                  "checkbox", "switch", "radio", "heading", "img", "tab")
+
+
+async def _role_both_ways(tab: Tab, sel: str) -> tuple[list, list, int, int]:
+    """(classified path, Chromium-only path) backend ids in match order, and both counts."""
+    from ego_browser.selectors import role
+
+    fast = [m.backend_node_id for m in await engine.query_all(tab, sel, describe=False)]
+    fast_n = await engine.count(tab, sel)
+    saved = role._ROLE_TAGS
+    role._ROLE_TAGS = {}  # every role takes the Chromium-only path
+    try:
+        slow = [m.backend_node_id for m in await engine.query_all(tab, sel, describe=False)]
+        slow_n = await engine.count(tab, sel)
+    finally:
+        role._ROLE_TAGS = saved
+    return fast, slow, fast_n, slow_n
+
+
+async def test_role_classification_agrees_with_chromium(tab: Tab, server) -> None:
+    await tab.goto(server.page("/sel/classify", CLASSIFY_PAGE))
+    for r in CLASSIFY_ROLES:
+        fast, slow, fast_n, slow_n = await _role_both_ways(tab, f"loc=role:{r}")
+        assert fast == slow, r
+        # (the Chromium-only *count* also counts a date input's user-agent picker button, which
+        # no selector resolves to; the classified count agrees with what resolves)
+        assert fast_n == len(slow), r
+    # a modal dialog makes the rest of the document inert: every candidate is unsure
+    await tab.session.send("Runtime.evaluate", {"expression": "(() => { const d = document.createElement('dialog');"
+                                                " d.innerHTML = '<button>in dialog</button>';"
+                                                " document.body.append(d); d.showModal(); })()"})
+    for r in ("button", "link", "textbox"):
+        fast, slow, fast_n, slow_n = await _role_both_ways(tab, f"loc=role:{r}")
+        assert fast == slow and fast_n == len(slow), r
+    assert len((await _role_both_ways(tab, "loc=role:button"))[0]) == 1
+
+
+async def test_role_classified_matches_carry_ids_and_names(tab: Tab, server) -> None:
+    await tab.goto(server.page("/sel/classify2", "<button id=a>Alpha</button><div role=button id=b>Beta</div>"
+                                                   "<button id=c aria-pressed=true>Gamma</button>"))
+    ms = await engine.query_all(tab, "loc=role:button")  # describe + backend ids by default
+    assert [(m.info["id"], m.info["role"], m.info["name"]) for m in ms] == [
+        ("a", "button", "Alpha"), ("b", "button", "Beta"), ("c", "button", "Gamma")]
+    assert all(isinstance(m.backend_node_id, int) for m in ms)
+    assert await engine.count(tab, "loc=role:button") == 3
+    assert await engine.count(tab, "loc=role:button >> nth=2") == 1
+    assert await engine.count(tab, "loc=role:button >> nth=3") == 0

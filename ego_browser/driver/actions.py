@@ -100,6 +100,14 @@ class ActionContext:
     api: str = "page.click"
     show_label: Callable[[float, float, str], Awaitable[Any]] | None = None
     viewport: Callable[[], Awaitable[tuple[float, float]]] | None = None
+    #: the top page session (optional); with it, ``flushed`` can be told
+    page_session: Any = None
+    #: set by an action whose last call, after its last input, was a round trip to the
+    #: renderer on ``page_session`` (so every event it caused has arrived: no flush needed)
+    flushed: bool = False
+
+    def _finished_on(self, h: ElementHandle) -> None:
+        self.flushed = self.page_session is not None and h.session is self.page_session
 
 
 class Transient(Exception):
@@ -233,55 +241,83 @@ async def _retry(ctx: ActionContext, timeout_ms: float, attempt: Callable[[], Aw
 
 
 async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
-                fused: tuple[Any, ...] | None = None) -> ElementHandle:
+                fused: tuple[Any, ...] | None = None, *, frames_only: bool = False) -> ElementHandle:
     """The one candidate passing ``action``'s checks.
 
-    ``fused`` = ``(helper, *args)``: when there is a single candidate, that helper runs in the
-    same in-page call as the checks, right after they pass (one round trip instead of two);
-    its result is left on the handle as ``_fused`` (``None`` when it did not run).
+    Strictness follows API.md §9: candidates of the top document (``tier`` 0) are judged
+    first: one passing is used, two raise ``SelectorAmbiguous``; only when none passes are
+    the frames' candidates (``tier`` 1) judged together under the same rule.
+    ``frames_only`` skips the top document (its one candidate failed the hit test).
+
+    ``fused`` = ``(helper, *args)``: when a tier has a single candidate, that helper runs in
+    the same in-page call as the checks, right after they pass (one round trip instead of
+    two); its result is left on the handle as ``_fused`` (``None`` when it did not run).
     """
     handles = await resolve()
     if not handles:
         raise _Blocked("not_found", f"selector {ctx.selector} matched 0 elements")
-    passing: list[ElementHandle] = []
+    tiers = (
+        [h for h in handles if getattr(h, "tier", 0) == 0],
+        [h for h in handles if getattr(h, "tier", 0) != 0],
+    )
     first: dict | None = None
-    single = fused is not None and len(handles) == 1
-    for h in handles:
-        h._fused = None
-        if single:
-            r = await call(h, "checkThen", action, *fused)
-            b = r.get("blocker")
-            if b is None:
-                h._fused = r.get("value")
-        else:
-            b = await call(h, "check", action)
-        if b is None:
-            passing.append(h)
+    for index, tier in enumerate(tiers):
+        if not tier or (frames_only and index == 0):
             continue
-        if b.get("permanent"):
+        passing: list[ElementHandle] = []
+        single = fused is not None and len(tier) == 1
+        for h in tier:
+            h._fused = None
+            if single:
+                r = await call(h, "checkThen", action, *fused)
+                b = r.get("blocker")
+                if b is None:
+                    h._fused = r.get("value")
+            else:
+                b = await call(h, "check", action)
+            if b is None:
+                passing.append(h)
+                continue
+            if b.get("permanent"):
+                raise SelectorAmbiguous(
+                    f"{ctx.api}: selector {ctx.selector}: multiple fillable targets ({b.get('count')}); "
+                    "use a selector for one field",
+                    selector=ctx.selector, count=b.get("count"),
+                )
+            if first is None:
+                first = b
+        if len(passing) > 1:
             raise SelectorAmbiguous(
-                f"{ctx.api}: selector {ctx.selector}: multiple fillable targets ({b.get('count')}); "
-                "use a selector for one field",
-                selector=ctx.selector, count=b.get("count"),
+                f"{ctx.api}: selector {ctx.selector} matched {len(passing)} elements; "
+                "use a more specific selector or a ref",
+                selector=ctx.selector, count=len(passing),
             )
-        if first is None:
-            first = b
-    if len(passing) > 1:
-        raise SelectorAmbiguous(
-            f"{ctx.api}: selector {ctx.selector} matched {len(passing)} elements; "
-            "use a more specific selector or a ref",
-            selector=ctx.selector, count=len(passing),
-        )
-    if not passing:
-        assert first is not None
-        reason = first["reason"] if first["reason"] != "detached" else "hidden"
-        raise _Blocked(
-            reason,
-            f"selector {ctx.selector} matched {len(handles)} elements, but none can receive input; {first['message']}",
-        )
-    chosen = passing[0]
-    chosen._matched = (ctx.selector, len(handles))  # for blocker messages after the checks
-    return chosen
+        if passing:
+            chosen = passing[0]
+            chosen._matched = (ctx.selector, len(handles))  # for blocker messages after the checks
+            chosen._frame_candidates = len(tiers[1]) if index == 0 else 0
+            return chosen
+    if first is None:
+        raise _Blocked("not_found", f"selector {ctx.selector} matched 0 elements")
+    reason = first["reason"] if first["reason"] != "detached" else "hidden"
+    raise _Blocked(
+        reason,
+        f"selector {ctx.selector} matched {len(handles)} elements, but none can receive input; {first['message']}",
+    )
+
+
+async def _pick_and_point(ctx: ActionContext, resolve: Resolve, action: str, position: dict | None,
+                          force: bool, label: str | None) -> tuple[ElementHandle, float, float]:
+    """Pick the candidate and bring the pointer over it. A top-document candidate that something
+    covers does not pass the hit-test check: the frames' candidates are tried next (API.md §9)."""
+    h = await _pick(ctx, resolve, action, ("pointerPrep", action, position, force))
+    try:
+        return (h, *await _point_at(ctx, h, action, position, force, label))
+    except _Blocked as blocked:
+        if blocked.reason != "intercepted" or force or not getattr(h, "_frame_candidates", 0):
+            raise
+    h = await _pick(ctx, resolve, action, ("pointerPrep", action, position, force), frames_only=True)
+    return (h, *await _point_at(ctx, h, action, position, force, label))
 
 
 def _after_checks(h: ElementHandle, message: str) -> str:
@@ -437,8 +473,10 @@ async def _point_at(
     fx2, fy2 = _point_of(after.get("box"), position)
     ox, oy = await h.offset()
     x2, y2 = fx2 + ox, fy2 + oy
+    h._last_call_js = True  # afterMove was the last call, unless the pointer moves again
     if abs(x2 - x) > 0.5 or abs(y2 - y) > 0.5:
         await ctx.mouse.move(x2, y2)
+        h._last_call_js = False
         x, y = x2, y2
     return x, y
 
@@ -493,8 +531,7 @@ async def click(
     timeout_ms = _check_timeout(ctx.api, timeout_ms)
 
     async def attempt() -> dict:
-        h = await _pick(ctx, resolve, action, ("pointerPrep", action, position, force))
-        x, y = await _point_at(ctx, h, action, position, force, label)
+        _h, x, y = await _pick_and_point(ctx, resolve, action, position, force, label)
         await ctx.mouse.press_here(button=button, click_count=click_count, delay=delay)
         return {"x": x, "y": y}
 
@@ -514,8 +551,9 @@ async def hover(ctx: ActionContext, resolve: Resolve, *, position: dict | None =
     timeout_ms = _check_timeout(ctx.api, timeout_ms)
 
     async def attempt() -> dict:
-        h = await _pick(ctx, resolve, "hover", ("pointerPrep", "hover", position, force))
-        x, y = await _point_at(ctx, h, "hover", position, force, label)
+        h, x, y = await _pick_and_point(ctx, resolve, "hover", position, force, label)
+        if getattr(h, "_last_call_js", False):
+            ctx._finished_on(h)
         return {"x": x, "y": y}
 
     return await _retry(ctx, timeout_ms, attempt)
@@ -634,6 +672,7 @@ async def fill(
         if prep.get("done"):
             delivered = True
             res = await call(h, "fillVerify", value, "", True)
+            ctx._finished_on(h)
             return {"value": res["value"]}
         before = prep["before"]
         focused = start["focused"] if start is not None else await call(h, "isFocused", "fill")
@@ -642,6 +681,7 @@ async def fill(
             delivered = True
             res = await insert(h, before)
             if res["ok"]:
+                ctx._finished_on(h)  # insert() ends with fillVerify
                 return {"value": res["value"]}
             if not res.get("unchanged"):
                 raise NotActionable(
@@ -662,6 +702,7 @@ async def fill(
         await call(h, "focusForFill", clear_first)
         res = await insert(h, (await call(h, "fillPrepare", value, clear_first))["before"] if not clear_first else before)
         if res["ok"]:
+            ctx._finished_on(h)
             return {"value": res["value"]}
         raise NotActionable(
             f"{ctx.api}: the field shows {res['value']!r} after filling {value!r}",
@@ -713,6 +754,7 @@ async def select_option(ctx: ActionContext, resolve: Resolve, value: Any, *, tim
         res = h._fused if h._fused is not None else await call(h, "selectOption", descriptors, clear)
         if "missing" in res:
             raise _Blocked("option_not_found", f"did not find some options; available options: {res['missing']}")
+        ctx._finished_on(h)
         return res["values"]
 
     return await _retry(ctx, timeout_ms, attempt)

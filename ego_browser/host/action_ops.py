@@ -7,6 +7,8 @@ them: each round sends a token and gets its own ``Mouse``/``Keyboard`` pair.
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 from collections import OrderedDict
 from typing import Any
 
@@ -49,29 +51,53 @@ def input_state(driver: PageDriver, token: Any) -> tuple[Mouse, Keyboard]:
     return pair
 
 
-def _context(ctx: PageCtx, args: dict[str, Any], api: str, selector: str) -> actions.ActionContext:
+_groups = itertools.count(1)
+
+
+class _Run:
+    """One element action: its own object group for the element handles, and its context."""
+
+    __slots__ = ("group", "actx")
+
+    def __init__(self) -> None:
+        self.group = f"ego-act-{next(_groups)}"
+        self.actx: actions.ActionContext | None = None
+
+
+def _context(ctx: PageCtx, args: dict[str, Any], api: str, selector: str, run: _Run) -> actions.ActionContext:
     mouse, keyboard = input_state(ctx.driver, args.get("proc"))
-    return actions.ActionContext(mouse=mouse, keyboard=keyboard, selector=selector, api=api)
+    run.actx = actions.ActionContext(mouse=mouse, keyboard=keyboard, selector=selector, api=api,
+                                     page_session=ctx.driver.session)
+    return run.actx
 
 
 async def _act(host: Host, args: dict[str, Any], api: str, body) -> dict[str, Any]:
-    """Gate, activate, serialise input on the page, run with a receipt, release handles."""
+    """Gate, activate, serialise input on the page, run with a receipt, release handles.
+
+    The handles live in an object group of this action alone. The receipt's flush is the
+    release of that group (a renderer round trip on the page session), unless the action's
+    last call already was one, after its last input (``ActionContext.flushed``): then the
+    release is sent without waiting for it (no later call can use that group).
+    """
     ctx = await host.page_ctx(args, activate=True)
     driver = ctx.driver
+    run = _Run()
     released = False
 
     async def release() -> None:
-        # a renderer round trip on the page session: run_action's flush
         nonlocal released
         released = True
-        await release_handles(driver)
+        if run.actx is not None and run.actx.flushed:
+            host.background(asyncio.ensure_future(release_handles(driver, run.group)))
+        else:
+            await release_handles(driver, run.group)
 
     async with driver.input_lock:
         try:
-            return await run_action(host, ctx, lambda: body(ctx), api=api, flush=release)
+            return await run_action(host, ctx, lambda: body(ctx, run), api=api, flush=release)
         finally:
             if not released:
-                await release_handles(driver)
+                await release_handles(driver, run.group)
 
 
 def _timeout(args: dict[str, Any]) -> float:
@@ -82,9 +108,9 @@ def _timeout(args: dict[str, Any]) -> float:
 async def click(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     sel = args["selector"]
 
-    async def body(ctx: PageCtx) -> Any:
+    async def body(ctx: PageCtx, run: _Run) -> Any:
         return await actions.click(
-            _context(ctx, args, "page.click", sel), resolver(host, ctx, sel),
+            _context(ctx, args, "page.click", sel, run), resolver(host, ctx, sel, run.group),
             button=args.get("button", "left"), click_count=args.get("click_count", 1), delay=args.get("delay", 0),
             position=args.get("position"), force=args.get("force", False), timeout_ms=_timeout(args),
             label=args.get("label"),
@@ -97,9 +123,9 @@ async def click(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 async def dblclick(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     sel = args["selector"]
 
-    async def body(ctx: PageCtx) -> Any:
+    async def body(ctx: PageCtx, run: _Run) -> Any:
         return await actions.dblclick(
-            _context(ctx, args, "page.dblclick", sel), resolver(host, ctx, sel),
+            _context(ctx, args, "page.dblclick", sel, run), resolver(host, ctx, sel, run.group),
             button=args.get("button", "left"), delay=args.get("delay", 0), position=args.get("position"),
             force=args.get("force", False), timeout_ms=_timeout(args), label=args.get("label"),
         )
@@ -111,9 +137,9 @@ async def dblclick(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 async def hover(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     sel = args["selector"]
 
-    async def body(ctx: PageCtx) -> Any:
+    async def body(ctx: PageCtx, run: _Run) -> Any:
         return await actions.hover(
-            _context(ctx, args, "page.hover", sel), resolver(host, ctx, sel),
+            _context(ctx, args, "page.hover", sel, run), resolver(host, ctx, sel, run.group),
             position=args.get("position"), force=args.get("force", False), timeout_ms=_timeout(args),
             label=args.get("label"),
         )
@@ -125,10 +151,10 @@ async def hover(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 async def drag_and_drop(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     source, target = args["source"], args["target"]
 
-    async def body(ctx: PageCtx) -> Any:
+    async def body(ctx: PageCtx, run: _Run) -> Any:
         return await actions.drag_and_drop(
-            _context(ctx, args, "page.drag_and_drop", source), resolver(host, ctx, source),
-            resolver(host, ctx, target), button=args.get("button", "left"),
+            _context(ctx, args, "page.drag_and_drop", source, run), resolver(host, ctx, source, run.group),
+            resolver(host, ctx, target, run.group), button=args.get("button", "left"),
             source_position=args.get("source_position"), target_position=args.get("target_position"),
             force=args.get("force", False), timeout_ms=_timeout(args), label=args.get("label"),
             target_selector=target,
@@ -141,9 +167,9 @@ async def drag_and_drop(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 async def fill(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     sel = args["selector"]
 
-    async def body(ctx: PageCtx) -> Any:
+    async def body(ctx: PageCtx, run: _Run) -> Any:
         return await actions.fill(
-            _context(ctx, args, "page.fill", sel), resolver(host, ctx, sel), args["value"],
+            _context(ctx, args, "page.fill", sel, run), resolver(host, ctx, sel, run.group), args["value"],
             clear_first=args.get("clear_first", True), timeout_ms=_timeout(args),
         )
 
@@ -154,9 +180,9 @@ async def fill(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 async def select_option(host: Host, args: dict[str, Any]) -> list[str]:
     sel = args["selector"]
 
-    async def body(ctx: PageCtx) -> Any:
+    async def body(ctx: PageCtx, run: _Run) -> Any:
         return await actions.select_option(
-            _context(ctx, args, "page.select_option", sel), resolver(host, ctx, sel), args.get("value"),
+            _context(ctx, args, "page.select_option", sel, run), resolver(host, ctx, sel, run.group), args.get("value"),
             timeout_ms=_timeout(args),
         )
 
@@ -168,9 +194,9 @@ async def select_option(host: Host, args: dict[str, Any]) -> list[str]:
 async def focus(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     sel = args["selector"]
 
-    async def body(ctx: PageCtx) -> Any:
+    async def body(ctx: PageCtx, run: _Run) -> Any:
         return await actions.focus(
-            _context(ctx, args, "page.focus", sel), resolver(host, ctx, sel), timeout_ms=_timeout(args)
+            _context(ctx, args, "page.focus", sel, run), resolver(host, ctx, sel, run.group), timeout_ms=_timeout(args)
         )
 
     return await _act(host, args, "page.focus", body)
@@ -180,9 +206,9 @@ async def focus(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 async def press(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     sel = args["selector"]
 
-    async def body(ctx: PageCtx) -> Any:
+    async def body(ctx: PageCtx, run: _Run) -> Any:
         return await actions.press(
-            _context(ctx, args, "page.press", sel), resolver(host, ctx, sel), args["key"],
+            _context(ctx, args, "page.press", sel, run), resolver(host, ctx, sel, run.group), args["key"],
             delay=args.get("delay", 0), timeout_ms=_timeout(args),
         )
 

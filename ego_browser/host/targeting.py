@@ -119,7 +119,7 @@ def _offset_fn(driver: PageDriver, frame: Frame) -> Any:
     return lambda: frame_offset(driver, frame)
 
 
-async def handle_for_ref(host: Host, ctx: PageCtx, ref: int) -> ElementHandle:
+async def handle_for_ref(host: Host, ctx: PageCtx, ref: int, group: str = GROUP) -> ElementHandle:
     """The element behind ``@ref`` in its frame's utility world; ``StaleRef`` if it is gone."""
     from ..snapshot import resolve_ref
     from .snapshot_ops import ledger_for
@@ -134,7 +134,7 @@ async def handle_for_ref(host: Host, ctx: PageCtx, ref: int) -> ElementHandle:
     try:
         res = await frame.session.send(
             "DOM.resolveNode",
-            {"backendNodeId": resolved.backend_node_id, "executionContextId": context_id, "objectGroup": GROUP},
+            {"backendNodeId": resolved.backend_node_id, "executionContextId": context_id, "objectGroup": group},
             timeout=5.0,
         )
     except CdpError:
@@ -152,38 +152,45 @@ async def handle_for_ref(host: Host, ctx: PageCtx, ref: int) -> ElementHandle:
     return ElementHandle(frame.session, context_id, object_id, _offset_fn(driver, frame))
 
 
-def resolver(host: Host, ctx: PageCtx, selector: str) -> Callable[[], Awaitable[list[ElementHandle]]]:
+def resolver(
+    host: Host, ctx: PageCtx, selector: str, group: str = GROUP
+) -> Callable[[], Awaitable[list[ElementHandle]]]:
     """The ``resolve`` callable of the action pipeline for ``selector`` (parsed once, up front,
-    so an invalid selector fails before anything happens)."""
+    so an invalid selector fails before anything happens); handles go to object ``group``."""
     parsed = parse_selector(selector)
     driver = ctx.driver
     if isinstance(parsed, RefSelector):
         ref = parsed.ref
 
         async def resolve_ref_handles() -> list[ElementHandle]:
-            return [await handle_for_ref(host, ctx, ref)]
+            return [await handle_for_ref(host, ctx, ref, group)]
 
         return resolve_ref_handles
 
     frames = EngineFrames(driver)
+    # every frame's matches: the action pipeline judges the top document's first and falls
+    # back to the frames only when none of those passes its checks (API.md §9)
+    mode = "top_first" if parsed.nth is not None else "all"
 
     async def resolve_selector() -> list[ElementHandle]:
         try:
-            found = await engine.resolve(frames, parsed, mode="top_first", describe=False, backend_ids=False,
-                                         object_group=GROUP)
+            found = await engine.resolve(frames, parsed, mode=mode, describe=False, backend_ids=False,
+                                         object_group=group)
         except (CdpChannelUnavailable, CdpError) as exc:
             raise Transient(f"the page changed while resolving the selector ({exc})", reason="not_found") from None
         handles = []
         for m in found.matches:
             ef = m.frame
             context_id = await ef.utility_context()
-            handles.append(ElementHandle(ef.session, context_id, m.object_id, _offset_fn(driver, ef.frame)))
+            handle = ElementHandle(ef.session, context_id, m.object_id, _offset_fn(driver, ef.frame))
+            handle.tier = 0 if ef.is_main else 1
+            handles.append(handle)
         return handles
 
     return resolve_selector
 
 
-async def release_handles(driver: PageDriver) -> None:
+async def release_handles(driver: PageDriver, group: str = GROUP) -> None:
     """Drop the element handles an action made (one object group per session, concurrently).
 
     Never raises. Its answer on the page session is also a renderer round trip there (the
@@ -191,7 +198,7 @@ async def release_handles(driver: PageDriver) -> None:
 
     async def one(session: Any) -> None:
         try:
-            await session.send("Runtime.releaseObjectGroup", {"objectGroup": GROUP}, timeout=2.0)
+            await session.send("Runtime.releaseObjectGroup", {"objectGroup": group}, timeout=2.0)
         except (CdpError, CdpChannelUnavailable, Exception):
             pass
 

@@ -561,6 +561,7 @@
   // haystack of everything an accessible name can be built from: text (shadow included), all
   // attribute values and form values of the element and its descendants, its labels and
   // aria-labelledby targets, and ::before/::after strings (non-literal content keeps it).
+  const HTML_NS = 'http://www.w3.org/1999/xhtml';
   function hasRoleToken(el, role) {
     const attr = el.getAttribute('role');
     if (!attr) return false;
@@ -647,11 +648,150 @@
     const out = [];
     const pseudo = words ? mayHavePseudoContent(ctx.roots) : false;
     for (const el of allElements(ctx)) {
-      if (!(tags.has(el.nodeName) || el.localName.includes('-') || hasRoleToken(el, role) || (spec.editable && el.isContentEditable))) continue;
+      if (!(tags.has(el.nodeName) || el.localName.includes('-') || hasRoleToken(el, role) || (spec.editable && el.isContentEditable) ||
+            (el.namespaceURI !== HTML_NS && tags.has(el.nodeName.toUpperCase())))) continue;  // SVG <a>
       if (words && !haystackHas(el, words, pseudo)) continue;
       out.push(el);
     }
     return out;
+  }
+
+  // ---------------------------------------------------------------- role classification
+  // For each role candidate (as roleCandidates): 'y' when its role is surely `spec.role` in
+  // Chromium's tree and it is surely exposed (not ignored), 'n' when its role is surely
+  // something else, 'm' (maybe) otherwise: Chromium's AX tree decides those. Sure roles are
+  // native elements with an implicit role and no role attribute (a conservative subset of the
+  // HTML-AAM mapping), and explicit role attributes whose first token is a role Chromium keeps
+  // as written. Surely exposed: rendered and visible (checkVisibility), no aria-hidden, inert or
+  // children-presentational ancestor (DOM or flat tree), no modal dialog in the document.
+  // A named query turns 'y' into 'm' (names come from Chromium).
+  const ROLE_INPUT_SURE = {
+    button: 'button', submit: 'button', reset: 'button', image: 'button', checkbox: 'checkbox',
+    radio: 'radio', range: 'slider', number: 'spinbutton', search: 'searchbox', text: 'textbox',
+    email: 'textbox', tel: 'textbox', url: 'textbox',
+  };
+  const ROLE_HEADINGS = new Set(['H1', 'H2', 'H3', 'H4', 'H5', 'H6']);
+  // Implicit role when sure, '' for "exposes no role at all", null when unsure.
+  function sureImplicitRole(el) {
+    const tag = el.nodeName;
+    if (el.isContentEditable) return null;
+    switch (tag) {
+      case 'BUTTON':
+        return el.hasAttribute('aria-pressed') || el.hasAttribute('aria-haspopup') ? null : 'button';
+      case 'INPUT': {
+        const t = el.type;
+        if (t === 'hidden') return '';
+        const r = ROLE_INPUT_SURE[t];
+        if (!r) return null;
+        if (el.hasAttribute('list')) return null;
+        if (r === 'button' && (el.hasAttribute('aria-pressed') || el.hasAttribute('aria-haspopup'))) return null;
+        if (r === 'checkbox' && el.hasAttribute('switch')) return null;
+        return r;
+      }
+      case 'A': case 'AREA': return el.hasAttribute('href') ? 'link' : null;
+      case 'TEXTAREA': return 'textbox';
+      case 'SELECT': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+    }
+    if (ROLE_HEADINGS.has(tag)) return 'heading';
+    return null;
+  }
+  // explicit roles Chromium keeps as written on ordinary (non-form, non-custom) elements
+  const ROLE_EXPLICIT_SURE = new Set([
+    'button', 'link', 'checkbox', 'radio', 'switch', 'textbox', 'searchbox', 'heading', 'tab', 'tabpanel',
+    'tablist', 'menu', 'menubar', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'dialog', 'alertdialog',
+    'navigation', 'main', 'slider', 'spinbutton', 'progressbar', 'tooltip', 'status', 'alert', 'radiogroup',
+    'toolbar', 'combobox', 'listbox', 'search', 'banner', 'contentinfo', 'complementary', 'form', 'img',
+  ]);
+  // valid ARIA roles (a first token among these is the element's role, save none/presentation/generic)
+  const ROLE_VALID = new Set([...ROLE_EXPLICIT_SURE, 'alert', 'application', 'article', 'blockquote', 'caption',
+    'cell', 'code', 'columnheader', 'comment', 'definition', 'deletion', 'directory', 'document', 'emphasis',
+    'feed', 'figure', 'grid', 'gridcell', 'group', 'insertion', 'list', 'listitem', 'log', 'marquee', 'math',
+    'meter', 'note', 'option', 'paragraph', 'region', 'row', 'rowgroup', 'rowheader', 'scrollbar',
+    'separator', 'strong', 'subscript', 'superscript', 'table', 'term', 'time', 'timer', 'tree', 'treegrid',
+    'treeitem', 'image', 'mark', 'suggestion', 'sectionheader', 'sectionfooter']);
+  const ROLE_NO_EXPLICIT_TAGS = new Set(['INPUT', 'SELECT', 'TEXTAREA', 'IMG', 'BODY', 'HTML', 'OPTION',
+    'OPTGROUP', 'IFRAME', 'OBJECT', 'EMBED', 'VIDEO', 'AUDIO', 'CANVAS', 'DATALIST', 'LABEL', 'LEGEND']);
+  // elements whose children Chromium may treat as presentational
+  const ROLE_PRES_TAGS = new Set(['BUTTON', 'IMG', 'METER', 'PROGRESS', 'OPTION', 'HR', 'INPUT', 'SELECT',
+    'TEXTAREA', 'svg', 'math', 'SUMMARY']);
+  const ROLE_PRES_ROLES = new Set(['button', 'checkbox', 'img', 'image', 'meter', 'math', 'menuitemcheckbox',
+    'menuitemradio', 'option', 'progressbar', 'radio', 'scrollbar', 'separator', 'slider', 'switch', 'tab']);
+
+  function ancestorsClear(el) {
+    // aria-hidden / inert / presentational-children ancestors, DOM chain then flat chain
+    for (const step of [parentOrHost, (e) => e.assignedSlot || parentOrHost(e)]) {
+      for (let e = el; e; e = step(e)) {
+        const ah = e.getAttribute('aria-hidden');
+        if (ah && ah.trim().toLowerCase() === 'true') return false;
+        if (e.hasAttribute('inert')) return false;
+        if (e !== el) {
+          if (ROLE_PRES_TAGS.has(e.nodeName) || e.localName.includes('-')) return false;
+          const r = e.getAttribute('role');
+          if (r && ROLE_PRES_ROLES.has(r.trim().toLowerCase().split(/\s+/)[0])) return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  function roleKind(el, role, named, modal) {
+    if (el.localName.includes('-')) return 'm';
+    const attr = el.getAttribute('role');
+    let sure;
+    if (attr !== null && attr.trim() !== '') {
+      const first = attr.trim().toLowerCase().split(/\s+/)[0];
+      if (first === role && ROLE_EXPLICIT_SURE.has(role) && !ROLE_NO_EXPLICIT_TAGS.has(el.nodeName) &&
+          !el.isContentEditable) {
+        sure = role;
+      } else if (first !== role && ROLE_VALID.has(first) && !ROLE_NO_EXPLICIT_TAGS.has(el.nodeName)) {
+        const implicit = sureImplicitRole(el);
+        // a kept explicit role, and the implicit one (should Chromium drop it) is not `role` either
+        if (implicit !== null && implicit !== role && !el.isContentEditable) return 'n';
+        if (implicit === null && (el.nodeName === 'DIV' || el.nodeName === 'SPAN') && !el.isContentEditable) return 'n';
+        return 'm';
+      } else {
+        return 'm';
+      }
+    } else {
+      sure = sureImplicitRole(el);
+      if (sure === null) return 'm';
+      if (sure !== role) return 'n';
+    }
+    if (named || modal) return 'm';
+    if (!el.checkVisibility({ visibilityProperty: true })) return 'm';
+    return ancestorsClear(el) ? 'y' : 'm';
+  }
+  // roleCandidates() classified: the candidates that are not surely another role, in
+  // document order, as an array with `meta` = JSON {kinds: "ymm..."} (one letter each).
+  function roleClassify(spec) {
+    const els = roleCandidates(spec);
+    const role = spec.role;
+    const named = !!spec.named;
+    const modal = !!document.querySelector('dialog:modal');
+    const out = [];
+    let kinds = '';
+    for (const el of els) {
+      const k = roleKind(el, role, named, modal);
+      if (k === 'n') continue;
+      out.push(el);
+      kinds += k;
+    }
+    out.meta = JSON.stringify({ kinds });
+    return out;
+  }
+
+  // How many candidates surely have the role, or {maybe: n} when Chromium must decide some.
+  function roleCount(spec) {
+    const els = roleCandidates(spec);
+    const role = spec.role;
+    const modal = !!document.querySelector('dialog:modal');
+    let yes = 0, maybe = 0;
+    for (const el of els) {
+      const k = roleKind(el, role, !!spec.named, modal);
+      if (k === 'y') yes++;
+      else if (k === 'm') maybe++;
+    }
+    return maybe ? { maybe } : { count: yes };
   }
 
   // Orders elements (from the AX tree) like Playwright's role engine: per root, tree order.
@@ -692,6 +832,8 @@
     count,
     order,
     roleCandidates,
+    roleClassify,
+    roleCount,
     describe: (el) => describe(el, new Map()),
     describeAll: (els) => { const cache = new Map(); return els.map((el) => describe(el, cache)); },
     retarget,

@@ -114,7 +114,7 @@ async def query_frame(
         if parsed.kind == "role":
             return await _query_role(
                 frame, parsed, limit=limit, nth=nth, describe=describe, objects=objects,
-                object_group=object_group, project=project, timeout=timeout,
+                object_group=object_group, project=project, timeout=timeout, backend_ids=backend_ids,
             )
         spec = dict(parsed.to_spec())
         spec["nth"] = nth

@@ -9,6 +9,14 @@ roles, one whole-document query; after 2 s without an answer the candidates are 
 one (or, without candidates, ``getFullAXTree`` answers).
 Ignored (hidden) nodes never match; names compare after whitespace normalisation, ``name=``
 exactly, ``name*=`` as a case-insensitive substring. Matches come back in Playwright's order.
+
+Most candidates need no accessibility call at all: the page classifies each one
+(``__egoSel.roleClassify``/``roleCount``) as surely the role and surely exposed (a native
+element with its implicit role and no role attribute, or an explicit role Chromium keeps as
+written; rendered, visible, no aria-hidden/inert/presentational ancestor), surely another role
+(dropped), or unsure. Only the unsure ones are asked of Chromium, one ``getPartialAXTree`` each
+(up to 40; beyond that the whole-document path above). A name filter makes every candidate
+unsure (names are Chromium's), and so does a modal dialog in the document.
 """
 
 from __future__ import annotations
@@ -16,12 +24,15 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import orjson
+
 from ..errors import CdpChannelUnavailable, CdpError, EgoTimeout
 from ._core import (
     _MISSING,
     _ROLE_ALIASES,
     DEFAULT_GROUP,
     Match,
+    _backend_ids,
     _context_gone,
     _dumps,
     _evaluate,
@@ -93,6 +104,13 @@ _tmp_groups = iter(range(1, 1 << 62))
 _DOC_QUERY_TIMEOUT = 2.0
 
 
+def _candidate_spec(parsed: ParsedSelector) -> dict[str, Any]:
+    role = parsed.role or ""
+    needle = normalize_whitespace(parsed.name).lower() if parsed.name is not None else ""
+    return {"role": role, "tags": list(_ROLE_TAGS[role]), "words": needle.split(" ") if needle else [],
+            "editable": role == "textbox", "named": parsed.name is not None}
+
+
 async def _role_candidates(frame: Any, parsed: ParsedSelector, timeout: float) -> tuple[list[str], str] | None:
     """Object ids of a superset of the matches (in a temporary object group), or None."""
     role = parsed.role or ""
@@ -158,6 +176,16 @@ async def _document_query(frame: Any, roles: tuple[str, ...], timeout: float) ->
     return nodes
 
 
+def _name_ok(node: dict, parsed: ParsedSelector) -> bool:
+    name = parsed.name
+    if name is None:
+        return True
+    actual = normalize_whitespace(str((node.get("name") or {}).get("value") or ""))
+    if parsed.name_op == "*=":
+        return normalize_whitespace(name).lower() in actual.lower()
+    return actual == normalize_whitespace(name)
+
+
 async def _ax_nodes(frame: Any, parsed: ParsedSelector, timeout: float) -> list[dict]:
     """Non-ignored AX nodes of the frame's document with the role and name asked for."""
     session = frame.session
@@ -216,7 +244,150 @@ async def _query_role(
     object_group: str | None,
     project: str | None,
     timeout: float,
+    backend_ids: bool = True,
 ) -> _FrameResult:
+    if (parsed.role or "") in _ROLE_TAGS:
+        if not objects and parsed.name is None:
+            # a count the page can give alone when every candidate is sure
+            res = await _evaluate(frame, f"__egoSel.roleCount({_dumps(_candidate_spec(parsed))})", by_value=True,
+                                  group=None, timeout=timeout)
+            value = res.get("value") or {}
+            if "count" in value:
+                n = int(value["count"])
+                return _FrameResult([], n, n if nth is None else int(_nth_index(nth, n) is not None))
+        found = await _query_role_classified(
+            frame, parsed, limit=limit, nth=nth, describe=describe, objects=objects, object_group=object_group,
+            project=project, timeout=timeout, backend_ids=backend_ids,
+        )
+        if found is not None:
+            return found
+    return await _query_role_ax(
+        frame, parsed, limit=limit, nth=nth, describe=describe, objects=objects, object_group=object_group,
+        project=project, timeout=timeout,
+    )
+
+
+async def _query_role_classified(
+    frame: Any,
+    parsed: ParsedSelector,
+    *,
+    limit: int | None,
+    nth: int | None,
+    describe: bool,
+    objects: bool,
+    object_group: str | None,
+    project: str | None,
+    timeout: float,
+    backend_ids: bool,
+) -> _FrameResult | None:
+    """The in-page classification path; None when too many candidates are unsure (the
+    caller then takes the whole-document path)."""
+    session = frame.session
+    temp = None if (objects and object_group) else f"ego-sel-tmp-{next(_tmp_groups)}"
+    group = object_group if temp is None else temp
+    res = await _evaluate(frame, f"__egoSel.roleClassify({_dumps(_candidate_spec(parsed))})", by_value=False,
+                          group=group, timeout=timeout)
+    array_id = res.get("objectId")
+    oids: list[str] = []
+    kinds = ""
+    if array_id is not None and (res.get("description") or "") != "Array(0)":
+        props = await session.send("Runtime.getProperties", {"objectId": array_id, "ownProperties": True},
+                                   timeout=timeout)
+        by_index: dict[int, str] = {}
+        for prop in props.get("result", ()):
+            name = prop.get("name")
+            value = prop.get("value") or {}
+            if name == "meta":
+                kinds = orjson.loads(value.get("value") or "{}").get("kinds", "")
+            elif name is not None and name.isdigit() and value.get("objectId"):
+                by_index[int(name)] = value["objectId"]
+        oids = [by_index[i] for i in sorted(by_index)]
+    if array_id is not None and temp is None:
+        await _release(session, array_id)
+    if len(kinds) != len(oids):  # an engine without roleClassify meta: let Chromium decide all
+        kinds = "m" * len(oids)
+    unsure = [i for i, k in enumerate(kinds) if k == "m"]
+    if len(unsure) > _MAX_CANDIDATES:
+        if temp is not None:
+            await _release_group(session, temp)
+        else:
+            await asyncio.gather(*(_release(session, o) for o in oids))
+        return None
+    roles = _ROLE_ALIASES.get(parsed.role or "", (parsed.role,))
+    ax: dict[int, dict] = {}
+    if unsure:
+        for i, nodes in zip(unsure, await asyncio.gather(*(_partial_node(session, oids[i], timeout) for i in unsure))):
+            node = nodes[0] if nodes else None
+            if (node is not None and not node.get("ignored") and (node.get("role") or {}).get("value") in roles
+                    and _name_ok(node, parsed)):
+                ax[i] = node
+    matched = [i for i, k in enumerate(kinds) if k == "y" or i in ax]
+    count_all = len(matched)
+    if not objects:
+        if temp is not None:
+            await _release_group(session, temp)
+        return _FrameResult([], count_all, count_all if nth is None else int(_nth_index(nth, count_all) is not None))
+    if nth is not None:
+        i = _nth_index(nth, count_all)
+        chosen = [matched[i]] if i is not None else []
+    else:
+        chosen = matched
+    total = len(chosen)
+    keep = chosen if limit is None else chosen[:limit]
+    kept = set(keep)
+    drop = [o for i, o in enumerate(oids) if i not in kept]
+    infos: list[dict] = [{} for _ in keep]
+    if keep and (describe or project):
+        fn = "function(...els) { const d = __egoSel.describeAll(els);"
+        if project:
+            fn += f" const p = ({project}); d.forEach((x, i) => x.project = p(els[i]));"
+        fn += " return d; }"
+        r = await session.send(
+            "Runtime.callFunctionOn",
+            {"functionDeclaration": fn, "objectId": oids[keep[0]],
+             "arguments": [{"objectId": oids[i]} for i in keep], "returnByValue": True},
+            timeout=timeout,
+        )
+        if not r.get("exceptionDetails"):
+            infos = r["result"].get("value") or infos
+    if describe:
+        # names are Chromium's: ask about the sure ones kept (the unsure ones were asked already)
+        need = [i for i in keep if i not in ax]
+        for i, nodes in zip(need, await asyncio.gather(*(_partial_node(session, oids[i], timeout) for i in need))):
+            if nodes:
+                ax[i] = nodes[0]
+    backend: dict[int, int | None] = {i: ax[i].get("backendDOMNodeId") for i in keep if i in ax}
+    if backend_ids:
+        need = [i for i in keep if backend.get(i) is None]
+        if need:
+            for i, b in zip(need, await _backend_ids(session, [oids[i] for i in need], timeout)):
+                backend[i] = b
+    matches = []
+    for i, info in zip(keep, infos):
+        info = dict(info)
+        info["role"] = parsed.role
+        node = ax.get(i)
+        if node is not None:
+            info["name"] = normalize_whitespace(str((node.get("name") or {}).get("value") or ""))
+        matches.append(Match(frame, backend.get(i), oids[i], info))
+    if drop:
+        await asyncio.gather(*(_release(session, o) for o in drop))
+    return _FrameResult(matches, count_all, total)
+
+
+async def _query_role_ax(
+    frame: Any,
+    parsed: ParsedSelector,
+    *,
+    limit: int | None,
+    nth: int | None,
+    describe: bool,
+    objects: bool,
+    object_group: str | None,
+    project: str | None,
+    timeout: float,
+) -> _FrameResult:
+    """Roles and names from Chromium's AX tree only (roles the page cannot classify)."""
     session = frame.session
     nodes = await _ax_nodes(frame, parsed, timeout)
     count_before = len(nodes)
