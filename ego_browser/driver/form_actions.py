@@ -1,0 +1,217 @@
+"""Form actions: fill, select_option, focus and press, on the pipeline of ``actions``.
+
+Same rules as the pointer actions (see ``driver/actions.py``): the resolver gives the
+candidates, ``_pick`` applies the checks and strictness, ``_retry`` waits out transient
+blockers until the deadline, and input is delivered at most once.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..errors import InvalidArgument, NotActionable
+from .action_args import _bad
+from .keyboard import normalize_key_name, split_chord
+from .actions import (  # the shared pipeline
+    ActionContext,
+    ElementHandle,
+    Resolve,
+    _Blocked,
+    _check_timeout,
+    _hit,
+    _pick,
+    _press_point,
+    _retry,
+    _scroll_into_view,
+    call,
+    target_handle,
+)
+
+__all__ = ["fill", "select_option", "focus", "press"]
+
+
+# ---- fill ----------------------------------------------------------------------------------
+
+
+async def fill(
+    ctx: ActionContext,
+    resolve: Resolve,
+    value: str,
+    *,
+    clear_first: bool = True,
+    timeout_ms: float = 3000,
+) -> dict:
+    """Fill the field, its editing host or a wrapper's single fillable descendant.
+
+    One native insertion (``Input.insertText``) → one trusted ``input`` with ``data == value``;
+    date/color/range… get ``.value`` + ``input``/``change``. The value is read back with
+    formatting tolerance. An editor that ignored the insertion gets one real click and one
+    more insertion, unless that click would hit a link inside the editor (``unsafe_activation``).
+    Returns ``{"value": <read back>}``.
+    """
+    if not isinstance(value, str):
+        raise _bad(ctx.api, "value", "a str", value)
+    if not isinstance(clear_first, bool):
+        raise _bad(ctx.api, "clear_first", "a bool", clear_first)
+    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+    delivered = False
+
+    async def insert(h: ElementHandle, before: str) -> dict:
+        if value == "":
+            if clear_first and before != "":
+                await ctx.keyboard.press("Delete")
+        else:
+            await ctx.keyboard.insert_text(value)
+        return await call(h, "fillVerify", value, before, clear_first)
+
+    async def attempt() -> dict:
+        nonlocal delivered
+        picked = await _pick(ctx, resolve, "fill", None if delivered else ("fillStart", value, clear_first))
+        start = picked._fused
+        if start is not None and start.get("detached"):
+            raise _Blocked("hidden", "element is not attached to the DOM")
+        if start is not None and "prep" in start:
+            # the checks passed, the element is its own fill target, already in view: fillStart
+            # ran fillPrepare and isFocused in the same call
+            h = picked
+            prep = start["prep"]
+        else:
+            h = picked if start is not None and start.get("same") else await target_handle(picked, "fill")
+            if delivered:
+                raise _Blocked("not_editable", "the field did not keep the value")
+            await _scroll_into_view(ctx, h, "fill", None)
+            prep = await call(h, "fillPrepare", value, clear_first)
+            start = None
+        if prep.get("error"):
+            raise InvalidArgument(f"{ctx.api}: {prep['error']}", api=ctx.api, option="value", expected="a value the field accepts")
+        if prep.get("done"):
+            delivered = True
+            res = await call(h, "fillVerify", value, "", True)
+            ctx._finished_on(h)
+            return {"value": res["value"]}
+        before = prep["before"]
+        focused = start["focused"] if start is not None else await call(h, "isFocused", "fill")
+        res = None
+        if focused:
+            delivered = True
+            res = await insert(h, before)
+            if res["ok"]:
+                ctx._finished_on(h)  # insert() ends with fillVerify
+                return {"value": res["value"]}
+            if not res.get("unchanged"):
+                raise NotActionable(
+                    f"{ctx.api}: the field shows {res['value']!r} after filling {value!r}",
+                    selector=ctx.selector, timeout_ms=None, reason="not_editable",
+                )
+        # the editor ignored focus or the insertion: one real click (never on a link), then retry
+        fx, fy, x, y = await _press_point(h, "fill", None)
+        link = await call(h, "linkAt", fx, fy)
+        if link:
+            raise NotActionable(
+                f"{ctx.api}: cannot safely activate the editor: a click would hit the link {link}",
+                selector=ctx.selector, timeout_ms=None, reason="unsafe_activation",
+            )
+        await _hit(h, "fill", fx, fy)
+        await ctx.mouse.click(x, y)
+        delivered = True
+        await call(h, "focusForFill", clear_first)
+        res = await insert(h, (await call(h, "fillPrepare", value, clear_first))["before"] if not clear_first else before)
+        if res["ok"]:
+            ctx._finished_on(h)
+            return {"value": res["value"]}
+        raise NotActionable(
+            f"{ctx.api}: the field shows {res['value']!r} after filling {value!r}",
+            selector=ctx.selector, timeout_ms=None, reason="not_editable",
+        )
+
+    return await _retry(ctx, timeout_ms, attempt)
+
+
+# ---- select_option -------------------------------------------------------------------------
+
+
+def _descriptors(api: str, value: Any) -> tuple[list[dict], bool]:
+    if value is None:
+        return [], True
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        return [], True
+    out = []
+    for item in items:
+        if isinstance(item, str):
+            out.append({"valueOrLabel": item})
+        elif isinstance(item, dict):
+            if not item or set(item) - {"value", "label", "index"}:
+                raise _bad(api, "value", "a str, a dict {value?, label?, index?}, a list of these, or None", item)
+            d = {}
+            for k in ("value", "label"):
+                if k in item:
+                    if not isinstance(item[k], str):
+                        raise _bad(api, f"value[{k!r}]", "a str", item[k])
+                    d[k] = item[k]
+            if "index" in item:
+                if isinstance(item["index"], bool) or not isinstance(item["index"], int) or item["index"] < 0:
+                    raise _bad(api, "value['index']", "an integer >= 0", item["index"])
+                d["index"] = item["index"]
+            out.append(d)
+        else:
+            raise _bad(api, "value", "a str, a dict {value?, label?, index?}, a list of these, or None", item)
+    return out, False
+
+
+async def select_option(ctx: ActionContext, resolve: Resolve, value: Any, *, timeout_ms: float = 3000) -> list[str]:
+    """Select options of a ``<select>`` (API.md §4.3); returns the selected values."""
+    descriptors, clear = _descriptors(ctx.api, value)
+    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+
+    async def attempt() -> list[str]:
+        h = await _pick(ctx, resolve, "select", ("selectOption", descriptors, clear))
+        res = h._fused if h._fused is not None else await call(h, "selectOption", descriptors, clear)
+        if "missing" in res:
+            raise _Blocked("option_not_found", f"did not find some options; available options: {res['missing']}")
+        ctx._finished_on(h)
+        return res["values"]
+
+    return await _retry(ctx, timeout_ms, attempt)
+
+
+# ---- focus and press -----------------------------------------------------------------------
+
+
+async def focus(ctx: ActionContext, resolve: Resolve, *, timeout_ms: float = 3000) -> dict:
+    """Focus the element, its nearest focusable ancestor (through slots) or its single
+    editable descendant."""
+    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+
+    async def attempt() -> dict:
+        h = await _pick(ctx, resolve, "focus")
+        if not await call(h, "focus", "focus"):
+            raise _Blocked("not_focusable", "element did not take focus")
+        return {"target": await call(h, "describe")}
+
+    return await _retry(ctx, timeout_ms, attempt)
+
+
+async def press(ctx: ActionContext, resolve: Resolve, key: str, *, delay: float = 0, timeout_ms: float = 3000) -> dict:
+    """``focus`` then ``keyboard.press(key)``; the key is validated before anything happens."""
+    for token in split_chord(key):
+        try:
+            normalize_key_name(token)
+        except InvalidArgument as exc:
+            exc.api = ctx.api
+            raise
+    if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not math.isfinite(delay) or delay < 0:
+        raise _bad(ctx.api, "delay", "a finite number >= 0", delay)
+    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+
+    async def attempt() -> dict:
+        h = await _pick(ctx, resolve, "press")
+        if not await call(h, "focus", "press"):
+            raise _Blocked("not_focusable", "element did not take focus")
+        return {}
+
+    await _retry(ctx, timeout_ms, attempt)
+    await ctx.keyboard.press(key, delay=delay)
+    return {}
+
