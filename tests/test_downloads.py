@@ -141,21 +141,37 @@ PDF = (b"%PDF-1.1\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pag
        b"3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 300 144]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF")
 
 
-async def test_b144_inline_pdf_in_new_tab_is_a_page(host, task, server):
-    """B144 (part): an inline PDF opened with target=_blank is a popup Page, not a download.
-
-    Headless Chromium 156 renders it in its PDF viewer (the document body holds only the
-    viewer's embed); the viewer's own download button is not covered here.
-    """
+async def test_b144_inline_pdf_in_new_tab_is_a_page(host, task, server, tmp_path):
+    """B144: an inline PDF opened with target=_blank is a popup Page, not a download; the
+    viewer's snapshot shows the page count, and its own Download button (through ``loc=css:``)
+    gives a Download whose page() is the viewer Page, with the exact bytes of the PDF."""
     server.route("/b144/doc.pdf", Response(PDF, content_type="application/pdf"))
     page = task.page("p1")
     await page.goto(server.page("/b144", "<a id=l target=_blank href='/b144/doc.pdf'"
                                 " style='display:block;width:100px;height:30px'>pdf</a>"))
     waiter = page.wait_for_event("download", timeout=1500)
-    receipt = await click(host, page, "#l")
+    receipt = await page.click("#l")
     assert len(receipt.popups) == 1
     viewer = task.page(receipt.popups[0]["label"])
     await viewer.wait_for_url("**/b144/doc.pdf")
     with pytest.raises(ego_timeout()):
         await waiter
     assert await viewer.url() == server.url("/b144/doc.pdf")
+    # the viewer (an extension frame behind the PDF document) appears under the page's root
+    await viewer.wait_for_selector("viewer-page-selector", state="attached", timeout=10000)
+    snap = await viewer.snapshot(scope="full_page")
+    lines = [line.strip() for line in snap.splitlines()]
+    assert lines[1] == "root" and lines[2].startswith("iframe [ref=")
+    assert any(line.startswith('textbox "Page number"') for line in lines)
+    count = lines.index('text "/"')
+    assert lines[count + 1] == 'text "1"', "the page count (one page) follows the page number"
+    # the viewer's own Download button saves the document through a Download
+    download = viewer.wait_for_event("download", timeout=10000)
+    await viewer.click('loc=css:cr-icon-button[aria-label="Download"]')
+    dl = await download
+    assert dl.page() is viewer
+    target = tmp_path / "saved" / "doc.pdf"
+    await dl.save_as(str(target))
+    data = target.read_bytes()
+    assert len(data) == len(PDF) and hashlib.sha256(data).hexdigest() == hashlib.sha256(PDF).hexdigest()
+    assert await viewer.url() == server.url("/b144/doc.pdf"), "the source URL is unchanged"

@@ -30,6 +30,7 @@ from typing import Any, Union
 
 from ..cdp.connection import Session
 from ..errors import (
+    CdpError,
     InvalidArgument,
     NotActionable,
     PageScriptError,
@@ -149,7 +150,13 @@ async def call(handle: ElementHandle, name: str, *args: Any) -> Any:
         "awaitPromise": True,
     }
     for _ in range(2):
-        res = await handle.session.send("Runtime.callFunctionOn", params)
+        try:
+            res = await handle.session.send("Runtime.callFunctionOn", params)
+        except CdpError as exc:
+            if "context" in (exc.cdp_message or "").lower() or "object" in (exc.cdp_message or "").lower():
+                # the element's document or world was replaced: resolve again on the next attempt
+                raise Transient(f"the page changed under the action ({exc.cdp_message})") from None
+            raise
         if "exceptionDetails" in res:
             d = res["exceptionDetails"]
             msg = (d.get("exception") or {}).get("description") or d.get("text") or "error"

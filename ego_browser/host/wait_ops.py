@@ -201,6 +201,10 @@ async def wait_for_selector(host: Host, args: dict[str, Any]) -> bool:
         except CdpChannelUnavailable:
             if driver.closed:
                 raise
+        except CdpError as exc:
+            # a frame's document was replaced while we read it: look again at the next change
+            if "context" not in (exc.cdp_message or "").lower():
+                raise
         remaining = deadline - loop.time()
         if remaining <= 0:
             raise EgoTimeout(

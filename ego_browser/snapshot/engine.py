@@ -241,6 +241,13 @@ async def _take(
     for f, bid in zip(owned, results[len(order):]):
         if bid is not None:
             children[(f.parent_frame_id, bid)] = f.frame_id
+    # a document whose only content is a frame the walker cannot reach (Chromium's PDF
+    # viewer: an <iframe> in a closed user-agent shadow root) shows that frame under its root
+    embedded: dict[str, list[tuple[int, str]]] = {}
+    if root_backend is None:
+        for (p, b), c in children.items():
+            if p in caps and c in caps:
+                embedded.setdefault(p, []).append((b, c))
     # locator counts across frames
     totals: dict[str, int] | None = None
     if multi and locs:
@@ -312,6 +319,16 @@ async def _take(
                 child = children.get((fid, bid))
                 if child is not None:
                     emit(child, d[i] + 1)
+        for bid, child in embedded.get(fid, ()) if n == 1 and not iframes else ():
+            if child not in seen:
+                depth.append(d[0] + 1)
+                role.append("iframe")
+                name.append("")
+                flags.append(_F_REF | _F_IFRAME)
+                key.append((fid, loader, bid))
+                url.append("")
+                loc.append("")
+                emit(child, d[0] + 2)
 
     emit(root_frame.frame_id, 0)
     fetches = [c.fetch for c in caps.values() if c.fetch is not None]
