@@ -97,3 +97,34 @@ def test_missing_chromium_is_a_clear_error(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert "EGO_BROWSER_UNAVAILABLE" in proc.stderr and "EGO_BROWSER_CHROMIUM" in proc.stderr
+
+
+def test_killed_embedded_host_takes_its_chromium_along(tmp_path):
+    """A test or library process killed with SIGKILL leaves no Chromium running."""
+    import signal
+    import time
+
+    env = {**os.environ, "EGO_BROWSER_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
+    env.pop("EGO_BROWSER_CDP_URL", None)
+    script = textwrap.dedent("""
+        import asyncio, ego_browser
+        async def main():
+            async with ego_browser.embedded() as host:
+                await ego_browser.task_space("x")
+                print(host.browser.process.pid, flush=True)
+                await asyncio.sleep(60)
+        asyncio.run(main())
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        browser_pid = int(proc.stdout.readline())
+        assert pid_alive(browser_pid)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        deadline = time.monotonic() + 10
+        while pid_alive(browser_pid) and time.monotonic() < deadline:
+            time.sleep(0.05)  # waiting for another process to exit: there is no event for it
+        assert not pid_alive(browser_pid)
+    finally:
+        if proc.poll() is None:
+            proc.kill()

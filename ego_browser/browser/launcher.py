@@ -153,10 +153,13 @@ def launch_chromium(
     headless: bool | None = None,
     timeout: float = 30.0,
     log_path: str | os.PathLike | None = None,
+    die_with_parent: bool = False,
 ) -> BrowserProcess:
     """Launch Chromium on a free port and wait for its DevTools endpoint.
 
     Chromium runs in its own process group so that stopping it takes its helpers along.
+    ``die_with_parent`` (Linux): the kernel kills Chromium if the launching thread's process
+    dies, even by SIGKILL; call it from a thread that lives as long as the process.
     """
     executable = executable or find_chromium()
     profile = Path(user_data_dir)
@@ -188,6 +191,7 @@ def launch_chromium(
             stderr=log,
             start_new_session=True,
             close_fds=True,
+            preexec_fn=_die_with_parent if die_with_parent else None,
         )
     finally:
         if log_path:
@@ -216,6 +220,16 @@ def launch_chromium(
         # The port file appears once; a short sleep keeps this start-up loop cheap. It only
         # runs while Chromium boots, never on a page action.
         time.sleep(0.02)
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: SIGKILL when the parent goes (prctl PR_SET_PDEATHSIG)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the host's stop() still ends Chromium
+        pass
 
 
 def resolve_cdp_url(url: str, *, timeout: float = 5.0) -> str:

@@ -77,7 +77,7 @@ async def embedded() -> AsyncIterator[Any]:
             "or set EGO_BROWSER_HOME to another directory for embedded use",
             endpoint=str(config.socket_path()),
         ) from None
-    host = Host()
+    host = Host(embedded=True)
     try:
         await host.start()
         token = use_channel(InProcessChannel(host))

@@ -26,9 +26,12 @@ __all__ = ["BrowserLink"]
 
 
 class BrowserLink:
-    def __init__(self, home: Path, run_dir: Path) -> None:
+    def __init__(self, home: Path, run_dir: Path, *, embedded: bool = False) -> None:
         self.home = home
         self.run_dir = run_dir
+        #: in-process hosts tie Chromium's life to this process (nothing survives a killed test);
+        #: the background host lets it outlive a killed host so the next one reattaches
+        self.embedded = embedded
         self.conn: Connection | None = None
         self.process: BrowserProcess | None = None
         self.owned = False
@@ -84,9 +87,12 @@ class BrowserLink:
             # alive but unreachable: a wedged browser of ours; replace it
             BrowserProcess(int(saved["pid"]), saved["ws_url"], "").terminate()
         profile = self.home / "profiles" / "default"
-        process = await asyncio.to_thread(
-            launch_chromium, profile, log_path=self.run_dir / "chromium.log"
-        )
+        if self.embedded:
+            # launched from the loop's own thread: the death signal follows this thread, and
+            # a worker thread of to_thread() may end before the process does
+            process = launch_chromium(profile, log_path=self.run_dir / "chromium.log", die_with_parent=True)
+        else:
+            process = await asyncio.to_thread(launch_chromium, profile, log_path=self.run_dir / "chromium.log")
         self.process = process
         self.conn = await Connection.connect(process.ws_url)
         self.endpoint, self.owned = process.ws_url, True

@@ -47,11 +47,11 @@ class PageCtx:
 
 
 class Host:
-    def __init__(self, *, home: Path | None = None) -> None:
+    def __init__(self, *, home: Path | None = None, embedded: bool = False) -> None:
         self.home = home or config.home()
         self.run_dir = self.home / "run"
         self.store: Store | None = None
-        self.browser = BrowserLink(self.home, self.run_dir)
+        self.browser = BrowserLink(self.home, self.run_dir, embedded=embedded)
         self.drivers: dict[str, PageDriver] = {}
         self._attaching: dict[str, asyncio.Future] = {}
         self.active: dict[int, str] = {}  # space id -> target id made active last
