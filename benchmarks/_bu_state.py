@@ -22,16 +22,6 @@ import sys
 import tempfile
 import time
 
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 # no telemetry, no cloud, no extension downloads (there is no network here)
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "false")
@@ -47,6 +37,7 @@ async def main() -> int:
     ap.add_argument("--full-page", action="store_true", help="no 1000px viewport threshold")
     ap.add_argument("--text-out", help="write the last state text here instead of into the JSON")
     ap.add_argument("--executable", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+    ap.add_argument("--flag", action="append", default=[], help="a Chromium flag (peers.FLAGS passes them all)")
     opts = ap.parse_args()
 
     logging.disable(logging.WARNING)
@@ -56,7 +47,7 @@ async def main() -> int:
     session = BrowserSession(
         executable_path=opts.executable,
         headless=True,
-        args=FLAGS,
+        args=opts.flag,
         user_data_dir=profile_dir,
         enable_default_extensions=False,  # they would be downloaded
         highlight_elements=False,  # visual overlay, not part of the state text

@@ -163,13 +163,7 @@ class _Worker:
 # -- measurement -----------------------------------------------------------------------------
 
 
-def _env_for(home: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env["EGO_BROWSER_HOME"] = home
-    env["EGO_BROWSER_CHROMIUM"] = peers.CHROMIUM
-    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env.pop("EGO_BROWSER_CDP_URL", None)
-    return env
+_env_for = peers.ego_env  # one definition, in peers.py
 
 
 async def _measure(site: Any, res: dict) -> None:

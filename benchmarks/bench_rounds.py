@@ -47,13 +47,7 @@ SPACE = "bench"
 # -- process helpers ------------------------------------------------------------------------
 
 
-def _env(home: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env["EGO_BROWSER_HOME"] = home
-    env["EGO_BROWSER_CHROMIUM"] = peers.CHROMIUM
-    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env.pop("EGO_BROWSER_CDP_URL", None)
-    return env
+_env = peers.ego_env  # one definition, in peers.py
 
 
 def _run(argv: list[str], env: dict[str, str], *, stdin: str | None = None, timeout: float = 120.0):

@@ -60,6 +60,7 @@ BU_HELPER = HERE / "_bu_state.py"
 __all__ = [
     "CHROMIUM",
     "FLAGS",
+    "ego_env",
     "agent_browser",
     "agent_browser_env",
     "browser_use_state",
@@ -215,6 +216,7 @@ def browser_use_state_full(
         text_path = fh.name
     try:
         argv = [str(BU_PYTHON), str(BU_HELPER), url, "--repeat", str(repeat), "--text-out", text_path,
+                *(f"--flag={flag}" for flag in FLAGS),
                 "--executable", CHROMIUM]
         if full_page:
             argv.append("--full-page")
@@ -286,3 +288,13 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     for row in rows:
         out.append("| " + " | ".join(str(c) for c in row) + " |")
     return "\n".join(out)
+
+
+def ego_env(home: str) -> dict[str, str]:
+    """Environment for ego_browser processes of a bench: a private home, our Chromium, this tree."""
+    env = dict(os.environ)
+    env["EGO_BROWSER_HOME"] = home
+    env["EGO_BROWSER_CHROMIUM"] = CHROMIUM
+    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.pop("EGO_BROWSER_CDP_URL", None)
+    return env

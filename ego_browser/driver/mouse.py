@@ -75,36 +75,27 @@ class Mouse:
         _check_button("mouse.down", button)
         self._last_button = button
         self.buttons.add(button)
-        await self._send(
-            "Input.dispatchMouseEvent",
-            {
-                "type": "mousePressed",
-                "x": self.x,
-                "y": self.y,
-                "button": button,
-                "buttons": self._buttons_mask(),
-                "clickCount": click_count,
-                "modifiers": self._keyboard.modifiers,
-                "force": 0.5,
-            },
-        )
+        await self._button_event("mousePressed", button, click_count, force=0.5)
 
     async def up(self, *, button: str = "left", click_count: int = 1) -> None:
         _check_button("mouse.up", button)
         self._last_button = "none"
         self.buttons.discard(button)
-        await self._send(
-            "Input.dispatchMouseEvent",
-            {
-                "type": "mouseReleased",
-                "x": self.x,
-                "y": self.y,
-                "button": button,
-                "buttons": self._buttons_mask(),
-                "clickCount": click_count,
-                "modifiers": self._keyboard.modifiers,
-            },
-        )
+        await self._button_event("mouseReleased", button, click_count)
+
+    async def _button_event(self, kind: str, button: str, click_count: int, *, force: float | None = None) -> None:
+        params = {
+            "type": kind,
+            "x": self.x,
+            "y": self.y,
+            "button": button,
+            "buttons": self._buttons_mask(),
+            "clickCount": click_count,
+            "modifiers": self._keyboard.modifiers,
+        }
+        if force is not None:
+            params["force"] = force
+        await self._send("Input.dispatchMouseEvent", params)
 
     async def click(
         self, x: float, y: float, *, button: str = "left", click_count: int = 1, delay: float = 0

@@ -223,11 +223,9 @@ class Host:
     def _navigated(self, driver: PageDriver, frame: Any) -> None:
         """Remember each page's URL: a restarted browser reopens the page there."""
         if frame.is_main and self.store is not None:
-            for space in self.store.spaces():
-                for row in self.store.pages(space.id):
-                    if row.target_id == driver.target_id and row.state == OPEN:
-                        self.store.update_page(space.id, row.label, url=frame.url)
-                        return
+            for row in self.store.pages_of_target(driver.target_id):
+                if row.state == OPEN:
+                    self.store.update_page(row.space_id, row.label, url=frame.url)
 
     def _forget_driver(self, target_id: str | None) -> None:
         driver = self.drivers.pop(target_id or "", None)
@@ -240,15 +238,13 @@ class Host:
         self._forget_driver(target_id)
         if self.store is None:
             return
-        for space in self.store.spaces():
-            for row in self.store.pages(space.id):
-                if row.target_id == target_id and row.state in (OPEN, UNMANAGED):
-                    if row.state == OPEN:
-                        self.store.retire_page(space.id, row.label, CLOSED)
-                    else:
-                        self.store.delete_page_record(space.id, row.label)
-            if self.active.get(space.id) == target_id:
-                self.active.pop(space.id, None)
+        for row in self.store.pages_of_target(target_id):
+            if row.state == OPEN:
+                self.store.retire_page(row.space_id, row.label, CLOSED)
+            elif row.state == UNMANAGED:
+                self.store.delete_page_record(row.space_id, row.label)
+        for space_id in [s for s, tid in self.active.items() if tid == target_id]:
+            self.active.pop(space_id, None)
 
     def _target_created(self, info: dict) -> None:
         if info.get("type") != "page" or not info.get("openerId") or self.store is None:

@@ -10,23 +10,20 @@ from .core import Host, PageCtx
 from .ops import op
 from .store import OPEN, UNMANAGED
 
-_REF_FORMS = ("@", "ref=")
+def parse_ref(value: Any) -> int | None:
+    """``@21``, ``ref=21`` or ``21`` -> 21 (the selector language's ref forms); else None."""
+    from ..errors import InvalidSelector
+    from ..selectors.parse import RefSelector, parse_selector
 
-
-def parse_ref(value: Any, *, api: str, option: str) -> int | None:
-    """``@21``, ``ref=21`` or ``21`` -> 21; anything else is not a ref (None)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
+    if isinstance(value, int) and not isinstance(value, bool):
         return value if value > 0 else None
     if not isinstance(value, str):
         return None
-    text = value.strip()
-    for prefix in _REF_FORMS:
-        if text.startswith(prefix):
-            text = text[len(prefix):]
-            break
-    return int(text) if text.isdigit() and int(text) > 0 else None
+    try:
+        parsed = parse_selector(value)
+    except InvalidSelector:
+        return None
+    return parsed.ref if isinstance(parsed, RefSelector) else None
 
 
 def ledger_for(host: Host, ctx: PageCtx) -> Any:
@@ -96,7 +93,7 @@ async def snapshot(host: Host, args: dict[str, Any]) -> str:
     root_arg = args.get("root")
     root = None
     if root_arg is not None:
-        root = parse_ref(root_arg, api=api, option="root")
+        root = parse_ref(root_arg)
         if root is None:
             raise InvalidArgument(
                 f"root must be a snapshot ref such as \"@12\" (got {root_arg!r})",

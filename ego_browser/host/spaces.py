@@ -96,22 +96,19 @@ def budget_error(host: Host, space: SpaceRow, count: int, limit: int) -> PageBud
 def adopt_popup(host: Host, info: dict) -> None:
     """A tab opened by a managed Page joins that Page's space under the next label."""
     store = _store(host)
-    opener = info.get("openerId")
-    for space in store.spaces():
-        rows = store.pages(space.id)
-        if any(r.target_id == info["targetId"] for r in rows):
-            return
-        parent = next((r for r in rows if r.target_id == opener and r.state == OPEN), None)
-        if parent is None:
-            continue
-        if space.ownership == AGENT:
-            label = store.take_label(space.id)
-            store.add_page(
-                space.id, label, info["targetId"], "agent", opener=parent.label, url=info.get("url"), reported=False
-            )
-        else:
-            store.add_page(space.id, "#" + info["targetId"], info["targetId"], "unknown", state=UNMANAGED)
+    if store.pages_of_target(info["targetId"]):
+        return  # already recorded (adopted earlier, or released)
+    parent = next((r for r in store.pages_of_target(info.get("openerId") or "") if r.state == OPEN), None)
+    space = store.space(parent.space_id) if parent is not None else None
+    if parent is None or space is None:
         return
+    if space.ownership == AGENT:
+        label = store.take_label(space.id)
+        store.add_page(
+            space.id, label, info["targetId"], "agent", opener=parent.label, url=info.get("url"), reported=False
+        )
+    else:
+        store.add_page(space.id, "#" + info["targetId"], info["targetId"], "unknown", state=UNMANAGED)
 
 
 async def reconcile_on_start(host: Host) -> None:

@@ -48,6 +48,7 @@ CREATE TABLE IF NOT EXISTS pages (
     seq INTEGER NOT NULL,
     PRIMARY KEY (space_id, label)
 );
+CREATE INDEX IF NOT EXISTS pages_by_target ON pages(target_id);
 CREATE TABLE IF NOT EXISTS ledgers (
     space_id INTEGER NOT NULL,
     label TEXT NOT NULL,
@@ -218,6 +219,15 @@ class Store:
             "SELECT space_id, label, target_id, opened_by, state, opener, url, reported, seq FROM pages"
             " WHERE space_id=? ORDER BY seq",
             (space_id,),
+        ).fetchall()
+        return [PageRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8]) for r in rows]
+
+    def pages_of_target(self, target_id: str) -> list[PageRow]:
+        """The records of one tab (in open spaces), whatever space and label they have."""
+        rows = self.db.execute(
+            "SELECT p.space_id, p.label, p.target_id, p.opened_by, p.state, p.opener, p.url, p.reported, p.seq"
+            " FROM pages p JOIN spaces s ON s.id = p.space_id WHERE p.target_id=? AND s.closed=0",
+            (target_id,),
         ).fetchall()
         return [PageRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8]) for r in rows]
 
