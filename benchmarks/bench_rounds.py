@@ -4,11 +4,16 @@
   imports, reaching the host), against ``python -c pass`` (the interpreter floor) and one
   agent-browser CLI call (``get url``; its per-action cost, daemon warm).
 - a round that resumes a space and reads ``page.url()``.
+- a new task space: ``task_space("new name")`` + the first call on its ``p1``, timed inside a
+  round (target ≤ 100 ms on an idle machine).
 - ``python -X importtime -c 'import ego_browser'``: cumulative µs of the top-level
   ``ego_browser`` import, next to ``playwright.async_api``.
 - ``await page.evaluate("1")`` in a round through the host (``import ego_browser`` +
   ``await ego_browser.task_space("bench")``: the background host, not ``embedded()``)
   against Playwright's ``page.evaluate("1")``. Target: ours ≤ 0.6× Playwright.
+
+Targets (issue 11): a trivial round ≤ 1.6× ``python -c pass``, the resume round ≤ 2.0×,
+both medians of the same interleaved passes. ``--rounds-only`` runs just these parts.
 
 Every part is guarded: what the package does not offer yet is reported as skipped, with the
 reason. The host runs under a throw-away ``EGO_BROWSER_HOME`` and is stopped at the end.
@@ -42,6 +47,24 @@ EVAL_BLOCKS = 3
 IMPORT_RUNS = 10
 EVAL_TARGET = 0.6
 SPACE = "bench"
+TRIVIAL_TARGET = 1.6
+RESUME_TARGET = 2.0
+NEW_SPACE_TARGET_MS = 100
+NEW_SPACES = int(os.environ.get("BENCH_NEW_SPACES", "10"))
+
+_NEW_SPACE_SCRIPT = r"""
+import time
+samples = []
+for i in range(%(n)d):
+    name = "bench-new-%%d-%%d" %% (time.time_ns(), i)
+    t0 = time.perf_counter()
+    t = await task_space(name)
+    await t.page("p1").url()
+    samples.append(time.perf_counter() - t0)
+    await t.finish(keep=[])
+    await asyncio.sleep(0.3)  # let the host get ready for the next one, as between an agent's turns
+print("BENCH_JSON " + json.dumps(samples))
+"""
 
 
 # -- process helpers ------------------------------------------------------------------------
@@ -301,7 +324,7 @@ def measure() -> dict:
                 res["import_us"] = {"ego_browser": ours, "ego_browser_whole": whole}
             else:
                 res["skips"]["import"] = probes["import"]
-            if not peers.missing("playwright"):
+            if not ROUNDS_ONLY and not peers.missing("playwright"):
                 pw, pw_whole = import_time_us("playwright.async_api", env)
                 res.setdefault("import_us", {}).update({"playwright.async_api": pw, "playwright_whole": pw_whole})
 
@@ -334,7 +357,9 @@ def measure() -> dict:
             elif "rounds" not in res["skips"]:
                 res["skips"]["rounds"] = probes["runner"] or probes["host"]
             sess = f"egobench{os.getpid()}"
-            if not peers.missing("agent-browser"):
+            if ROUNDS_ONLY:
+                pass
+            elif not peers.missing("agent-browser"):
                 peers.agent_browser("open", url, session=sess)
                 contenders["agent-browser get url (one CLI call)"] = (
                     lambda: peers.agent_browser("get", "url", session=sess)[1]
@@ -362,13 +387,20 @@ def measure() -> dict:
                 for n in rows_empty:
                     del rows[n]
             finally:
-                if not peers.missing("agent-browser"):
+                if not ROUNDS_ONLY and not peers.missing("agent-browser"):
                     peers.agent_browser_close(session=sess)
 
-            # evaluate through the host vs Playwright, interleaved
-            if probes["host"] is not None:
-                res["skips"]["evaluate"] = probes["host"]
-            asyncio.run(eval_compare(url, env, res, probes["host"] is None))
+            if host_ok:
+                proc, _ = _run([PY, "-m", "ego_browser", "-e", _NEW_SPACE_SCRIPT % {"n": NEW_SPACES}], env, timeout=300)
+                if proc.returncode != 0:
+                    res["notes"].append(f"new-space round failed: {_tail(proc)}")
+                else:
+                    res["new_space"] = _json_line(proc.stdout, "BENCH_JSON ")
+            if not ROUNDS_ONLY:
+                # evaluate through the host vs Playwright, interleaved
+                if probes["host"] is not None:
+                    res["skips"]["evaluate"] = probes["host"]
+                asyncio.run(eval_compare(url, env, res, probes["host"] is None))
     finally:
         _stop_host(env, res["notes"])
         shutil.rmtree(home, ignore_errors=True)
@@ -401,6 +433,20 @@ def _sections(r: dict) -> list[str]:
         peers.md_table(["round", "runs", "median ms", "min ms", "vs python -c pass", "vs agent-browser call"], table),
         "",
     ]
+    trivial = rows.get("python -m ego_browser -e 'print(1)'")
+    resume = rows.get("round: resume space, print(await page.url())")
+    for label, samples, target in (("trivial round", trivial, TRIVIAL_TARGET), ("resume round", resume, RESUME_TARGET)):
+        if samples and floor:
+            v = peers.median(samples) / floor
+            text.append(f"{label} / `python -c pass` = **{v:.2f}×** (target ≤ {target}×: "
+                        + ("met" if v <= target else "**not met**") + ").")
+    if r.get("new_space"):
+        ns = r["new_space"]
+        med = peers.median(ns) * 1000
+        text.append(f"New task space (`task_space(new name)` + first call on its p1), median of {len(ns)}: "
+                    f"**{med:.0f} ms** (min {min(ns) * 1000:.0f} ms; target ≤ {NEW_SPACE_TARGET_MS} ms on an idle "
+                    "machine: " + ("met" if med <= NEW_SPACE_TARGET_MS else "**not met**") + ").")
+    text.append(f"Load average at the end of the run: {', '.join(f'{x:.2f}' for x in os.getloadavg())}.")
     if "first_round" in r:
         text.append(f"First round after `host start` (creates the space, opens the page): {r['first_round'] * 1000:.0f} ms.")
     for key in ("rounds", "agent-browser"):
@@ -475,5 +521,9 @@ def run() -> list[str]:
     return _sections(measure())
 
 
+ROUNDS_ONLY = False
+
 if __name__ == "__main__":
-    print("\n\n".join(run()))
+    ROUNDS_ONLY = "--rounds-only" in sys.argv[1:]
+    sections = run()
+    print("\n\n".join(sections[:1] if ROUNDS_ONLY else sections))

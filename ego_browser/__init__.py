@@ -6,7 +6,7 @@ cheap; see ``help()`` or ``python -m ego_browser skill`` for the guide.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # typing is not imported at run time: a trivial round must stay cheap
 
 from ._version import __version__
 from .errors import *  # noqa: F403  (small, dependency-free, and every round needs it)
@@ -51,6 +51,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
     from .client.api import (  # noqa: F401
         claim_task_space,
         embedded,

@@ -27,9 +27,7 @@ def main(argv: list[str] | None = None) -> int:
         if sys.stdin is None or sys.stdin.isatty():
             sys.stderr.write(USAGE)
             return 2
-        from .runner import run_source
-
-        return run_source(sys.stdin.read(), "<stdin>")
+        return _round(sys.stdin.read(), "<stdin>")
     head = argv[0]
     if head in ("-h", "--help"):
         sys.stdout.write(USAGE)
@@ -43,9 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(argv) != 2:
             sys.stderr.write("-e takes exactly one argument: the code to run\n" + USAGE)
             return 2
-        from .runner import run_source
-
-        return run_source(argv[1], "<string>")
+        return _round(argv[1], "<string>")
     if head in SUBCOMMANDS:
         from . import commands
 
@@ -63,6 +59,17 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         sys.stderr.write(f"cannot read {path}: {exc.strerror}\n" + USAGE)
         return 2
+    return _round(source, os.path.abspath(path))
+
+
+def _round(source: str, filename: str) -> int:
+    """Run in the host's warm worker when one answers, else in this process (same runner)."""
+    if not os.environ.get("EGO_BROWSER_NO_WORKER"):
+        from .round_client import run
+
+        status = run(source, filename)
+        if status is not None:
+            return status
     from .runner import run_source
 
-    return run_source(source, os.path.abspath(path))
+    return run_source(source, filename)

@@ -77,6 +77,12 @@ def _host(args: list[str]) -> int:
         from .host.server import serve
 
         return asyncio.run(serve(ready_fd))
+    if action == "worker":
+        if rest[:1] != ["--lifeline"] or len(rest) != 2:
+            return _usage("unexpected arguments", "python -m ego_browser host worker --lifeline FD")
+        from .round_worker import serve as serve_worker
+
+        return serve_worker(int(rest[1]))
     if rest:
         return _usage(f"host {action} takes no arguments", usage)
     if action == "start":

@@ -28,7 +28,9 @@ other side with :func:`from_wire`, so a round sees exactly the class the host ra
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: every round imports this module, typing costs ms
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, ClassVar
 
 __all__ = [
     "EgoError",

@@ -103,6 +103,31 @@ async def _report_pages() -> None:
             print(f"Unhandled page {r['label']} from {r.get('opener') or 'unknown'}: {r.get('url') or ''}")
 
 
+#: set on a round's code object when it awaits at top level (inspect.CO_COROUTINE)
+_CO_COROUTINE = 0x0080
+
+
+def _run_plain(code: CodeType, ns: dict[str, Any], filename: str, source: str) -> int:
+    """A script without top-level ``await`` needs no event loop of ours (a trivial round stays cheap)."""
+    status = 0
+    try:
+        eval(code, ns)  # noqa: S307 - running the agent's script is the point
+    except SystemExit as exc:
+        code_ = exc.code
+        status = code_ if isinstance(code_, int) else (0 if code_ is None else 1)
+    except KeyboardInterrupt:
+        sys.stdout.flush()
+        print("KeyboardInterrupt", file=sys.stderr)
+        status = 130
+    except BaseException as exc:
+        sys.stdout.flush()
+        print(_failure(exc, filename, source), file=sys.stderr)
+        status = 1
+    finally:
+        sys.stdout.flush()
+    return status
+
+
 def run_source(source: str, filename: str = "<round>") -> int:
     try:
         code = compile_script(source, filename)
@@ -115,6 +140,8 @@ def run_source(source: str, filename: str = "<round>") -> int:
 
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     ns = script_globals()
+    if not code.co_flags & _CO_COROUTINE:
+        return _run_plain(code, ns, filename, source)
     status = 0
 
     async def main() -> None:

@@ -150,6 +150,10 @@ async def serve(ready_fd: int | None = None) -> int:
         loop.add_signal_handler(sig, server.stop_requested.set)
     host.browser.on_disconnect.append(server.stop_requested.set)
     _notify(ready_fd, b"ok\n")
+    from ..round_worker import Supervisor
+
+    worker = Supervisor(run_dir)
+    worker.start()
     idle = config.idle_shutdown()
     try:
         while not server.stop_requested.is_set():
@@ -160,6 +164,7 @@ async def serve(ready_fd: int | None = None) -> int:
                     logger.info("idle for %.0fs: stopping", idle)
                     break
     finally:
+        worker.stop()
         await asyncio.sleep(0)  # let the "stopping" answer leave
         await server.close()
         await host.stop(kill_browser=True)

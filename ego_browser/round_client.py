@@ -1,0 +1,158 @@
+"""The thin side of a round: hand the script to the host's warm worker and wait for its status.
+
+A round's own process imports next to nothing (no asyncio, no ssl, not even ``socket``): it
+sends the script, its argv, environment, ``sys.path``, umask and stream encodings together
+with its standard streams and working directory (as file descriptors, ``SCM_RIGHTS``) to the
+warm worker (``round_worker.py``), which forks a child that already has the client imported.
+The child writes straight into this process's stdout/stderr, so output, ``isatty`` and
+ordering are the same as a local run. Signals this process gets (Ctrl-C, SIGTERM) are passed
+on to the child; if this process dies, the worker ends the child.
+
+``run()`` returns ``None`` when no worker answers or the worker declines (another Python,
+another copy of the package, or the package changed since the worker started): nothing has
+run then, and the caller runs the round in-process as before. See docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+
+__all__ = ["run", "worker_socket_path"]
+
+#: frames from the worker: one kind byte + a signed 32-bit number
+_FRAME = 5
+#: how long the round waits for the worker to take the script (it forks at once)
+_ACCEPT_TIMEOUT = 10.0
+
+
+def worker_socket_path() -> str:
+    """``config.run_dir() / "worker.sock"`` without importing pathlib (kept equal by a test)."""
+    raw = os.environ.get("EGO_BROWSER_HOME")
+    if raw:
+        home = os.path.abspath(os.path.expanduser(raw))
+    else:
+        base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+        home = os.path.join(base, "ego-browser")
+    return os.path.join(home, "run", "worker.sock")
+
+
+def _stream_info(stream: object) -> tuple[str, str] | None:
+    enc = getattr(stream, "encoding", None)
+    return (enc, getattr(stream, "errors", None) or "strict") if enc else None
+
+
+def _request(source: str, filename: str) -> bytes:
+    umask = os.umask(0o022)
+    os.umask(umask)
+    out = sys.stdout
+    msg = {
+        "v": 1,
+        "exe": sys.executable,
+        "pkg": os.path.dirname(os.path.abspath(__file__)),
+        "source": source,
+        "filename": filename,
+        "argv": list(sys.argv),
+        "path": list(sys.path),
+        "env": dict(os.environ),
+        "umask": umask,
+        "stdin": _stream_info(sys.stdin),
+        "stdout": _stream_info(out),
+        "stderr": _stream_info(sys.stderr),
+        "unbuffered": bool(getattr(out, "write_through", False)),
+    }
+    return marshal.dumps(msg)
+
+
+def _std_fds() -> tuple[list[int], list[int]]:
+    """Descriptors 0-2 to pass (``/dev/null`` for a closed one) and those opened here."""
+    fds, opened = [], []
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+            fds.append(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            fds.append(null)
+            opened.append(null)
+    return fds, opened
+
+
+def _recv_frame(sock) -> tuple[str, int] | None:
+    buf = b""
+    while len(buf) < _FRAME:
+        try:
+            chunk = sock.recv(_FRAME - len(buf))
+        except InterruptedError:  # pragma: no cover - PEP 475 retries; kept for safety
+            continue
+        if not chunk:
+            return None
+        buf += chunk
+    return chr(buf[0]), int.from_bytes(buf[1:], sys.byteorder, signed=True)
+
+
+def run(source: str, filename: str) -> int | None:
+    """Run the round in the warm worker; ``None`` means it did not run (run it locally)."""
+    import _socket  # the C module: ``socket`` would import enum and build its IntEnums
+
+    path = worker_socket_path()
+    if not os.path.exists(path):
+        return None
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.settimeout(_ACCEPT_TIMEOUT)
+        try:
+            sock.connect(path)
+        except OSError:
+            return None
+        body = _request(source, filename)
+        fds, opened = _std_fds()
+        cwd = os.open(".", os.O_RDONLY)
+        try:
+            ancillary = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in [*fds, cwd])
+            header = len(body).to_bytes(4, sys.byteorder)
+            try:
+                sock.sendmsg([header], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, ancillary)])
+                sock.sendall(body)
+            except OSError:
+                return None
+        finally:
+            os.close(cwd)
+            for fd in opened:
+                os.close(fd)
+        try:
+            first = _recv_frame(sock)
+        except OSError:
+            return None
+        if first is None or first[0] != "P":
+            return None  # declined (or gone) before anything ran
+        return _wait(sock, first[1])
+    finally:
+        sock.close()
+
+
+def _wait(sock, pid: int) -> int:
+    """The script runs in ``pid``: pass signals on, return its exit status."""
+    import _signal as signal  # the C module: ``signal`` builds IntEnums at import
+
+    def forward(signum: int, _frame: object) -> None:
+        try:
+            os.kill(pid, signum)
+        except OSError:
+            pass
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+        try:
+            signal.signal(sig, forward)
+        except (OSError, ValueError):  # pragma: no cover - not the main thread
+            pass
+    sock.settimeout(None)  # the script may run as long as it likes
+    try:
+        frame = _recv_frame(sock)
+    except OSError:
+        frame = None
+    if frame is None or frame[0] != "X":
+        sys.stderr.write("the ego_browser round worker went away while the round ran; run the round again\n")
+        return 1
+    return frame[1]
