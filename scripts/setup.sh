@@ -46,10 +46,16 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
 fi
 
+# Byte-compile the package every time (cheap when current): PYTHONDONTWRITEBYTECODE, set on
+# CI and our machines, stops Python from *writing* .pyc files but not from reading them, and a
+# round would otherwise recompile every module it imports (docs/architecture.md, "Rounds").
+compile_package() { "$VENV/bin/python" -m compileall -q ego_browser >/dev/null || say "byte-compiling ego_browser failed (rounds start slower)"; }
+
 stamp="$VENV/.ego-setup"
 want=$(cat pyproject.toml setup.py ego_browser/_snapshot.pyx 2>/dev/null | sha256sum | cut -d' ' -f1)
 have=$(cat "$stamp" 2>/dev/null || true)
 if [ "$want" = "$have" ] && "$VENV/bin/python" -c 'import ego_browser._snapshot' 2>/dev/null; then
+  compile_package
   say "environment up to date"
   exit 0
 fi
@@ -60,5 +66,6 @@ say "installing ego_browser (editable, with the Cython extension) and test depen
 # build the extension in place too, so the source tree imports the compiled module
 "$VENV/bin/python" setup.py -q build_ext --inplace >/dev/null
 "$VENV/bin/python" -c 'import ego_browser._snapshot' || { echo "[setup] the Cython extension did not build" >&2; exit 1; }
+compile_package
 echo "$want" > "$stamp"
 say "done"

@@ -28,8 +28,9 @@ class Mouse(_Input):
 
     @validated("Page.mouse.click")
     async def click(self, x: float, y: float, *, button: str = "left", click_count: int = 1, delay: float = 0,
-                    label: str | None = None) -> ActionReceipt:
-        res = await self._call("mouse.click", x=x, y=y, button=button, click_count=click_count, delay=delay, label=label)
+                    label: str | None = None, no_wait_after: bool = False) -> ActionReceipt:
+        res = await self._call("mouse.click", x=x, y=y, button=button, click_count=click_count, delay=delay, label=label,
+                               no_wait_after=no_wait_after)
         return ActionReceipt.from_wire(res)
 
     @validated("Page.mouse.move")
@@ -61,8 +62,9 @@ class Keyboard(_Input):
         await self._call("keyboard.up", key=key)
 
     @validated("Page.keyboard.press")
-    async def press(self, key: str, *, delay: float = 0) -> ActionReceipt:
-        return ActionReceipt.from_wire(await self._call("keyboard.press", key=key, delay=delay))
+    async def press(self, key: str, *, delay: float = 0, no_wait_after: bool = False) -> ActionReceipt:
+        return ActionReceipt.from_wire(await self._call("keyboard.press", key=key, delay=delay,
+                                                        no_wait_after=no_wait_after))
 
     @validated("Page.keyboard.type")
     async def type(self, text: str, *, delay: float = 0) -> None:

@@ -20,15 +20,17 @@ class ActionsMixin:
     @validated("Page.click")
     async def click(self, selector: str, *, button: str = "left", click_count: int = 1, delay: float = 0,
                     position: dict | None = None, force: bool = False, timeout: float = 3000,
-                    label: str | None = None) -> ActionReceipt:
+                    label: str | None = None, no_wait_after: bool = False) -> ActionReceipt:
         return await self._act("page.click", selector=selector, button=button, click_count=click_count,
-                               delay=delay, position=position, force=force, timeout=timeout, label=label)
+                               delay=delay, position=position, force=force, timeout=timeout, label=label,
+                               no_wait_after=no_wait_after)
 
     @validated("Page.dblclick")
     async def dblclick(self, selector: str, *, button: str = "left", delay: float = 0, position: dict | None = None,
-                       force: bool = False, timeout: float = 3000, label: str | None = None) -> ActionReceipt:
+                       force: bool = False, timeout: float = 3000, label: str | None = None,
+                       no_wait_after: bool = False) -> ActionReceipt:
         return await self._act("page.dblclick", selector=selector, button=button, delay=delay, position=position,
-                               force=force, timeout=timeout, label=label)
+                               force=force, timeout=timeout, label=label, no_wait_after=no_wait_after)
 
     @validated("Page.hover")
     async def hover(self, selector: str, *, position: dict | None = None, force: bool = False, timeout: float = 3000,
@@ -57,8 +59,10 @@ class ActionsMixin:
         return await self._act("page.focus", selector=selector, timeout=timeout)
 
     @validated("Page.press")
-    async def press(self, selector: str, key: str, *, delay: float = 0, timeout: float = 3000) -> ActionReceipt:
-        return await self._act("page.press", selector=selector, key=key, delay=delay, timeout=timeout)
+    async def press(self, selector: str, key: str, *, delay: float = 0, timeout: float = 3000,
+                    no_wait_after: bool = False) -> ActionReceipt:
+        return await self._act("page.press", selector=selector, key=key, delay=delay, timeout=timeout,
+                               no_wait_after=no_wait_after)
 
     @validated("Page.find")
     async def find(self, selector: str, *, limit: int = 100) -> list[dict[str, Any]]:

@@ -97,11 +97,41 @@ class NavMixin:
     # -- URLs -------------------------------------------------------------------------------
 
     @validated("Page.wait_for_url")
-    async def wait_for_url(self, matcher: Any, *, timeout: float = 10000) -> None:
+    async def wait_for_url(self, matcher: Any, *, timeout: float = 10000, wait_until: str = "load") -> None:
         api = "page.wait_for_url"
-        match, shown = _matcher(api, matcher)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout / 1000
+        await self._wait_url(api, matcher, timeout, deadline)
+        if wait_until != "commit":
+            # the matching document is committed; what the agent does next needs it loaded
+            remaining = max(1.0, (deadline - loop.time()) * 1000)
+            await self._call("page.wait_for_load_state", state=wait_until, timeout=remaining, idle_ms=500, stale=False)
+
+    @validated("Page.expect_navigation")
+    @contextlib.asynccontextmanager
+    async def expect_navigation(self, *, url: Any = None, wait_until: str = "load",
+                                timeout: float = 30000) -> AsyncIterator[Any]:
+        api = "page.expect_navigation"
+        match = _matcher(api, url)[0] if url is not None else None
+        after = await self._call("page.nav_mark")
+        result: asyncio.Future = asyncio.get_running_loop().create_future()
+        yield _EventInfo(result)  # type: ignore[arg-type]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout / 1000
+        while True:
+            remaining = (deadline - loop.time()) * 1000
+            if remaining <= 0:
+                raise EgoTimeout(f"{api} timed out after {round(timeout)}ms: no navigation to a URL matching {url!r}",
+                                 api=api, timeout_ms=round(timeout))
+            res = await self._call("page.wait_navigation", after=after, wait_until=wait_until, timeout=remaining)
+            if match is None or match(res["url"]):
+                result.set_result(res["url"])
+                return
+            after = res["seq"]
+
+    async def _wait_url(self, api: str, matcher: Any, timeout: float, deadline: float) -> None:
+        match, shown = _matcher(api, matcher)
+        loop = asyncio.get_running_loop()
         res = await self._call("page.url_watch")
         if any(match(u) for u in res["urls"]):
             return

@@ -138,6 +138,10 @@ class TaskSpace:
     async def set_status(self, text: str) -> None:
         await self._call("space.set_status", text=text)
 
+    @validated("TaskSpace.set_viewport")
+    async def set_viewport(self, width: int, height: int) -> None:
+        await self._call("space.set_viewport", width=width, height=height)
+
     @validated("TaskSpace.cdp")
     async def cdp(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 30000) -> dict[str, Any]:
         return await self._call("space.cdp", method=method, params=params, timeout=timeout)

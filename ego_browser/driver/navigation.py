@@ -9,10 +9,184 @@ from typing import Any
 from ..errors import CdpError, EgoTimeout, NavigationFailed, NavigationTimeout
 from .page import PageDriver
 
-__all__ = ["goto", "reload", "wait_for_load_state", "LOAD_STATES", "network_idle"]
+__all__ = ["goto", "reload", "wait_for_load_state", "LOAD_STATES", "network_idle", "NavTracker", "tracker",
+           "settle_after_action"]
 
 LOAD_STATES = ("commit", "domcontentloaded", "load", "networkidle")
 _LIFECYCLE = {"domcontentloaded": "DOMContentLoaded", "load": "load"}
+
+
+#: how long an action waits for a navigation it started to commit (as goto's default)
+COMMIT_TIMEOUT = 15.0
+#: navigation types of ``Page.frameStartedNavigating`` that keep the document
+_SAME_DOCUMENT = ("sameDocument", "historySameDocument")
+#: seconds after which a requested navigation that never began loading counts as dropped
+_NEVER_STARTED = 2.0
+
+
+class NavTracker:
+    """The main frame's navigations as the browser announces them: requested, started, ended.
+
+    ``seq`` counts navigations; ``pending`` is the one not yet committed or abandoned. An
+    action compares ``seq`` before and after itself to know whether it started one, and waits
+    until that one has committed (``Page.frameNavigated``) or was abandoned (the load stopped
+    without a new document: 204, a download, an error) - as Playwright's actions do.
+    """
+
+    def __init__(self, driver: PageDriver) -> None:
+        self.driver = driver
+        self.seq = 0
+        self.pending: dict[str, Any] | None = None
+        #: the last navigation that ended: {seq, url, committed, error}
+        self.last: dict[str, Any] | None = None
+        on = driver.session.on
+        offs = [
+            on("Page.frameRequestedNavigation", self._requested),
+            on("Page.frameStartedNavigating", self._started),
+            on("Network.requestWillBeSent", self._request),
+            on("Page.frameNavigated", self._navigated),
+            on("Page.navigatedWithinDocument", self._within_document),
+            on("Page.frameStoppedLoading", self._stopped),
+            on("Network.loadingFailed", self._failed),
+            on("Page.downloadWillBegin", self._download),
+        ]
+        driver.on_close.append(lambda: [off() for off in offs])
+
+    def _is_main(self, frame_id: str | None) -> bool:
+        return frame_id is not None and frame_id == self.driver.frames.main_frame_id
+
+    def _begin(self, url: str, loader_id: str | None) -> None:
+        self.seq += 1
+        self.pending = {"seq": self.seq, "url": url, "loader_id": loader_id, "request_id": None,
+                        "at": time.monotonic()}
+        self.driver._bump()
+
+    def _end(self, *, committed: bool, url: str | None = None, error: str | None = None) -> None:
+        pending, self.pending = self.pending, None
+        if pending is None:
+            return
+        self.last = {"seq": pending["seq"], "url": url or pending["url"], "committed": committed, "error": error}
+        self.driver._bump()
+
+    def _requested(self, p: dict, _sid: str | None) -> None:
+        if self._is_main(p.get("frameId")) and p.get("disposition", "currentTab") == "currentTab":
+            self._begin(p.get("url", ""), None)
+
+    def _started(self, p: dict, _sid: str | None) -> None:
+        if not self._is_main(p.get("frameId")) or p.get("navigationType") in _SAME_DOCUMENT:
+            return
+        pending = self.pending
+        if pending is not None and pending["loader_id"] is None:
+            pending["loader_id"] = p.get("loaderId")
+            pending["url"] = p.get("url") or pending["url"]
+        elif pending is None or pending["loader_id"] != p.get("loaderId"):
+            self._begin(p.get("url", ""), p.get("loaderId"))
+
+    def _request(self, p: dict, _sid: str | None) -> None:
+        if p.get("type") != "Document" or not self._is_main(p.get("frameId")):
+            return
+        pending = self.pending
+        if pending is None:
+            # a Chromium without frameStartedNavigating: the document request says it
+            if p.get("loaderId") != (self.driver.frames.main.loader_id if self.driver.frames.main else None):
+                self._begin(p.get("request", {}).get("url", ""), p.get("loaderId"))
+                self.pending["request_id"] = p.get("requestId")  # type: ignore[index]
+            return
+        if pending["loader_id"] in (None, p.get("loaderId")):
+            pending["loader_id"] = p.get("loaderId")
+            pending["request_id"] = p.get("requestId")
+
+    def _navigated(self, p: dict, _sid: str | None) -> None:
+        frame = p.get("frame") or {}
+        if frame.get("parentId") is None and self._is_main(frame.get("id")):
+            self._end(committed=True, url=frame.get("url"))
+
+    def _within_document(self, p: dict, _sid: str | None) -> None:
+        if self._is_main(p.get("frameId")) and self.pending is not None and self.pending["loader_id"] is None:
+            self._end(committed=True, url=p.get("url"))
+
+    def _stopped(self, p: dict, _sid: str | None) -> None:
+        if self._is_main(p.get("frameId")):
+            self._end(committed=False, error="the navigation ended without a new document")
+
+    def _failed(self, p: dict, _sid: str | None) -> None:
+        pending = self.pending
+        if pending is not None and pending["request_id"] and p.get("requestId") == pending["request_id"]:
+            self._end(committed=False, error=p.get("errorText") or "failed")
+
+    def _download(self, p: dict, _sid: str | None) -> None:
+        if self._is_main(p.get("frameId")):
+            self._end(committed=False, error="the response was a download")
+
+    def settled(self, after: int = -1) -> bool:
+        """No navigation newer than ``after`` pending (one requested but never started is dropped)."""
+        pending = self.pending
+        if pending is None or pending["seq"] <= after:
+            return True
+        if pending["loader_id"] is None and time.monotonic() - pending["at"] > _NEVER_STARTED:
+            self.pending = None  # the browser dropped the request (it never began loading)
+            return True
+        return False
+
+    async def wait_idle(self, after: int, timeout: float) -> None:
+        """Until ``settled(after)``; ``TimeoutError`` after ``timeout`` seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not self.settled(after):
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError
+            try:
+                # event-driven, with a short cap so that a dropped request is noticed
+                await self.driver.wait_until(lambda: self.settled(after), timeout=min(remaining, 0.5))
+            except TimeoutError:
+                continue
+
+    async def wait_settled(self, after: int, timeout: float) -> dict[str, Any] | None:
+        """Wait until no navigation newer than ``after`` is pending; the last one's outcome."""
+        if self.seq <= after:
+            return None
+        try:
+            await self.wait_idle(after, timeout)
+        except TimeoutError:
+            pending = self.pending or {}
+            return {"url": pending.get("url", ""), "committed": False, "error": "timeout"}
+        return dict(self.last) if self.last is not None else None
+
+
+def tracker(driver: PageDriver) -> NavTracker:
+    """The page's tracker (made when the host attaches the page, see ``track``)."""
+    found = getattr(driver, "nav_tracker", None)
+    if found is None:
+        found = NavTracker(driver)
+        driver.nav_tracker = found  # type: ignore[attr-defined]
+    return found
+
+
+async def settle_after_action(driver: PageDriver, mark: int, *, timeout: float = COMMIT_TIMEOUT) -> dict[str, Any] | None:
+    """After an input action: if it started a navigation of the page, wait until it commits.
+
+    A form submission or ``location=`` may be requested a task after the input event, so when
+    nothing was requested yet we let the page run one macrotask first (``setTimeout(0)``). That
+    evaluation fails harmlessly when a navigation replaces the document meanwhile.
+    """
+    nav = tracker(driver)
+    if nav.seq <= mark and driver.dialog is None:
+        try:
+            await driver.session.send(
+                "Runtime.evaluate",
+                {"expression": "new Promise(r => setTimeout(r, 0))", "awaitPromise": True},
+                timeout=1.0,
+            )
+        except Exception:  # noqa: BLE001 - navigation, dialog or a busy page: the check below decides
+            pass
+    if nav.seq <= mark or driver.dialog is not None:
+        return None
+    outcome = await nav.wait_settled(mark, timeout)
+    if outcome is None:
+        return None
+    return {"url": outcome["url"], "committed": outcome["committed"],
+            **({"error": outcome["error"]} if outcome.get("error") else {})}
 
 
 def network_idle(driver: PageDriver, idle_ms: float) -> bool:
@@ -158,8 +332,13 @@ async def wait_for_load_state(
     driver: PageDriver, state: str = "load", *, timeout_ms: float = 10000, idle_ms: float = 500
 ) -> None:
     loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_ms / 1000
+    nav = tracker(driver)
     try:
-        await _wait_state(driver, state, loop.time() + timeout_ms / 1000, idle_ms, None)
+        if not nav.settled():
+            # a navigation is under way: the state asked for is the new document's
+            await nav.wait_idle(-1, max(0.0, deadline - loop.time()))
+        await _wait_state(driver, state, deadline, idle_ms, None)
     except TimeoutError:
         raise EgoTimeout(
             f"wait_for_load_state({state}) timed out after {round(timeout_ms)}ms",

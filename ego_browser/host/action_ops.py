@@ -71,7 +71,7 @@ def _context(ctx: PageCtx, args: dict[str, Any], api: str, selector: str, run: _
     return run.actx
 
 
-async def _act(host: Host, args: dict[str, Any], api: str, body) -> dict[str, Any]:
+async def _act(host: Host, args: dict[str, Any], api: str, body, *, navigates: bool = False) -> dict[str, Any]:
     """Gate, activate, serialise input on the page, run with a receipt, release handles.
 
     The handles live in an object group of this action alone. The receipt's flush is the
@@ -94,10 +94,21 @@ async def _act(host: Host, args: dict[str, Any], api: str, body) -> dict[str, An
 
     async with driver.input_lock:
         try:
-            return await run_action(host, ctx, lambda: body(ctx, run), api=api, flush=release)
+            return await run_action(host, ctx, lambda: body(ctx, run), api=api, flush=release,
+                                    wait_navigation=navigates and not args.get("no_wait_after"),
+                                    navigation_budget=_navigation_budget(args))
         finally:
             if not released:
                 await release_handles(driver, run.group)
+
+
+def _navigation_budget(args: dict[str, Any]) -> float:
+    """Seconds an element action may spend in all, its navigation wait included: what the op's
+    deadline (timeout + ``ops.MARGIN``) leaves, less a second to answer, at most the commit wait."""
+    from ..driver.navigation import COMMIT_TIMEOUT
+    from .ops import MARGIN
+
+    return min(COMMIT_TIMEOUT, _timeout(args) / 1000 + MARGIN - 1.0)
 
 
 def _timeout(args: dict[str, Any]) -> float:
@@ -116,7 +127,7 @@ async def click(host: Host, args: dict[str, Any]) -> dict[str, Any]:
             label=args.get("label"),
         )
 
-    return await _act(host, args, "page.click", body)
+    return await _act(host, args, "page.click", body, navigates=True)
 
 
 @op("page.dblclick")
@@ -130,7 +141,7 @@ async def dblclick(host: Host, args: dict[str, Any]) -> dict[str, Any]:
             force=args.get("force", False), timeout_ms=_timeout(args), label=args.get("label"),
         )
 
-    return await _act(host, args, "page.dblclick", body)
+    return await _act(host, args, "page.dblclick", body, navigates=True)
 
 
 @op("page.hover")
@@ -212,7 +223,7 @@ async def press(host: Host, args: dict[str, Any]) -> dict[str, Any]:
             delay=args.get("delay", 0), timeout_ms=_timeout(args),
         )
 
-    return await _act(host, args, "page.press", body)
+    return await _act(host, args, "page.press", body, navigates=True)
 
 
 # -- find ------------------------------------------------------------------------------------
@@ -291,12 +302,14 @@ async def host_install_engine(handle: actions.ElementHandle) -> None:
 # -- mouse and keyboard ---------------------------------------------------------------------
 
 
-async def _input(host: Host, args: dict[str, Any], body, *, receipt: bool, api: str = "") -> Any:
+async def _input(host: Host, args: dict[str, Any], body, *, receipt: bool, api: str = "",
+                 navigates: bool = False) -> Any:
     ctx = await host.page_ctx(args, activate=True)
     mouse, keyboard = input_state(ctx.driver, args.get("proc"))
     async with ctx.driver.input_lock:
         if receipt:
-            return await run_action(host, ctx, lambda: body(mouse, keyboard), api=api)
+            return await run_action(host, ctx, lambda: body(mouse, keyboard), api=api,
+                                    wait_navigation=navigates and not args.get("no_wait_after"))
         await body(mouse, keyboard)
         return None
 
@@ -305,7 +318,7 @@ async def _input(host: Host, args: dict[str, Any], body, *, receipt: bool, api: 
 async def mouse_click(host: Host, args: dict[str, Any]) -> Any:
     return await _input(host, args, lambda m, k: m.click(
         args["x"], args["y"], button=args.get("button", "left"), click_count=args.get("click_count", 1),
-        delay=args.get("delay", 0)), receipt=True, api="mouse.click")
+        delay=args.get("delay", 0)), receipt=True, api="mouse.click", navigates=True)
 
 
 @op("mouse.move")
@@ -343,7 +356,7 @@ async def key_up(host: Host, args: dict[str, Any]) -> Any:
 @op("keyboard.press")
 async def key_press(host: Host, args: dict[str, Any]) -> Any:
     return await _input(host, args, lambda m, k: k.press(args["key"], delay=args.get("delay", 0)), receipt=True,
-                        api="keyboard.press")
+                        api="keyboard.press", navigates=True)
 
 
 @op("keyboard.type")

@@ -46,6 +46,7 @@ OP_MODULES = (
     "ego_browser.host.snapshot_ops",
     "ego_browser.host.action_ops",
     "ego_browser.host.wait_ops",
+    "ego_browser.host.viewport_ops",
     "ego_browser.host.dialog_ops",
     "ego_browser.host.file_ops",
     "ego_browser.host.download_ops",

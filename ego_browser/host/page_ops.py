@@ -49,7 +49,8 @@ async def wait_for_load_state(host: Host, args: dict[str, Any]) -> None:
     await nav.wait_for_load_state(
         ctx.driver, args.get("state", "load"), timeout_ms=args.get("timeout", 10000), idle_ms=args.get("idle_ms", 500)
     )
-    ctx.driver.stale_all_refs()
+    if args.get("stale", True):  # wait_for_url's own load wait keeps refs of a document that did not change
+        ctx.driver.stale_all_refs()
 
 
 @op("page.url")

@@ -17,6 +17,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..driver import navigation
 from .core import Host, PageCtx
 
 __all__ = ["run_action", "POPUP_WAIT"]
@@ -27,13 +28,18 @@ POPUP_WAIT = 1.0
 
 async def run_action(
     host: Host, ctx: PageCtx, action: Callable[[], Awaitable[Any]], *, api: str = "the action",
-    flush: Callable[[], Awaitable[Any]] | None = None,
+    flush: Callable[[], Awaitable[Any]] | None = None, wait_navigation: bool = False,
+    navigation_budget: float | None = None,
 ) -> dict[str, Any]:
     """Run ``action``; its receipt lists the popups and the dialog it opened.
 
     A native file chooser it opened with no waiter armed raises ``FileChooserOpened``
     (``api`` names the call in that message). ``flush``: a renderer round trip on the page
     session to use as the flush (instead of an extra ``Runtime.evaluate``); it must not raise.
+    ``wait_navigation``: when the action started a navigation of the page (link, form submit,
+    ``location=``), wait until it has committed (``driver/navigation.py``); the receipt's
+    ``navigation`` says where it went. ``navigation_budget``: seconds from the start of the call
+    the whole action may take (the op's own deadline), else ``navigation.COMMIT_TIMEOUT``.
     """
     from .file_ops import chooser_mark, unarmed_chooser_error
 
@@ -44,6 +50,9 @@ async def run_action(
         # input or navigation would wait behind the dialog: say so at once
         raise dialog_open_error(api if api != "the action" else "page action", driver.dialog)
     mark = chooser_mark(host, driver)
+    nav_mark = navigation.tracker(driver).seq if wait_navigation else None
+    started = asyncio.get_running_loop().time()
+    nav_outcome: dict[str, Any] | None = None
     loop = asyncio.get_running_loop()
     announced = 0
     popups: list[dict[str, Any]] = []
@@ -84,6 +93,11 @@ async def run_action(
             chooser_error = unarmed_chooser_error(host, driver, mark, api)
             if chooser_error is not None:
                 raise chooser_error
+            if nav_mark is not None and not dialog_seen.done():
+                budget = navigation_budget or navigation.COMMIT_TIMEOUT
+                nav_outcome = await navigation.settle_after_action(
+                    driver, nav_mark, timeout=max(0.5, budget - (loop.time() - started))
+                )
         else:
             # the dialog blocks the command; let it finish whenever the dialog is handled
             host.background(task)
@@ -105,4 +119,5 @@ async def run_action(
         "popups": [{"label": label, "target_id": tid} for tid, label in labels],
         "dialog": dict(current) if current is not None else None,
         "result": result,
+        "navigation": nav_outcome,
     }

@@ -101,6 +101,7 @@ async def snapshot(host: Host, args: dict[str, Any]) -> str:
             )
     ctx = await host.page_ctx(args, activate=True)
     ledger = ledger_for(host, ctx)
+    loading = await _until_parsed(ctx)
     title = await _title(ctx)
     try:
         text = await take_snapshot(
@@ -109,11 +110,43 @@ async def snapshot(host: Host, args: dict[str, Any]) -> str:
             include_action_marks=args.get("include_action_marks", True),
             include_stable_locator=args.get("include_stable_locator", True),
             max_length=args.get("max_length"),
-            header=header(host, ctx, title),
+            header=header(host, ctx, title) + (" (loading)" if loading else ""),
         )
     finally:
         save_ledger(host, ctx.driver)
     return text
+
+
+#: longest a snapshot waits for a loading document to be parsed (DOMContentLoaded)
+PARSE_WAIT = 5.0
+
+
+async def _until_parsed(ctx: PageCtx) -> bool:
+    """Wait (bounded) for a pending navigation and for the document's DOMContentLoaded.
+
+    A snapshot of a document still being parsed is a bare root with a stale or empty title;
+    True means it is still loading after ``PARSE_WAIT`` (the header says so).
+    """
+    import asyncio
+
+    from ..driver import navigation
+
+    driver = ctx.driver
+    if driver.dialog is not None:
+        return False
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + PARSE_WAIT
+    nav = navigation.tracker(driver)
+    try:
+        if not nav.settled():
+            await nav.wait_idle(-1, PARSE_WAIT)
+        await driver.wait_until(
+            lambda: (m := driver.frames.main) is None or "DOMContentLoaded" in m.lifecycle or driver.dialog is not None,
+            timeout=max(0.0, deadline - loop.time()),
+        )
+    except TimeoutError:
+        return True
+    return False
 
 
 async def _title(ctx: PageCtx) -> str:

@@ -134,6 +134,57 @@ async def url_watch(host: Host, args: dict[str, Any]) -> dict[str, Any]:
             targets.cancel()
 
 
+# -- expect_navigation ----------------------------------------------------------------------
+
+
+@op("page.nav_mark")
+async def nav_mark(host: Host, args: dict[str, Any]) -> int:
+    """The page's navigation counter now: ``page.wait_navigation`` waits for one after it."""
+    from ..driver import navigation
+
+    ctx = await host.page_ctx(args, gated=False)
+    return navigation.tracker(ctx.driver).seq
+
+
+@op("page.wait_navigation")
+async def wait_navigation(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    """Wait for a main-frame navigation after ``after`` to commit, then for ``wait_until``."""
+    from ..driver import navigation
+    from ..errors import NavigationFailed
+
+    api = "page.expect_navigation"
+    ctx = await host.page_ctx(args)
+    driver = ctx.driver
+    tracker = navigation.tracker(driver)
+    after = int(args.get("after") or 0)
+    wait_until = args.get("wait_until", "load")
+    timeout_ms = float(args.get("timeout") or 30000)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_ms / 1000
+    try:
+        await driver.wait_until(lambda: tracker.seq > after, timeout=timeout_ms / 1000)
+        await tracker.wait_idle(after, max(0.0, deadline - loop.time()))
+    except TimeoutError:
+        raise EgoTimeout(
+            f"{api} timed out after {round(timeout_ms)}ms: "
+            + ("no navigation started" if tracker.seq <= after else f"the navigation to {tracker.pending and tracker.pending['url']} did not commit"),
+            api=api, timeout_ms=round(timeout_ms),
+        ) from None
+    last = tracker.last or {}
+    if not last.get("committed"):
+        raise NavigationFailed(f"{api}: the navigation to {last.get('url')} ended without a new document "
+                               f"({last.get('error') or 'cancelled'})", url=last.get("url"), error_text=last.get("error"))
+    if wait_until != "commit":
+        try:
+            await navigation._wait_state(driver, wait_until, deadline, 500, None)
+        except TimeoutError:
+            raise EgoTimeout(f"{api} timed out after {round(timeout_ms)}ms waiting for {wait_until} of {last.get('url')}",
+                             api=api, timeout_ms=round(timeout_ms)) from None
+    driver.stale_all_refs()
+    main = driver.frames.main
+    return {"url": main.url if main is not None else last.get("url"), "seq": last.get("seq", tracker.seq)}
+
+
 # -- wait_for_selector ------------------------------------------------------------------------
 
 _STATES = ("attached", "detached", "visible", "hidden")
@@ -400,4 +451,12 @@ def _stop(host: Host) -> None:
         driver.mark_closed()
 
 
+def _track_navigations(_host: Host, driver: PageDriver) -> None:
+    """Follow each page's navigations from the moment it is attached (actions and waits use it)."""
+    from ..driver import navigation
+
+    navigation.tracker(driver)
+
+
 HOST_SETUP.append(lambda host: host.add_hook("on_stop", _stop))
+HOST_SETUP.append(lambda host: host.add_hook("on_driver", _track_navigations))

@@ -19,8 +19,9 @@ download = await waiter
 cls("Page.mouse", "Trusted mouse input in viewport CSS px. Position and held buttons last one process (start (0, 0)); "
     "events carry keyboard.down modifiers.", "print(page.mouse)")
 M("Page.mouse.click", [P("x", "number"), P("y", "number"), "*", P("button", _BUTTON, "left"),
-                       P("click_count", "int>0", 1), P("delay", "ms>=0", 0), _LABEL],
-  "ActionReceipt", "Move to (x, y), press and release.",
+                       P("click_count", "int>0", 1), P("delay", "ms>=0", 0), _LABEL,
+                       P("no_wait_after", "bool", False, doc="do not wait for a navigation the click starts")],
+  "ActionReceipt", "Move to (x, y), press and release; a navigation it starts is waited for until it commits.",
   """
 box = await page.evaluate("(() => { const r = document.querySelector('#q').getBoundingClientRect(); "
                           "return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()")
@@ -62,8 +63,10 @@ await page.keyboard.up("Shift")
 M("Page.keyboard.up", [P("key", "key")], "None", "Release a held key.",
   'await page.keyboard.down("Alt")\nawait page.keyboard.up("Alt")', errors=("InvalidArgument",))
 M("Page.keyboard.press", [P("key", "key", doc='a key or chord: "Enter", "Control+A", "+"'), "*",
-                          P("delay", "ms>=0", 0)],
-  "ActionReceipt", "Key down, then up after delay ms.",
+                          P("delay", "ms>=0", 0),
+                          P("no_wait_after", "bool", False, doc="do not wait for a navigation the key starts")],
+  "ActionReceipt", "Key down, then up after delay ms; a navigation it starts (Enter in a form) is waited for "
+  "until it commits.",
   """
 await page.focus("#q")
 await page.keyboard.type("kettle")
@@ -126,6 +129,9 @@ prop("ActionReceipt.popups", "list[{label, target_id}]",
      "Tabs this action opened, adopted as agent Pages (task.page(label)); empty if none.", "")
 prop("ActionReceipt.dialog", "{type, message, default_prompt, url} | None",
      "A JS dialog the action opened; it stays open until accept_dialog()/dismiss_dialog().", "")
+prop("ActionReceipt.navigation", "{url, committed, error?} | None",
+     "The navigation a click, dblclick, press, mouse.click or keyboard.press started: waited for until committed "
+     "(committed False: it ended without a new document, e.g. 204, a download or an error); None if none.", "")
 cls("UnmanagedPage", "Frozen dataclass for a tab without a label (from tabs() or user_page()); no methods: pass it "
     "to task.adopt().", "")
 prop("UnmanagedPage.space_id", "int", "The space of the tab.", "")

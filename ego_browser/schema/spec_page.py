@@ -11,6 +11,8 @@ _WAIT_UNTIL = ("commit", "domcontentloaded", "load", "networkidle")
 _TIMEOUT = P("timeout", "ms>0", 3000, doc="retry transient blockers until then")
 _FORCE = P("force", "bool", False, doc="skip the hit-target test only")
 _LABEL = P("label", "str?", None, doc="text shown beside the on-screen pointer for the watching user")
+_NO_WAIT = P("no_wait_after", "bool", False,
+             doc="return at once even if the action started a navigation (default: wait until it commits)")
 _POSITION = P("position", "point?", None, doc="point from the element's top-left corner (default: its centre)")
 
 cls("Page", "A tab with a durable label (p1, p2, ...). Get it from task.page(label), task.new_page() or a receipt.",
@@ -89,13 +91,24 @@ await page.wait_for_load_state("load")
 print(await page.title())
 """, errors=("EgoTimeout",))
 M("Page.wait_for_url", [P("matcher", "matcher", doc="exact URL, glob (**, *, {a,b}), re.Pattern or callable"), "*",
-                        P("timeout", "ms>0", 10000)],
-  "None", "Wait until the main frame commits a matching URL (or return at once if it matches); does not wait for load.",
+                        P("timeout", "ms>0", 10000), P("wait_until", _WAIT_UNTIL, "load")],
+  "None", "Wait until the main frame commits a matching URL (at once if it matches now), then for wait_until "
+  "(default load; \"commit\" does not wait for the document).",
   """
 await page.fill("#q", "kettle")
 await page.click("button:has-text('Search')")
 await page.wait_for_url("**/search.html?q=*")
 """, errors=("EgoTimeout", "UrlOpenedInPopup"))
+M("Page.expect_navigation", ["*", P("url", "matcher?", None, doc="only a navigation to a matching URL counts"),
+                             P("wait_until", _WAIT_UNTIL, "load"), P("timeout", "ms>0", 30000)],
+  "async context manager; await info.value",
+  "Armed on entry; on exit waits for a main-frame navigation started after entry to commit and reach wait_until. "
+  "info.value is the new URL. Clicks already wait for the navigations they start: use this for anything else.",
+  """
+async with page.expect_navigation(url="**/checkout.html") as info:
+    await page.evaluate("setTimeout(() => location.assign('/checkout.html'), 50)")
+print(await info.value)
+""", call="asynccm", errors=("EgoTimeout", "NavigationFailed"))
 M("Page.wait_for_event", [P("event", ("popup", "download")), "*", P("timeout", "ms>0", 10000)],
   "asyncio.Task[Page | Download]",
   "Arm a waiter now (sync); await the Task after the action that causes the event. One download waiter per Page.",
@@ -140,10 +153,12 @@ M("Page.wait_for_timeout", [P("ms", "ms>=0")], "None",
 
 M("Page.click", [P("selector", "selector"), "*", P("button", _BUTTON, "left"),
                  P("click_count", "int>0", 1), P("delay", "ms>=0", 0, doc="ms between press and release"),
-                 _POSITION, _FORCE, _TIMEOUT, _LABEL],
+                 _POSITION, _FORCE, _TIMEOUT, _LABEL, _NO_WAIT],
   "ActionReceipt",
   "Trusted click after the checks: visible, non-zero size, enabled, hit target. Popups it opens are adopted "
-  "(receipt.popups); a JS dialog comes back in receipt.dialog.",
+  "(receipt.popups); a JS dialog comes back in receipt.dialog. A navigation it starts (link, form submit, "
+  "location=) is waited for until the new document commits (receipt.navigation); then wait_for_load_state() "
+  "for more.",
   """
 await page.goto("https://shop.example/product.html?id=k2")
 receipt = await page.click("text=Add to cart")
@@ -151,7 +166,7 @@ await page.wait_for_selector("text=Added Steel Kettle")
 print(receipt.popups, receipt.dialog)
 """, errors=_ACTION_ERRORS)
 M("Page.dblclick", [P("selector", "selector"), "*", P("button", _BUTTON, "left"),
-                    P("delay", "ms>=0", 0), _POSITION, _FORCE, _TIMEOUT, _LABEL],
+                    P("delay", "ms>=0", 0), _POSITION, _FORCE, _TIMEOUT, _LABEL, _NO_WAIT],
   "ActionReceipt", "As click, with click_count=2.", 'await page.dblclick("h1")', errors=_ACTION_ERRORS)
 M("Page.hover", [P("selector", "selector"), "*", _POSITION, _FORCE, _TIMEOUT, _LABEL], "ActionReceipt",
   "Move the mouse over the element (visible, size, hit target; disabled is fine).",
@@ -185,8 +200,8 @@ M("Page.focus", [P("selector", "selector"), "*", _TIMEOUT], "ActionReceipt",
   "Focus the element, its nearest focusable ancestor or its single editable descendant.", 'await page.focus("#q")',
   errors=_ACTION_ERRORS)
 M("Page.press", [P("selector", "selector"), P("key", "key", doc='a key or chord: "Enter", "Control+A"'), "*",
-                 P("delay", "ms>=0", 0), _TIMEOUT],
-  "ActionReceipt", "Focus as focus(), then keyboard.press(key).",
+                 P("delay", "ms>=0", 0), _TIMEOUT, _NO_WAIT],
+  "ActionReceipt", "Focus as focus(), then keyboard.press(key); a navigation it starts is waited for as in click.",
   """
 await page.fill("#q", "toaster")
 await page.press("#q", "Enter")

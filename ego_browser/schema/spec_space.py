@@ -210,6 +210,12 @@ result = await task.finish(keep=[])
 print(result["closed_space"], result["closed_labels"])
 """, errors=("PageNotFound",))
 
+M("TaskSpace.set_viewport", [P("width", "int>0"), P("height", "int>0")], "None",
+  "Viewport size in CSS px of this space's pages (open and future; default 1280x720). Lasts as long as the host.",
+  """
+await task.set_viewport(1600, 900)
+print(await task.page("p1").info())
+""")
 M("TaskSpace.set_status", [P("text", "text500", doc='the progress text the user sees; "" clears it')], "None",
   "Set the user-visible progress text (list_task_spaces() reports it as status).",
   """

@@ -1,0 +1,63 @@
+"""The viewport of the pages the agent's spaces create: 1280×720 unless the space sets another.
+
+Chromium's default window left a 780×493 viewport here, which cut confirmation buttons out of
+the default (viewport) snapshot; 1280×720 is what the peers (Playwright, agent-browser) use.
+The size is applied with ``Emulation.setDeviceMetricsOverride`` when the host attaches to a
+page the agent opened (or that one of its pages opened); tabs of the user keep their window.
+A space's own size (``TaskSpace.set_viewport``) lasts as long as the host.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..driver.page import PageDriver
+from ..errors import CdpChannelUnavailable, CdpError
+from .core import Host
+from .ops import HOST_SETUP, op
+from .store import OPEN
+
+__all__ = ["DEFAULT_VIEWPORT", "apply_viewport"]
+
+DEFAULT_VIEWPORT = (1280, 720)
+
+
+def _sizes(host: Host) -> dict[int, tuple[int, int]]:
+    return host.extensions.setdefault("viewports", {})
+
+
+async def apply_viewport(driver: PageDriver, size: tuple[int, int]) -> None:
+    width, height = size
+    try:
+        await driver.session.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 0, "mobile": False},
+            timeout=5.0,
+        )
+    except (CdpError, CdpChannelUnavailable):
+        pass  # the tab is going away
+
+
+async def _on_driver(host: Host, driver: PageDriver) -> None:
+    if host.store is None:
+        return
+    for row in host.store.pages_of_target(driver.target_id):
+        if row.state == OPEN and (row.opened_by == "agent" or row.opener):
+            await apply_viewport(driver, _sizes(host).get(row.space_id, DEFAULT_VIEWPORT))
+            return
+
+
+@op("space.set_viewport")
+async def set_viewport(host: Host, args: dict[str, Any]) -> None:
+    space = host.space_row(args.get("space"))
+    host.gate(space)
+    size = (int(args["width"]), int(args["height"]))
+    _sizes(host)[space.id] = size
+    assert host.store is not None
+    for row in host.store.pages(space.id):
+        driver = host.drivers.get(row.target_id or "")
+        if row.state == OPEN and driver is not None and not driver.closed:
+            await apply_viewport(driver, size)
+
+
+HOST_SETUP.append(lambda host: host.add_hook("on_driver", _on_driver))
