@@ -202,7 +202,7 @@ async def test_b59_lazy_iframe(task, server):
     inner = server.page("/s59-inner", "<button>Lazy inside</button>")
     url = server.page(
         "/s59",
-        "<p>Top of page</p><div style='height:3000px'></div>"
+        "<p>Top of page</p><div style='height:6000px'></div>"
         f"<iframe title=lazy loading=lazy src='{inner}' width=300 height=100></iframe>"
         "<div style='height:3000px'></div>",
     )
