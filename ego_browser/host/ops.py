@@ -47,6 +47,7 @@ OP_MODULES = (
     "ego_browser.host.action_ops",
     "ego_browser.host.wait_ops",
     "ego_browser.host.viewport_ops",
+    "ego_browser.host.warm_tab",
     "ego_browser.host.dialog_ops",
     "ego_browser.host.file_ops",
     "ego_browser.host.download_ops",

@@ -209,7 +209,13 @@ async def task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     if isolated:
         res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
         context_id = res["browserContextId"]
-    target_id = await _create_tab(host, None, context_id=context_id, new_window=True)
+    target_id = None
+    if not isolated:
+        from .warm_tab import take
+
+        target_id = await take(host)  # prepared in the background: a new space costs no window launch
+    if target_id is None:
+        target_id = await _create_tab(host, None, context_id=context_id, new_window=True)
     space_id = store.create_space(
         name=name, isolated=isolated, context_id=context_id, profile_id=profile,
         browser_instance=host.browser.instance,
