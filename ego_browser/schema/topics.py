@@ -148,6 +148,9 @@ print(await page.snapshot())
 EOF
 ```
 
+A click (or `press`) that starts a navigation returns once the new document has committed
+(`receipt.navigation`); `wait_for_url()` and `wait_for_load_state()` then wait for it to load.
+
 The snapshot is the page as text: one node per line, `[ref=N]` on nodes you can act on, and a
 `loc=` where a stable locator is unique. `help("snapshot")` explains every part.
 
