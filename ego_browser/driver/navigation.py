@@ -172,12 +172,12 @@ async def settle_after_action(driver: PageDriver, mark: int, *, timeout: float =
     """
     nav = tracker(driver)
     if nav.seq <= mark and driver.dialog is None:
+        params: dict[str, Any] = {"expression": "new Promise(r => setTimeout(r, 0))", "awaitPromise": True}
+        main = driver.frames.main
+        if main is not None and main.utility_context is not None:
+            params["contextId"] = main.utility_context  # our world: a page cannot have patched its timers
         try:
-            await driver.session.send(
-                "Runtime.evaluate",
-                {"expression": "new Promise(r => setTimeout(r, 0))", "awaitPromise": True},
-                timeout=1.0,
-            )
+            await driver.session.send("Runtime.evaluate", params, timeout=1.0)
         except Exception:  # noqa: BLE001 - navigation, dialog or a busy page: the check below decides
             pass
     if nav.seq <= mark or driver.dialog is not None:
