@@ -125,6 +125,9 @@ def run(source: str, filename: str) -> int | None:
             first = _recv_frame(sock)
         except OSError:
             return None
+        if first is not None and first[0] == "X":
+            # a quick child can report its status before the worker has sent its pid: it ran
+            return first[1]
         if first is None or first[0] != "P":
             return None  # declined (or gone) before anything ran
         return _wait(sock, first[1])

@@ -132,7 +132,9 @@ def _child(msg: dict[str, Any], fds: list[int], keep_closed: list[int], conn: so
 
     The child tells the round its status itself, after its output is flushed and its copies
     of the round's streams are closed: the round (and whoever reads its pipes) need not wait
-    for this process's teardown. The worker reports a child that died without telling.
+    for this process's teardown. The worker reports a child that died without telling. The
+    child's status may reach the round before the worker's pid frame (both write to the
+    same connection): the round takes a status frame as "it ran", whichever comes first.
     """
     status = 1
     try:

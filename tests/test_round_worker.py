@@ -148,3 +148,12 @@ def test_worker_declines_when_the_package_changed(tmp_path, monkeypatch):
     assert round_worker.fingerprint(str(pkg)) == before
     (pkg / "sub" / "b.js").write_text("22")
     assert round_worker.fingerprint(str(pkg)) != before
+
+
+def test_each_round_runs_exactly_once(rounds):
+    """A quick child may report its status before the worker sends its pid: never a second run."""
+    _wait_worker(rounds)
+    for i in range(15):
+        proc = subprocess.run([sys.executable, "-m", "ego_browser", "-e", f"print({i})"], env=rounds.env,
+                              capture_output=True, text=True, timeout=60)
+        assert (proc.returncode, proc.stdout) == (0, f"{i}\n"), proc.stderr

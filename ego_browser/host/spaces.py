@@ -214,6 +214,9 @@ async def task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
         from .warm_tab import take
 
         target_id = await take(host)  # prepared in the background: a new space costs no window launch
+        if target_id is not None:
+            await host.activate(0, target_id)  # to the front, as a freshly created window would be
+            host.active.pop(0, None)
     if target_id is None:
         target_id = await _create_tab(host, None, context_id=context_id, new_window=True)
     space_id = store.create_space(

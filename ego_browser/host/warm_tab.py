@@ -2,7 +2,8 @@
 
 A new space used to cost a new window, an attach and the page set-up on the agent's time
 (≈0.3 s idle, over 1 s under load). The host now prepares that tab in the background and
-``task_space("new name")`` takes it; the next one is prepared right after. Only spaces in the
+``task_space("new name")`` takes it; the next one is prepared right after (the first when
+the host's first new space is made). Only spaces in the
 default browser context use it (an isolated space needs its own context). The tab is not in
 any space until taken, so nothing lists it; its target id is kept in ``run/warm.json`` so a
 host that was killed and restarted closes the one it left behind.
@@ -30,6 +31,7 @@ class _Warm:
         self.ready: str | None = None
         self.task: asyncio.Task | None = None
         self.stopped = False
+        self.started = False
 
     @property
     def path(self) -> Any:
@@ -54,12 +56,18 @@ class _Warm:
                 pass
 
     async def _make(self, first: bool) -> None:
-        from . import spaces
         from .viewport_ops import DEFAULT_VIEWPORT, apply_viewport
 
         if first:
             await self._cleanup()
-        tid = await spaces._create_tab(self.host, None, context_id=None, new_window=True)
+        # in the background: a window in front would hide the agent's pages (hidden pages
+        # throttle their timers to one a second and run no animation frames)
+        conn = self.host.browser.conn
+        assert conn is not None
+        res = await conn.send("Target.createTarget", {"url": "about:blank", "newWindow": True, "background": True},
+                              timeout=10.0)
+        tid = res["targetId"]
+        self.host.browser.targets.setdefault(tid, {"targetId": tid, "type": "page", "url": "about:blank", "title": ""})
         driver = await self.host.driver(tid)
         await apply_viewport(driver, DEFAULT_VIEWPORT)
         if self.stopped:
@@ -87,7 +95,8 @@ class _Warm:
         tid, self.ready = self.ready, None
         if tid is not None and not self.host.browser.is_live_page(tid):
             tid = None
-        self.refill()
+        self.refill(first=not self.started)
+        self.started = True
         return tid
 
     def stop(self) -> None:
@@ -109,10 +118,10 @@ async def take(host: Host) -> str | None:
 
 
 def _setup(host: Host) -> None:
+    # the first tab is prepared when the first new space is made (that one takes the cold
+    # path): at start-up it would compete with the round that started the host
     warm = _warm(host)
     host.add_hook("on_stop", lambda h: warm.stop())
-    # after start-up (the browser and the store are there by then)
-    asyncio.get_running_loop().call_soon(warm.refill, True)
 
 
 HOST_SETUP.append(_setup)
