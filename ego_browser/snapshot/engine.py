@@ -13,7 +13,7 @@ from typing import Any
 
 from ..cdp.connection import Session
 from ..errors import CdpChannelUnavailable, CdpError, InvalidArgument, SnapshotFailed, StaleRef
-from .capture import FrameCapture, SnapshotFrame, SnapshotTarget, capture_frame, frame_owner, resolved_bid, wait_bid
+from .capture import STRIDE, FrameCapture, SnapshotFrame, SnapshotTarget, capture_frame, frame_owner, resolved_bid, wait_bid
 from .ledger import RefLedger
 
 try:
@@ -264,6 +264,8 @@ async def _take(
     key: list = []
     url: list = []
     loc: list = []
+    state: list = []
+    value: list = []
     seen: set[str] = set()
 
     def emit(fid: str, offset: int) -> None:
@@ -272,12 +274,12 @@ async def _take(
             return
         seen.add(fid)
         rows = cap.rows
-        fl = rows[3::7]
+        fl = rows[3::STRIDE]
         n = len(fl)
-        d = rows[0::7]
+        d = rows[0::STRIDE]
         if offset:
             d = [x + offset for x in d]
-        lids = rows[4::7]
+        lids = rows[4::STRIDE]
         ks: list = [None] * n
         lidmap = cap.lids
         loader = cap.loader_id
@@ -292,8 +294,8 @@ async def _take(
                     ks[i] = (fid, loader, bid)
                 if f & _F_IFRAME:
                     iframes.append((i, bid))
-        lc = rows[6::7]
-        u = rows[5::7]
+        lc = rows[6::STRIDE]
+        u = rows[5::STRIDE]
         if locs:
             if totals is not None:
                 lc = [_pick_loc(c, totals) if c else "" for c in lc]
@@ -304,8 +306,10 @@ async def _take(
                 if c and c[0] == "h" and c.startswith("href:"):
                     u[i] = ""
         start = 0
-        r = rows[1::7]
-        nm = rows[2::7]
+        r = rows[1::STRIDE]
+        nm = rows[2::STRIDE]
+        sv = rows[7::STRIDE]
+        vv = rows[8::STRIDE]
         for i, bid in iframes + [(n - 1, None)]:
             depth.extend(d[start : i + 1])
             role.extend(r[start : i + 1])
@@ -314,6 +318,8 @@ async def _take(
             key.extend(ks[start : i + 1])
             url.extend(u[start : i + 1])
             loc.extend(lc[start : i + 1])
+            state.extend(sv[start : i + 1])
+            value.extend(vv[start : i + 1])
             start = i + 1
             if bid is not None:
                 child = children.get((fid, bid))
@@ -328,6 +334,8 @@ async def _take(
                 key.append((fid, loader, bid))
                 url.append("")
                 loc.append("")
+                state.append("")
+                value.append("")
                 emit(child, d[0] + 2)
 
     emit(root_frame.frame_id, 0)
@@ -338,7 +346,7 @@ async def _take(
     if not depth:
         return ""
     text, next_ref, shown = render_tree(
-        depth, role, name, flags, key, url, loc, ledger.keys, ledger.next_ref, marks, locs
+        depth, role, name, flags, key, url, loc, state, value, ledger.keys, ledger.next_ref, marks, locs
     )
     ledger.commit(shown, replace=replace)
     if fetches and ledger.pending:
