@@ -91,21 +91,25 @@ async def test_format_header_indent_and_metadata(page, site):
     lines = text.split("\n")
     assert lines[0].startswith('[p1 "T" | space "s"(1)')
     assert lines[1] == "root"
-    for line in lines[1:]:
+    # one space per level: a line is at most one level deeper than the line before it
+    prev = 0
+    for line in lines[2:]:
         indent = len(line) - len(line.lstrip(" "))
-        assert indent % 2 == 0
-    assert '  textbox "Email" [ref=' in text and "loc=css:#email]" in text
+        assert 1 <= indent <= prev + 1
+        prev = indent
+    assert '   textbox "Email" [ref=' in text and "loc=css:#email]" in text
     # a unique href is the link's locator, and then says where it goes: no url= repeat
     assert re.search(r'link "Unique link" \[ref=\d+, loc=href:/unique\?x=1\]', text)
     # links sharing an href: no loc, the resolved url instead
     same = [ln for ln in lines if 'link "Same link"' in ln]
-    assert len(same) == 2 and all("loc=" not in ln and re.search(r"url=http://127\.0\.0\.1:\d+/same\]", ln) for ln in same)
+    # (same-origin: printed as a path)
+    assert len(same) == 2 and all("loc=" not in ln and re.search(r"url=/same\]", ln) for ln in same)
     # role locators are implied by a ref line's own role and name: printed only without refs
     assert "loc=role:" not in text
     nomarks = await snap(page, led, scope="full_page", include_action_marks=False)
     assert 'loc=role:button[name="Disabled action"]' in nomarks or "loc=role:" in nomarks
     assert re.search(r'link "Unique link" \[loc=href:/unique\?x=1\]', nomarks)
-    assert 'button "Disabled action" [ref=' in text  # disabled controls keep refs
+    assert 'button "Disabled action" [disabled] [ref=' in text  # disabled controls keep refs
     assert "hidden" not in text and "token" not in text
     plain = await snap(page, led, scope="full_page", include_action_marks=False, include_stable_locator=False)
     assert "ref=" not in plain and "loc=" not in plain and "url=" in plain
@@ -129,15 +133,15 @@ async def test_compaction_fixture_and_second_capture_identical(page, site):
     second = await snap(page, led, scope="full_page")
     assert first == second
     body = first.split("\n", 1)[1]
-    assert body.split("\n")[:2] == ["root", '  heading "Wrapped heading"']
+    assert body.split("\n")[:2] == ["root", ' heading "Wrapped heading" [level=2]']
     assert "\u200b" not in body and 'text " "' not in body
-    groups = [i for i, ln in enumerate(body.split("\n")) if ln == "  container"]
+    groups = [i for i, ln in enumerate(body.split("\n")) if ln == " container"]
     assert len(groups) == 2  # two sibling groups stay distinct
-    for needle in ('img "Logo"', "  svg", "  canvas", "    cell\n", 'cell "Cell"', 'iframe "Inner A" [ref='):
+    for needle in ('img "Logo"', " svg", " canvas", "   cell\n", 'cell "Cell"', 'iframe "Inner A" [ref='):
         assert needle in body
     again = parse_snapshot(body)
     from ego_browser.snapshot.engine import render_tree
-    assert render_tree(*again[:7], again[7], 10**6, True, True)[0] == body
+    assert render_tree(*again[:9], again[9], 10**6, True, True)[0] == body
 
 
 # -- frames, shadow DOM, scopes ----------------------------------------------------------------
@@ -158,7 +162,7 @@ async def test_frames_oopif_nested_lazy(page, site):
         if ln.lstrip().startswith("iframe "):
             assert "[ref=" in ln
             assert lines[i + 1].strip() == "root"
-            assert len(lines[i + 1]) - len(lines[i + 1].lstrip()) == len(ln) - len(ln.lstrip()) + 2
+            assert len(lines[i + 1]) - len(lines[i + 1].lstrip()) == len(ln) - len(ln.lstrip()) + 1
     # refs of the frames' buttons act in their own frame, distinct numbers across renderers
     runs = [int(m) for m in re.findall(r'button "Run" \[ref=(\d+)', text)]
     assert len(runs) == 2 and runs[0] != runs[1]
@@ -256,20 +260,89 @@ _ROLE_ALIASES = {"image": "img", "Iframe": "iframe", "DisclosureTriangle": "butt
                  "LabelText": "container", "MenuListPopup": "listbox", "RootWebArea": "root"}
 
 
-async def _ax_map(frame) -> dict[int, tuple[str, str]]:
+async def _ax_all(frame) -> list[dict]:
     params = {"frameId": frame.frame_id} if frame.parent_frame_id else {}
     try:
         res = await frame.session.send("Accessibility.getFullAXTree", params)
     except Exception:
         res = await frame.session.send("Accessibility.getFullAXTree")
+    return res["nodes"]
+
+
+async def _ax_nodes(frame) -> list[dict]:
+    return [n for n in await _ax_all(frame) if n.get("backendDOMNodeId") is not None and not n.get("ignored")]
+
+
+def _ax_role_name(n: dict) -> tuple[str, str]:
+    role = n.get("role", {}).get("value", "")
+    return _ROLE_ALIASES.get(role, role), " ".join(str(n.get("name", {}).get("value", "")).split())
+
+
+async def _ax_map(frame) -> dict[int, tuple[str, str]]:
+    return {n["backendDOMNodeId"]: _ax_role_name(n) for n in await _ax_nodes(frame)}
+
+
+_VALUE_ROLES = {"textbox", "searchbox", "spinbutton", "slider", "progressbar", "combobox", "listbox"}
+
+
+def ax_state(n: dict, by_id: dict | None = None) -> dict:
+    """Chromium's checked/disabled/expanded/selected/level/value of an AX node, in our words.
+
+    A listbox has no value in Chromium's tree: its selected options (which we print too) are."""
+    props = {p["name"]: (p.get("value") or {}).get("value") for p in n.get("properties", ())}
+    role = _ax_role_name(n)[0]
     out = {}
-    for n in res["nodes"]:
-        bid = n.get("backendDOMNodeId")
-        if bid is None or n.get("ignored"):
-            continue
-        role = n.get("role", {}).get("value", "")
-        name = " ".join(str(n.get("name", {}).get("value", "")).split())
-        out[bid] = (_ROLE_ALIASES.get(role, role), name)
+    checked = props.get("checked")
+    if checked in ("true", "mixed"):
+        out["checked"] = checked
+    if props.get("disabled") is True:
+        out["disabled"] = True
+    if props.get("expanded") is not None:
+        out["expanded"] = bool(props["expanded"])
+    if props.get("selected") is True:
+        out["selected"] = True
+    if role == "heading":
+        out["level"] = int(props.get("level") or 2)
+    if role == "listbox" and by_id is not None:
+        picked = []
+        todo = list(n.get("childIds", ()))
+        while todo:  # options may sit under an ignored wrapper
+            c = by_id.get(todo.pop(0))
+            if c is None:
+                continue
+            if _ax_role_name(c)[0] == "option":
+                if any(p["name"] == "selected" and p["value"].get("value") is True for p in c.get("properties", ())):
+                    picked.append(_ax_role_name(c)[1])
+            else:
+                todo.extend(c.get("childIds", ()))
+        if picked:
+            out["value"] = ", ".join(picked)
+    elif role in _VALUE_ROLES:
+        v = " ".join(str((n.get("value") or {}).get("value", "")).split())
+        if v:
+            out["value"] = v if len(v) <= 100 else v[:99] + "\u2026"
+    return out
+
+
+def our_state(role: str, state: str, value: str) -> dict:
+    """The same fields read off a printed line's state marks and value."""
+    marks = set(state.split())
+    out = {}
+    if "[checked]" in marks:
+        out["checked"] = "true"
+    if "[checked=mixed]" in marks:
+        out["checked"] = "mixed"
+    if "[disabled]" in marks:
+        out["disabled"] = True
+    if "[expanded]" in marks or "[collapsed]" in marks:
+        out["expanded"] = "[expanded]" in marks
+    if "[selected]" in marks:
+        out["selected"] = True
+    for m in marks:
+        if m.startswith("[level="):
+            out["level"] = int(m[7:-1])
+    if value:
+        out["value"] = value
     return out
 
 
@@ -279,7 +352,7 @@ async def _visible_texts(frame) -> list[str]:
       const walk = (root) => { const it = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
         for (let n = it.nextNode(); n; n = it.nextNode()) {
           if (n.nodeType === 1) { if (n.shadowRoot) walk(n.shadowRoot); continue; }
-          const p = n.parentElement; if (!p || ['SCRIPT','STYLE','NOSCRIPT','TITLE','OPTION'].includes(p.tagName)) continue;
+          const p = n.parentElement; if (!p || ['SCRIPT','STYLE','NOSCRIPT','TITLE','OPTION','TEXTAREA'].includes(p.tagName)) continue;
           if (!p.checkVisibility({visibilityProperty: true}) || p.closest('[aria-hidden=true]')) continue;
           const t = n.data.replace(/[\s\u00a0]+/g, ' ').trim(); if (t && !/^[\u200b-\u200f\u2060\ufeff]+$/.test(t)) out.push(t); } };
       walk(document); return out; })()"""
@@ -295,6 +368,8 @@ async def _control_backend_ids(frame) -> set[int]:
           if (el.shadowRoot) walk(el.shadowRoot);
           if (!el.matches('button, input:not([type=hidden]), select, textarea, a[href], iframe')) continue;
           if (el.disabled || !el.checkVisibility({visibilityProperty: true}) || el.closest('[aria-hidden=true]')) continue;
+          const r = el.getBoundingClientRect();  // no pointer reaches a zero-size box: no ref there
+          if (!(r.width > 0 && r.height > 0) && getComputedStyle(el).display !== 'contents' && el.tagName !== 'IFRAME') continue;
           if (el.tagName === 'IFRAME' && el.loading === 'lazy') continue;
           out.push(el); } };
       walk(document); return out; })()"""
@@ -313,9 +388,11 @@ async def test_fidelity_against_chromium_ax_tree(page, site, path):
     body = text.split("\n", 1)[1]
     table = parse_snapshot(body)
     printed = {}
-    for role, name, key in zip(table[1], table[2], table[4]):
+    states = {}
+    for role, name, key, st, val in zip(table[1], table[2], table[4], table[7], table[8]):
         if key is not None:
             printed[key[1]] = (role, name)
+            states[key[1]] = our_state(role, st, val)
     await settle(led)  # backend ids of a first snapshot arrive just after its text
     frames = {f.frame_id: f for f in page.frames()}
     ax = {fid: await _ax_map(f) for fid, f in frames.items()}
@@ -334,6 +411,36 @@ async def test_fidelity_against_chromium_ax_tree(page, site, path):
     assert total > 0
     print(f"fidelity {path}: {agree}/{total}")
     assert agree / total >= 0.99, misses[:10]
+    # states: for every ref, checked/disabled/expanded/selected/value agree with Chromium's;
+    # and every heading's level (headings carry no ref: matched by name)
+    nodes = {fid: await _ax_nodes(f) for fid, f in frames.items()}
+    by_bid = {fid: {n["backendDOMNodeId"]: n for n in ns} for fid, ns in nodes.items()}
+    by_id = {n["nodeId"]: n for f in frames.values() for n in await _ax_all(f)}
+    s_agree = s_total = 0
+    s_misses = []
+    for ref, ours in states.items():
+        b = led.lookup(ref)
+        n = by_bid[b.frame_id].get(b.backend_node_id)
+        if n is None or printed[ref][1] == "Password":
+            continue  # not in Chromium's tree (counted by the role check); a password's value is never printed
+        s_total += 1
+        theirs = ax_state(n, by_id)
+        if ours == theirs:
+            s_agree += 1
+        else:
+            s_misses.append((ref, printed[ref], ours, theirs))
+    ax_headings = [(_ax_role_name(n)[1], ax_state(n).get("level")) for ns in nodes.values() for n in ns
+                   if _ax_role_name(n)[0] == "heading"]
+    for role, name, st in zip(table[1], table[2], table[7]):
+        if role == "heading":
+            s_total += 1
+            mine = (name, our_state(role, st, "").get("level"))
+            if mine in ax_headings:
+                s_agree += 1
+            else:
+                s_misses.append(("heading", mine, ax_headings))
+    print(f"state fidelity {path}: {s_agree}/{s_total}")
+    assert s_total == 0 or s_agree / s_total >= 0.995, s_misses[:10]
     # all visible text appears; every enabled visible control has a ref
     names = " ".join(table[2])
     for fid, f in frames.items():

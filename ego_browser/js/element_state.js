@@ -20,6 +20,10 @@
     const v = el.getAttribute(a);
     return v === null ? null : v.trim().toLowerCase();
   };
+  // a selector this Chromium may not know (:open, :user-invalid) matches nothing
+  const matches = (el, sel) => {
+    try { return el.matches(sel); } catch (e) { return false; }
+  };
   const clip = (s) => {
     s = String(s).replace(WS, ' ').trim();
     return s.length > VALUE_MAX ? s.slice(0, VALUE_MAX - 1) + '…' : s;
@@ -69,6 +73,7 @@
     if (ex === 'true' || ex === 'false') s.expanded = ex === 'true';
     else if (tag === 'SUMMARY' && el.parentElement && el.parentElement.tagName === 'DETAILS' &&
              el.parentElement.querySelector(':scope > summary') === el) s.expanded = el.parentElement.open;
+    else if (tag === 'SELECT' && role === 'combobox') s.expanded = matches(el, ':open');  // its popup
     if (tag === 'OPTION') s.selected = el.selected;
     else if (SELECT_ROLES.has(role)) {
       const a = attr(el, 'aria-selected');
@@ -78,7 +83,7 @@
     if (!s.required && attr(el, 'aria-required') === 'true') s.required = true;
     const inv = attr(el, 'aria-invalid');
     if (inv !== null && inv !== '' && inv !== 'false') s.invalid = true;
-    else if (form && tag !== 'BUTTON' && tag !== 'FIELDSET') s.invalid = el.matches(':user-invalid');
+    else if (form && tag !== 'BUTTON' && tag !== 'FIELDSET') s.invalid = matches(el, ':user-invalid');
     if ((tag === 'TEXTAREA' || (tag === 'INPUT' && TEXT_INPUT.has(el.type))) && el.readOnly) s.readonly = true;
     else if (attr(el, 'aria-readonly') === 'true') s.readonly = true;
     if (role === 'heading') {
