@@ -13,8 +13,11 @@ from typing import Any
 
 from ..cdp.connection import Session
 from ..errors import CdpChannelUnavailable, CdpError, InvalidArgument, SnapshotFailed, StaleRef
-from .capture import STRIDE, FrameCapture, SnapshotFrame, SnapshotTarget, capture_frame, frame_owner, resolved_bid, wait_bid
+from .capture import (
+    STRIDE, FrameCapture, SnapshotFrame, SnapshotTarget, capture_frame, frame_owner, resolved_bid, wait_bid,
+)
 from .ledger import RefLedger
+from .modes import interactive_table
 
 try:
     from .. import _snapshot as _core
@@ -58,7 +61,10 @@ class ResolvedRef:
 
 
 def truncate(text: str, max_length: int | None) -> str:
-    """Cut ``text`` at a line boundary so that it and the note fit in ``max_length`` chars."""
+    """Cut ``text`` at a line boundary so that it and the note fit in ``max_length`` chars.
+
+    The note is the last line: ``[… cut N chars, M lines; ...]`` (no snapshot line starts with
+    ``[…``), and it says how to see the rest."""
     if not max_length or max_length <= 0 or len(text) <= max_length:
         return text
     total_lines = text.count("\n") + 1
@@ -72,7 +78,8 @@ def truncate(text: str, max_length: int | None) -> str:
     kept = text[:cut]
     cut_chars = len(text) - len(kept)
     kept_lines = kept.count("\n") + 1 if kept else 0
-    note = f"[… cut {cut_chars} chars, {total_lines - kept_lines} lines; narrow the scope to see more]"
+    note = (f"[… cut {cut_chars} chars, {total_lines - kept_lines} lines; to see more: root=<selector>, "
+            "interactive=True or a larger max_length]")
     return (kept + "\n" + note) if kept else note
 
 
@@ -105,10 +112,12 @@ async def take_snapshot(
     include_stable_locator: bool = True,
     max_length: int | None = None,
     header: str = "",
+    interactive: bool = False,
 ) -> str:
     """Capture, compact and print the page; record printed refs in ``ledger``.
 
     ``root`` is a ref number (``@N`` already parsed) and is required exactly for ``subtree``.
+    ``interactive`` prints the nodes to act on and what locates them (``modes.interactive_table``).
     Raises ``InvalidArgument``, ``StaleRef``/``UnknownRef`` (subtree root), ``SnapshotFailed``.
     """
     if scope not in SCOPES:
@@ -143,7 +152,7 @@ async def take_snapshot(
         try:
             text = await _take(
                 frames, main, root_frame, root_backend, ledger, viewport, locs, multi,
-                include_action_marks, scope == "full_page", root,
+                include_action_marks, scope == "full_page", root, interactive,
             )
             break
         except StaleRef as exc:
@@ -213,6 +222,7 @@ async def _take(
     marks: bool,
     replace: bool,
     root: int | None,
+    interactive: bool = False,
 ) -> str:
     # which frames: all of them (uniqueness of locators is judged page-wide); for a subtree
     # only the root frame's descendants are printed
@@ -345,6 +355,10 @@ async def _take(
         ledger.rebind(resolved_bid)
     if not depth:
         return ""
+    if interactive:
+        depth, role, name, flags, key, url, loc, state, value = interactive_table(
+            depth, role, name, flags, key, url, loc, state, value
+        )
     text, next_ref, shown = render_tree(
         depth, role, name, flags, key, url, loc, state, value, ledger.keys, ledger.next_ref, marks, locs
     )
