@@ -7,6 +7,7 @@ role and name of every ref-bearing node. No timing assertions here.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import tempfile
 
@@ -449,3 +450,58 @@ async def test_fidelity_against_chromium_ax_tree(page, site, path):
         bound = {led.lookup(r).backend_node_id for r in printed if led.lookup(r).frame_id == fid}
         missing = await _control_backend_ids(f) - bound
         assert not missing, (path, fid, missing)
+
+
+# -- no text lost: random DOMs ------------------------------------------------------------------
+
+_WORDS = ["alpha", "Beta", "gamma delta", "  spaced \n out ", "x", "Ünï cödé", "a\u00a0b", "1.5", "tail.",
+          "say \"hi\"", "back\\slash", " ", "Welcome,", "admin"]
+_TAGS = ["div", "span", "b", "p", "a", "button", "label", "li", "em", "section", "h2", "strong", "code", "ul",
+         "small", "br"]
+
+
+def _html(node) -> str:
+    import html as h
+
+    if isinstance(node, str):
+        return h.escape(node)
+    tag, kids = node
+    if tag == "br":
+        return "<br>"
+    attrs = ' href="/x"' if tag == "a" else ""
+    return f"<{tag}{attrs}>" + "".join(_html(k) for k in kids) + f"</{tag}>"
+
+
+def _doms():
+    from hypothesis import strategies as st
+
+    return st.lists(
+        st.recursive(st.sampled_from(_WORDS),
+                     lambda kids: st.tuples(st.sampled_from(_TAGS), st.lists(kids, max_size=4)), max_leaves=30),
+        min_size=1, max_size=5)
+
+
+def _given_doms():
+    from hypothesis import HealthCheck, given, settings
+
+    return lambda f: settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))(
+        given(dom=_doms())(f))
+
+
+@_given_doms()
+async def test_every_text_node_string_is_in_the_output(page, site, dom):
+    """Merging inline runs, dropping label repeats, hoisting wrappers: no text string is lost."""
+    if not page.frames() or not (page.frames()[0].url or "").startswith(site.base):
+        await open_page(page, site.url("/compact"))
+    html = "".join(_html(n) for n in dom)
+    await page.evaluate(f"document.body.innerHTML = {json.dumps(html)}")
+    texts = await page.evaluate(r"""(() => { const out = [];
+      const it = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let n = it.nextNode(); n; n = it.nextNode()) {
+        const t = n.data.replace(/[\s\u00a0]+/g, ' ').trim(); if (t) out.push(t); }
+      return out; })()""")
+    text = await snap(page, RefLedger("b"), scope="full_page")
+    table = parse_snapshot(text.split("\n", 1)[1])
+    shown = " ".join(table[2]) + " " + " ".join(table[8])
+    for t in texts:
+        assert t in shown, (t, html, text)

@@ -138,8 +138,7 @@ def _changes(prev: str | None, body: str) -> str:
     lines, counts = found
     if not lines:
         return "[changes: none since the previous snapshot]"
-    note = (f"[changes since the previous snapshot: {counts['added']} added (+), {counts['removed']} removed (-), "
-            f"{counts['changed']} changed (~)]")
+    note = f"[changes: {counts['added']} added (+), {counts['removed']} removed (-), {counts['changed']} changed (~)]"
     out = note + "\n" + "\n".join(lines)
     if len(out) >= len(body):
         return "[changes: most of the page changed; the whole snapshot follows]\n" + body

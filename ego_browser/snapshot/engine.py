@@ -68,19 +68,20 @@ def truncate(text: str, max_length: int | None) -> str:
     if not max_length or max_length <= 0 or len(text) <= max_length:
         return text
     total_lines = text.count("\n") + 1
-    # the note's size depends on the figures; reserve generously
-    budget = max(0, max_length - 80)
+
+    def note(chars: int, lines: int) -> str:
+        return (f"[… cut {chars} chars, {lines} lines; to see more: root=<selector>, interactive=True or a "
+                "larger max_length]")
+
+    # the note is never longer than with the largest figures it can show
+    budget = max(0, max_length - len(note(len(text), total_lines)) - 1)
     cut = text.rfind("\n", 0, budget + 1)
     if cut <= 0:
-        cut = text.find("\n")
-        if cut < 0 or cut > max_length:
-            cut = 0
+        cut = 0
     kept = text[:cut]
-    cut_chars = len(text) - len(kept)
     kept_lines = kept.count("\n") + 1 if kept else 0
-    note = (f"[… cut {cut_chars} chars, {total_lines - kept_lines} lines; to see more: root=<selector>, "
-            "interactive=True or a larger max_length]")
-    return (kept + "\n" + note) if kept else note
+    last = note(len(text) - len(kept), total_lines - kept_lines)
+    return (kept + "\n" + last) if kept else last
 
 
 def _frames_by_id(target: SnapshotTarget) -> tuple[dict[str, SnapshotFrame], SnapshotFrame]:
