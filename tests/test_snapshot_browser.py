@@ -17,6 +17,7 @@ from ego_browser.browser.launcher import launch_chromium
 from ego_browser.cdp.connection import Connection
 from ego_browser.errors import InvalidArgument, StaleRef, UnknownRef
 from ego_browser.snapshot import CdpSnapshotTarget, RefLedger, resolve_object, resolve_ref, take_snapshot
+from ego_browser.snapshot import fidelity
 from ego_browser.snapshot.engine import settle
 from ego_browser.snapshot.twin import parse_snapshot
 
@@ -257,199 +258,22 @@ async def test_max_length_cuts_at_line_boundary(page, site):
 
 # -- fidelity ----------------------------------------------------------------------------------
 
-_ROLE_ALIASES = {"image": "img", "Iframe": "iframe", "DisclosureTriangle": "button", "generic": "container",
-                 "LabelText": "container", "MenuListPopup": "listbox", "RootWebArea": "root"}
-
-
-async def _ax_all(frame) -> list[dict]:
-    params = {"frameId": frame.frame_id} if frame.parent_frame_id else {}
-    try:
-        res = await frame.session.send("Accessibility.getFullAXTree", params)
-    except Exception:
-        res = await frame.session.send("Accessibility.getFullAXTree")
-    return res["nodes"]
-
-
-async def _ax_nodes(frame) -> list[dict]:
-    return [n for n in await _ax_all(frame) if n.get("backendDOMNodeId") is not None and not n.get("ignored")]
-
-
-def _ax_role_name(n: dict) -> tuple[str, str]:
-    role = n.get("role", {}).get("value", "")
-    return _ROLE_ALIASES.get(role, role), " ".join(str(n.get("name", {}).get("value", "")).split())
-
-
-async def _ax_map(frame) -> dict[int, tuple[str, str]]:
-    return {n["backendDOMNodeId"]: _ax_role_name(n) for n in await _ax_nodes(frame)}
-
-
-_VALUE_ROLES = {"textbox", "searchbox", "spinbutton", "slider", "progressbar", "combobox", "listbox"}
-
-
-def ax_state(n: dict, by_id: dict | None = None) -> dict:
-    """Chromium's checked/disabled/expanded/selected/level/value of an AX node, in our words.
-
-    A listbox has no value in Chromium's tree: its selected options (which we print too) are."""
-    props = {p["name"]: (p.get("value") or {}).get("value") for p in n.get("properties", ())}
-    role = _ax_role_name(n)[0]
-    out = {}
-    checked = props.get("checked")
-    if checked in ("true", "mixed"):
-        out["checked"] = checked
-    if props.get("disabled") is True:
-        out["disabled"] = True
-    if props.get("expanded") is not None:
-        out["expanded"] = bool(props["expanded"])
-    if props.get("selected") is True:
-        out["selected"] = True
-    if role == "heading":
-        out["level"] = int(props.get("level") or 2)
-    if role == "listbox" and by_id is not None:
-        picked = []
-        todo = list(n.get("childIds", ()))
-        while todo:  # options may sit under an ignored wrapper
-            c = by_id.get(todo.pop(0))
-            if c is None:
-                continue
-            if _ax_role_name(c)[0] == "option":
-                if any(p["name"] == "selected" and p["value"].get("value") is True for p in c.get("properties", ())):
-                    picked.append(_ax_role_name(c)[1])
-            else:
-                todo.extend(c.get("childIds", ()))
-        if picked:
-            out["value"] = ", ".join(picked)
-    elif role in _VALUE_ROLES:
-        v = " ".join(str((n.get("value") or {}).get("value", "")).split())
-        if v:
-            out["value"] = v if len(v) <= 100 else v[:99] + "\u2026"
-    return out
-
-
-def our_state(role: str, state: str, value: str) -> dict:
-    """The same fields read off a printed line's state marks and value."""
-    marks = set(state.split())
-    out = {}
-    if "[checked]" in marks:
-        out["checked"] = "true"
-    if "[checked=mixed]" in marks:
-        out["checked"] = "mixed"
-    if "[disabled]" in marks:
-        out["disabled"] = True
-    if "[expanded]" in marks or "[collapsed]" in marks:
-        out["expanded"] = "[expanded]" in marks
-    if "[selected]" in marks:
-        out["selected"] = True
-    for m in marks:
-        if m.startswith("[level="):
-            out["level"] = int(m[7:-1])
-    if value:
-        out["value"] = value
-    return out
-
-
-async def _visible_texts(frame) -> list[str]:
-    w = await frame.session.send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": "fidelity"})
-    js = r"""(() => { const out = [];
-      const walk = (root) => { const it = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
-        for (let n = it.nextNode(); n; n = it.nextNode()) {
-          if (n.nodeType === 1) { if (n.shadowRoot) walk(n.shadowRoot); continue; }
-          const p = n.parentElement; if (!p || ['SCRIPT','STYLE','NOSCRIPT','TITLE','OPTION','TEXTAREA'].includes(p.tagName)) continue;
-          if (!p.checkVisibility({visibilityProperty: true}) || p.closest('[aria-hidden=true]')) continue;
-          const t = n.data.replace(/[\s\u00a0]+/g, ' ').trim(); if (t && !/^[\u200b-\u200f\u2060\ufeff]+$/.test(t)) out.push(t); } };
-      walk(document); return out; })()"""
-    r = await frame.session.send("Runtime.evaluate", {"expression": js, "returnByValue": True,
-                                                      "contextId": w["executionContextId"]})
-    return r["result"]["value"]
-
-
-async def _control_backend_ids(frame) -> set[int]:
-    w = await frame.session.send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": "fidelity"})
-    js = r"""(() => { const out = [];
-      const walk = (root) => { for (const el of root.querySelectorAll('*')) {
-          if (el.shadowRoot) walk(el.shadowRoot);
-          if (!el.matches('button, input:not([type=hidden]), select, textarea, a[href], iframe')) continue;
-          if (el.disabled || !el.checkVisibility({visibilityProperty: true}) || el.closest('[aria-hidden=true]')) continue;
-          const r = el.getBoundingClientRect();  // no pointer reaches a zero-size box: no ref there
-          if (!(r.width > 0 && r.height > 0) && getComputedStyle(el).display !== 'contents' && el.tagName !== 'IFRAME') continue;
-          if (el.tagName === 'IFRAME' && el.loading === 'lazy') continue;
-          out.push(el); } };
-      walk(document); return out; })()"""
-    r = await frame.session.send("Runtime.evaluate", {
-        "expression": js, "contextId": w["executionContextId"],
-        "serializationOptions": {"serialization": "deep", "maxDepth": 2,
-                                 "additionalParameters": {"maxNodeDepth": 0, "includeShadowTree": "none"}}})
-    return {v["value"]["backendNodeId"] for v in r["result"]["deepSerializedValue"]["value"]}
-
 
 @pytest.mark.parametrize("path", snapshot_pages.PAGES)
 async def test_fidelity_against_chromium_ax_tree(page, site, path):
+    """Role+name of every ref, its state (checked/disabled/expanded/selected/value) and every
+    heading's level agree with Chromium's AX tree; all visible text shows; controls have refs."""
     await open_page(page, site.url(path))
     led = RefLedger("b")
     text = await snap(page, led, scope="full_page")
-    body = text.split("\n", 1)[1]
-    table = parse_snapshot(body)
-    printed = {}
-    states = {}
-    for role, name, key, st, val in zip(table[1], table[2], table[4], table[7], table[8]):
-        if key is not None:
-            printed[key[1]] = (role, name)
-            states[key[1]] = our_state(role, st, val)
     await settle(led)  # backend ids of a first snapshot arrive just after its text
-    frames = {f.frame_id: f for f in page.frames()}
-    ax = {fid: await _ax_map(f) for fid, f in frames.items()}
-    agree = total = 0
-    misses = []
-    for ref, (role, name) in printed.items():
-        b = led.lookup(ref)
-        got = ax[b.frame_id].get(b.backend_node_id)
-        total += 1
-        if got is not None and got == (role, name):
-            agree += 1
-        elif got is not None and role == "container" and got[1] == name:
-            agree += 1  # focusable/editable generic elements: Chromium calls them generic, we container
-        else:
-            misses.append((ref, role, name, got))
-    assert total > 0
-    print(f"fidelity {path}: {agree}/{total}")
-    assert agree / total >= 0.99, misses[:10]
-    # states: for every ref, checked/disabled/expanded/selected/value agree with Chromium's;
-    # and every heading's level (headings carry no ref: matched by name)
-    nodes = {fid: await _ax_nodes(f) for fid, f in frames.items()}
-    by_bid = {fid: {n["backendDOMNodeId"]: n for n in ns} for fid, ns in nodes.items()}
-    by_id = {n["nodeId"]: n for f in frames.values() for n in await _ax_all(f)}
-    s_agree = s_total = 0
-    s_misses = []
-    for ref, ours in states.items():
-        b = led.lookup(ref)
-        n = by_bid[b.frame_id].get(b.backend_node_id)
-        if n is None or printed[ref][1] == "Password":
-            continue  # not in Chromium's tree (counted by the role check); a password's value is never printed
-        s_total += 1
-        theirs = ax_state(n, by_id)
-        if ours == theirs:
-            s_agree += 1
-        else:
-            s_misses.append((ref, printed[ref], ours, theirs))
-    ax_headings = [(_ax_role_name(n)[1], ax_state(n).get("level")) for ns in nodes.values() for n in ns
-                   if _ax_role_name(n)[0] == "heading"]
-    for role, name, st in zip(table[1], table[2], table[7]):
-        if role == "heading":
-            s_total += 1
-            mine = (name, our_state(role, st, "").get("level"))
-            if mine in ax_headings:
-                s_agree += 1
-            else:
-                s_misses.append(("heading", mine, ax_headings))
-    print(f"state fidelity {path}: {s_agree}/{s_total}")
-    assert s_total == 0 or s_agree / s_total >= 0.995, s_misses[:10]
-    # all visible text appears; every enabled visible control has a ref
-    names = " ".join(table[2])
-    for fid, f in frames.items():
-        for t in await _visible_texts(f):
-            assert t in names, (fid, t)
-        bound = {led.lookup(r).backend_node_id for r in printed if led.lookup(r).frame_id == fid}
-        missing = await _control_backend_ids(f) - bound
-        assert not missing, (path, fid, missing)
+    m = await fidelity.measure(page, led, text.split("\n", 1)[1])
+    assert m["role_total"] > 0
+    print(f"fidelity {path}: roles {m['role_agree']}/{m['role_total']}, states {m['state_agree']}/{m['state_total']}")
+    assert m["role_agree"] / m["role_total"] >= 0.99, m["role_misses"][:10]
+    assert m["state_agree"] / m["state_total"] >= 0.995, m["state_misses"][:10]
+    assert m["text_found"] == m["text_total"], m["text_misses"][:10]
+    assert m["controls_bound"] == m["controls_total"], (path, m["control_misses"])
 
 
 # -- no text lost: random DOMs ------------------------------------------------------------------
