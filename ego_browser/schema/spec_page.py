@@ -49,8 +49,10 @@ await page.goto("https://shop.example/search.html?q=kettle")
 print(await page.snapshot())
 print(await page.snapshot(scope="full_page", include_stable_locator=False))
 print(await page.snapshot(interactive=True, max_length=4000))
+await page.goto("https://shop.example/product.html?id=k3")
+print(await page.snapshot())
 await page.click("text=Add to cart")
-print(await page.snapshot(changes=True))
+print(await page.snapshot(changes=True))  # only the lines the click changed
 """, errors=("SnapshotFailed", "InvalidArgument", "SelectorNotFound", "SelectorAmbiguous"),
   rules=(("scope == 'subtree' and root is None", "subtree scope requires root", "root", "a snapshot ref"),
          ("scope != 'subtree' and root is not None", "root is only supported when scope is subtree", "root",
