@@ -34,7 +34,7 @@ def refs(snapshot: str) -> dict[str, int]:
     """``name -> ref`` for the lines of a snapshot that carry a ref."""
     out = {}
     for line in snapshot.splitlines():
-        m = re.search(r'^\s*\S+ "([^"]*)" \[ref=(\d+)', line)
+        m = re.search(r'^\s*\S+ "([^"]*)"(?: \[[a-z]+(?:=[^\]]*)?\])* \[ref=(\d+)', line)  # state marks between
         if m:
             out[m.group(1)] = int(m.group(2))
     return out

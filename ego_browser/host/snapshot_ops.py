@@ -131,17 +131,17 @@ def _changes(prev: str | None, body: str) -> str:
     from ..snapshot.modes import diff_lines
 
     if prev is None:
-        return "[changes: no previous snapshot of this page with these options; the whole snapshot follows]\n" + body
+        return "[changes: no previous snapshot with these options; the whole snapshot]\n" + body
     found = diff_lines(prev.split("\n"), body.split("\n"))
     if found is None:
-        return "[changes: most of the page changed; the whole snapshot follows]\n" + body
+        return "[changes: most of the page changed; the whole snapshot]\n" + body
     lines, counts = found
     if not lines:
         return "[changes: none since the previous snapshot]"
     note = f"[changes: {counts['added']} added (+), {counts['removed']} removed (-), {counts['changed']} changed (~)]"
     out = note + "\n" + "\n".join(lines)
     if len(out) >= len(body):
-        return "[changes: most of the page changed; the whole snapshot follows]\n" + body
+        return "[changes: most of the page changed; the whole snapshot]\n" + body
     return out
 
 

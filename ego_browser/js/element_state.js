@@ -2,8 +2,10 @@
 // engine's find rows (selector_engine.js): the Python loaders paste this expression where those
 // sources say __EGO_ELEMENT_STATE__, so both report the same state in the same words.
 //
-// stateOf(el, role, active) -> {checked, pressed, disabled, expanded, selected, required, invalid,
+// stateOf(el, role, active, ariaDisabled) -> {checked, pressed, disabled, expanded, selected, required, invalid,
 //   readonly, focused, level, value}; a field is null where it does not apply to the element.
+// ariaDisabled false: the caller knows no element of the document has aria-disabled (skips a
+// closest() per element on a walk).
 // Everything is read live (el.checked, el.value, :disabled ...), never from the attribute, so a
 // snapshot shows what the person or the agent typed or ticked. Nothing here mutates the page.
 (function () {
@@ -53,7 +55,7 @@
     return null;  // contenteditable and ARIA widgets: their content is shown as child lines
   }
 
-  return function stateOf(el, role, active) {
+  return function stateOf(el, role, active, ariaDisabled) {
     const tag = el.tagName;
     const form = FORM.has(tag);
     const s = {checked: null, pressed: null, disabled: false, expanded: null, selected: null, required: false,
@@ -68,7 +70,8 @@
       const a = attr(el, 'aria-pressed');
       if (a === 'true') s.pressed = true; else if (a === 'mixed') s.pressed = 'mixed'; else if (a === 'false') s.pressed = false;
     }
-    s.disabled = (form && el.matches(':disabled')) || el.closest('[aria-disabled=true]') !== null;
+    s.disabled = (form && el.matches(':disabled')) ||
+      (ariaDisabled !== false ? el.closest('[aria-disabled=true]') !== null : attr(el, 'aria-disabled') === 'true');
     const ex = attr(el, 'aria-expanded');
     if (ex === 'true' || ex === 'false') s.expanded = ex === 'true';
     else if (tag === 'SUMMARY' && el.parentElement && el.parentElement.tagName === 'DETAILS' &&

@@ -352,6 +352,7 @@
     const rows = [];
     const origin = location.origin && location.origin !== 'null' ? location.origin : '';
     const active = deepActive(doc);
+    const ariaDisabled = doc.querySelector('[aria-disabled]') !== null;
     if (root && !root.isConnected) return [token, '{"gone":1}', []];  // removed or replaced
     if (opts.reset) {
       // the caller lost its map of local ids (a new host, or a new world record): start over
@@ -560,7 +561,7 @@
         if (roleLocs && isRef && INTERACTIVE.has(role)) countKey(keys, 'role:' + role + '[name=' + q(name) + ']');
         let st = '', val = '';
         if (isRef || STATE_ROLES.has(role)) {
-          const s = stateOf(el, role, active);
+          const s = stateOf(el, role, active, ariaDisabled);
           st = stateText(s);
           if (s.value) val = s.value;
         }
