@@ -204,3 +204,53 @@ def test_truncate_cuts_at_line_boundary():
     cut = len(text) - len(body)
     assert f"cut {cut} chars" in note and "lines" in note
     assert truncate(text, None) == text and truncate(text, len(text)) == text
+
+
+# -- modes (snapshot/modes.py) -------------------------------------------------------------------
+
+
+def test_interactive_table_keeps_actions_and_what_locates_them():
+    from ego_browser.snapshot.modes import interactive_table
+
+    t = _table([
+        (0, "root", "", 0, "", ""),
+        (1, "container", "", 0, "", ""),
+        (2, "heading", "Orders", 0, "[level=1]", ""),
+        (2, "paragraph", "", 0, "", ""),
+        (3, "text", "prose nobody acts on", 0, "", ""),
+        (2, "form", "Search", 0, "", ""),
+        (3, "container", "", 0, "", ""),
+        (4, "textbox", "Query", 1, "", "kettle"),
+        (2, "table", "", 0, "", ""),
+        (3, "row", "", 0, "", ""),
+        (4, "cell", "Order 17", 0, "", ""),
+        (4, "cell", "", 0, "", ""),
+        (5, "button", "Cancel", 1, "", ""),
+        (3, "row", "", 0, "", ""),      # no action in it: gone with its cells
+        (4, "cell", "Total", 0, "", ""),
+        (2, "list", "", 0, "", ""),      # nothing to act on: gone
+        (3, "listitem", "", 0, "", ""),
+        (4, "text", "x", 0, "", ""),
+    ])
+    text, _, _ = render(twin, interactive_table(*t))
+    assert text == "\n".join([
+        "root", ' heading "Orders" [level=1]', ' form "Search"', '  textbox "Query" [ref=1]: kettle', " table",
+        "  row", '   cell "Order 17"', '   button "Cancel" [ref=2]',
+    ])
+
+
+def test_diff_lines_marks_pairs_and_context():
+    from ego_browser.snapshot.modes import diff_lines
+
+    old = ["root", " main", "  form", '   textbox "Email" [ref=3]', '   checkbox "Agree" [ref=4]', "  list",
+           '   text "a"', '   text "b"', " footer", '  text "end"']
+    new = ["root", " main", "  form", '   textbox "Email" [ref=3]: x@y.z', '   checkbox "Agree" [ref=4]', "  list",
+           '   text "a"', '   text "c"', " footer", '  text "end"']
+    lines, counts = diff_lines(old, new)
+    assert counts == {"added": 1, "removed": 1, "changed": 1}
+    assert lines == ["  root", "   main", "    form", '~    textbox "Email" [ref=3]: x@y.z', "    list",
+                     '-    text "b"', '+    text "c"']
+    assert diff_lines(old, old) == ([], {"added": 0, "removed": 0, "changed": 0})
+    # too much changed: no diff (the caller prints the whole snapshot)
+    many = [f'text "{i}"' for i in range(5000)]
+    assert diff_lines(many, [s + "!" for s in many]) is None
