@@ -129,6 +129,8 @@ async def test_lean_format_rules(task, server):
     # a label that only repeats its control's name is not printed twice
     assert sum('"Email"' in ln for ln in lines) == 1 and re.search(r'textbox "Email" \[ref=', b)
     assert sum('"Name"' in ln for ln in lines) == 1
+    # ... but a subtree rooted at the label, where the control does not print, keeps the text
+    assert body(await page.snapshot(scope="subtree", root="label[for=email]")) == 'text "Email"'
     # unnamed wrappers with one child add no line and no level
     deep = line_of(b, "Deep text")
     assert deep == '  text "Deep text"'  # root > main > text

@@ -614,7 +614,8 @@
     // that name: <label for=email>Email</label> <input id=email> prints one line, textbox "Email"
     function dropLabelRepeat(label, depth, from) {
       const ctl = label.control;
-      if (!ctl || !ctl.checkVisibility() || (viewport && !inView(ctl))) return;
+      // the control must print in this walk (a subtree rooted at the label would lose the text)
+      if (!ctl || (root && !root.contains(ctl)) || !ctl.checkVisibility() || (viewport && !inView(ctl))) return;
       const inside = label.contains(ctl);
       let text = '', others = 0;
       for (let i = from; i < rows.length; i += 9) {
