@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from ego_browser import InvalidArgument, StaleRef, UnknownRef
+from ego_browser import InvalidArgument, InvalidSelector, StaleRef, UnknownRef
 
 REF = re.compile(r"\[ref=([0-9]+)")
 
@@ -97,7 +97,7 @@ async def test_b53_b74_locators_and_marks(task, server):
     no_locs = await page.snapshot(include_stable_locator=False)
     assert "loc=" not in no_locs and "ref=" in no_locs
     # without a locator the unique link shows its resolved url
-    assert re.search(r'link "Unique" \[ref=\d+, url=http://127\.0\.0\.1:\d+/path\?x=unique\]', no_locs)
+    assert re.search(r'link "Unique" \[ref=\d+, url=/path\?x=unique\]', no_locs)  # same-origin: a path
 
 
 async def test_b53_printed_href_locator_is_accepted_by_wait_for_selector(task, server):
@@ -147,8 +147,12 @@ async def test_b56_invalid_arguments(task, server):
         await page.snapshot(scope="subtree")
     with pytest.raises(InvalidArgument, match="root is only supported when scope is subtree"):
         await page.snapshot(scope="full_page", root="@1")
-    with pytest.raises(InvalidArgument, match="root must be a snapshot ref"):
+    # root takes a ref or any selector (issue 12): a bad selector is InvalidSelector, a non-string
+    # or empty root is InvalidArgument
+    with pytest.raises(InvalidSelector, match="css:#x"):
         await page.snapshot(scope="subtree", root="css:#x")
+    with pytest.raises(InvalidArgument, match="root"):
+        await page.snapshot(scope="subtree", root="")
 
 
 async def test_b57_b76_old_and_unknown_roots(task, server):
