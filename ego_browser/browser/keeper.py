@@ -23,7 +23,7 @@ Readiness to the launcher: one JSON line on stdout (``{"pid": N, "instance": ...
 
 import json
 import os
-import selectors
+import select
 import signal
 import socket
 import subprocess
@@ -46,7 +46,8 @@ class Keeper:
     def __init__(self, socket_path, chromium_args):
         self.socket_path = socket_path
         self.args = chromium_args
-        self.sel = selectors.DefaultSelector()
+        self.poll = select.epoll()
+        self.tags = {}  # fd -> what it is
         self.to_browser = bytearray()
         self.from_browser = bytearray()
         #: our own request ids, far above any client's, so a root reply is told apart
@@ -67,6 +68,22 @@ class Keeper:
 
     def start(self):
         os.umask(0o077)
+        # bound under a temporary name and renamed: the socket is never seen half set up, and
+        # the relative name keeps long run-directory paths under the 108-byte limit
+        directory, name = os.path.split(self.socket_path)
+        os.chdir(directory or ".")
+        tmp = f".{name}.{os.getpid()}"
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)
+        try:
+            self.listener.bind(tmp)
+        finally:
+            os.umask(old)
+        self.listener.listen(4)
+        self.listener.setblocking(False)
+        os.replace(tmp, name)
+        self.socket_name = name
+        self.socket_ino = os.stat(name).st_ino
         r_in, w_in = os.pipe()  # keeper -> Chromium (its fd 3)
         r_out, w_out = os.pipe()  # Chromium -> keeper (its fd 4)
 
@@ -88,24 +105,8 @@ class Keeper:
         self.browser_in, self.browser_out = w_in, r_out
         os.set_blocking(w_in, False)
         os.set_blocking(r_out, False)
-        self.sel.register(r_out, selectors.EVENT_READ, "browser")
-        # bound under a temporary name and renamed: the socket is never seen half set up, and
-        # the relative name keeps long run-directory paths under the 108-byte limit
-        directory, name = os.path.split(self.socket_path)
-        os.chdir(directory or ".")
-        tmp = f".{name}.{os.getpid()}"
-        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old = os.umask(0o177)
-        try:
-            self.listener.bind(tmp)
-        finally:
-            os.umask(old)
-        self.listener.listen(4)
-        self.listener.setblocking(False)
-        os.replace(tmp, name)
-        self.socket_name = name
-        self.socket_ino = os.stat(name).st_ino
-        self.sel.register(self.listener, selectors.EVENT_READ, "listen")
+        self._watch(r_out, select.EPOLLIN, "browser")
+        self._watch(self.listener.fileno(), select.EPOLLIN, "listen")
         # a first session proves the browser answers before anyone is told it is ready
         self._request("ready", "Target.attachToBrowserTarget", {})
 
@@ -120,8 +121,8 @@ class Keeper:
                 self._flush_browser()
             if self.client is not None and self.client[2] and not self.client_blocked:
                 self._flush_client()
-            for key, events in self.sel.select():
-                what = key.data
+            for fd, events in self.poll.poll():
+                what = self.tags.get(fd)
                 if what == "browser":
                     if not self._read_browser():
                         return self._finish()
@@ -129,11 +130,19 @@ class Keeper:
                     self._flush_browser()
                 elif what == "listen":
                     self._accept()
-                elif self.client is not None and key.fileobj is self.client[0]:
-                    if events & selectors.EVENT_READ:
+                elif what == "client" and self.client is not None and fd == self.client[0].fileno():
+                    if events & (select.EPOLLIN | select.EPOLLHUP | select.EPOLLERR):
                         self._read_client()
-                    if events & selectors.EVENT_WRITE and self.client is not None:
+                    if events & select.EPOLLOUT and self.client is not None:
                         self._flush_client()
+
+    def _watch(self, fd, events, what):
+        self.poll.register(fd, events)
+        self.tags[fd] = what
+
+    def _unwatch(self, fd):
+        self.poll.unregister(fd)
+        del self.tags[fd]
 
     def _on_term(self, signum, frame):
         # Chromium got the same signal from the process group and is closing its profile
@@ -190,9 +199,9 @@ class Keeper:
         if blocked != self.browser_blocked:
             self.browser_blocked = blocked
             if blocked:
-                self.sel.register(self.browser_in, selectors.EVENT_WRITE, "browser_in")
+                self._watch(self.browser_in, select.EPOLLOUT, "browser_in")
             else:
-                self.sel.unregister(self.browser_in)
+                self._unwatch(self.browser_in)
 
     def _read_browser(self):
         try:
@@ -264,7 +273,7 @@ class Keeper:
             self.session = msg["result"]["sessionId"].encode()
             self.client = (sock, bytearray(), bytearray())
             self.client_blocked = False
-            self.sel.register(sock, selectors.EVENT_READ, "client")
+            self._watch(sock.fileno(), select.EPOLLIN, "client")
             hello = {"ego_keeper": 1, "instance": self.instance, "browserPid": self.proc.pid}
             self._to_client(json.dumps(hello).encode())
             self._serve_pending()
@@ -293,7 +302,7 @@ class Keeper:
         if self.client is None:
             return
         sock = self.client[0]
-        self.sel.unregister(sock)
+        self._unwatch(sock.fileno())
         sock.close()
         self.client = None
         if self.session is not None:
@@ -364,7 +373,7 @@ class Keeper:
         blocked = bool(outbox)
         if blocked != self.client_blocked:
             self.client_blocked = blocked
-            self.sel.modify(sock, selectors.EVENT_READ | (selectors.EVENT_WRITE if blocked else 0), "client")
+            self.poll.modify(sock.fileno(), select.EPOLLIN | (select.EPOLLOUT if blocked else 0))
 
 
 def main(argv):

@@ -259,6 +259,7 @@ def launch_chromium(
         own_dir = tempfile.mkdtemp(prefix="ego-keeper-")
         socket_path = os.path.join(own_dir, "browser.sock")
     socket_path = os.fspath(Path(socket_path).absolute())
+    _private_dirs(Path(socket_path).parent)
     args = [sys.executable, "-I", "-S", _KEEPER, "--socket", socket_path, f"--user-data-dir={profile}",
             "--", browser_args[0], "--remote-debugging-pipe", *browser_args[1:]]
     log = _open_log(log_path)
