@@ -218,7 +218,10 @@ class Keeper:
             return True
         begin = 0
         while end >= 0:
-            self._route(bytes(buf[begin:end]))
+            try:
+                self._route(bytes(buf[begin:end]))
+            except Exception as exc:  # noqa: BLE001 - one odd message never ends the browser
+                print(f"ego keeper: dropped a message from Chromium ({exc!r})", file=sys.stderr, flush=True)
             begin = end + 1
             end = buf.find(b"\0", begin)
         del buf[:begin]
@@ -235,7 +238,12 @@ class Keeper:
                 elif sid not in self.stale and self.session is not None:
                     self._to_client(msg)
                 return
-        obj = json.loads(msg)
+        try:
+            obj = json.loads(msg)
+        except ValueError:  # not ours (ours are plain ASCII): let the client judge it
+            obj = {"id": None}
+        if not isinstance(obj, dict):
+            obj = {"id": None}
         if "id" in obj and obj["id"] not in self.waiting:
             # a client request Chromium answered at the root ("Session with given id not
             # found" for a session that is gone): the client is waiting for it
