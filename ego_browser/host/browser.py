@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from .. import config
 from ..browser.launcher import BrowserProcess, launch_chromium, resolve_cdp_url_async
 from ..cdp import Connection
 from ..cdp.pipe import UNIX_PREFIX, connect_unix
@@ -92,6 +93,9 @@ class BrowserLink:
                 await asyncio.to_thread(recorded.terminate)
         socket_path = self.run_dir / "browser.sock"
         log_path = self.run_dir / "chromium.log"
+        # ours inside the home: made private even if an older version left them 0755
+        config.ensure_private_dir(self._profile.parent)
+        config.ensure_private_dir(self._profile)
         if self.embedded:
             # launched from the loop's own thread: the death signal follows this thread, and
             # a worker thread of to_thread() may end before the process does
