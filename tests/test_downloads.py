@@ -158,7 +158,8 @@ async def test_b144_inline_pdf_in_new_tab_is_a_page(host, task, server, tmp_path
         await waiter
     assert await viewer.url() == server.url("/b144/doc.pdf")
     # the viewer (an extension frame behind the PDF document) appears under the page's root
-    await viewer.wait_for_selector("viewer-page-selector", state="attached", timeout=10000)
+    # (the toolbar shows once the document has loaded: a progressbar until then)
+    await viewer.wait_for_selector("#pageSelector", state="visible", timeout=10000)
     snap = await viewer.snapshot(scope="full_page")
     lines = [line.strip() for line in snap.splitlines()]
     assert lines[1] == "root" and lines[2].startswith("iframe [ref=")
