@@ -100,6 +100,7 @@ def run(source: str, filename: str) -> int | None:
     if not os.path.exists(path):
         return None
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    signals = _Forward()
     try:
         sock.settimeout(_ACCEPT_TIMEOUT)
         try:
@@ -109,6 +110,8 @@ def run(source: str, filename: str) -> int | None:
         body = _request(source, filename)
         fds, opened = _std_fds()
         cwd = os.open(".", os.O_RDONLY)
+        # from here the script may run: a Ctrl-C must reach it, even before we know its pid
+        signals.install()
         try:
             ancillary = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in [*fds, cwd])
             header = len(body).to_bytes(4, sys.byteorder)
@@ -116,7 +119,7 @@ def run(source: str, filename: str) -> int | None:
                 sock.sendmsg([header], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, ancillary)])
                 sock.sendall(body)
             except OSError:
-                return None
+                return signals.declined()
         finally:
             os.close(cwd)
             for fd in opened:
@@ -124,32 +127,66 @@ def run(source: str, filename: str) -> int | None:
         try:
             first = _recv_frame(sock)
         except OSError:
-            return None
+            return signals.declined()
         if first is not None and first[0] == "X":
             # a quick child can report its status before the worker has sent its pid: it ran
             return first[1]
         if first is None or first[0] != "P":
-            return None  # declined (or gone) before anything ran
-        return _wait(sock, first[1])
+            return signals.declined()  # declined (or gone) before anything ran
+        signals.started(first[1])
+        return _wait(sock)
     finally:
         sock.close()
 
 
-def _wait(sock, pid: int) -> int:
-    """The script runs in ``pid``: pass signals on, return its exit status."""
-    import _signal as signal  # the C module: ``signal`` builds IntEnums at import
+class _Forward:
+    """Signals this process gets while the script runs elsewhere go to the script's process."""
 
-    def forward(signum: int, _frame: object) -> None:
+    SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
+
+    def __init__(self) -> None:
+        self.pid: int | None = None
+        self.pending: list[int] = []
+        self.saved: list[tuple[int, object]] = []
+
+    def install(self) -> None:
+        import _signal  # the C module: ``signal`` builds IntEnums at import
+
+        for name in self.SIGNALS:
+            signum = getattr(_signal, name)
+            try:
+                self.saved.append((signum, _signal.signal(signum, self._handle)))
+            except (OSError, ValueError):  # pragma: no cover - not the main thread
+                pass
+
+    def _handle(self, signum: int, _frame: object) -> None:
+        if self.pid is None:
+            self.pending.append(signum)
+            return
         try:
-            os.kill(pid, signum)
+            os.kill(self.pid, signum)
         except OSError:
             pass
 
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
-        try:
-            signal.signal(sig, forward)
-        except (OSError, ValueError):  # pragma: no cover - not the main thread
-            pass
+    def started(self, pid: int) -> None:
+        self.pid = pid
+        pending, self.pending = self.pending, []
+        for signum in pending:
+            self._handle(signum, None)
+
+    def declined(self) -> None:
+        """Nothing ran: restore the handlers, then deliver what came meanwhile to ourselves."""
+        import _signal
+
+        for signum, handler in self.saved:
+            _signal.signal(signum, handler)
+        for signum in self.pending:
+            os.kill(os.getpid(), signum)
+        return None
+
+
+def _wait(sock) -> int:
+    """The script runs in the worker's child: return its exit status."""
     sock.settimeout(None)  # the script may run as long as it likes
     try:
         frame = _recv_frame(sock)
