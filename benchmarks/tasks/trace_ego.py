@@ -113,8 +113,10 @@ await page.fill({company!r}, {task['company']!r})
 await page.fill({email!r}, {task['email']!r})
 await page.fill({phone!r}, {task['phone']!r})
 await page.select_option({country!r}, {task['country']!r})
+# the outcome is unknown (next step or errors, maybe on the same URL): wait for a new document
+await page.evaluate("() => window.__before_submit = true")
 await page.click({nxt!r})
-await page.wait_for_load_state()
+await page.wait_for_function("() => !window.__before_submit && document.readyState === 'complete'")
 print(await page.snapshot(scope='full_page'))
 """)
     # the form says how it wants the phone number; the agent rewrites it in that format
