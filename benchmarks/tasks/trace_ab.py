@@ -23,8 +23,10 @@ def ref(out: str, role: str, name: str) -> str:
 
 
 LOAD = ["wait", "--load", "load"]
-#: after a submit whose outcome the agent cannot know (the form may come back with errors)
-SETTLE = ["wait", "--load", "networkidle"]
+#: a submit whose outcome the agent cannot know (next step, or the form again with errors, maybe
+#: on the same URL): mark the document, submit, wait for a new one that has loaded
+MARK = ["eval", "window.__before_submit = true"]
+SETTLE = ["wait", "--fn", "!window.__before_submit && document.readyState === 'complete'"]
 
 
 def _href(out: str, name: str) -> str:
@@ -86,7 +88,7 @@ def booking(ab: AgentBrowser, url: str, task: dict) -> str:
     phone, country, nxt = ref(out, "textbox", "Phone"), ref(out, "combobox", "Country"), ref(out, "button", "Next")
     # after a submit the agent reads the whole page: an interactive snapshot hides error messages
     out = "".join(ab.shell(["fill", company, task["company"]], ["fill", email, task["email"]],
-                           ["fill", phone, task["phone"]], ["select", country, task["country"]], ["click", nxt], SETTLE,
+                           ["fill", phone, task["phone"]], ["select", country, task["country"]], MARK, ["click", nxt], SETTLE,
                            ["snapshot"]))
     if "international format" not in out:
         raise TraceFailed(f"expected the phone validation error:\n{out[-2000:]}")
@@ -101,7 +103,7 @@ def booking(ab: AgentBrowser, url: str, task: dict) -> str:
     boxes = [ref(out, "checkbox", label) for label in task["services"]]
     y, mo, d = task["date"].split("-")
     out = "".join(ab.shell(["fill", month, mo], ["fill", day, d], ["fill", year, y], ["fill", guests, task["guests"]],
-                           ["select", room, task["room"]], *(["check", b] for b in boxes), ["click", nxt], SETTLE,
+                           ["select", room, task["room"]], *(["check", b] for b in boxes), MARK, ["click", nxt], SETTLE,
                            ["snapshot", "-i"]))
     if 'heading "Documents"' not in out:
         if not re.search(r'spinbutton "Month[^"]*" \[[^\]]*\]: 0', out):
