@@ -279,7 +279,8 @@ def render(result: dict, summary: dict, command: str, chart_rel: str | None) -> 
         out.append("Failed runs:")
         out.append("")
         for r in fails:
-            out.append(f"- run {r['run']} {r['task']} {r['tool']}: {r['detail'][:400]}")
+            first = " ".join(r["detail"].split("\n", 2)[:2])[:300]
+            out.append(f"- run {r['run']} {r['task']} {r['tool']}: {first}")
         out.append("")
     return "\n".join(out)
 
