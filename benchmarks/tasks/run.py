@@ -123,6 +123,8 @@ def benchmark(runs: int, keys: list[str], log=print) -> dict:
     ego = agents.EgoAgent(home)
     ab = agents.AgentBrowser(ctx["ab_session"])
     records: list[dict] = []
+    budget = float(os.environ.get("BENCH_TASK_BUDGET", "480"))
+    stopped = ""
     load0 = os.getloadavg()
     t_start = time.time()
     try:
@@ -135,6 +137,11 @@ def benchmark(runs: int, keys: list[str], log=print) -> dict:
         if "agent-browser" in tools:
             ab.start()
         for run in range(runs):
+            if run and time.time() - t_start > budget:
+                # bounded: a busy machine gets fewer runs, said so in the report, not a longer wait
+                stopped = f"stopped after {run} of {runs} runs: the {budget:.0f} s budget was spent"
+                log(stopped)
+                break
             order = tools[run % len(tools):] + tools[:run % len(tools)]
             for key in keys:
                 for tool in order:
@@ -151,7 +158,7 @@ def benchmark(runs: int, keys: list[str], log=print) -> dict:
             ego.stop()
         shutil.rmtree(home, ignore_errors=True)
     return {"records": records, "tools": tools, "missing": {k: v for k, v in missing.items() if v},
-            "runs": runs, "tasks": keys, "load_start": load0, "load_end": os.getloadavg(),
+            "runs": runs, "runs_done": len({r["run"] for r in records}), "stopped": stopped, "tasks": keys, "load_start": load0, "load_end": os.getloadavg(),
             "seconds": time.time() - t_start, "cpus": os.cpu_count(), "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t_start))}
 
 
@@ -197,13 +204,16 @@ def render(result: dict, summary: dict, command: str, chart_rel: str | None) -> 
     per, totals, floors = summary["per"], summary["totals"], summary["floors"]
     tools = result["tools"]
     out = ["### Whole tasks on local apps (benchmarks/tasks/)", ""]
-    out.append(f"Command: `{command}` · {result['runs']} runs, tool order rotated each run · "
+    out.append(f"Command: `{command}` · {result.get('runs_done', result['runs'])} runs, tool order rotated each run · "
                f"started {result['started']} · {result['cpus']} CPUs · load average "
                f"{result['load_start'][0]:.2f} at the start, {result['load_end'][0]:.2f} at the end · "
                f"{result['seconds']:.0f} s in all.")
     if max(result["load_start"][0], result["load_end"][0]) > (result["cpus"] or 1):
         out.append("")
         out.append("**Warning: the machine was busy (load above the CPU count); every figure is inflated.**")
+    if result.get("stopped"):
+        out.append("")
+        out.append(f"**{result['stopped']}** (`BENCH_TASK_BUDGET`).")
     if result["missing"]:
         out.append("")
         out.append("Skipped: " + "; ".join(f"{k}: {v}" for k, v in result["missing"].items()))
