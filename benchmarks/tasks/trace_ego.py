@@ -14,9 +14,13 @@ import re
 from agents import EgoAgent, TraceFailed
 
 
+#: state marks a snapshot may print between the name and the ref ("[checked]", "[required]", ...)
+STATES = r'(?: \[(?!ref=)[^\]\n]*\])*'
+
+
 def ref(out: str, role: str, name: str) -> str:
     """``@N`` of the snapshot line ``role "name..." [ref=N`` (name matched as a prefix)."""
-    m = re.search(rf'^\s*{re.escape(role)} "{re.escape(name)}[^"\n]*" \[ref=(\d+)', out, re.M)
+    m = re.search(rf'^\s*{re.escape(role)} "{re.escape(name)}[^"\n]*"{STATES} \[ref=(\d+)', out, re.M)
     if not m:
         raise TraceFailed(f"no {role} {name!r} in the output:\n{out[-3000:]}")
     return "@" + m.group(1)
@@ -24,7 +28,8 @@ def ref(out: str, role: str, name: str) -> str:
 
 def loc(out: str, role: str, name: str) -> str:
     """The ``loc=`` of a snapshot line (a selector that survives navigation)."""
-    m = re.search(rf'^\s*{re.escape(role)} "{re.escape(name)}[^"\n]*" \[ref=\d+, loc=(.+?)(?:, url=[^\]\n]*)?\]$', out, re.M)
+    m = re.search(rf'^\s*{re.escape(role)} "{re.escape(name)}[^"\n]*"{STATES} \[ref=\d+, loc=(.+?)(?:, url=[^\]\n]*)?\](?:: .*)?$',
+                  out, re.M)
     if not m:
         raise TraceFailed(f"no {role} {name!r} with a loc= in the output:\n{out[-3000:]}")
     return "loc=" + m.group(1)
@@ -207,7 +212,7 @@ await page.wait_for_load_state()
 print(await page.snapshot(scope='full_page'))
 """)
     # tick exactly the rows the spammer wrote (the search also found a comment that only mentions it)
-    boxes = re.findall(rf'checkbox "[^"]* by {re.escape(task["author"])}" \[ref=(\d+)', out)
+    boxes = re.findall(rf'checkbox "[^"]* by {re.escape(task["author"])}"{STATES} \[ref=(\d+)', out)
     if not boxes:
         raise TraceFailed(f"no rows by {task['author']}:\n{out[-2000:]}")
     action, go = ref(out, "combobox", "Action"), ref(out, "button", "Go")
