@@ -53,7 +53,7 @@ def _r(agent: EgoAgent, space: str, body: str) -> str:
 
 
 def orders(agent: EgoAgent, url: str, space: str, task: dict) -> str:
-    out = _r(agent, space, f"await page.goto({url!r})\nprint(await page.snapshot())\n")
+    out = _r(agent, space, f"await page.goto({url!r})\nprint(await page.snapshot(interactive=True))\n")
     user, pw, button = ref(out, "textbox", "Username"), ref(out, "textbox", "Password"), ref(out, "button", "Log in")
     out = _r(agent, space, f"""
 await page.fill({user!r}, {task['user']!r})
@@ -61,7 +61,7 @@ await page.fill({pw!r}, {task['password']!r})
 await page.click({button!r})
 await page.wait_for_url(lambda u: "/login/" not in u)
 await page.wait_for_load_state()
-print(await page.snapshot())
+print(await page.snapshot(interactive=True))
 """)
     orders_link = ref(out, "link", "Orders")
     out = _r(agent, space, f"""
@@ -110,7 +110,7 @@ await task.finish(keep=[])
 
 
 def booking(agent: EgoAgent, url: str, space: str, task: dict) -> str:
-    out = _r(agent, space, f"await page.goto({url!r})\nprint(await page.snapshot(scope='full_page'))\n")
+    out = _r(agent, space, f"await page.goto({url!r})\nprint(await page.snapshot(scope='full_page', interactive=True))\n")
     company, email = ref(out, "textbox", "Organisation"), ref(out, "textbox", "Contact email")
     phone, country, nxt = ref(out, "textbox", "Phone"), ref(out, "combobox", "Country"), ref(out, "button", "Next")
     out = _r(agent, space, f"""
@@ -133,7 +133,7 @@ await page.fill({phone!r}, {task['phone_fixed']!r})
 await page.click({nxt!r})
 await page.wait_for_url("**/step2/")
 await page.wait_for_load_state()
-print(await page.snapshot(scope='full_page'))
+print(await page.snapshot(scope='full_page', interactive=True))
 """)
     date, guests = ref(out, "textbox", "Event date"), ref(out, "spinbutton", "Number of guests")
     room, nxt = ref(out, "combobox", "Room"), ref(out, "button", "Next")
@@ -147,7 +147,7 @@ for box in {boxes!r}:
 await page.click({nxt!r})
 await page.wait_for_url("**/step3/")
 await page.wait_for_load_state()
-print(await page.snapshot(scope='full_page'))
+print(await page.snapshot(scope='full_page', interactive=True))
 """)
     upload, notes = ref(out, "button", "Floor plan"), ref(out, "textbox", "Notes")
     terms, submit = ref(out, "checkbox", "I accept"), ref(out, "button", "Submit request")
@@ -168,7 +168,7 @@ await task.finish(keep=[])
 
 
 def catalog(agent: EgoAgent, url: str, space: str, task: dict) -> str:
-    out = _r(agent, space, f"await page.goto({url!r})\nprint(await page.snapshot())\n")
+    out = _r(agent, space, f"await page.goto({url!r})\nprint(await page.snapshot(interactive=True))\n")
     search = loc(out, "textbox", "Search")
     out = _r(agent, space, f"""
 await page.fill({search!r}, {task['product']!r})
@@ -177,39 +177,41 @@ await page.wait_for_url("**q=*")
 await page.click('loc=role:link[name="{task['product']}"]')
 await page.wait_for_url("**/change/")
 await page.wait_for_load_state()
-print(await page.snapshot(scope='full_page'))
+print(await page.snapshot(scope='full_page', interactive=True))
 """)
     price, show = ref(out, "textbox", "Price"), ref(out, "link", "Show")
     out = _r(agent, space, f"""
 await page.fill({price!r}, {task['price']!r})
 await page.click({show!r})
-print(await page.snapshot(scope='full_page'))
+print(await page.snapshot(scope='full_page', interactive=True))
 """)
     stock, save = ref(out, "spinbutton", "Stock"), ref(out, "button", "Save and continue editing")
-    price_loc = loc(out, "textbox", "Price")
     out = _r(agent, space, f"""
 await page.fill({stock!r}, {task['stock']!r})
 await page.click({save!r})
 await page.wait_for_selector("text=was changed successfully")
 print((await page.find("text=was changed successfully"))[0]["text"])
-print("ANSWER", await page.evaluate("(sel) => document.querySelector(sel).value", {price_loc.split('css:', 1)[1]!r}))
+print(await page.snapshot(scope="full_page", interactive=True))
 await task.finish(keep=[])
 """)
-    return answer(out)
+    m = re.search(r'^\s*textbox "Price[^"\n]*"(?: \[[^\]\n]*\])* \[ref=[^\n]*\]: (\S+)$', out, re.M)
+    if not m:
+        raise TraceFailed(f"no price value in the snapshot:\n{out[-2000:]}")
+    return m.group(1)
 
 
 # -- task 4: bulk delete with a confirmation page -------------------------------------------------
 
 
 def comments(agent: EgoAgent, url: str, space: str, task: dict) -> str:
-    out = _r(agent, space, f"await page.goto({url!r})\nprint(await page.snapshot())\n")
+    out = _r(agent, space, f"await page.goto({url!r})\nprint(await page.snapshot(interactive=True))\n")
     search = loc(out, "textbox", "Search")
     out = _r(agent, space, f"""
 await page.fill({search!r}, {task['author']!r})
 await page.press({search!r}, "Enter")
 await page.wait_for_url("**q=*")
 await page.wait_for_load_state()
-print(await page.snapshot(scope='full_page'))
+print(await page.snapshot(scope='full_page', interactive=True))
 """)
     # tick exactly the rows the spammer wrote (the search also found a comment that only mentions it)
     boxes = re.findall(rf'checkbox "[^"]* by {re.escape(task["author"])}"{STATES} \[ref=(\d+)', out)
@@ -222,7 +224,7 @@ for box in {['@' + b for b in boxes]!r}:
 await page.select_option({action!r}, "Delete selected comments")
 await page.click({go!r})
 await page.wait_for_selector("text=Are you sure?")
-print(await page.snapshot(scope='full_page'))
+print(await page.snapshot(scope='full_page', interactive=True))
 """)
     yes = ref(out, "button", "Yes")
     out = _r(agent, space, f"""
@@ -238,12 +240,12 @@ await task.finish(keep=[])
 
 
 def tickets(agent: EgoAgent, url: str, space: str, task: dict) -> str:
-    out = _r(agent, space, f"await page.goto({url!r})\nprint(await page.snapshot())\n")
+    out = _r(agent, space, f"await page.goto({url!r})\nprint(await page.snapshot(interactive=True))\n")
     out = _r(agent, space, f"""
 await page.click('loc=role:link[name="{task['ticket']}"]')
 await page.wait_for_url("**/change/")
 await page.wait_for_load_state()
-print(await page.snapshot(scope='full_page'))
+print(await page.snapshot(scope='full_page', interactive=True))
 """)
     customer, lookup = loc(out, "combobox", "Customer"), loc(out, "link", "Look up assignee")
     assignee, save = loc(out, "textbox", "Assignee"), loc(out, "button", "Save")
