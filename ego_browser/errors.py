@@ -19,7 +19,9 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── NavigationFailed / UrlOpenedInPopup / FileChooserOpened / PageScriptError
     ├── FetchFailed / DownloadFailed
     ├── CdpError                                 the browser rejected a command
-    ├── CdpChannelUnavailable / BrowserUnavailable / HostDisconnected
+    ├── CdpChannelUnavailable / BrowserUnavailable
+    ├── HostDisconnected                         EGO_TASK_HOST_DISCONNECTED
+    │   └── HostUnresponsive                     EGO_HOST_UNRESPONSIVE
     └── SiteNotFound / SiteToolNotFound / SitePackInvalid
 
 Errors cross the host socket as ``{"code", "message", "attrs"}`` and are rebuilt on the
@@ -62,6 +64,7 @@ __all__ = [
     "CdpChannelUnavailable",
     "BrowserUnavailable",
     "HostDisconnected",
+    "HostUnresponsive",
     "SiteNotFound",
     "SiteToolNotFound",
     "SitePackInvalid",
@@ -241,6 +244,14 @@ class BrowserUnavailable(EgoError):
 class HostDisconnected(EgoError):
     code = "EGO_TASK_HOST_DISCONNECTED"
     fields = ("api",)
+
+
+class HostUnresponsive(HostDisconnected):
+    """The host took the connection but did not answer by the call's deadline plus a margin
+    (frozen, or stuck): the round stops waiting instead of hanging."""
+
+    code = "EGO_HOST_UNRESPONSIVE"
+    fields = ("api", "timeout_ms")
 
 
 class SiteNotFound(EgoError):
