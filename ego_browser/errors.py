@@ -176,8 +176,12 @@ class SnapshotFailed(EgoError):
 
 
 class EgoTimeout(EgoError, TimeoutError):
+    """``input_dispatched``: for an input action (click, fill, press, mouse, keyboard, ...), True
+    when input had already been sent to the page (its effects may land after this error: look
+    before repeating), False when none had; None for calls that send no input."""
+
     code = "EGO_TIMEOUT"
-    fields = ("api", "timeout_ms")
+    fields = ("api", "timeout_ms", "input_dispatched")
 
 
 class NavigationTimeout(EgoTimeout):
