@@ -173,11 +173,16 @@ async def fuzz(host, server):
     page = await task.new_page()
     await page.goto(url)
     state = {"task": task, "page": page, "url": url}
-    yield state
+    cwd = os.getcwd()
+    os.chdir(_TMP)  # relative paths the fuzz passes (fetch save_as) land in a scratch folder
     try:
-        await task.finish(keep=[])
-    except ego_browser.EgoError:
-        pass
+        yield state
+    finally:
+        os.chdir(cwd)
+        try:
+            await task.finish(keep=[])
+        except ego_browser.EgoError:
+            pass
 
 
 async def _recover(state) -> None:
