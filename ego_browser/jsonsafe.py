@@ -53,6 +53,9 @@ def loads(raw: str | bytes) -> Any:
     except orjson.JSONDecodeError:
         pass
     try:
+        if isinstance(raw, (bytes, bytearray, memoryview)):
+            # a byte stream (the browser's pipe) may carry a surrogate as raw, invalid UTF-8
+            raw = bytes(raw).decode("utf-8", "replace")
         value = json.loads(raw, parse_int=_parse_int)
     except (ValueError, RecursionError) as exc:
         raise ValueError(f"not a JSON document: {exc}") from None
