@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from typing import Any
 
@@ -78,6 +78,9 @@ class PageDriver:
         self.on_close: list[Callable[[], Any]] = []
         #: bumped whenever every ref of the page must be considered stale
         self.epoch = 0
+        #: how often the slow paths ran (waits on a swapping frame, tab activations, ...):
+        #: tests read them to prove an action took no deadline-bound path
+        self.stats: Counter[str] = Counter()
 
     # -- attaching ---------------------------------------------------------------------------
 

@@ -192,6 +192,9 @@ class Host:
         assert self.browser.conn is not None
         await self.browser.conn.send("Target.activateTarget", {"targetId": target_id}, timeout=5.0)
         self.active[space_id] = target_id
+        driver = self.drivers.get(target_id)
+        if driver is not None:
+            driver.stats["activations"] += 1
 
     async def driver(self, target_id: str) -> PageDriver:
         driver = self.drivers.get(target_id)
@@ -252,6 +255,11 @@ class Host:
         from . import spaces
 
         spaces.adopt_popup(self, info)
+        # the browser brings a popup to the front of its window, so the opener's tab is hidden
+        # now: hidden tabs run no animation frames and Chromium holds pointer input for one
+        # until its ~5 s timeout. The space's next action must activate its tab again.
+        for row in self.store.pages_of_target(info["targetId"]):
+            self.active.pop(row.space_id, None)
         for listener in list(self._popup_listeners):
             listener(info)
 

@@ -65,8 +65,16 @@ class _EngineFrame:
         try:
             return await self._tree.utility_context(frame)
         except CdpError:
+            if not frame.swapping:
+                # not moving between processes: the browser no longer has this frame (its
+                # document went away). It leaves the tree now; waiting would only stall
+                # every later action on the page (issue 11 point 0)
+                self._tree.forget(frame)
+                self._driver.stats["frames_gone"] += 1
+                raise engine._FrameGone(frame.frame_id) from None
             # the frame is moving to (or from) its own process: its session changes under us;
-            # give the swap a moment, then try once more with whatever session owns it now
+            # wait (bounded) for the session that takes it over, then try once more there
+            self._driver.stats["frame_swap_waits"] += 1
             try:
                 await self._driver.wait_until(
                     lambda: frame.session is not session or self._tree.get(frame.frame_id) is not frame, timeout=2.0
