@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..cdp import Connection, Session
-from ..errors import CdpChannelUnavailable, CdpError
+from ..errors import CdpChannelUnavailable, CdpError, PageCrashed
 from .frames import Frame, FrameTree
 
 __all__ = ["PageDriver", "EVENT_BUFFER"]
@@ -81,6 +81,10 @@ class PageDriver:
         #: how often the slow paths ran (waits on a swapping frame, tab activations, ...):
         #: tests read them to prove an action took no deadline-bound path
         self.stats: Counter[str] = Counter()
+        #: the renderer crashed and no document has committed since (reload/goto recover);
+        #: ``crashes`` counts crashes, so a wait can tell one happened while it waited
+        self.crashed = False
+        self.crashes = 0
 
     # -- attaching ---------------------------------------------------------------------------
 
@@ -89,6 +93,9 @@ class PageDriver:
         res = await conn.send("Target.attachToTarget", {"targetId": target_id, "flatten": True}, timeout=timeout)
         driver = cls(conn, target_id, res["sessionId"])
         driver._subscribe(driver.session)
+        # sent by the tab's own session without any domain enabled; the browser-level
+        # Target.targetCrashed reaches the host, which calls mark_crashed() as well
+        driver._offs.append(driver.session.on("Inspector.targetCrashed", lambda _p, _s: driver.mark_crashed()))
         await driver._prepare(driver.session, timeout=timeout, main=True)
         return driver
 
@@ -220,6 +227,8 @@ class PageDriver:
         main = self.frames.main
         if main is not None and main.frame_id == params["frame"]["id"]:
             self._url_changed(main.url)
+            if session is self.session:
+                self.crashed = False  # a document committed in a new renderer
         self._bump()
 
     def _navigated_within_document(self, params: dict, _sid: str | None) -> None:
@@ -290,15 +299,20 @@ class PageDriver:
                 fut.set_result(None)
 
     async def wait_until(self, predicate: Callable[[], Any], *, timeout: float) -> Any:
-        """Re-check ``predicate`` on every change until it is truthy; ``TimeoutError`` at the deadline."""
+        """Re-check ``predicate`` on every change until it is truthy; ``TimeoutError`` at the deadline.
+
+        ``PageCrashed`` if the renderer crashes meanwhile (nothing would change any more)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
+        crashes = self.crashes
         while True:
             value = predicate()
             if value:
                 return value
             if self.closed:
                 raise CdpChannelUnavailable("the page was closed while waiting", method=None)
+            if self.crashes != crashes:
+                raise self.crash_error()
             remaining = deadline - loop.time()
             if remaining <= 0:
                 raise TimeoutError
@@ -333,6 +347,30 @@ class PageDriver:
             self.conn.reject_session(sid, "page closed")
         for cb in self.on_close:
             cb()
+        self._bump()
+
+    def crash_error(self, api: str | None = None) -> PageCrashed:
+        label = self.ledger_key[1] if self.ledger_key else None
+        who = f"{api}: " if api else ""
+        return PageCrashed(
+            f"{who}the page's renderer crashed; call page.reload() or page.goto(url) to load it again",
+            label=label,
+        )
+
+    def mark_crashed(self) -> None:
+        """The renderer is gone: fail what waits on it now, and everything after until a
+        document commits again (``Inspector.targetCrashed`` / ``Target.targetCrashed``)."""
+        if self.crashed or self.closed:
+            return
+        self.crashed = True
+        self.crashes += 1
+        self.dialog = None  # a dialog dies with its renderer
+        self.dialog_session = None
+        self.inflight.clear()
+        error = self.crash_error()
+        for sid in list(self.sessions):
+            self.conn.reject_session(sid, "the renderer crashed", error)
+        self.stale_all_refs()
         self._bump()
 
     def detach_listeners(self) -> None:

@@ -9,6 +9,7 @@ globally), and puts a deadline on every request so one stuck page never wedges t
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import time
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from ..errors import (
     EgoTimeout,
     InvalidArgument,
     PageClosed,
+    PageCrashed,
     PageNotFound,
     PageReleased,
     TaskSpaceNotFound,
@@ -37,6 +39,16 @@ logger = logging.getLogger("ego_browser.host")
 
 #: how long after an action a new tab still counts as "opened by it" (receipts)
 POPUP_WINDOW = 0.05
+
+#: the op the current request runs (each request is its own task, with its own value)
+_CURRENT_OP: contextvars.ContextVar[str] = contextvars.ContextVar("ego_op", default="")
+
+#: ops that work on a page whose renderer crashed: the ones that load a new document, and
+#: those that need nothing from the renderer. Every other op fails at once with PageCrashed.
+CRASH_SAFE_OPS = frozenset({
+    "page.goto", "page.reload", "page.url", "page.close", "page.accept_dialog", "page.dismiss_dialog",
+    "page.wait_popup", "page.wait_download", "page.wait_file_chooser",
+})
 
 
 @dataclass
@@ -74,6 +86,8 @@ class Host:
         await self.browser.start()
         self.browser.on_target_created.append(self._target_created)
         self.browser.on_target_destroyed.append(self._target_destroyed)
+        assert self.browser.conn is not None
+        self.browser.conn.on("Target.targetCrashed", self._target_crashed)
         from . import spaces
         from .ops import HOST_SETUP
 
@@ -105,6 +119,7 @@ class Host:
         self.last_request = time.monotonic()
         self.requests += 1
         deadline = spec.deadline(args)
+        _CURRENT_OP.set(op)
         try:
             async with asyncio.timeout(deadline):
                 return await spec.fn(self, args)
@@ -184,6 +199,13 @@ class Host:
                 self._ctx_rows.clear()
             self._ctx_rows[key] = (self.store.gen, space, page)
         driver = await self.driver(page.target_id)  # type: ignore[arg-type]
+        if driver.crashed:
+            op = _CURRENT_OP.get()
+            if op not in CRASH_SAFE_OPS:
+                raise PageCrashed(
+                    f"{op or 'page'}: the page's renderer crashed; call page.reload() or page.goto(url) "
+                    "to load it again", label=page.label,
+                )
         if activate and self.active.get(space.id) != page.target_id:
             await self.activate(space.id, page.target_id)  # type: ignore[arg-type]
         return PageCtx(space, page, driver)
@@ -248,6 +270,11 @@ class Host:
                 self.store.delete_page_record(row.space_id, row.label)
         for space_id in [s for s, tid in self.active.items() if tid == target_id]:
             self.active.pop(space_id, None)
+
+    def _target_crashed(self, params: dict, _sid: str | None) -> None:
+        driver = self.drivers.get(params.get("targetId") or "")
+        if driver is not None:
+            driver.mark_crashed()
 
     def _target_created(self, info: dict) -> None:
         if info.get("type") != "page" or not info.get("openerId") or self.store is None:
