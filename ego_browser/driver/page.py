@@ -55,9 +55,14 @@ class PageDriver:
         #: child session id -> target id (out-of-process iframes)
         self.child_targets: dict[str, str] = {}
         self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_BUFFER)
-        self.dialog: dict[str, Any] | None = None
-        #: the session whose frame opened the dialog (handle it there)
-        self.dialog_session: Session | None = None
+        #: open JavaScript dialogs, oldest first, each with the session whose frame opened it
+        #: (handle it there). Only Chromium's events change it (javascriptDialogOpening and
+        #: javascriptDialogClosed), never a timer: a handler that alerts again at once shows
+        #: as the next dialog, not as none (issue 9 point 11). Several can be open at once
+        #: only in different renderers (out-of-process frames).
+        self._dialogs: list[tuple[Session, dict[str, Any]]] = []
+        #: javascriptDialogClosed events seen: a handled dialog waits for the next one
+        self.dialogs_closed = 0
         #: main-frame URL changes (commits and same-document navigations): (version, url)
         self.url_version = 0
         self.url_log: deque[tuple[int, str]] = deque(maxlen=64)
@@ -242,22 +247,52 @@ class PageDriver:
         self.url_version += 1
         self.url_log.append((self.url_version, url))
 
+    @property
+    def dialog(self) -> dict[str, Any] | None:
+        """The dialog to handle first (the oldest open one), or None."""
+        return self._dialogs[0][1] if self._dialogs else None
+
+    @dialog.setter
+    def dialog(self, value: None) -> None:
+        # only "no dialog" can be set: the browser said none is showing, or the renderer died
+        assert value is None, "dialogs are opened by the browser's events only"
+        self._dialogs.clear()
+
+    @property
+    def dialog_session(self) -> Session | None:
+        return self._dialogs[0][0] if self._dialogs else None
+
+    @dialog_session.setter
+    def dialog_session(self, value: None) -> None:
+        assert value is None
+        self._dialogs.clear()
+
+    def drop_dialog(self, session: Session) -> None:
+        """The browser says ``session`` shows no dialog (it answered "No dialog is showing")."""
+        self._dialogs = [d for d in self._dialogs if d[0] is not session]
+        self._bump()
+
     def _dialog_opening(self, params: dict, sid: str | None) -> None:
         main = self.frames.main
-        self.dialog_session = self.sessions.get(sid or "", self.session)
-        self.dialog = {
+        session = self.sessions.get(sid or "", self.session)
+        dialog = {
             "type": params.get("type"),
             "message": params.get("message", ""),
             "default_prompt": params.get("defaultPrompt", "") if params.get("type") == "prompt" else None,
             "url": params.get("url") or (main.url if main else ""),
         }
+        self._dialogs.append((session, dialog))
         for cb in self.on_dialog:
-            cb(self.dialog)
+            cb(dialog)
         self._bump()
 
-    def _dialog_closed(self, _params: dict, _sid: str | None) -> None:
-        self.dialog = None
-        self.dialog_session = None
+    def _dialog_closed(self, _params: dict, sid: str | None) -> None:
+        self.dialogs_closed += 1
+        session = self.sessions.get(sid or "", self.session)
+        for i, (s, _d) in enumerate(self._dialogs):
+            if s is session:
+                del self._dialogs[i]
+                break
         self._bump()
 
     def _file_chooser(self, params: dict, _sid: str | None) -> None:
@@ -364,8 +399,7 @@ class PageDriver:
             return
         self.crashed = True
         self.crashes += 1
-        self.dialog = None  # a dialog dies with its renderer
-        self.dialog_session = None
+        self._dialogs.clear()  # a dialog dies with its renderer
         self.inflight.clear()
         error = self.crash_error()
         for sid in list(self.sessions):
