@@ -156,3 +156,97 @@ async def test_dialog_with_a_popup_in_front(host, task, server):
         assert rec.timed_out() == []
     assert ("Target.activateTarget", driver.target_id) in [(s.method, s.params.get("targetId")) for s in rec.sent]
     assert await page.accept_dialog() is True
+
+
+# -- snapshot, find and refs: no stalls (issue 12 point 4) ----------------------------------
+
+
+async def test_snapshot_find_screenshot_fail_at_once_while_a_dialog_is_open(host, task, server):
+    """After a goto whose page alerts while loading, snapshot/find/screenshot fail at once with
+    the dialog error every other call gives (B151); info() reports the dialog."""
+    import pytest
+
+    from ego_browser import InvalidState
+
+    page = task.page("p1")
+    receipt = await page.goto(server.page("/st-dlg-load", "<button id=b>b</button><script>alert('loading')</script>"))
+    assert receipt.dialog is not None and receipt.dialog["message"] == "loading"
+    with record_cdp(host) as rec:
+        for call in (page.snapshot(), page.find("#b"), page.find("text=b"), page.screenshot(),
+                     page.snapshot(scope="full_page")):
+            with pytest.raises(InvalidState, match="accept_dialog"):
+                await call
+        assert (await page.info())["dialog"]["message"] == "loading"
+    # nothing was sent that would wait behind the dialog
+    assert [s.method for s in rec.sent if s.method not in ("Target.activateTarget",)] == []
+    assert await page.accept_dialog() is True
+    assert "button" in await page.snapshot()
+
+
+async def test_snapshot_when_a_dialog_opens_during_it(host, task, server):
+    """A dialog that opens while the snapshot runs ends it at once with the dialog error."""
+    import pytest
+
+    from ego_browser import InvalidState
+
+    page = task.page("p1")
+    await page.goto(server.page("/st-dlg-mid", "<p>x</p>"))
+    await page.evaluate("setTimeout(() => alert('mid'), 0); 1")
+    try:
+        text = await page.snapshot()
+    except InvalidState as exc:
+        assert "accept_dialog" in str(exc)
+    else:
+        # the snapshot was faster than the timer: the dialog is open now, the next one fails
+        assert "x" in text
+        await page.wait_for_timeout(50)
+        with pytest.raises(InvalidState, match="accept_dialog"):
+            await page.snapshot()
+    assert await page.accept_dialog() is True
+
+
+async def test_refs_into_a_gone_frame_are_stale(host, task, server):
+    """A ref into an iframe whose document went away is EGO_STALE_REF, for actions and find,
+    whether the iframe navigated or the page around it did."""
+    import re
+
+    import pytest
+
+    from ego_browser import StaleRef
+
+    page = task.page("p1")
+    server.page("/st-ref-inner", "<button id=ib>inner</button>")
+    server.page("/st-ref-inner2", "<p>moved on</p>")
+    oop = server.url("/st-ref-inner", host="localhost")
+    server.page("/st-ref-outer", f"<iframe id=f1 src='/st-ref-inner'></iframe><iframe id=f2 src='{oop}'></iframe>")
+    await page.goto(server.url("/st-ref-outer"))
+    await page.wait_for_selector("text=inner >> nth=1")
+
+    async def inner_refs() -> list[str]:
+        text = await page.snapshot(scope="full_page")
+        return re.findall(r'button "inner" \[ref=(\d+)', text)
+
+    refs = await inner_refs()
+    assert len(refs) == 2
+    # the iframes navigate
+    await page.evaluate("document.querySelector('#f1').src = '/st-ref-inner2'; 1")
+    await page.evaluate(f"document.querySelector('#f2').src = {server.url('/st-ref-inner2', host='localhost')!r}; 1")
+    await page.wait_for_selector("text=moved on >> nth=1")
+    for ref in refs:
+        with pytest.raises(StaleRef):
+            await page.click(f"@{ref}", timeout=5000)
+        with pytest.raises(StaleRef):
+            await page.find(f"@{ref}")
+    # the page around the frames navigates (twice through framed pages, as in issue 11)
+    await page.goto(server.url("/st-ref-outer"))
+    await page.wait_for_selector("text=inner >> nth=1")
+    refs = await inner_refs()
+    await page.goto(server.url("/st-ref-outer?again"))
+    await page.goto(server.page("/st-ref-plain", BUTTON))
+    with record_cdp(host) as rec:
+        for ref in refs:
+            with pytest.raises(StaleRef):
+                await page.click(f"@{ref}", timeout=5000)
+            with pytest.raises(StaleRef):
+                await page.hover(f"@{ref}", timeout=5000)
+    assert rec.timed_out() == []

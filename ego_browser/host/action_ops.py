@@ -225,12 +225,19 @@ async def press(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 @op("page.find")
 async def find(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
-    from .snapshot_ops import ledger_for, save_ledger
-
     selector = args["selector"]
     limit = args.get("limit", 100)
+    from .dialog_ops import guarded
+
     parsed = parse_selector(selector)
     ctx = await host.page_ctx(args, activate=True)
+    # a dialog blocks the renderer: fail at once, as every other call does (B151)
+    return await guarded(ctx.driver, "page.find", _find(host, ctx, parsed, limit))
+
+
+async def _find(host: Host, ctx: PageCtx, parsed: Any, limit: Any) -> list[dict[str, Any]]:
+    from .snapshot_ops import ledger_for, save_ledger
+
     driver = ctx.driver
     ledger = ledger_for(host, ctx)
     if isinstance(parsed, RefSelector):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from .. import config
@@ -99,18 +100,32 @@ async def snapshot(host: Host, args: dict[str, Any]) -> str:
                 f"root must be a snapshot ref such as \"@12\" (got {root_arg!r})",
                 api=api, option="root", expected="a snapshot ref",
             )
+    from .dialog_ops import guarded
+
     ctx = await host.page_ctx(args, activate=True)
     ledger = ledger_for(host, ctx)
-    title = await _title(ctx)
+
+    async def work() -> str:
+        from ..snapshot.engine import truncate
+
+        # the title's round trip runs alongside the walker's instead of before it (on a small
+        # page each is about half of the snapshot's time: docs/architecture.md)
+        title = asyncio.ensure_future(_title(ctx))
+        try:
+            body = await take_snapshot(
+                ctx.driver.frames, ledger,
+                scope=args.get("scope", "only_within_viewport"), root=root,
+                include_action_marks=args.get("include_action_marks", True),
+                include_stable_locator=args.get("include_stable_locator", True),
+            )
+        except BaseException:
+            title.cancel()
+            raise
+        return truncate(header(host, ctx, await title) + "\n" + body, args.get("max_length"))
+
     try:
-        text = await take_snapshot(
-            ctx.driver.frames, ledger,
-            scope=args.get("scope", "only_within_viewport"), root=root,
-            include_action_marks=args.get("include_action_marks", True),
-            include_stable_locator=args.get("include_stable_locator", True),
-            max_length=args.get("max_length"),
-            header=header(host, ctx, title),
-        )
+        # a dialog blocks the renderer: fail at once, as every other call does (B151)
+        text = await guarded(ctx.driver, api, work())
     finally:
         save_ledger(host, ctx.driver)
     return text

@@ -138,14 +138,16 @@ async def handle_for_ref(host: Host, ctx: PageCtx, ref: int, group: str = GROUP)
     frame = driver.frames.get(resolved.frame_id)
     if frame is None:
         raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
-    context_id = await driver.frames.utility_context(frame)
     try:
+        context_id = await driver.frames.utility_context(frame)
         res = await frame.session.send(
             "DOM.resolveNode",
             {"backendNodeId": resolved.backend_node_id, "executionContextId": context_id, "objectGroup": group},
             timeout=5.0,
         )
-    except CdpError:
+    except (CdpError, CdpChannelUnavailable):
+        # the node, its document or its frame is gone ("No frame for given id found" from
+        # createIsolatedWorld is the frame's document having gone): the ref is stale
         ledger.stale_ref(ref)
         raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref) from None
     object_id = res["object"]["objectId"]
