@@ -61,7 +61,12 @@ class _Calls:
         return out
 
 
-async def run() -> str:
+def run() -> str:
+    """The markdown section (``benchmarks/run_all.py`` calls this in a child process)."""
+    return asyncio.run(_run())
+
+
+async def _run() -> str:
     os.environ.setdefault("EGO_BROWSER_HOME", tempfile.mkdtemp(prefix="ego-bench-snapov-"))
     import pages
 
@@ -152,4 +157,4 @@ async def run() -> str:
 
 
 if __name__ == "__main__":
-    print(asyncio.run(run()))
+    print(run())
