@@ -20,6 +20,7 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── FetchFailed / DownloadFailed
     ├── CdpError                                 the browser rejected a command
     ├── CdpChannelUnavailable / BrowserUnavailable / HostDisconnected
+    ├── StateStoreUnwritable                     EGO_STATE_STORE_UNWRITABLE
     └── SiteNotFound / SiteToolNotFound / SitePackInvalid
 
 Errors cross the host socket as ``{"code", "message", "attrs"}`` and are rebuilt on the
@@ -62,6 +63,7 @@ __all__ = [
     "CdpChannelUnavailable",
     "BrowserUnavailable",
     "HostDisconnected",
+    "StateStoreUnwritable",
     "SiteNotFound",
     "SiteToolNotFound",
     "SitePackInvalid",
@@ -241,6 +243,17 @@ class BrowserUnavailable(EgoError):
 class HostDisconnected(EgoError):
     code = "EGO_TASK_HOST_DISCONNECTED"
     fields = ("api",)
+
+
+class StateStoreUnwritable(EgoError):
+    """The host's state store could not record a change (disk full, read-only, damaged).
+
+    ``reason`` is ``full``, ``read_only``, ``corrupt`` or ``io``. Nothing was half-done: a
+    tab created for the change was closed again.
+    """
+
+    code = "EGO_STATE_STORE_UNWRITABLE"
+    fields = ("path", "reason")
 
 
 class SiteNotFound(EgoError):

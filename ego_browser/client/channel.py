@@ -24,6 +24,8 @@ __all__ = ["Channel", "SocketChannel", "InProcessChannel", "current_channel", "u
 
 #: seconds a round waits for a fresh host (it may be launching Chromium)
 START_TIMEOUT = 60.0
+#: seconds a round waits for a running host to re-create a deleted socket (it checks every 1s)
+RECOVER_TIMEOUT = 10.0
 
 
 class Channel:
@@ -154,6 +156,21 @@ async def start_host() -> None:
     """Start the background host (if no other round is starting it) and wait until it answers."""
     config.ensure_private_dir(config.home())
     run_dir = config.ensure_private_dir(config.run_dir())
+    from ..host.lockfile import nudge, running_host
+
+    pid = running_host(run_dir)
+    if pid is not None:
+        # the host runs but its socket file went away: it re-creates it (at once when nudged)
+        nudge(pid)
+        try:
+            await _wait_for_socket(asyncio.get_running_loop().time() + RECOVER_TIMEOUT)
+        except BrowserUnavailable:
+            raise BrowserUnavailable(
+                f"the ego_browser host (pid {pid}) runs but does not answer on {config.socket_path()}; "
+                "stop it with python -m ego_browser host stop, then run the round again",
+                endpoint=str(config.socket_path()),
+            ) from None
+        return
     read_fd, write_fd = os.pipe()
     log = open(run_dir / "host.out", "ab")  # noqa: SIM115
     try:

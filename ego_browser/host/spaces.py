@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 from typing import Any
 
 from .. import config
@@ -12,6 +14,7 @@ from ..errors import (
     PageBudgetReached,
     PageNotFound,
     ProfileNotFound,
+    StateStoreUnwritable,
     TaskSpaceNotFound,
     TaskSpaceUserInControl,
 )
@@ -20,6 +23,8 @@ from .ops import op
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow
 
 AGENT, DELEGATED, USER = "agent", "agentDelegatedToUser", "user"
+
+logger = logging.getLogger("ego_browser.host")
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -102,13 +107,84 @@ def adopt_popup(host: Host, info: dict) -> None:
     space = store.space(parent.space_id) if parent is not None else None
     if parent is None or space is None:
         return
-    if space.ownership == AGENT:
-        label = store.take_label(space.id)
-        store.add_page(
-            space.id, label, info["targetId"], "agent", opener=parent.label, url=info.get("url"), reported=False
-        )
+    try:
+        if space.ownership == AGENT:
+            store.add_labelled_page(
+                space.id, info["targetId"], "agent", opener=parent.label, url=info.get("url"), reported=False
+            )
+        else:
+            store.add_page(space.id, "#" + info["targetId"], info["targetId"], "unknown", state=UNMANAGED)
+    except StateStoreUnwritable as exc:
+        # the page opened it, so it stays open; task.tabs() adopts it once the store takes writes
+        logger.warning("popup %s not recorded: %s", info["targetId"], exc.message)
+
+
+async def find_spare_tab(host: Host) -> None:
+    """The blank tab Chromium opens at launch belongs to no space: keep it as the first
+    space's tab, or close it when other tabs exist (a window must stay open, or a headful
+    Chromium quits)."""
+    host.spare_tab = None
+    if not host.browser.owned:
+        return  # a browser reached through EGO_BROWSER_CDP_URL: its tabs are the person's
+    recorded = _store(host).all_target_ids()
+    try:  # the launch tab lives in the default context, which this list leaves out
+        res = await host.browser.conn.send("Target.getBrowserContexts", {}, timeout=5.0)  # type: ignore[union-attr]
+        created = set(res.get("browserContextIds") or ())
+    except Exception:  # noqa: BLE001 - no spare then; nothing depends on it
+        return
+    pages = [i for i in host.browser.targets.values() if i.get("type") == "page"]
+    blank = [
+        i["targetId"] for i in pages
+        if i["targetId"] not in recorded and i.get("url") in ("about:blank", "") and not i.get("openerId")
+        and i.get("browserContextId") not in created
+    ]
+    if not blank:
+        return
+    host.spare_tab = blank[0]
+
+
+async def close_spare_tab(host: Host) -> None:
+    """Close the launch tab once another window exists (an isolated space was opened)."""
+    tid = host.spare_tab
+    if tid is None:
+        return
+    others = [t for t, i in host.browser.targets.items() if i.get("type") == "page" and t != tid]
+    if others:
+        host.spare_tab = None
+        await _close_target(host, tid)
+
+
+def _take_spare_tab(host: Host) -> str | None:
+    tid = host.spare_tab
+    info = host.browser.targets.get(tid or "")
+    if tid is None or info is None or info.get("type") != "page" or info.get("url") not in ("about:blank", ""):
+        host.spare_tab = None
+        return None
+    host.spare_tab = None
+    return tid
+
+
+async def _first_tab(host: Host, context_id: str | None) -> tuple[str, bool]:
+    """A new space's first tab: the launch tab if it is still unused, else a new window."""
+    if context_id is None:
+        spare = _take_spare_tab(host)
+        if spare is not None:
+            return spare, True
+    tid = await _create_tab(host, None, context_id=context_id, new_window=True)
+    if host.spare_tab is not None:
+        await close_spare_tab(host)
+    return tid, False
+
+
+async def _undo_first_tab(host: Host, target_id: str, was_spare: bool, context_id: str | None) -> None:
+    """The store refused the new space: leave the browser as it was (no tab nobody lists)."""
+    if was_spare:
+        host.spare_tab = target_id
     else:
-        store.add_page(space.id, "#" + info["targetId"], info["targetId"], "unknown", state=UNMANAGED)
+        await _close_target(host, target_id)
+    if context_id:
+        with contextlib.suppress(Exception):
+            await host.browser.conn.send("Target.disposeBrowserContext", {"browserContextId": context_id}, timeout=5.0)  # type: ignore[union-attr]
 
 
 async def reconcile_on_start(host: Host) -> None:
@@ -143,6 +219,8 @@ async def reconcile_on_start(host: Host) -> None:
     for info in list(host.browser.targets.values()):
         if info.get("type") == "page" and info.get("openerId"):
             adopt_popup(host, info)
+    await find_spare_tab(host)
+    await close_spare_tab(host)
 
 
 # -- top-level functions --------------------------------------------------------------------
@@ -209,13 +287,15 @@ async def task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     if isolated:
         res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
         context_id = res["browserContextId"]
-    target_id = await _create_tab(host, None, context_id=context_id, new_window=True)
-    space_id = store.create_space(
-        name=name, isolated=isolated, context_id=context_id, profile_id=profile,
-        browser_instance=host.browser.instance,
-    )
-    label = store.take_label(space_id)
-    store.add_page(space_id, label, target_id, "agent", url="about:blank")
+    target_id, was_spare = await _first_tab(host, context_id)
+    try:
+        space_id, _row = store.create_space_with_page(
+            name=name, isolated=isolated, context_id=context_id, profile_id=profile,
+            browser_instance=host.browser.instance, target_id=target_id,
+        )
+    except StateStoreUnwritable:
+        await _undo_first_tab(host, target_id, was_spare, context_id)
+        raise
     host.active[space_id] = target_id
     return space_dict(host, store.space(space_id))  # type: ignore[arg-type]
 
@@ -305,11 +385,16 @@ async def person_create(host: Host, args: dict[str, Any]) -> dict[str, Any]:
         raise InvalidArgument("spaces new: NAME must be a non-empty name", api="spaces new", option="name",
                               expected="non-empty str")
     store = _store(host)
-    target_id = await _create_tab(host, None, context_id=None, new_window=True)
-    space_id = store.create_space(name=name.strip(), isolated=False, context_id=None, profile_id="default",
-                                  browser_instance=host.browser.instance, created_by="user")
-    store.update_space(space_id, ownership=USER, reason="user_owned")
-    store.add_page(space_id, "#" + target_id, target_id, "unknown", state=UNMANAGED)
+    target_id, was_spare = await _first_tab(host, None)
+    try:
+        space_id, _row = store.create_space_with_page(
+            name=name.strip(), isolated=False, context_id=None, profile_id="default",
+            browser_instance=host.browser.instance, target_id=target_id, created_by="user",
+            ownership=USER, reason="user_owned",
+        )
+    except StateStoreUnwritable:
+        await _undo_first_tab(host, target_id, was_spare, None)
+        raise
     host.active[space_id] = target_id
     return space_dict(host, store.space(space_id))  # type: ignore[arg-type]
 
@@ -335,7 +420,8 @@ async def space_page(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     space = host.space_row(args.get("space"))
     row = host.page_row(space, str(args.get("label")))
     if not row.reported:
-        _store(host).update_page(space.id, row.label, reported=True)
+        with contextlib.suppress(StateStoreUnwritable):  # only the end-of-round report reads it
+            _store(host).update_page(space.id, row.label, reported=True)
     return _page_dict(row)
 
 
@@ -362,9 +448,9 @@ async def space_tabs(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
         info = host.browser.targets.get(row.target_id or "")
         if info is None or info.get("type") != "page":
             if row.state == OPEN:
-                store.retire_page(space.id, row.label, CLOSED)
+                host._record_quietly(store.retire_page, space.id, row.label, CLOSED)
             else:
-                store.delete_page_record(space.id, row.label)
+                host._record_quietly(store.delete_page_record, space.id, row.label)
             continue
         out.append({
             "target_id": row.target_id,
@@ -386,9 +472,11 @@ async def new_page(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     if count >= limit:
         raise budget_error(host, space, count, limit)
     target_id = await _create_tab(host, space, context_id=space.context_id, new_window=False)
-    store = _store(host)
-    label = store.take_label(space.id)
-    row = store.add_page(space.id, label, target_id, "agent", url="about:blank")
+    try:
+        row = _store(host).add_labelled_page(space.id, target_id, "agent", url="about:blank")
+    except StateStoreUnwritable:
+        await _close_target(host, target_id)  # no tab that no space lists
+        raise
     host.active[space.id] = target_id
     return _page_dict(row)
 
@@ -541,9 +629,14 @@ async def space_cdp(host: Host, args: dict[str, Any]) -> Any:
 
 
 @op("round.report")
-async def round_report(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
-    """Background-adopted pages no round has touched yet: reported once, then marked."""
+async def round_report(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    """Background-adopted pages no round has touched yet (reported once, then marked), and a
+    notice the person must hear once (the state store was replaced)."""
     store = _store(host)
+    return {"pages": _unreported(host, store, args), "notice": store.take_notice()}
+
+
+def _unreported(host: Host, store: Any, args: dict[str, Any]) -> list[dict[str, Any]]:
     touched = {(int(s), str(label)) for s, label in args.get("touched") or []}
     out = []
     for space_id in args.get("spaces") or []:
@@ -556,5 +649,6 @@ async def round_report(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]
             if (space.id, row.label) not in touched:
                 info = host.browser.targets.get(row.target_id or "") or {}
                 out.append({"space_id": space.id, "label": row.label, "opener": row.opener, "url": info.get("url", row.url)})
-            store.update_page(space.id, row.label, reported=True)
+            with contextlib.suppress(StateStoreUnwritable):
+                store.update_page(space.id, row.label, reported=True)
     return out
