@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import select
 import shutil
+import signal
 import sqlite3
 import subprocess
 import tempfile
@@ -80,6 +82,17 @@ def test_a_deleted_socket_is_recreated_and_the_host_stays_manageable(fresh_round
     assert r.cli("host", "status", timeout=ROUND_BOUND).stdout.strip() == "host not running"
 
 
+def _kill_and_wait(pid: int) -> None:
+    """SIGKILL ``pid`` and wait for its exit on a pidfd (an event, not a poll)."""
+    fd = os.pidfd_open(pid)
+    try:
+        os.kill(pid, signal.SIGKILL)
+        ready, _, _ = select.select([fd], [], [], ROUND_BOUND)
+        assert ready, f"pid {pid} did not exit after SIGKILL"
+    finally:
+        os.close(fd)
+
+
 # -- point 8: a damaged state store -----------------------------------------------------------
 
 
@@ -89,7 +102,7 @@ def _store_line(r: Rounds) -> tuple[int, str]:
     return proc.returncode, line
 
 
-def test_a_damaged_store_is_moved_aside_and_said_once(fresh_rounds):
+def test_a_damaged_store_is_moved_aside_and_said_once(fresh_rounds, server):
     r = fresh_rounds
     home = Path(r.home)
     home.mkdir(mode=0o700, exist_ok=True)
@@ -128,6 +141,21 @@ def test_a_damaged_store_is_moved_aside_and_said_once(fresh_rounds):
     assert third.returncode == 0, third.stderr
     assert "[ego-browser:notice]" in third.stdout and "damaged" in third.stdout, third.stdout
     assert len([p for p in home.iterdir() if re.fullmatch(r"state\.sqlite3\.corrupt-[0-9TZ-]+", p.name)]) == 2
+
+    # damaged under a killed host whose browser lives on: its tabs are listed, not orphaned
+    url = server.page("/recovered", "<h1>Recovered</h1>", title="Recovered")
+    assert r.run(f"t = await task_space('after-damage')\nawait t.page('p1').goto({url!r})\n",
+                 timeout=ROUND_BOUND).returncode == 0
+    host_pid = int((home / "run" / "host.pid").read_text())
+    _kill_and_wait(host_pid)  # the host this test started; Chromium survives it by design
+    store.write_bytes(garbage)
+    for suffix in ("-wal", "-shm"):  # the WAL would otherwise still hold every live page
+        Path(f"{store}{suffix}").write_bytes(garbage[:4096])
+    fourth = r.run("print([(s['name'], s['ownership'], s['recent_tab_titles']) for s in await list_task_spaces()])\n",
+                   timeout=120)
+    assert fourth.returncode == 0, fourth.stderr
+    assert "('recovered tabs', 'user', ['Recovered'])" in fourth.stdout, fourth.stdout
+    assert _tabs(r) == (1, 0)
 
 
 # -- point 9: a full disk under the store -----------------------------------------------------
@@ -204,3 +232,31 @@ def test_a_full_disk_gives_a_documented_error_no_orphan_tab_and_keeps_the_snapsh
         assert recovered.returncode == 0, recovered.stderr
         assert _tabs(r) == (2, 0)
         r.stop()
+
+
+# -- retention: a long-running host keeps a store of bounded size -------------------------------
+
+
+def test_closed_pages_and_finished_spaces_are_pruned(tmp_path):
+    from ego_browser.host.store import CLOSED, CLOSED_PAGES_KEPT, CLOSED_SPACES_KEPT, Store
+
+    store = Store(tmp_path / "state.sqlite3")
+    keeper, _ = store.create_space_with_page(name="long", isolated=False, context_id=None, profile_id="default",
+                                             browser_instance="b", target_id="T0")
+    for i in range(CLOSED_PAGES_KEPT * 3):
+        row = store.add_labelled_page(keeper, f"T{i + 1}", "agent")
+        store.save_ledger(keeper, row.label, b"x" * 100)
+        store.retire_page(keeper, row.label, CLOSED)
+        store.save_ledger(keeper, row.label, b"late")  # a save racing the close leaves nothing
+    closed = [r for r in store.pages(keeper) if r.state == CLOSED]
+    assert len(closed) == CLOSED_PAGES_KEPT
+    assert closed[-1].label == f"p{CLOSED_PAGES_KEPT * 3 + 1}"  # the newest are the ones kept
+    assert store.add_labelled_page(keeper, "T-new", "agent").label == f"p{CLOSED_PAGES_KEPT * 3 + 2}"
+    for i in range(CLOSED_SPACES_KEPT + 50):
+        sid, _ = store.create_space_with_page(name=f"s{i}", isolated=False, context_id=None,
+                                              profile_id="default", browser_instance="b", target_id=f"S{i}")
+        store.close_space(sid)
+    counts = {t: store.db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("spaces", "pages", "ledgers")}
+    assert counts == {"spaces": CLOSED_SPACES_KEPT + 1, "pages": 1 + CLOSED_PAGES_KEPT + 1, "ledgers": 0}
+    assert [s.id for s in store.spaces()] == [keeper]
+    store.close()

@@ -220,7 +220,38 @@ async def reconcile_on_start(host: Host) -> None:
         if info.get("type") == "page" and info.get("openerId"):
             adopt_popup(host, info)
     await find_spare_tab(host)
+    if store.quarantined is not None:
+        recover_tabs(host)
     await close_spare_tab(host)
+
+
+def recover_tabs(host: Host) -> None:
+    """The store was damaged and replaced while the browser lived on: its tabs belong to no
+    space now. List them in a space of the person's, "recovered tabs", so that nothing is
+    hidden and an agent can claim it (with the person's consent) instead of losing them."""
+    store = _store(host)
+    if not host.browser.owned:
+        return
+    recorded = store.all_target_ids()
+    tabs = [
+        t for t, i in host.browser.targets.items()
+        if i.get("type") == "page" and t not in recorded and t != host.spare_tab
+    ]
+    if not tabs:
+        return
+    try:
+        space_id, _row = store.create_space_with_page(
+            name="recovered tabs", isolated=False, context_id=None, profile_id="default",
+            browser_instance=host.browser.instance, target_id=tabs[0], created_by="user",
+            ownership=USER, reason="user_owned",
+        )
+        for tid in tabs[1:]:
+            store.add_page(space_id, "#" + tid, tid, "unknown", state=UNMANAGED)
+    except StateStoreUnwritable as exc:
+        logger.warning("tabs of the damaged store not recovered: %s", exc.message)
+        return
+    logger.warning("%d tab(s) from before the store was replaced are in space %d, \"recovered tabs\"",
+                   len(tabs), space_id)
 
 
 # -- top-level functions --------------------------------------------------------------------

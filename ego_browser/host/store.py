@@ -221,8 +221,8 @@ class Store:
         self.quarantined = quarantine(path)
         notice = (
             f"the state store {path} was damaged ({problem}); it was moved to {self.quarantined.name} "
-            "and a fresh store started: task spaces, labels and refs from before are forgotten "
-            "(their tabs stay open in the browser)"
+            "and a fresh store started: task spaces, labels and refs from before are forgotten; tabs "
+            "still open from before are listed in a space of the person's named \"recovered tabs\""
         )
         logger.warning(notice)
         try:
