@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from . import config
-from .errors import EgoError
+from .errors import BrowserUnavailable, EgoError
 
 __all__ = ["dispatch"]
 
@@ -128,10 +128,16 @@ def _find_host() -> tuple[int | None, bool]:
     whether it answers on its socket (a missing one is re-created when the host is nudged)."""
     from .host.lockfile import recover_socket
 
-    pid, answers = recover_socket(config.run_dir(), config.socket_path(), timeout=10)
+    pid, answers, background = recover_socket(config.run_dir(), config.socket_path(), timeout=10)
     if pid is None and _host_answers():
-        # a host of an older version that this check cannot see: ask it over the socket
+        # a host this check cannot see (no /proc/locks, no pid file): ask it over the socket
         return _host_pid() or -1, True
+    if pid is not None and not background:
+        raise BrowserUnavailable(
+            f"an in-process host (ego_browser.embedded(), pid {pid}) uses {config.home()}; it stops when that "
+            "program leaves embedded()",
+            endpoint=str(config.socket_path()),
+        )
     return pid, answers
 
 

@@ -14,6 +14,7 @@ import shutil
 import signal
 import sqlite3
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -91,6 +92,30 @@ def _kill_and_wait(pid: int) -> None:
         assert ready, f"pid {pid} did not exit after SIGKILL"
     finally:
         os.close(fd)
+
+
+def test_the_cli_never_signals_a_program_holding_the_lock_in_process(tmp_path):
+    """``embedded()`` holds the same lock: `host status`/`stop` must not nudge or stop it."""
+    home = tmp_path / "home"
+    run = home / "run"
+    run.mkdir(parents=True, mode=0o700)
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import fcntl, sys; f = open(sys.argv[1], 'a+'); fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True);"
+         " sys.stdin.read()", str(run / "host.lock")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        (run / "host.pid").write_text(str(holder.pid))  # even a pid file naming it is not enough
+        r = Rounds(str(home))
+        for action in ("status", "stop"):
+            proc = r.cli("host", action, timeout=ROUND_BOUND)
+            assert proc.returncode == 1 and "in-process host" in proc.stderr, proc.stdout + proc.stderr
+        assert holder.poll() is None  # still running: no SIGUSR1 (default: terminate), no SIGTERM
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=ROUND_BOUND)
 
 
 # -- point 8: a damaged state store -----------------------------------------------------------

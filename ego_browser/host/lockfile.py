@@ -18,7 +18,7 @@ import socket
 import time
 from pathlib import Path
 
-__all__ = ["SOCKET_CHECK", "lock_path", "lock_holder", "nudge", "recover_socket", "running_host", "socket_answers", "wait_for_socket"]
+__all__ = ["SOCKET_CHECK", "is_background_host", "lock_path", "lock_holder", "nudge", "recover_socket", "running_host", "socket_answers", "wait_for_socket"]
 
 #: seconds between the host's checks that its socket file is still its own
 SOCKET_CHECK = 1.0
@@ -53,17 +53,26 @@ def _holder_from_pid_file(run_dir: Path) -> int | None:
     """Without /proc/locks: the pid file, trusted only if that process is an ego_browser host."""
     try:
         pid = int((run_dir / "host.pid").read_text().strip())
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except (OSError, ValueError):
         return None
-    return pid if b"ego_browser" in cmdline and b"serve" in cmdline else None
+    return pid if is_background_host(pid) else None
+
+
+def is_background_host(pid: int) -> bool:
+    """Whether ``pid`` is ``python -m ego_browser host serve`` (not a program that runs
+    ``ego_browser.embedded()``, which also holds the lock but must never be signalled)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"ego_browser" in cmdline and b"serve" in cmdline
 
 
 def running_host(run_dir: Path) -> int | None:
     """The pid of a host that finished starting (it holds the lock and wrote its pid file
     after binding its socket); None when no host runs or one is still starting."""
     pid = lock_holder(run_dir)
-    if pid is None:
+    if pid is None or not is_background_host(pid):
         return None
     try:
         written = int((run_dir / "host.pid").read_text().strip())
@@ -104,13 +113,17 @@ def wait_for_socket(path: Path, timeout: float) -> bool:
         delay = min(delay * 2, 0.25)
 
 
-def recover_socket(run_dir: Path, path: Path, timeout: float) -> tuple[int | None, bool]:
-    """The host holding the lock (pid, or None when no host runs) and whether its socket
-    answers, after nudging it to re-create a missing one and waiting up to ``timeout``."""
+def recover_socket(run_dir: Path, path: Path, timeout: float) -> tuple[int | None, bool, bool]:
+    """``(pid, answers, background)``: the process holding the lock (None when no host runs),
+    whether its socket answers (a background host is nudged to re-create a missing one and
+    awaited up to ``timeout``), and whether it is a background host at all (an embedded one
+    is never signalled)."""
     pid = lock_holder(run_dir)
     if pid is None:
-        return None, False
+        return None, False, False
+    if not is_background_host(pid):
+        return pid, False, False
     if socket_answers(path):
-        return pid, True
+        return pid, True, True
     nudge(pid)
-    return pid, wait_for_socket(path, timeout)
+    return pid, wait_for_socket(path, timeout), True
