@@ -1,7 +1,7 @@
 """Soak: many agents at once, then a long run against one background host, sampled for growth.
 
     .venv/bin/python benchmarks/soak.py [--agents 10] [--agent-rounds 20] [--rounds 1000]
-                                        [--every 50] [--out FILE]
+                                        [--every 50] [--out FILE] [--write-docs]
 
 Phase 1, load: ``--agents`` agents run ``--agent-rounds`` rounds each, all at once, every
 round a real ``python -m ego_browser`` process with its own space; each round checks what it
@@ -242,13 +242,27 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--agent-rounds", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=1000)
     ap.add_argument("--every", type=int, default=50)
-    ap.add_argument("--out", default=None)
+    ap.add_argument("--out", default=None, help="also write the markdown here")
+    ap.add_argument("--write-docs", action="store_true",
+                    help="put the figures in docs/benchmarks.md (and benchmarks/soak_last.md, which run_all.py keeps)")
     opts = ap.parse_args(argv)
     text = asyncio.run(main_async(opts))
     print(text)
     if opts.out:
         Path(opts.out).write_text(text)
+    if opts.write_docs:
+        write_docs(text)
     return 0
+
+
+def write_docs(text: str) -> None:
+    """Replace (or add) the soak section of docs/benchmarks.md; keep a copy for run_all.py."""
+    section = "## soak (benchmarks/soak.py, run on its own)\n\n" + text.rstrip() + "\n"
+    (HERE / "soak_last.md").write_text(section)
+    docs = ROOT / "docs" / "benchmarks.md"
+    current = docs.read_text() if docs.exists() else "# Benchmarks\n"
+    head, sep, _old = current.partition("## soak (benchmarks/soak.py")
+    docs.write_text(head.rstrip() + "\n\n" + section)
 
 
 if __name__ == "__main__":
