@@ -74,6 +74,13 @@ def test_a_deleted_socket_is_recreated_and_the_host_stays_manageable(fresh_round
     assert status.returncode == 0, status.stdout + status.stderr
     assert f"host running: pid {host_pid}" in status.stdout
 
+    # finishing the browser's only space keeps one blank tab (a headful Chromium would quit
+    # with its last window), and the next space starts in it: no tab is left that no one lists
+    assert r.run("await (await task_space('sock')).finish(keep=[])\n", timeout=ROUND_BOUND).returncode == 0
+    assert _tabs(r) == (1, 0)
+    assert r.run("await task_space('next')\n", timeout=ROUND_BOUND).returncode == 0
+    assert _tabs(r) == (1, 0)
+
     (run / "host.sock").unlink()
     stop = r.cli("host", "stop", timeout=ROUND_BOUND)
     assert stop.returncode == 0, stop.stdout + stop.stderr

@@ -613,6 +613,13 @@ async def finish(host: Host, args: dict[str, Any]) -> dict[str, Any]:
             api="TaskSpace.finish", option="keep", expected='"all" or list[str]',
         )
     closing = [r for r in pages if r.label not in kept]
+    closing_ids = {r.target_id for r in closing}
+    if host.browser.owned and closing_ids and host.spare_tab is None and not any(
+        i.get("type") == "page" and t not in closing_ids for t, i in host.browser.targets.items()
+    ):
+        # these are the browser's last tabs, and a headful Chromium quits with its last window:
+        # keep one blank tab, the spare the next space starts in
+        host.spare_tab = await _create_tab(host, None, context_id=None, new_window=True)
     await asyncio.gather(*(_close_target(host, r.target_id) for r in closing))  # type: ignore[arg-type]
     for r in closing:
         store.retire_page(space.id, r.label, CLOSED)
