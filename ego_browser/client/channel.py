@@ -154,7 +154,7 @@ class SocketChannel(Channel):
 
 async def start_host() -> None:
     """Start the background host (if no other round is starting it) and wait until it answers."""
-    config.ensure_private_dir(config.home())
+    config.ensure_home()
     run_dir = config.ensure_private_dir(config.run_dir())
     from ..host.lockfile import nudge, running_host
 
@@ -172,7 +172,7 @@ async def start_host() -> None:
             ) from None
         return
     read_fd, write_fd = os.pipe()
-    log = open(run_dir / "host.out", "ab")  # noqa: SIM115
+    log = config.open_private(run_dir / "host.out")
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", "ego_browser", "host", "serve", "--ready-fd", str(write_fd)],

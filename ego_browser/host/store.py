@@ -18,6 +18,7 @@ for weeks keeps a store of bounded size.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import logging
 import os
@@ -139,16 +140,19 @@ def is_corrupt(exc: sqlite3.Error) -> bool:
     return "malformed" in text or "not a database" in text
 
 
-def unwritable(path: Path, exc: sqlite3.Error) -> StateStoreUnwritable:
+def unwritable(path: Path, exc: sqlite3.Error | OSError) -> StateStoreUnwritable:
     """The documented error for a write the store refused, with what the person can do."""
-    code = _primary_code(exc)
+    code = _primary_code(exc) if isinstance(exc, sqlite3.Error) else None
+    if isinstance(exc, OSError):
+        code = {errno.ENOSPC: _SQLITE_FULL, errno.EROFS: _SQLITE_READONLY, errno.EACCES: _SQLITE_READONLY,
+                errno.EPERM: _SQLITE_READONLY}.get(exc.errno or 0)
     text = str(exc).lower()
     where = path.resolve().parent  # the folder that must take writes (the store may be a link)
     if code == _SQLITE_FULL or "full" in text:
         reason, hint = "full", f"free disk space on the file system holding {where}"
     elif code == _SQLITE_READONLY or "readonly" in text or "read-only" in text:
         reason, hint = "read_only", f"make {where} writable, or set EGO_BROWSER_HOME to a writable folder"
-    elif is_corrupt(exc):
+    elif isinstance(exc, sqlite3.Error) and is_corrupt(exc):
         reason, hint = "corrupt", (
             "stop the host (python -m ego_browser host stop): the next start moves the damaged store "
             "aside and starts a fresh one"
@@ -210,9 +214,9 @@ class Store:
         try:
             self._open()
             problem = integrity_problem(self.db)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             self._close_quietly()
-            if not is_corrupt(exc):
+            if not isinstance(exc, sqlite3.Error) or not is_corrupt(exc):
                 raise unwritable(path, exc) from None
             problem = str(exc)
         if problem is None:
@@ -228,12 +232,19 @@ class Store:
         try:
             self._open()
             self.set_meta("notice", notice)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             self._close_quietly()
             raise unwritable(path, exc) from None
 
     def _open(self) -> None:
-        self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        path = self.path
+        # SQLite gives the -wal and -shm files the database file's mode: make that 0600 first
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                if os.stat(f"{path}{suffix}").st_mode & 0o077:
+                    os.chmod(f"{path}{suffix}", 0o600)
+        self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA busy_timeout=5000")
