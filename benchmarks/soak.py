@@ -185,19 +185,23 @@ def report(load: dict, samples: list[dict], errors: list[str], opts: argparse.Na
              f"{os.cpu_count()} CPUs)", ""]
     lines += [
         f"**Load**: {opts.agents} agents x {opts.agent_rounds} rounds at once, each round a `python -m "
-        f"ego_browser` process: **{load['right']}/{load['total']} right**; round wall time median "
-        f"{load['median']:.2f} s, p95 {load['p95']:.2f} s; {load['wall']:.0f} s in all.", "",
+        f"ego_browser` process: **{load['right']}/{load['total']} right**; "
+        + (f"round wall time median {load['median']:.2f} s, p95 {load['p95']:.2f} s; "
+           if load.get("median") is not None else "")
+        + f"{load['wall']:.0f} s in all.", "",
     ]
     for p in load["problems"][:5]:
         lines.append(f"- {p}")
     half = [s for s in samples if s["round"] >= samples[-1]["round"] / 2]
+    last = [s for s in samples if s["round"] >= samples[-1]["round"] * 3 / 4]
     xs = [s["round"] / 100 for s in samples]
     hx = [s["round"] / 100 for s in half]
+    lx = [s["round"] / 100 for s in last]
     lines += [
         f"**Soak**: {opts.rounds} rounds on one host, sampled every {opts.every}; "
         f"{len(errors)} rounds failed.", "",
-        "| metric | first sample | last sample | slope / 100 rounds (all) | slope / 100 rounds (2nd half) |",
-        "|---|---:|---:|---:|---:|",
+        "| metric | first sample | last sample | slope / 100 rounds: all | 2nd half | last quarter |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     names = {"rss_mb": "host RSS (MB)", "fds": "host open fds", "tabs": "browser tabs", "orphans": "tabs no space lists",
              "store_kb": "store on disk (KB, db+wal)", "db_kb": "store database file (KB)", "page_rows": "page rows", "space_rows": "space rows",
@@ -205,7 +209,9 @@ def report(load: dict, samples: list[dict], errors: list[str], opts: argparse.Na
     for key, name in names.items():
         ys = [float(s[key]) for s in samples]
         hy = [float(s[key]) for s in half]
-        lines.append(f"| {name} | {ys[0]:.1f} | {ys[-1]:.1f} | {slope(xs, ys):+.2f} | {slope(hx, hy):+.2f} |")
+        ly = [float(s[key]) for s in last]
+        lines.append(f"| {name} | {ys[0]:.1f} | {ys[-1]:.1f} | {slope(xs, ys):+.2f} | {slope(hx, hy):+.2f} | "
+                     f"{slope(lx, ly):+.2f} |")
     for e in errors[:5]:
         lines.append(f"- {e}")
     return "\n".join(lines) + "\n"
