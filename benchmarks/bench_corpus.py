@@ -38,6 +38,7 @@ import peers  # noqa: E402
 from ego_browser.cdp.connection import Connection  # noqa: E402
 from ego_browser.snapshot import CdpSnapshotTarget, RefLedger, take_snapshot  # noqa: E402
 from ego_browser.snapshot.engine import settle  # noqa: E402
+from ego_browser.snapshot.twin import parse_snapshot  # noqa: E402
 
 TARGETS = {"text": 0.995, "controls": 0.995, "states": 0.99, "bytes": 0.6, "time": 0.3, "time_p90": 0.6,
            "interactive_bytes": 0.3}
@@ -66,7 +67,6 @@ _CONTROLS = r"""(() => { const out = [], flat = [];
 
 _REF = re.compile(r"\bref=(\d+)")
 _BRACKETS = re.compile(r"\[([^\]]*)\]")
-_NAME_VALUE = re.compile(r'^\s*-?\s*[\w-]+(?: "(?:[^"\\]|\\.)*")?: (.*?)(?: \[|$)')
 
 
 def parse_states(line: str) -> dict[str, object]:
@@ -85,9 +85,10 @@ def parse_states(line: str) -> dict[str, object]:
     for t in tokens:
         if t.startswith("level="):
             out["level"] = int(t[6:])
-    m = _NAME_VALUE.match(line)
-    if m:
-        out["value"] = m.group(1)
+    # the value ends the line, after the brackets: 'textbox "Title" [ref=5]: Harbor' (help("snapshot"))
+    value = parse_snapshot(line.lstrip(" "))[8]
+    if value and value[0]:
+        out["value"] = value[0]
     return out
 
 

@@ -70,6 +70,8 @@ class PageDriver:
         self.last_network_activity = time.monotonic()
         self.ledger: Any = None  # the snapshot engine's RefLedger, set by the host
         self.ledger_key: tuple[int, str] | None = None  # (space id, label) it is stored under
+        # (options, text) of the last snapshot printed, for snapshot(changes=True); memory only
+        self.snapshot_prev: tuple[Any, str] | None = None
         self._offs: list[Callable[[], None]] = []
         self._waiters: list[asyncio.Future] = []
         #: hooks the host sets: popups, file choosers, downloads, permission prompts

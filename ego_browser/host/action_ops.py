@@ -18,6 +18,7 @@ from ..driver.mouse import Mouse
 from ..driver.page import PageDriver
 from ..errors import InvalidArgument
 from ..selectors import engine
+from ..selectors._core import state_fields
 from ..selectors.parse import RefSelector, parse_selector
 from .core import Host, PageCtx
 from .ops import op
@@ -278,7 +279,7 @@ async def _describe_ref(host: Host, ctx: PageCtx, ref: int) -> dict[str, Any]:
     frame = ctx.driver.frames.get(binding.frame_id)
     row = {"ref": f"@{ref}", "tag": info.get("tag"), "id": info.get("id"), "role": info.get("role"),
            "name": info.get("name"), "text": info.get("text"), "visible": info.get("visible"),
-           "frame": None if frame is None or frame.is_main else frame.url}
+           "frame": None if frame is None or frame.is_main else frame.url, **state_fields(info)}
     return row
 
 

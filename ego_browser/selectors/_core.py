@@ -84,7 +84,13 @@ class Match:
             "text": info.get("text"),
             "visible": info.get("visible"),
             "frame": None if getattr(self.frame, "is_main", False) else getattr(self.frame, "url", None),
+            **state_fields(info),
         }
+
+
+def state_fields(info: dict[str, Any]) -> dict[str, Any]:
+    """The state columns of a ``page.find`` row (``element_state.js``; the snapshot's marks)."""
+    return {k: info.get(k) for k in ("value", "checked", "disabled", "expanded", "selected")}
 
 
 @dataclass
@@ -101,7 +107,11 @@ class Resolution:
 
 @lru_cache(maxsize=1)
 def engine_source() -> str:
-    return (Path(__file__).resolve().parent.parent / "js" / "selector_engine.js").read_text(encoding="utf-8")
+    js = Path(__file__).resolve().parent.parent / "js"
+    # find rows report state in the snapshot's words: the same function, pasted in
+    return (js / "selector_engine.js").read_text(encoding="utf-8").replace(
+        "__EGO_ELEMENT_STATE__", (js / "element_state.js").read_text(encoding="utf-8").strip().rstrip(";")
+    )
 
 
 _installed: set[tuple[Any, int]] = set()

@@ -67,7 +67,13 @@ __all__ = [
 ]
 
 WORLD_NAME = "ego_snapshot"
-WALKER_SOURCE = (Path(__file__).resolve().parent.parent / "js" / "snapshot_walker.js").read_text()
+_JS = Path(__file__).resolve().parent.parent / "js"
+# the element-state function is shared with the selector engine's find rows
+WALKER_SOURCE = (_JS / "snapshot_walker.js").read_text().replace(
+    "__EGO_ELEMENT_STATE__", (_JS / "element_state.js").read_text().strip().rstrip(";")
+)
+#: values per walker row: depth, role, name, flags, lid, url, locs, state, value
+STRIDE = 9
 
 _SERIALIZE = {
     "serialization": "deep",
@@ -190,7 +196,7 @@ _MAX_WORLDS = 512
 
 @dataclass
 class FrameCapture:
-    """One frame's walk: the walker's flat rows (stride 7) and what the engine needs around them."""
+    """One frame's walk: the walker's flat rows (``STRIDE``) and what the engine needs around them."""
 
     frame_id: str
     loader_id: str
@@ -356,7 +362,7 @@ async def capture_frame(
     fetch = None
     if data.get("p"):
         pids = []
-        for f, lid in zip(rows[3::7], rows[4::7]):
+        for f, lid in zip(rows[3::STRIDE], rows[4::STRIDE]):
             if f and lid not in lids:
                 lids[lid] = pid = _new_pending()
                 pids.append(pid)
