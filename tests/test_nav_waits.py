@@ -65,16 +65,21 @@ async def test_b35_b36_domcontentloaded_then_load(task, server):
 
 async def test_b37_networkidle_tracks_requests_from_before(task, server):
     slow_image(server, "/b37.png", 0.7)
+    # the 700 ms request starts while the document loads (a fetch does not hold the load event);
+    # a timer would race the 500 ms idle window on a loaded machine
     url = server.page("/b37", "<script>var t0 = performance.timeOrigin</script>"
-                      "<script>setTimeout(() => { const i = new Image(); i.src = '/b37.png?' + Math.random(); }, 300)</script>")
+                      "<script>window.done = fetch('/b37.png?' + Math.random()).then(r => r.blob())"
+                      ".then(() => window.finished = true)</script>")
     page = task.page("p1")
     t0 = time.monotonic()
     await page.goto(url, wait_until="networkidle")
     assert time.monotonic() - t0 >= 1.0
     assert await page.evaluate("document.readyState") == "complete"
+    assert await page.evaluate("window.finished") is True
     t0 = time.monotonic()
     await page.reload(wait_until="networkidle")
     assert time.monotonic() - t0 >= 1.0
+    assert await page.evaluate("window.finished") is True
 
 
 async def test_b38_redirected_favicon_does_not_hold_idle(task, server):
