@@ -19,7 +19,9 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── NavigationFailed / UrlOpenedInPopup / FileChooserOpened / PageScriptError
     ├── FetchFailed / DownloadFailed
     ├── CdpError                                 the browser rejected a command
-    ├── CdpChannelUnavailable / BrowserUnavailable / HostDisconnected
+    ├── CdpChannelUnavailable / BrowserUnavailable
+    ├── HostDisconnected                         EGO_TASK_HOST_DISCONNECTED
+    │   └── HostUnresponsive                     EGO_HOST_UNRESPONSIVE
     ├── StateStoreUnwritable                     EGO_STATE_STORE_UNWRITABLE
     └── SiteNotFound / SiteToolNotFound / SitePackInvalid
 
@@ -63,6 +65,7 @@ __all__ = [
     "CdpChannelUnavailable",
     "BrowserUnavailable",
     "HostDisconnected",
+    "HostUnresponsive",
     "StateStoreUnwritable",
     "SiteNotFound",
     "SiteToolNotFound",
@@ -175,8 +178,12 @@ class SnapshotFailed(EgoError):
 
 
 class EgoTimeout(EgoError, TimeoutError):
+    """``input_dispatched``: for an input action (click, fill, press, mouse, keyboard, ...), True
+    when input had already been sent to the page (its effects may land after this error: look
+    before repeating), False when none had; None for calls that send no input."""
+
     code = "EGO_TIMEOUT"
-    fields = ("api", "timeout_ms")
+    fields = ("api", "timeout_ms", "input_dispatched")
 
 
 class NavigationTimeout(EgoTimeout):
@@ -243,6 +250,14 @@ class BrowserUnavailable(EgoError):
 class HostDisconnected(EgoError):
     code = "EGO_TASK_HOST_DISCONNECTED"
     fields = ("api",)
+
+
+class HostUnresponsive(HostDisconnected):
+    """The host took the connection but did not answer by the call's deadline plus a margin
+    (frozen, or stuck): the round stops waiting instead of hanging."""
+
+    code = "EGO_HOST_UNRESPONSIVE"
+    fields = ("api", "timeout_ms")
 
 
 class StateStoreUnwritable(EgoError):

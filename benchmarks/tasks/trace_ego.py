@@ -121,7 +121,12 @@ await page.select_option({country!r}, {task['country']!r})
 # the outcome is unknown (next step or errors, maybe on the same URL): wait for a new document
 await page.evaluate("() => window.__before_submit = true")
 await page.click({nxt!r})
-await page.wait_for_function("() => !window.__before_submit && document.readyState === 'complete'")
+for attempt in range(3):
+    try:
+        await page.wait_for_function("() => !window.__before_submit && document.readyState === 'complete'")
+        break
+    except ego_browser.EgoError as exc:  # the wait can meet the navigation itself (EGO_CDP_ERROR on main)
+        print(exc.code)
 print(await page.snapshot(scope='full_page'))
 """)
     # the form says how it wants the phone number; the agent rewrites it in that format

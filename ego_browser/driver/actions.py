@@ -37,6 +37,7 @@ from ..errors import (
     SelectorAmbiguous,
     SelectorNotFound,
 )
+from . import dispatch
 from .action_args import _validate_pointer, _validate_position
 from .keyboard import Keyboard
 from .mouse import Mouse
@@ -140,8 +141,15 @@ def _source() -> str:
     return _SOURCE
 
 
+#: helpers that change the page (focus, selection, a value set by script): input, for
+#: ``EgoTimeout.input_dispatched``
+_MUTATING = frozenset({"fillPrepare", "focusForFill", "focus", "selectOption"})
+
+
 async def call(handle: ElementHandle, name: str, *args: Any) -> Any:
     """Call ``A[name](element, *args)`` in the handle's world; installs the helpers on first use."""
+    if name in _MUTATING:
+        dispatch.mark()
     params = {
         "functionDeclaration": _CALL,
         "objectId": handle.object_id,

@@ -12,7 +12,7 @@ import itertools
 from collections import OrderedDict
 from typing import Any
 
-from ..driver import actions
+from ..driver import actions, dispatch
 from ..driver.keyboard import Keyboard
 from ..driver.mouse import Mouse
 from ..driver.page import PageDriver
@@ -30,6 +30,7 @@ _INPUT_STATES = 16
 
 
 def input_state(driver: PageDriver, token: Any) -> tuple[Mouse, Keyboard]:
+    dispatch.expect_input()
     states: OrderedDict = getattr(driver, "input_states", None)  # type: ignore[assignment]
     if states is None:
         states = OrderedDict()
@@ -40,6 +41,7 @@ def input_state(driver: PageDriver, token: Any) -> tuple[Mouse, Keyboard]:
         session = driver.session
 
         async def send(method: str, params: dict | None = None) -> Any:
+            dispatch.mark()  # from here on, a timeout cannot promise the page saw nothing
             return await session.send(method, params, timeout=30.0)
 
         keyboard = Keyboard(send)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import config
+from ..driver import dispatch
 from ..driver.page import PageDriver
 from ..errors import (
     EgoError,
@@ -38,6 +39,12 @@ logger = logging.getLogger("ego_browser.host")
 
 #: how long after an action a new tab still counts as "opened by it" (receipts)
 POPUP_WINDOW = 0.05
+#: what a host-deadline timeout says about input (``EgoTimeout.input_dispatched``)
+_INPUT_NOTE = {
+    True: "; input had already been sent to the page, so its effects may still land: check the page "
+          "(snapshot) before repeating the action",
+    False: "; no input had been sent to the page",
+}
 
 
 @dataclass
@@ -108,16 +115,22 @@ class Host:
         self.last_request = time.monotonic()
         self.requests += 1
         deadline = spec.deadline(args)
+        progress, token = dispatch.begin()
         try:
             async with asyncio.timeout(deadline):
                 return await spec.fn(self, args)
         except TimeoutError as exc:
             if isinstance(exc, EgoError):
+                if type(exc) is EgoTimeout and exc.input_dispatched is None:
+                    exc.input_dispatched = progress.input_dispatched  # e.g. an input command's own deadline
                 raise
             raise EgoTimeout(
-                f"{op} did not finish within the host's {deadline:.0f}s request deadline",
-                api=op, timeout_ms=round(deadline * 1000),
+                f"{op} did not finish within the host's {deadline:.0f}s request deadline"
+                + _INPUT_NOTE.get(progress.input_dispatched, ""),
+                api=op, timeout_ms=round(deadline * 1000), input_dispatched=progress.input_dispatched,
             ) from None
+        finally:
+            dispatch.end(token)
 
     def handle_sync(self, op: str, args: dict[str, Any]) -> Any:
         """The synchronous members (``page.events()``, waiter arming) answered without awaiting."""

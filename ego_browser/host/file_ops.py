@@ -23,6 +23,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..driver import dispatch
 from ..driver.page import PageDriver
 from ..errors import (
     CdpChannelUnavailable,
@@ -262,7 +263,10 @@ async def set_input_files(host: Host, args: dict[str, Any]) -> dict[str, Any]:
         raise InvalidArgument(f"{api}: {len(files)} files given, but the input takes one (no multiple attribute)",
                               api=api, option="files", expected="one file")
 
+    dispatch.expect_input()
+
     async def action() -> None:
+        dispatch.mark()
         try:
             await session.send("DOM.setFileInputFiles", {"files": files, "objectId": oid}, timeout=10.0)
         finally:
@@ -335,7 +339,10 @@ async def chooser_set_files(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     frame = ctx.driver.frames.get(chooser["frame_id"] or "")
     session = frame.session if frame is not None else ctx.driver.session
 
+    dispatch.expect_input()
+
     async def action() -> None:
+        dispatch.mark()
         try:
             await session.send(
                 "DOM.setFileInputFiles", {"files": files, "backendNodeId": chooser["backend_node_id"]}, timeout=10.0

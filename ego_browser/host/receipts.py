@@ -69,7 +69,15 @@ async def run_action(
     result: Any = None
     try:
         task = loop.create_task(action())
-        done, _ = await asyncio.wait({task, dialog_seen}, return_when=asyncio.FIRST_COMPLETED)
+        try:
+            done, _ = await asyncio.wait({task, dialog_seen}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            # the host's deadline (or the host stopping): the action takes no further step (a
+            # retry would deliver input after its caller was told it timed out); what it already
+            # sent stays sent, which the timeout's input_dispatched reports
+            task.cancel()
+            host.background(task)
+            raise
         if task in done:
             result = task.result()
             if not dialog_seen.done() and driver.dialog is None:

@@ -104,7 +104,12 @@ class HostServer:
                 (size,) = header.unpack(raw)
                 if size > wire.MAX_FRAME:
                     break
-                request = wire.decode(await reader.readexactly(size))
+                body = await reader.readexactly(size)
+                try:
+                    request = wire.decode(body)
+                except ValueError as exc:  # not ours to guess its id: drop it, keep serving
+                    logger.warning("request frame dropped: %s", exc)
+                    continue
                 task = asyncio.get_running_loop().create_task(self._answer(request, writer))
                 self.tasks.add(task)
                 task.add_done_callback(self.tasks.discard)
@@ -133,9 +138,24 @@ class HostServer:
         if writer.is_closing():
             return  # the round went away (killed?): its action still completed
         try:
-            writer.write(wire.encode(reply))
+            writer.write(_encode_reply(rid, request.get("op"), reply))
         except (ConnectionError, RuntimeError):
             pass
+
+
+def _encode_reply(rid: Any, op_name: Any, reply: dict[str, Any]) -> bytes:
+    """The reply's frame; a reply that cannot be encoded becomes an error reply, never silence
+    (a round would otherwise wait for an answer that never comes)."""
+    try:
+        return wire.encode(reply, big_ints_as_text=True)
+    except wire.Unencodable as exc:
+        logger.error("reply to %s could not be encoded: %s", op_name, exc)
+        return wire.encode({"i": rid, "e": {
+            "code": "EGO_ERROR",
+            "message": f"host error in {op_name}: its answer could not be sent ({exc}); this is a bug, "
+                       "please report it",
+            "attrs": {},
+        }}, big_ints_as_text=True)
 
 
 @op("host.status")

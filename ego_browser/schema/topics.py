@@ -144,6 +144,15 @@ def errors_topic() -> str:
         base = cls.__mro__[1].__name__
         parent = f" (is a {base})" if base not in ("EgoError", "ValueError", "TimeoutError") else ""
         lines.append(f"- {name} {cls.code}{parent}" + (f": {fields}" if fields else ""))
+    lines += [
+        "",
+        "EgoTimeout.input_dispatched: for input actions (click, fill, press, select_option, set_input_files,",
+        "mouse, keyboard), True when input had reached the page before the deadline (its effects may land",
+        "after the error: snapshot before repeating the action), False when none had, None for other calls.",
+        "HostUnresponsive: the host took the call but did not answer by the call's deadline plus 10 s",
+        "(frozen or overloaded); nothing hangs. Arguments with no JSON form (ints past 64 bits, objects)",
+        "are InvalidArgument; lone surrogates in strings travel as U+FFFD.",
+    ]
     return "\n".join(lines) + "\n"
 
 

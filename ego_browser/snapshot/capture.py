@@ -50,6 +50,7 @@ from typing import Any, Protocol, runtime_checkable
 import orjson
 
 from ..cdp.connection import Connection, Session
+from .. import jsonsafe
 from ..errors import CdpChannelUnavailable, CdpError, SnapshotFailed, StaleRef
 
 __all__ = [
@@ -335,7 +336,7 @@ async def capture_frame(
     if not value or len(value) < 3:
         raise SnapshotFailed(f"snapshot walker returned nothing in frame {frame.frame_id}", label=None)
     token = value[0]["value"]
-    data = orjson.loads(value[1]["value"])
+    data = jsonsafe.loads(value[1]["value"])  # page text may hold lone surrogates
     if data.get("gone"):
         raise StaleRef(f"Stale ref: node {root_backend} is gone; take a new snapshot", ref=None)
     els = value[2].get("value") or []
@@ -391,7 +392,7 @@ async def _fetch_pending(session: Session, w: _World, pids: list[int]) -> None:
             )
             value = res["result"].get("deepSerializedValue", {}).get("value") or []
             if len(value) == 2 and "exceptionDetails" not in res:
-                ids = orjson.loads(value[0]["value"])
+                ids = jsonsafe.loads(value[0]["value"])
                 lids = w.lids
                 for lid, el in zip(ids, value[1].get("value") or []):
                     v = el.get("value") or {}
