@@ -9,7 +9,7 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── TaskSpaceNotFound / ProfileNotFound
     ├── TaskSpaceUserInControl
     ├── PageBudgetReached
-    ├── PageNotFound / PageClosed / PageReleased
+    ├── PageNotFound / PageClosed / PageReleased / PageCrashed
     ├── StaleRef / UnknownRef
     ├── InvalidSelector / SelectorAmbiguous / SelectorNotFound / NotActionable
     ├── SnapshotFailed
@@ -44,6 +44,7 @@ __all__ = [
     "PageNotFound",
     "PageClosed",
     "PageReleased",
+    "PageCrashed",
     "StaleRef",
     "UnknownRef",
     "InvalidSelector",
@@ -139,6 +140,14 @@ class PageClosed(EgoError):
 
 class PageReleased(EgoError):
     code = "EGO_PAGE_RELEASED"
+    fields = ("label",)
+
+
+class PageCrashed(EgoError):
+    """The tab's renderer crashed (or was killed): nothing in the page answers until
+    ``page.reload()`` or ``page.goto()`` loads a document in a new renderer."""
+
+    code = "EGO_PAGE_CRASHED"
     fields = ("label",)
 
 

@@ -108,6 +108,9 @@ class ActionContext:
     #: set by an action whose last call, after its last input, was a round trip to the
     #: renderer on ``page_session`` (so every event it caused has arrived: no flush needed)
     flushed: bool = False
+    #: optional ``async ()`` making the tab the front one of its window: called when the
+    #: element's document reports itself hidden, before any pointer input
+    bring_to_front: Callable[[], Awaitable[Any]] | None = None
 
     def _finished_on(self, h: ElementHandle) -> None:
         self.flushed = self.page_session is not None and h.session is self.page_session
@@ -464,6 +467,8 @@ async def _point_at(
     the hit test after the move and the box re-read share one call.
     """
     prep = getattr(h, "_fused", None)
+    if prep is not None and prep.get("hidden") and ctx.bring_to_front is not None:
+        await ctx.bring_to_front()
     top_doc = not callable(h.frame_offset)
     if prep is not None and top_doc and "box" in prep:
         fx, fy = _point_of(prep["box"], position)

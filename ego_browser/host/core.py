@@ -9,6 +9,7 @@ globally), and puts a deadline on every request so one stuck page never wedges t
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import time
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from ..errors import (
     EgoTimeout,
     InvalidArgument,
     PageClosed,
+    PageCrashed,
     PageNotFound,
     PageReleased,
     StateStoreUnwritable,
@@ -45,6 +47,16 @@ _INPUT_NOTE = {
           "(snapshot) before repeating the action",
     False: "; no input had been sent to the page",
 }
+
+#: the op the current request runs (each request is its own task, with its own value)
+_CURRENT_OP: contextvars.ContextVar[str] = contextvars.ContextVar("ego_op", default="")
+
+#: ops that work on a page whose renderer crashed: the ones that load a new document, and
+#: those that need nothing from the renderer. Every other op fails at once with PageCrashed.
+CRASH_SAFE_OPS = frozenset({
+    "page.goto", "page.reload", "page.url", "page.close", "page.accept_dialog", "page.dismiss_dialog",
+    "page.wait_popup", "page.wait_download", "page.wait_file_chooser",
+})
 
 
 @dataclass
@@ -84,6 +96,8 @@ class Host:
         await self.browser.start()
         self.browser.on_target_created.append(self._target_created)
         self.browser.on_target_destroyed.append(self._target_destroyed)
+        assert self.browser.conn is not None
+        self.browser.conn.on("Target.targetCrashed", self._target_crashed)
         from . import spaces
         from .ops import HOST_SETUP
 
@@ -115,6 +129,7 @@ class Host:
         self.last_request = time.monotonic()
         self.requests += 1
         deadline = spec.deadline(args)
+        _CURRENT_OP.set(op)
         progress, token = dispatch.begin()
         try:
             async with asyncio.timeout(deadline):
@@ -200,6 +215,13 @@ class Host:
                 self._ctx_rows.clear()
             self._ctx_rows[key] = (self.store.gen, space, page)
         driver = await self.driver(page.target_id)  # type: ignore[arg-type]
+        if driver.crashed:
+            op = _CURRENT_OP.get()
+            if op not in CRASH_SAFE_OPS:
+                raise PageCrashed(
+                    f"{op or 'page'}: the page's renderer crashed; call page.reload() or page.goto(url) "
+                    "to load it again", label=page.label,
+                )
         if activate and self.active.get(space.id) != page.target_id:
             await self.activate(space.id, page.target_id)  # type: ignore[arg-type]
         return PageCtx(space, page, driver)
@@ -208,6 +230,9 @@ class Host:
         assert self.browser.conn is not None
         await self.browser.conn.send("Target.activateTarget", {"targetId": target_id}, timeout=5.0)
         self.active[space_id] = target_id
+        driver = self.drivers.get(target_id)
+        if driver is not None:
+            driver.stats["activations"] += 1
 
     async def driver(self, target_id: str) -> PageDriver:
         driver = self.drivers.get(target_id)
@@ -273,12 +298,22 @@ class Host:
         for space_id in [s for s, tid in self.active.items() if tid == target_id]:
             self.active.pop(space_id, None)
 
+    def _target_crashed(self, params: dict, _sid: str | None) -> None:
+        driver = self.drivers.get(params.get("targetId") or "")
+        if driver is not None:
+            driver.mark_crashed()
+
     def _target_created(self, info: dict) -> None:
         if info.get("type") != "page" or not info.get("openerId") or self.store is None:
             return
         from . import spaces
 
         spaces.adopt_popup(self, info)
+        # the browser brings a popup to the front of its window, so the opener's tab is hidden
+        # now: hidden tabs run no animation frames and Chromium holds pointer input for one
+        # until its ~5 s timeout. The space's next action must activate its tab again.
+        for row in self.store.pages_of_target(info["targetId"]):
+            self.active.pop(row.space_id, None)
         for listener in list(self._popup_listeners):
             listener(info)
 

@@ -85,12 +85,20 @@ async def title(host: Host, args: dict[str, Any]) -> str:
 
 @op("page.info")
 async def info(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    from ..errors import InvalidState
+    from .dialog_ops import guarded
+
     ctx = await host.page_ctx(args)
     if ctx.driver.dialog is not None:
         return {"dialog": dict(ctx.driver.dialog)}
-    res = await ctx.driver.session.send(
-        "Runtime.evaluate", {"expression": _INFO_JS, "returnByValue": True}, timeout=5.0
-    )
+    try:
+        # a dialog opening meanwhile (a script alerting again) answers at once, not at 5 s
+        res = await guarded(ctx.driver, "page.info", ctx.driver.session.send(
+            "Runtime.evaluate", {"expression": _INFO_JS, "returnByValue": True}, timeout=5.0
+        ))
+    except InvalidState:
+        if ctx.driver.dialog is None:
+            raise
     if ctx.driver.dialog is not None:
         return {"dialog": dict(ctx.driver.dialog)}
     return (res.get("result") or {}).get("value") or {}

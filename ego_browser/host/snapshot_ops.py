@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -112,21 +113,36 @@ async def snapshot(host: Host, args: dict[str, Any]) -> str:
                 f"root must be a snapshot ref such as \"@12\" or a selector (got {root_arg!r})",
                 api=api, option="root", expected="a ref or a selector",
             )
+    from .dialog_ops import guarded
+
     ctx = await host.page_ctx(args, activate=True)
     ledger = ledger_for(host, ctx)
-    if root is None and root_arg is not None:
-        root = await _root_ref(host, ctx, ledger, root_arg)
-    title = await _title(ctx)
     scope = args.get("scope", "only_within_viewport")
     marks = args.get("include_action_marks", True)
     locs = args.get("include_stable_locator", True)
     interactive = bool(args.get("interactive", False))
+
+    async def work() -> tuple[str, str]:
+        nonlocal root
+        if root is None and root_arg is not None:
+            root = await _root_ref(host, ctx, ledger, root_arg)
+        # the title's round trip runs alongside the walker's instead of before it (on a small
+        # page each is about half of the snapshot's time: docs/architecture.md)
+        title = asyncio.ensure_future(_title(ctx))
+        try:
+            body = await take_snapshot(
+                ctx.driver.frames, ledger,
+                scope=scope, root=root, include_action_marks=marks, include_stable_locator=locs,
+                interactive=interactive,
+            )
+        except BaseException:
+            title.cancel()
+            raise
+        return await title, body
+
     try:
-        body = await take_snapshot(
-            ctx.driver.frames, ledger,
-            scope=scope, root=root, include_action_marks=marks, include_stable_locator=locs,
-            interactive=interactive,
-        )
+        # a dialog blocks the renderer: fail at once, as every other call does (B151)
+        title, body = await guarded(ctx.driver, api, work())
     finally:
         save_ledger(host, ctx.driver)
     # the previous snapshot of this page with the same options is what changes=True compares with

@@ -234,7 +234,9 @@ await page.click(rows[-1]["ref"])
 Iframes appear inline in the snapshot with their own refs, and selectors search the frames when
 the top document has no match, so `page.click("text=Pay €29.50")` reaches a payment iframe. A JS
 dialog (alert, confirm, prompt) opened by an action does not raise: it comes back in
-`receipt.dialog` and stays open until you accept or dismiss it.
+`receipt.dialog` and stays open until you accept or dismiss it; meanwhile every other call on
+that page fails at once saying so. A tab whose renderer crashed fails every call at once with
+`PageCrashed` (`EGO_PAGE_CRASHED`) until `page.reload()` or `page.goto(url)` loads it again.
 
 ```bash
 python -m ego_browser <<'EOF'
