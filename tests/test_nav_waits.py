@@ -242,3 +242,14 @@ async def test_b49_regex_exact_and_timeout(task, server):
     await page.wait_for_url(done)
     with pytest.raises(EgoTimeout, match="wait_for_url timed out"):
         await page.wait_for_url("**/never", timeout=200)
+
+
+async def test_wait_for_function_keeps_waiting_across_a_navigation(task, server):
+    # the pending in-page promise dies with the document ("Inspected target navigated or closed"):
+    # the wait goes on in the new document instead of surfacing a CDP error
+    b = server.page("/wff-b", "<script>setTimeout(() => window.ready = true, 50)</script>")
+    a = server.page("/wff-a", f"<script>setTimeout(() => location.href = {b!r}, 300)</script>")
+    page = task.page("p1")
+    await page.goto(a)
+    assert await page.wait_for_function("() => window.ready === true", timeout=15000) is True
+    assert await page.url() == b
