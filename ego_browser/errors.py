@@ -22,6 +22,7 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── CdpChannelUnavailable / BrowserUnavailable
     ├── HostDisconnected                         EGO_TASK_HOST_DISCONNECTED
     │   └── HostUnresponsive                     EGO_HOST_UNRESPONSIVE
+    ├── StateStoreUnwritable                     EGO_STATE_STORE_UNWRITABLE
     └── SiteNotFound / SiteToolNotFound / SitePackInvalid
 
 Errors cross the host socket as ``{"code", "message", "attrs"}`` and are rebuilt on the
@@ -66,6 +67,7 @@ __all__ = [
     "BrowserUnavailable",
     "HostDisconnected",
     "HostUnresponsive",
+    "StateStoreUnwritable",
     "SiteNotFound",
     "SiteToolNotFound",
     "SitePackInvalid",
@@ -265,6 +267,17 @@ class HostUnresponsive(HostDisconnected):
 
     code = "EGO_HOST_UNRESPONSIVE"
     fields = ("api", "timeout_ms")
+
+
+class StateStoreUnwritable(EgoError):
+    """The host's state store could not record a change (disk full, read-only, damaged).
+
+    ``reason`` is ``full``, ``read_only``, ``corrupt`` or ``io``. Nothing was half-done: a
+    tab created for the change was closed again.
+    """
+
+    code = "EGO_STATE_STORE_UNWRITABLE"
+    fields = ("path", "reason")
 
 
 class SiteNotFound(EgoError):

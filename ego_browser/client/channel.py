@@ -32,6 +32,8 @@ __all__ = ["Channel", "SocketChannel", "InProcessChannel", "current_channel", "u
 
 #: seconds a round waits for a fresh host (it may be launching Chromium)
 START_TIMEOUT = 60.0
+#: seconds a round waits for a running host to re-create a deleted socket (it checks every 1s)
+RECOVER_TIMEOUT = 10.0
 #: seconds past the host's own deadline for a request before the round stops waiting for it
 REPLY_MARGIN = 10.0
 #: seconds to open the host's socket (a live host accepts at once)
@@ -232,6 +234,21 @@ async def start_host() -> None:
     """Start the background host (if no other round is starting it) and wait until it answers."""
     config.ensure_home()
     run_dir = config.ensure_private_dir(config.run_dir())
+    from ..host.lockfile import nudge, running_host
+
+    pid = running_host(run_dir)
+    if pid is not None:
+        # the host runs but its socket file went away: it re-creates it (at once when nudged)
+        nudge(pid)
+        try:
+            await _wait_for_socket(asyncio.get_running_loop().time() + RECOVER_TIMEOUT)
+        except BrowserUnavailable:
+            raise BrowserUnavailable(
+                f"the ego_browser host (pid {pid}) runs but does not answer on {config.socket_path()}; "
+                "stop it with python -m ego_browser host stop, then run the round again",
+                endpoint=str(config.socket_path()),
+            ) from None
+        return
     read_fd, write_fd = os.pipe()
     log = config.open_private(run_dir / "host.out")
     try:

@@ -27,6 +27,7 @@ from ..errors import (
     PageCrashed,
     PageNotFound,
     PageReleased,
+    StateStoreUnwritable,
     TaskSpaceNotFound,
     TaskSpaceUserInControl,
 )
@@ -83,6 +84,8 @@ class Host:
         #: (space id, label) -> (store generation, space row, page row) for page_ctx
         self._ctx_rows: dict[tuple[Any, Any], tuple[int, SpaceRow, PageRow]] = {}
         self.extensions: dict[str, Any] = {}  # per-feature state (downloads, choosers ...)
+        #: Chromium's launch tab while no space uses it (the first space takes it over)
+        self.spare_tab: str | None = None
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -188,7 +191,7 @@ class Host:
                 if row.state != OPEN:
                     break
                 if not self.browser.is_live_page(row.target_id):
-                    self.store.retire_page(space.id, label, CLOSED)
+                    self._record_quietly(self.store.retire_page, space.id, label, CLOSED)
                     self._forget_driver(row.target_id)
                     raise PageClosed(f"page {label} was closed", label=label)
                 return row
@@ -263,7 +266,16 @@ class Host:
         if frame.is_main and self.store is not None:
             for row in self.store.pages_of_target(driver.target_id):
                 if row.state == OPEN:
-                    self.store.update_page(row.space_id, row.label, url=frame.url)
+                    self._record_quietly(self.store.update_page, row.space_id, row.label, url=frame.url)
+
+    @staticmethod
+    def _record_quietly(write: Any, *args: Any, **kwargs: Any) -> None:
+        """A bookkeeping write made on the way (an event, a read): a store that refuses it is
+        logged, and the request or event goes on; the state is recomputed on the next look."""
+        try:
+            write(*args, **kwargs)
+        except StateStoreUnwritable as exc:
+            logger.warning("state store write skipped: %s", exc.message)
 
     def _forget_driver(self, target_id: str | None) -> None:
         driver = self.drivers.pop(target_id or "", None)
@@ -274,13 +286,15 @@ class Host:
 
     def _target_destroyed(self, target_id: str) -> None:
         self._forget_driver(target_id)
+        if self.spare_tab == target_id:
+            self.spare_tab = None
         if self.store is None:
             return
         for row in self.store.pages_of_target(target_id):
             if row.state == OPEN:
-                self.store.retire_page(row.space_id, row.label, CLOSED)
+                self._record_quietly(self.store.retire_page, row.space_id, row.label, CLOSED)
             elif row.state == UNMANAGED:
-                self.store.delete_page_record(row.space_id, row.label)
+                self._record_quietly(self.store.delete_page_record, row.space_id, row.label)
         for space_id in [s for s, tid in self.active.items() if tid == target_id]:
             self.active.pop(space_id, None)
 

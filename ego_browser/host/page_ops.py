@@ -7,7 +7,7 @@ from typing import Any
 
 from ..driver import evaluate as ev
 from ..driver import navigation as nav
-from ..errors import CdpError, EgoTimeout
+from ..errors import CdpError, EgoTimeout, StateStoreUnwritable
 from .core import Host
 from .ops import op
 from .receipts import run_action
@@ -155,7 +155,13 @@ async def close(host: Host, args: dict[str, Any]) -> None:
         from .spaces import _create_tab
 
         tid = await _create_tab(host, space, context_id=space.context_id, new_window=False)
-        store.add_page(space.id, "#" + tid, tid, "unknown", state=UNMANAGED)
+        try:
+            store.add_page(space.id, "#" + tid, tid, "unknown", state=UNMANAGED)
+        except StateStoreUnwritable:
+            from .spaces import _close_target
+
+            await _close_target(host, tid)  # no tab that no space lists; the page stays open
+            raise
     gone = asyncio.get_running_loop().create_future()
 
     def destroyed(target_id: str) -> None:

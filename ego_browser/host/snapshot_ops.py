@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from .. import config
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, StateStoreUnwritable
 from .core import Host, PageCtx
 from .ops import op
 from .store import OPEN, UNMANAGED
+
+logger = logging.getLogger("ego_browser.host")
 
 def parse_ref(value: Any) -> int | None:
     """``@21``, ``ref=21`` or ``21`` -> 21 (the selector language's ref forms); else None."""
@@ -51,10 +54,19 @@ def _frame_changed(host: Host, driver: Any, frame: Any) -> None:
 
 
 def save_ledger(host: Host, driver: Any) -> None:
+    """Persist the page's refs (a restarted host keeps them). A store that refuses the write
+    costs only that: the snapshot is still returned and this host keeps the refs in memory."""
     key = getattr(driver, "ledger_key", None)
     if key is None or driver.ledger is None or host.store is None:
         return
-    host.store.save_ledger(key[0], key[1], driver.ledger.to_bytes())
+    try:
+        host.store.save_ledger(key[0], key[1], driver.ledger.to_bytes())
+    except StateStoreUnwritable as exc:
+        if not getattr(driver, "ledger_unsaved", False):  # once per page until a save works again
+            logger.warning("refs of page %s not saved: %s", key[1], exc.message)
+        driver.ledger_unsaved = True
+    else:
+        driver.ledger_unsaved = False
 
 
 def header(host: Host, ctx: PageCtx, title: str) -> str:

@@ -104,6 +104,10 @@ take_over_task_space, profiles, help, learn_context, site_skills, run_site_tool,
 run_site_browser_tool, ego_browser, EgoError, asyncio, json and re.
 - print() is the output channel (flushed even on failure). Untouched background-adopted Pages
   are listed after the script: "[ego-browser:pages]" then "Unhandled page p4 from p1: <url>".
+  A notice for the person (the state store was found damaged and replaced) is printed once,
+  after the script: "[ego-browser:notice]" then its text.
+- A store that cannot take writes (disk full, read-only) raises StateStoreUnwritable
+  (EGO_STATE_STORE_UNWRITABLE) for the change that needed it; reads and snapshots go on.
 - An uncaught EgoError prints "<code>: <message>" and "  at line <n>: <source line>" to stderr and
   exits 1; other exceptions print "<Type>: <message>" likewise. A SyntaxError exits 2, runs nothing.
 - State (spaces, labels, refs, dialogs, downloads) lives in the host, started by the first round.
