@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Any
 
 from .. import config
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, StateStoreUnwritable
 from .core import Host, PageCtx
 from .ops import op
 from .store import OPEN, UNMANAGED
+
+logger = logging.getLogger("ego_browser.host")
 
 def parse_ref(value: Any) -> int | None:
     """``@21``, ``ref=21`` or ``21`` -> 21 (the selector language's ref forms); else None."""
@@ -50,10 +54,19 @@ def _frame_changed(host: Host, driver: Any, frame: Any) -> None:
 
 
 def save_ledger(host: Host, driver: Any) -> None:
+    """Persist the page's refs (a restarted host keeps them). A store that refuses the write
+    costs only that: the snapshot is still returned and this host keeps the refs in memory."""
     key = getattr(driver, "ledger_key", None)
     if key is None or driver.ledger is None or host.store is None:
         return
-    host.store.save_ledger(key[0], key[1], driver.ledger.to_bytes())
+    try:
+        host.store.save_ledger(key[0], key[1], driver.ledger.to_bytes())
+    except StateStoreUnwritable as exc:
+        if not getattr(driver, "ledger_unsaved", False):  # once per page until a save works again
+            logger.warning("refs of page %s not saved: %s", key[1], exc.message)
+        driver.ledger_unsaved = True
+    else:
+        driver.ledger_unsaved = False
 
 
 def header(host: Host, ctx: PageCtx, title: str) -> str:
@@ -100,22 +113,38 @@ async def snapshot(host: Host, args: dict[str, Any]) -> str:
                 f"root must be a snapshot ref such as \"@12\" or a selector (got {root_arg!r})",
                 api=api, option="root", expected="a ref or a selector",
             )
+    from .dialog_ops import guarded
+
     ctx = await host.page_ctx(args, activate=True)
     ledger = ledger_for(host, ctx)
+    # a document still being parsed would come back as a bare root with a stale title
     loading = await _until_parsed(ctx)
-    if root is None and root_arg is not None:
-        root = await _root_ref(host, ctx, ledger, root_arg)
-    title = await _title(ctx)
     scope = args.get("scope", "only_within_viewport")
     marks = args.get("include_action_marks", True)
     locs = args.get("include_stable_locator", True)
     interactive = bool(args.get("interactive", False))
+
+    async def work() -> tuple[str, str]:
+        nonlocal root
+        if root is None and root_arg is not None:
+            root = await _root_ref(host, ctx, ledger, root_arg)
+        # the title's round trip runs alongside the walker's instead of before it (on a small
+        # page each is about half of the snapshot's time: docs/architecture.md)
+        title = asyncio.ensure_future(_title(ctx))
+        try:
+            body = await take_snapshot(
+                ctx.driver.frames, ledger,
+                scope=scope, root=root, include_action_marks=marks, include_stable_locator=locs,
+                interactive=interactive,
+            )
+        except BaseException:
+            title.cancel()
+            raise
+        return await title, body
+
     try:
-        body = await take_snapshot(
-            ctx.driver.frames, ledger,
-            scope=scope, root=root, include_action_marks=marks, include_stable_locator=locs,
-            interactive=interactive,
-        )
+        # a dialog blocks the renderer: fail at once, as every other call does (B151)
+        title, body = await guarded(ctx.driver, api, work())
     finally:
         save_ledger(host, ctx.driver)
     # the previous snapshot of this page with the same options is what changes=True compares with

@@ -104,6 +104,10 @@ take_over_task_space, profiles, help, learn_context, site_skills, run_site_tool,
 run_site_browser_tool, ego_browser, EgoError, asyncio, json and re.
 - print() is the output channel (flushed even on failure). Untouched background-adopted Pages
   are listed after the script: "[ego-browser:pages]" then "Unhandled page p4 from p1: <url>".
+  A notice for the person (the state store was found damaged and replaced) is printed once,
+  after the script: "[ego-browser:notice]" then its text.
+- A store that cannot take writes (disk full, read-only) raises StateStoreUnwritable
+  (EGO_STATE_STORE_UNWRITABLE) for the change that needed it; reads and snapshots go on.
 - An uncaught EgoError prints "<code>: <message>" and "  at line <n>: <source line>" to stderr and
   exits 1; other exceptions print "<Type>: <message>" likewise. A SyntaxError exits 2, runs nothing.
 - State (spaces, labels, refs, dialogs, downloads) lives in the host, started by the first round.
@@ -140,6 +144,15 @@ def errors_topic() -> str:
         base = cls.__mro__[1].__name__
         parent = f" (is a {base})" if base not in ("EgoError", "ValueError", "TimeoutError") else ""
         lines.append(f"- {name} {cls.code}{parent}" + (f": {fields}" if fields else ""))
+    lines += [
+        "",
+        "EgoTimeout.input_dispatched: for input actions (click, fill, press, select_option, set_input_files,",
+        "mouse, keyboard), True when input had reached the page before the deadline (its effects may land",
+        "after the error: snapshot before repeating the action), False when none had, None for other calls.",
+        "HostUnresponsive: the host took the call but did not answer by the call's deadline plus 10 s",
+        "(frozen or overloaded); nothing hangs. Arguments with no JSON form (ints past 64 bits, objects)",
+        "are InvalidArgument; lone surrogates in strings travel as U+FFFD.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -224,7 +237,9 @@ await page.click(rows[-1]["ref"])
 Iframes appear inline in the snapshot with their own refs, and selectors search the frames when
 the top document has no match, so `page.click("text=Pay €29.50")` reaches a payment iframe. A JS
 dialog (alert, confirm, prompt) opened by an action does not raise: it comes back in
-`receipt.dialog` and stays open until you accept or dismiss it.
+`receipt.dialog` and stays open until you accept or dismiss it; meanwhile every other call on
+that page fails at once saying so. A tab whose renderer crashed fails every call at once with
+`PageCrashed` (`EGO_PAGE_CRASHED`) until `page.reload()` or `page.goto(url)` loads it again.
 
 ```bash
 python -m ego_browser <<'EOF'

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from .. import jsonsafe
 from ..errors import CdpChannelUnavailable, CdpError, InvalidSelector
 from .parse import ParsedSelector
 
@@ -189,7 +190,7 @@ def _exception_text(details: dict) -> str:
 
 
 def _dumps(value: Any) -> str:
-    return orjson.dumps(value).decode()
+    return jsonsafe.dumps(value).decode()  # a selector's lone surrogate is sent as U+FFFD
 
 
 async def _evaluate(frame: Any, expression: str, *, by_value: bool, group: str | None, timeout: float):
@@ -265,7 +266,7 @@ async def _materialize(frame: Any, parsed: ParsedSelector, res: dict, *, backend
         name = prop.get("name")
         value = prop.get("value") or {}
         if name == "meta":
-            meta = orjson.loads(value.get("value") or "{}")
+            meta = jsonsafe.loads(value.get("value") or "{}")  # may quote page text
         elif name is not None and name.isdigit() and value.get("objectId"):
             elements[int(name)] = value["objectId"]
     # the array itself is no longer needed; its elements keep their own handles

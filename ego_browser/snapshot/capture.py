@@ -41,6 +41,7 @@ at once: their backend id hangs child frames under them.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,7 @@ from typing import Any, Protocol, runtime_checkable
 import orjson
 
 from ..cdp.connection import Connection, Session
+from .. import jsonsafe
 from ..errors import CdpChannelUnavailable, CdpError, SnapshotFailed, StaleRef
 
 __all__ = [
@@ -153,7 +155,9 @@ def _settle(pid: int, bid: int | None) -> None:
     _unresolved.discard(pid)
     _resolved[pid] = bid
     if len(_resolved) > _MAX_RESOLVED:
-        for k in list(_resolved)[: len(_resolved) - _MAX_RESOLVED]:
+        # drop the oldest tenth at once: trimming one entry per call copied all 200,000 keys
+        # on every settle once a long-running host reached the cap (found by benchmarks/soak.py)
+        for k in list(itertools.islice(_resolved, _MAX_RESOLVED // 10)):
             del _resolved[k]
     fut = _waiters.pop(pid, None)
     if fut is not None and not fut.done():
@@ -332,7 +336,7 @@ async def capture_frame(
     if not value or len(value) < 3:
         raise SnapshotFailed(f"snapshot walker returned nothing in frame {frame.frame_id}", label=None)
     token = value[0]["value"]
-    data = orjson.loads(value[1]["value"])
+    data = jsonsafe.loads(value[1]["value"])  # page text may hold lone surrogates
     if data.get("gone"):
         raise StaleRef(f"Stale ref: node {root_backend} is gone; take a new snapshot", ref=None)
     els = value[2].get("value") or []
@@ -388,7 +392,7 @@ async def _fetch_pending(session: Session, w: _World, pids: list[int]) -> None:
             )
             value = res["result"].get("deepSerializedValue", {}).get("value") or []
             if len(value) == 2 and "exceptionDetails" not in res:
-                ids = orjson.loads(value[0]["value"])
+                ids = jsonsafe.loads(value[0]["value"])
                 lids = w.lids
                 for lid, el in zip(ids, value[1].get("value") or []):
                     v = el.get("value") or {}
