@@ -44,6 +44,13 @@ def _status(r: Rounds) -> str:
     return proc.stdout
 
 
+def _no_orphan(r: Rounds, listed: int) -> bool:
+    """``listed`` tabs in spaces, none that no space lists; the host may have prepared one spare
+    tab for the next new space in the background (host/warm_tab.py), which status counts."""
+    tabs, orphans = _tabs(r)
+    return orphans == 0 and tabs in (listed, listed + 1)
+
+
 def _tabs(r: Rounds) -> tuple[int, int]:
     """(tabs in the browser, tabs no space lists), as `host status` reports them."""
     tabs, orphans = re.search(r"^tabs: (\d+), listed by no space: (\d+)$", _status(r), re.M).groups()
@@ -77,9 +84,9 @@ def test_a_deleted_socket_is_recreated_and_the_host_stays_manageable(fresh_round
     # finishing the browser's only space keeps one blank tab (a headful Chromium would quit
     # with its last window), and the next space starts in it: no tab is left that no one lists
     assert r.run("await (await task_space('sock')).finish(keep=[])\n", timeout=ROUND_BOUND).returncode == 0
-    assert _tabs(r) == (1, 0)
+    assert _no_orphan(r, 1), _tabs(r)
     assert r.run("await task_space('next')\n", timeout=ROUND_BOUND).returncode == 0
-    assert _tabs(r) == (1, 0)
+    assert _no_orphan(r, 1), _tabs(r)
 
     (run / "host.sock").unlink()
     stop = r.cli("host", "stop", timeout=ROUND_BOUND)
@@ -187,7 +194,7 @@ def test_a_damaged_store_is_moved_aside_and_said_once(fresh_rounds, server):
                    timeout=120)
     assert fourth.returncode == 0, fourth.stderr
     assert "('recovered tabs', 'user', ['Recovered'])" in fourth.stdout, fourth.stdout
-    assert _tabs(r) == (1, 0)
+    assert _no_orphan(r, 1), _tabs(r)
 
 
 # -- point 9: a full disk under the store -----------------------------------------------------
@@ -238,7 +245,7 @@ def test_a_full_disk_gives_a_documented_error_no_orphan_tab_and_keeps_the_snapsh
                       timeout=120)
         assert first.returncode == 0, first.stderr
         assert (fs / "state.sqlite3").exists()
-        assert _tabs(r) == (1, 0)  # Chromium's launch tab became p1: no tab nobody lists
+        assert _no_orphan(r, 1), _tabs(r)  # Chromium's launch tab became p1: no tab nobody lists
 
         _fill(fs)
         new_space = r.run("await task_space('full-2')\n", timeout=ROUND_BOUND)
@@ -246,7 +253,7 @@ def test_a_full_disk_gives_a_documented_error_no_orphan_tab_and_keeps_the_snapsh
         assert "EGO_STATE_STORE_UNWRITABLE" in new_space.stderr and "free disk space" in new_space.stderr.lower()
         new_page = r.run("t = await task_space('full')\nawait t.new_page()\n", timeout=ROUND_BOUND)
         assert "EGO_STATE_STORE_UNWRITABLE" in new_page.stderr, new_page.stderr
-        assert _tabs(r) == (1, 0)  # both tabs were closed again
+        assert _no_orphan(r, 1), _tabs(r)  # both tabs were closed again
 
         snap = r.run("t = await task_space('full')\nprint(await t.page('p1').snapshot())\n", timeout=ROUND_BOUND)
         assert snap.returncode == 0, snap.stderr
@@ -262,7 +269,7 @@ def test_a_full_disk_gives_a_documented_error_no_orphan_tab_and_keeps_the_snapsh
             f.unlink()
         recovered = r.run("t = await task_space('full-2')\nprint(len(await t.pages()))\n", timeout=ROUND_BOUND)
         assert recovered.returncode == 0, recovered.stderr
-        assert _tabs(r) == (2, 0)
+        assert _no_orphan(r, 2), _tabs(r)
         r.stop()
 
 
