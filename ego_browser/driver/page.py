@@ -78,6 +78,9 @@ class PageDriver:
         self.on_close: list[Callable[[], Any]] = []
         #: bumped whenever every ref of the page must be considered stale
         self.epoch = 0
+        #: set by the host: raises when the tab's space is no longer the agent's. Checked
+        #: before every input dispatch (mouse, keyboard, text insertion, files, in-page edits)
+        self.input_gate: Callable[[], None] | None = None
 
     # -- attaching ---------------------------------------------------------------------------
 
@@ -307,6 +310,12 @@ class PageDriver:
                 raise TimeoutError from None
 
     # -- helpers ----------------------------------------------------------------------------
+
+    def check_input(self) -> None:
+        """Raise (the host's ``TaskSpaceUserInControl``) if input may not reach this tab now."""
+        gate = self.input_gate
+        if gate is not None:
+            gate()
 
     @property
     def main_frame(self) -> Frame | None:

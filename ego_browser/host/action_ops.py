@@ -37,8 +37,10 @@ def input_state(driver: PageDriver, token: Any) -> tuple[Mouse, Keyboard]:
     pair = states.get(key)
     if pair is None:
         session = driver.session
+        check = driver.check_input
 
         async def send(method: str, params: dict | None = None) -> Any:
+            check()  # every mouse/keyboard dispatch re-checks who controls the space
             return await session.send(method, params, timeout=30.0)
 
         keyboard = Keyboard(send)

@@ -254,6 +254,7 @@ async def set_input_files(host: Host, args: dict[str, Any]) -> dict[str, Any]:
                               api=api, option="files", expected="one file")
 
     async def action() -> None:
+        ctx.driver.check_input()
         await session.send("DOM.setFileInputFiles", {"files": files, "objectId": oid}, timeout=10.0)
 
     return await run_action(host, ctx, action)
@@ -323,6 +324,7 @@ async def chooser_set_files(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     session = frame.session if frame is not None else ctx.driver.session
 
     async def action() -> None:
+        ctx.driver.check_input()
         try:
             await session.send(
                 "DOM.setFileInputFiles", {"files": files, "backendNodeId": chooser["backend_node_id"]}, timeout=10.0

@@ -69,7 +69,12 @@ async def run_action(
     result: Any = None
     try:
         task = loop.create_task(action())
-        done, _ = await asyncio.wait({task, dialog_seen}, return_when=asyncio.FIRST_COMPLETED)
+        try:
+            done, _ = await asyncio.wait({task, dialog_seen}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            # the request was stopped (a take-over, its deadline): so is the action's input
+            task.cancel()
+            raise
         if task in done:
             result = task.result()
             if not dialog_seen.done() and driver.dialog is None:
