@@ -13,6 +13,7 @@ import pytest
 
 import ego_browser
 from ego_browser.errors import CdpMethodRefused, TaskSpaceUserInControl
+from tests.server import Response
 
 B_PAGE = "<input id=f><p id=state>untouched</p><button id=open onclick=\"window.open('/scope-b-popup')\">open</button>"
 
@@ -175,6 +176,7 @@ async def test_discover_targets_off_refused_and_popups_still_adopted(spaces):
     ("Browser.crashGpuProcess", {}),
     ("Browser.getBrowserCommandLine", {}),
     ("Browser.setDownloadBehavior", "B-downloads"),
+    ("Browser.setDownloadBehavior", {"behavior": "default"}),
     ("Browser.grantPermissions", "B-grant"),
     ("Browser.executeBrowserCommand", {"commandId": "openTabSearch"}),
 ])
@@ -229,12 +231,41 @@ async def test_in_scope_raw_cdp_still_works(spaces, host):
         with pytest.raises(CdpMethodRefused) as info:
             await a.cdp("Browser.setWindowBounds", {"windowId": b_window["windowId"], "bounds": {"left": 5}})
         _refused(info, "Browser.setWindowBounds", "other_space")
-    # an isolated space may set its own context's download behaviour; a plain one may not
-    await b.cdp("Browser.setDownloadBehavior", {"behavior": "default"})
+    # resetting permissions clears a whole context: an isolated space's own one only
+    await b.cdp("Browser.resetPermissions")
     with pytest.raises(CdpMethodRefused) as info:
-        await a.cdp("Browser.setDownloadBehavior", {"behavior": "deny"})
-    _refused(info, "Browser.setDownloadBehavior", "shared_context")
+        await a.cdp("Browser.resetPermissions")
+    _refused(info, "Browser.resetPermissions", "shared_context")
+    granted = await b.page("p1").cdp("Browser.grantPermissions", {"permissions": ["geolocation"]})
+    assert granted == {}
     res = await a.page("p1").cdp("Runtime.evaluate", {"expression": "document.title", "returnByValue": True})
     assert res["result"]["value"] == "A page"
     me = await a.page("p1").cdp("Target.getTargetInfo")
     assert me["targetInfo"]["targetId"] == a.page("p1").target_id
+
+
+async def test_download_behaviour_is_the_hosts(spaces, server):
+    """Download behaviour's events flag belongs to the CDP session: set through task.cdp it
+    would silence every space's download events. Refused, even for an isolated space's own
+    context, and downloads keep being reported."""
+    a, b = spaces
+    for space in (a, b):
+        for method, params in (("Browser.setDownloadBehavior", {"behavior": "default"}),
+                               ("Browser.cancelDownload", {"guid": "x"})):
+            with pytest.raises(CdpMethodRefused) as info:
+                await space.cdp(method, params)
+            _refused(info, method, "browser_wide")
+        with pytest.raises(CdpMethodRefused) as info:
+            await space.page("p1").cdp("Page.setDownloadBehavior", {"behavior": "deny"})
+        _refused(info, "Page.setDownloadBehavior", "browser_wide")
+    server.route("/scope-dl/file", Response(b"data", content_type="application/octet-stream",
+                                            headers={"Content-Disposition": 'attachment; filename="f.bin"'}))
+    page = a.page("p1")
+    await page.goto(server.page("/scope-dl", "<a id=d href='/scope-dl/file' style='display:block;"
+                                "width:200px;height:40px'>download</a>"))
+    waiter = page.wait_for_event("download", timeout=10000)
+    await page.click("#d")
+    download = await waiter
+    assert download.suggested_filename() == "f.bin"
+    await download.delete()
+    await page.goto(server.url("/scope-a"))

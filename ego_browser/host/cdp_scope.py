@@ -57,21 +57,17 @@ _TASK_ALLOWED = frozenset({
     "Target.activateTarget", "Target.getBrowserContexts",
     "Browser.getVersion", "Browser.getWindowForTarget", "Browser.getWindowBounds", "Browser.setWindowBounds",
     "Browser.setContentsSize", "Browser.setPermission", "Browser.grantPermissions", "Browser.resetPermissions",
-    "Browser.setDownloadBehavior", "Browser.cancelDownload",
 })
 
 #: methods that default to Chromium's default (shared) context when browserContextId is
 #: omitted: an isolated space gets its own instead
 _CONTEXT_DEFAULTED = frozenset({
     "Target.createTarget", "Browser.setPermission", "Browser.grantPermissions", "Browser.resetPermissions",
-    "Browser.setDownloadBehavior", "Browser.cancelDownload",
 })
 
 #: change what every tab of a context shares: only in a context the space owns (isolated)
 _CONTEXT_WIDE = frozenset({
-    "Browser.setDownloadBehavior", "Browser.cancelDownload", "Browser.resetPermissions",
-    "Page.setDownloadBehavior", "Storage.clearCookies", "Network.clearBrowserCookies",
-    "Network.clearBrowserCache",
+    "Browser.resetPermissions", "Storage.clearCookies", "Network.clearBrowserCookies", "Network.clearBrowserCache",
 })
 
 #: why a well-known escape is refused, and what to do instead (shown in the message)
@@ -100,9 +96,11 @@ _WHY = {
     "Storage.clearCookies": "it clears every cookie of a browser context shared with other spaces and the user",
     "Network.clearBrowserCookies": "it clears every cookie of a browser context shared with other spaces and the user",
     "Network.clearBrowserCache": "it clears the cache of a browser context shared with other spaces and the user",
-    "Browser.setDownloadBehavior": "downloads of a shared browser context are the host's (use page.expect_download())",
-    "Page.setDownloadBehavior": "downloads of a shared browser context are the host's (use page.expect_download())",
-    "Browser.cancelDownload": "downloads of a shared browser context are the host's",
+    # download behaviour is per context, but its events flag is per CDP session: on the host's
+    # session it would silence download events for every space (measured: B142 then timed out)
+    "Browser.setDownloadBehavior": "the host handles downloads for every space; use page.wait_for_event('download')",
+    "Page.setDownloadBehavior": "the host handles downloads for every space; use page.wait_for_event('download')",
+    "Browser.cancelDownload": "the host handles downloads for every space; use Download.cancel()",
     "Browser.resetPermissions": "it resets permissions of a browser context shared with other spaces and the user",
 }
 

@@ -287,8 +287,8 @@ print(res["result"]["value"])
           "Memory.getDOMCounters*; every other method (Target.*, Browser.close, Tracing.*, an unknown domain ...) "
           "raises CdpMethodRefused (EGO_CDP_METHOD_REFUSED) before anything is sent. A targetId, sessionId, "
           "browserContextId or windowId argument must name this tab (or its frames) and its space's context; "
-          "clearing every cookie or the cache (Network.clearBrowserCookies, Storage.clearCookies ...) and "
-          "download behaviour need an isolated space. A person-held space raises TaskSpaceUserInControl, and "
+          "clearing every cookie or the cache (Network.clearBrowserCookies, Storage.clearCookies ...) needs an "
+          "isolated space; download behaviour is the host's (refused). A person-held space raises TaskSpaceUserInControl, and "
           "input is re-checked right before it is sent.")
 M("Page.close", [], "None",
   "Close the tab (confirmed gone), opening an unmanaged about:blank tab if it was the space's last; the label is "

@@ -228,16 +228,16 @@ print(version["product"])
 """, errors=("InvalidArgument", "CdpMethodRefused", "TaskSpaceUserInControl", "CdpError", "EgoTimeout"),
   details="Allowed: Target.getTargets and Target.getBrowserContexts (listing only this space's tabs, frames and "
           "context), Target.getTargetInfo, createTarget, closeTarget, activateTarget, Browser.getVersion, "
-          "getWindowForTarget, getWindowBounds, setWindowBounds, setContentsSize, setPermission, grantPermissions, "
-          "resetPermissions, setDownloadBehavior and cancelDownload. Every other Target.*/Browser.* method "
+          "getWindowForTarget, getWindowBounds, setWindowBounds, setContentsSize, setPermission, grantPermissions "
+          "and resetPermissions. Every other Target.*/Browser.* method "
           "(Browser.close, Browser.crash, Target.attachToTarget, sendMessageToTarget, setDiscoverTargets, "
-          "setAutoAttach, exposeDevToolsProtocol, create/disposeBrowserContext ...) raises CdpMethodRefused "
+          "setAutoAttach, exposeDevToolsProtocol, create/disposeBrowserContext, setDownloadBehavior: downloads are the "
+          "host's ...) raises CdpMethodRefused "
           "(EGO_CDP_METHOD_REFUSED; attributes method, argument, reason) before anything is sent; other domains "
           "raise InvalidArgument (use Page.cdp). A targetId, browserContextId or windowId must be this space's; "
           "in an isolated space an omitted browserContextId means its own context. A tab made by "
-          "Target.createTarget joins the space as an unmanaged tab (see tabs(), adopt()). resetPermissions, "
-          "setDownloadBehavior and cancelDownload need an isolated space (the default context is shared with the "
-          "user). A person-held space raises TaskSpaceUserInControl.")
+          "Target.createTarget joins the space as an unmanaged tab (see tabs(), adopt()). resetPermissions "
+          "needs an isolated space (the default context is shared with the user). A person-held space raises TaskSpaceUserInControl.")
 
 __all__: list[str] = []
 _ = OMIT
