@@ -50,6 +50,21 @@ else
     "$BU_VENV/bin/python" -c "import browser_use" && echo "browser-use: installed" || status=1
 fi
 
+# -- real-world page corpus (bench_corpus): documentation packages from Debian ------------
+# HTML docs made by five different generators; apt by package name, nothing else fetched.
+CORPUS_PKGS="python3-doc git-doc sqlite3-doc"
+need=""
+for p in $CORPUS_PKGS; do dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"; done
+if [ -z "$need" ]; then
+    echo "corpus: documentation packages present"
+elif command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >/dev/null 2>&1 \
+      || { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >/dev/null; }; } \
+      && echo "corpus: installed$need" || { echo "corpus: could not install$need" >&2; status=1; }
+else
+    echo "corpus: skipped (as root: apt-get install -y$need)" >&2
+fi
+
 # -- Playwright (project venv) ------------------------------------------------------------
 OUR_PY="${OUR_PY:-$HERE/../.venv/bin/python}"
 if "$OUR_PY" -c "import playwright.async_api" 2>/dev/null; then

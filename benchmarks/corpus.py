@@ -1,0 +1,114 @@
+"""A corpus of real-world HTML pages nobody here wrote, served on 127.0.0.1 (port 0).
+
+The pages come from Debian packages that ship HTML documentation, each made by a different
+generator, so the corpus is not one site's markup repeated:
+
+| prefix     | package                  | generator                  |
+|------------|--------------------------|----------------------------|
+| /python/   | python3-doc              | Sphinx                     |
+| /git/      | git-doc                  | AsciiDoc                   |
+| /sqlite/   | sqlite3-doc              | SQLite's own site builder  |
+| /node/     | nodejs (API docs)        | Node's doc tool            |
+| /valgrind/ | valgrind                 | DocBook XSL                |
+
+``benchmarks/setup_peers.sh`` installs the packages (apt, by name; nothing else is fetched).
+Pages are picked evenly spaced from each package's sorted file list, so the same machine
+always gets the same corpus. Symlinks inside the docs (shared jQuery and the like) are
+followed, but only to files under ``/usr/share``.
+
+    with serve() as site:
+        for path in site.paths: site.url(path)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mimetypes
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+__all__ = ["SOURCES", "Corpus", "missing_sources", "pick", "serve"]
+
+# (url prefix, directory, pages to take, debian package)
+SOURCES: tuple[tuple[str, str, int, str], ...] = (
+    ("python", "/usr/share/doc/python3.11/html", 35, "python3-doc"),
+    ("git", "/usr/share/doc/git-doc", 25, "git-doc"),
+    ("sqlite", "/usr/share/doc/sqlite3", 30, "sqlite3-doc"),
+    ("node", "/usr/share/doc/nodejs/api", 20, "nodejs"),
+    ("valgrind", "/usr/share/doc/valgrind/html", 12, "valgrind"),
+)
+ALLOWED_ROOT = "/usr/share/"
+
+
+def missing_sources() -> list[str]:
+    """Debian packages whose documentation is not on this machine."""
+    return [pkg for _, d, _, pkg in SOURCES if not Path(d).is_dir()]
+
+
+def pick(directory: str, count: int) -> list[str]:
+    """``count`` pages evenly spaced over the sorted ``*.html`` files of ``directory``."""
+    root = Path(directory)
+    files = sorted(str(p.relative_to(root)) for p in root.rglob("*.html") if p.is_file())
+    if len(files) <= count:
+        return files
+    step = len(files) / count
+    return [files[int(i * step)] for i in range(count)]
+
+
+@dataclass
+class Corpus:
+    base: str
+    paths: list[str]
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+
+def _handler(roots: dict[str, Path]) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args) -> None:  # quiet
+            pass
+
+        def do_GET(self) -> None:  # noqa: N802
+            path = unquote(urlsplit(self.path).path)
+            prefix, _, rest = path.lstrip("/").partition("/")
+            root = roots.get(prefix)
+            target = (root / rest) if root is not None else None
+            if target is not None and target.is_dir():
+                target = target / "index.html"
+            real = os.path.realpath(target) if target is not None else ""
+            if not real.startswith(ALLOWED_ROOT) or not os.path.isfile(real):
+                self.send_error(404)
+                return
+            with open(real, "rb") as fh:
+                body = fh.read()
+            ctype = mimetypes.guess_type(real)[0] or "application/octet-stream"
+            if ctype.startswith("text/") or ctype.endswith("javascript"):
+                ctype += "; charset=utf-8"
+            self.send_response(200)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    return Handler
+
+
+@contextlib.contextmanager
+def serve() -> Iterator[Corpus]:
+    roots = {prefix: Path(d) for prefix, d, _, _ in SOURCES if Path(d).is_dir()}
+    paths = [f"/{prefix}/{rel}" for prefix, d, n, _ in SOURCES if prefix in roots for rel in pick(d, n)]
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(roots))
+    httpd.daemon_threads = True
+    t = threading.Thread(target=httpd.serve_forever, daemon=True)
+    t.start()
+    try:
+        yield Corpus(f"http://127.0.0.1:{httpd.server_address[1]}", paths)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
