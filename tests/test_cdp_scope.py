@@ -162,6 +162,7 @@ async def test_discover_targets_off_refused_and_popups_still_adopted(spaces):
     popup = b.page(receipt.popups[0]["label"])
     await popup.wait_for_load_state()
     assert await popup.title() == "B popup"
+    await popup.close()  # B's window gets its focus back (paste needs a focused document)
 
 
 @pytest.mark.parametrize("method, params", [
@@ -269,3 +270,22 @@ async def test_download_behaviour_is_the_hosts(spaces, server):
     assert download.suggested_filename() == "f.bin"
     await download.delete()
     await page.goto(server.url("/scope-a"))
+
+
+async def test_paste_grants_the_clipboard_to_its_own_page_only(spaces, server):
+    """keyboard.paste grants clipboard access for the paste: to the page's origin in its own
+    space's context, never to every origin of the user's default context."""
+    a, b = spaces
+    query = "navigator.permissions.query({name: 'clipboard-read'}).then(p => p.state)"
+    pb = b.page("p1")
+    await pb.focus("#f")
+    await pb.keyboard.paste("pasted in B")
+    assert await pb.evaluate("document.querySelector('#f').value") == "pasted in B"
+    assert await pb.evaluate(query) == "granted"
+    pa = a.page("p1")
+    await pa.goto(server.url("/scope-a", host="localhost"))
+    try:
+        assert await pa.evaluate(query) != "granted", "the user's default context got B's clipboard grant"
+    finally:
+        await pb.evaluate("document.querySelector('#f').value = ''")
+        await pa.goto(server.url("/scope-a"))

@@ -81,6 +81,8 @@ class PageDriver:
         #: set by the host: raises when the tab's space is no longer the agent's. Checked
         #: before every input dispatch (mouse, keyboard, text insertion, files, in-page edits)
         self.input_gate: Callable[[], None] | None = None
+        #: the browser context of an isolated space (None: the default, shared one)
+        self.context_id: str | None = None
 
     # -- attaching ---------------------------------------------------------------------------
 

@@ -287,6 +287,11 @@ class Host:
             assert self.browser.conn is not None
             driver = await PageDriver.attach(self.browser.conn, target_id)
             driver.input_gate = lambda tid=target_id: self.check_input(tid)
+            # an isolated space's own context, for the host's own context-level calls on it
+            driver.context_id = next(
+                (s.context_id for s in (self.store.space(r.space_id) for r in self.store.pages_of_target(target_id))
+                 if s is not None and s.isolated and s.context_id), None,
+            ) if self.store is not None else None
             driver.frames.on_navigated.append(lambda frame, d=driver: self._navigated(d, frame))
             self.drivers[target_id] = driver
             for fn in list(self.extensions.get("on_driver") or ()):
