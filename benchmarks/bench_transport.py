@@ -2,7 +2,9 @@
 
 - **floor**: a minimal client written here (websockets + orjson, one browser socket, flat
   sessions, compression off): the least any Python CDP client can pay.
-- **ours**: ``ego_browser.cdp.Connection.send(..., session_id=sid)``.
+- **ours**: ``ego_browser.cdp.Connection.send(..., session_id=sid)`` over a websocket.
+- **keeper**: the same ``Connection`` over the keeper's Unix socket (``--remote-debugging-pipe``),
+  the transport the host uses for the Chromium it launches.
 - **playwright**: ``page.evaluate("1")`` (goes through its Node driver).
 
 The floor and ours talk to one Chromium launched by our launcher, each on its own socket and
@@ -117,12 +119,14 @@ async def measure(calls: int | None = None) -> dict:
 
     calls = max(500, calls or CALLS)
     results: dict = {"calls": calls, "notes": []}
-    with serve() as site, peers.ego_chromium() as browser:
+    with serve() as site, peers.ego_chromium() as browser, peers.ego_chromium(pipe=True) as piped:
         url = site.url("/blank")
         floor = await FloorClient.connect(browser.ws_url)
         ours = await Connection.connect(browser.ws_url)
+        keeper = await Connection.connect(piped.ws_url)
         floor_sid = await _open_page(floor.send, url)
         ours_sid = await _open_page(ours.send, url)
+        keeper_sid = await _open_page(keeper.send, url)
         expr = {"expression": "1"}
 
         async def floor_call():
@@ -131,10 +135,14 @@ async def measure(calls: int | None = None) -> dict:
         async def ours_call():
             return await ours.send("Runtime.evaluate", expr, session_id=ours_sid)
 
+        async def keeper_call():
+            return await keeper.send("Runtime.evaluate", expr, session_id=keeper_sid)
+
         assert (await floor_call())["result"]["value"] == 1
         assert (await ours_call())["result"]["value"] == 1
+        assert (await keeper_call())["result"]["value"] == 1
 
-        clients = {"floor": floor_call, "ours": ours_call}
+        clients = {"floor": floor_call, "ours": ours_call, "keeper": keeper_call}
         pw_cm = peers.playwright_page(url)
         page = await pw_cm.__aenter__()
         try:
@@ -163,6 +171,7 @@ async def measure(calls: int | None = None) -> dict:
         finally:
             await pw_cm.__aexit__(None, None, None)
             await ours.close()
+            await keeper.close()
             await floor.close()
     results["seq"] = {k: peers.median(v) for k, v in samples.items()}
     results["p90"] = {k: sorted(v)[int(len(v) * 0.9)] for k, v in samples.items()}
@@ -176,11 +185,12 @@ def _section(r: dict) -> str:
     floor = seq["floor"]
     labels = {
         "floor": "floor (websockets + orjson, written in the bench)",
-        "ours": "ego_browser.cdp.Connection",
+        "ours": "ego_browser.cdp.Connection (websocket)",
+        "keeper": "ego_browser.cdp.Connection (pipe via keeper socket, as the host runs)",
         "playwright": "Playwright page.evaluate",
     }
     rows = []
-    for name in ("floor", "ours", "playwright"):
+    for name in ("floor", "ours", "keeper", "playwright"):
         if name not in seq:
             rows.append([labels[name], "—", "—", "—", "—", "skipped"])
             continue
@@ -211,8 +221,9 @@ def _section(r: dict) -> str:
             else ""
         ),
         f"Sequential calls after {WARMUP} warm-up calls each, interleaved in {BLOCKS} blocks; "
-        "floor and ours on one Chromium (own socket, own page each), Playwright on its own "
-        "launch of the same binary.",
+        "floor and ours on one Chromium (own socket, own page each), the keeper row on a second "
+        "Chromium launched as the host launches it (`--remote-debugging-pipe` behind the keeper's "
+        "Unix socket, no TCP port), Playwright on its own launch of the same binary.",
     ]
     for note in r["notes"]:
         lines.append(f"- {note}")

@@ -247,15 +247,17 @@ def browser_use_state(url: str, *, repeat: int = 3, full_page: bool = False) -> 
 
 
 @contextlib.contextmanager
-def ego_chromium(extra_args: Sequence[str] = ()) -> Iterator[Any]:
+def ego_chromium(extra_args: Sequence[str] = (), *, pipe: bool = False) -> Iterator[Any]:
     """A headless Chromium launched by ``ego_browser.browser.launcher`` in a throw-away profile.
 
-    Yields the ``BrowserProcess`` (``.ws_url`` is the browser websocket); stopped on exit.
+    Yields the ``BrowserProcess``; stopped on exit. ``.ws_url`` is a loopback websocket (the
+    other tools need one), or with ``pipe=True`` the keeper's Unix socket, as the host uses.
     """
     from ego_browser.browser.launcher import launch_chromium
 
     profile = tempfile.mkdtemp(prefix="ego-bench-")
-    proc = launch_chromium(profile, executable=CHROMIUM, headless=True, extra_args=list(extra_args))
+    proc = launch_chromium(profile, executable=CHROMIUM, headless=True, extra_args=list(extra_args),
+                           debugging_port=not pipe)
     try:
         yield proc
     finally:

@@ -179,7 +179,7 @@ def _doctor(args: list[str]) -> int:
             line(False, "chromium", exc.message)
     home = config.home()
     try:
-        config.ensure_private_dir(home)
+        config.ensure_home(home)
         probe = home / ".doctor-probe"
         probe.write_text("ok")
         probe.unlink()

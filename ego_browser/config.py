@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["home", "run_dir", "socket_path", "page_budget", "ensure_private_dir"]
+__all__ = ["home", "run_dir", "socket_path", "page_budget", "ensure_home", "ensure_private_dir", "open_private"]
 
 
 def home() -> Path:
@@ -29,20 +29,88 @@ def socket_path() -> Path:
     return run_dir() / "host.sock"
 
 
-def ensure_private_dir(path: Path) -> Path:
-    """Create ``path`` (and parents) and make it 0700; refuse one owned by another user."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    st = path.stat()
-    if st.st_uid != os.getuid():
-        from .errors import BrowserUnavailable
+def ensure_home(path: Path | None = None) -> Path:
+    """The data directory, ready to use; created 0700 (missing parents too) if missing.
 
-        raise BrowserUnavailable(
-            f"{path} belongs to another user; set EGO_BROWSER_HOME to a directory you own",
-            endpoint=str(path),
+    A directory that already exists is never chmod-ed: it may be a shared one the person
+    pointed ``EGO_BROWSER_HOME`` at (a 1777 ``/tmp`` loses its sticky bit otherwise). One that
+    another user owns, or that others may write into (they could plant files and links where
+    ours go), is refused; one that others may only read is used as it is, since everything
+    ego_browser creates inside it is private.
+    """
+    path = path or home()
+    if not path.exists():
+        _make_private_dirs(path)
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise _home_error(path, f"cannot be used ({exc.strerror})") from None
+    import stat
+
+    if not stat.S_ISDIR(st.st_mode):
+        raise _home_error(path, "is not a directory")
+    if st.st_uid != os.getuid():
+        raise _home_error(path, "belongs to another user")
+    if st.st_mode & 0o022:
+        raise _home_error(
+            path, f"is writable by other users (mode {stat.S_IMODE(st.st_mode):04o}), and ego_browser does not "
+            "change the mode of a directory it did not create",
         )
+    return path
+
+
+def _home_error(path: Path, why: str) -> Exception:
+    from .errors import BrowserUnavailable
+
+    return BrowserUnavailable(
+        f"the data directory {path} {why}; set EGO_BROWSER_HOME to a directory only you can write, or to a "
+        "path that does not exist yet (it is then created private, mode 0700)",
+        endpoint=str(path),
+    )
+
+
+def _make_private_dirs(path: Path) -> None:
+    """``mkdir -p`` with every directory it creates 0700 (``mkdir``'s mode covers the last only)."""
+    missing = []
+    p = path
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    for p in reversed(missing):
+        try:
+            p.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+        os.chmod(p, 0o700)  # we just made it: the umask may have taken bits off, never added
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """A directory of ours inside the data directory: created or made 0700; refused if it is
+    another user's or a link (ego_browser makes none)."""
+    if not path.exists():
+        _make_private_dirs(path)
+    st = path.lstat()
+    import stat
+
+    if not stat.S_ISDIR(st.st_mode):
+        raise _home_error(path, "is not a directory (a link or a file where ego_browser keeps its state)")
+    if st.st_uid != os.getuid():
+        raise _home_error(path, "belongs to another user")
     if st.st_mode & 0o077:
         os.chmod(path, 0o700)
     return path
+
+
+def open_private(path: Path | str, flags: int = os.O_WRONLY | os.O_APPEND | os.O_CREAT, mode: str = "ab"):
+    """Open (creating it 0600) a file of ours, whatever the process umask is."""
+    fd = os.open(path, flags | os.O_CLOEXEC, 0o600)
+    try:
+        if os.fstat(fd).st_mode & 0o077:
+            os.fchmod(fd, 0o600)  # made by an older version, or by a wider umask
+        return os.fdopen(fd, mode)
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def page_budget() -> int:

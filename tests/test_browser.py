@@ -18,7 +18,7 @@ from tests.conftest import ROOT
 
 @pytest.fixture(scope="module")
 def separate_chromium(tmp_path_factory):
-    proc = launch_chromium(tmp_path_factory.mktemp("separate-profile"))
+    proc = launch_chromium(tmp_path_factory.mktemp("separate-profile"), debugging_port=True)
     yield proc
     proc.terminate()
 

@@ -1,18 +1,23 @@
 """Find, launch and reach Chromium.
 
-The embedded default launches a system Chromium headless with a persistent profile and
-``--remote-debugging-port=0``; the port is read back from ``DevToolsActivePort`` in the
-profile. ``EGO_BROWSER_CDP_URL`` attaches to a running endpoint instead, given either as a
-``ws://`` URL or as ``http://host:port`` (resolved through ``/json/version``).
+The default launches a system Chromium headless with a persistent profile and
+``--remote-debugging-pipe``: no TCP port, the pipe held by a keeper process that serves it on
+a 0600 Unix socket (``keeper.py``; docs/security.md says why). ``EGO_BROWSER_CDP_URL``
+attaches to a running endpoint instead, given either as a ``ws://`` URL or as
+``http://host:port`` (resolved through ``/json/version``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import select
 import shutil
 import signal
 import subprocess
+import sys
+import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass
@@ -27,7 +32,10 @@ __all__ = [
     "BrowserProcess",
     "find_chromium",
     "launch_chromium",
+    "pid_alive",
+    "process_matches",
     "resolve_cdp_url",
+    "start_time",
 ]
 
 #: flags Chromium needs here (root, no network, no GPU); see DESIGN.md "The browser"
@@ -80,48 +88,84 @@ def find_chromium() -> str:
 
 @dataclass
 class BrowserProcess:
-    """A Chromium we launched: its pid, its browser websocket URL and its profile."""
+    """A Chromium we launched: its pid, its CDP endpoint and its profile.
+
+    ``ws_url`` is what ``Connection.connect`` takes: ``unix:PATH`` (the keeper's socket, the
+    default) or ``ws://127.0.0.1:PORT/...`` (``debugging_port=True``). ``leader`` is the process
+    whose group holds Chromium and its helpers (the keeper, or Chromium itself), and
+    ``leader_start`` its start time, so that a record read back from disk signals nothing but
+    the process it describes.
+    """
 
     pid: int
     ws_url: str
     user_data_dir: str
     proc: subprocess.Popen | None = None
+    leader: int = 0
+    leader_start: int | None = None
+    instance: str = ""
+    #: a socket directory we made for this launch (removed with the browser)
+    own_dir: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.leader:
+            self.leader = self.pid
 
     def alive(self) -> bool:
         if self.proc is not None:
             return self.proc.poll() is None
         return pid_alive(self.pid)
 
+    def is_ours(self) -> bool:
+        """The group leader is still the process we launched (not a reused pid)."""
+        if self.proc is not None:
+            return self.proc.poll() is None
+        return process_matches(self.leader, self.leader_start, self.user_data_dir)
+
     def terminate(self, timeout: float = 5.0) -> None:
-        """Stop Chromium and its helpers; escalate to SIGKILL at the deadline."""
+        """Stop Chromium and its helpers; escalate to SIGKILL at the deadline.
+
+        A process we did not start in this process (read back from ``browser.json``) is
+        signalled only after its start time and its ``--user-data-dir`` are checked: a pid
+        reused by an unrelated process is left alone.
+        """
         try:
-            os.killpg(self.pid, signal.SIGTERM)
-        except (ProcessLookupError, PermissionError):
-            try:
-                os.kill(self.pid, signal.SIGTERM)
-            except ProcessLookupError:
+            if not self.is_ours():
                 return
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc is not None:
-                try:
-                    self.proc.wait(timeout=0.05)
-                    break
-                except subprocess.TimeoutExpired:
-                    continue
-            elif not pid_alive(self.pid):
-                break
-            time.sleep(0.05)
-        else:
             try:
-                os.killpg(self.pid, signal.SIGKILL)
+                os.killpg(self.leader, signal.SIGTERM)
             except (ProcessLookupError, PermissionError):
-                pass
-            if self.proc is not None:
-                self.proc.wait(timeout=2)
+                try:
+                    os.kill(self.leader, signal.SIGTERM)
+                except ProcessLookupError:
+                    return
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                if self.proc is not None:
+                    try:
+                        self.proc.wait(timeout=0.05)
+                        break
+                    except subprocess.TimeoutExpired:
+                        continue
+                elif not pid_alive(self.leader):
+                    break
+                time.sleep(0.05)  # another process's exit has no event to wait on
+            else:
+                if self.is_ours():
+                    try:
+                        os.killpg(self.leader, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                if self.proc is not None:
+                    self.proc.wait(timeout=2)
+        finally:
+            if self.own_dir:
+                shutil.rmtree(self.own_dir, ignore_errors=True)
 
 
 def pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -134,6 +178,30 @@ def pid_alive(pid: int) -> bool:
             return fh.read().split(b") ", 1)[1][:1] != b"Z"
     except OSError:
         return True
+
+
+def start_time(pid: int) -> int | None:
+    """The process's start time in clock ticks since boot (``/proc/PID/stat`` field 22)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b") ", 1)[1].split()
+        return int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def process_matches(pid: int, started: int | None, user_data_dir: str) -> bool:
+    """``pid`` is alive, started when recorded, and runs with this ``--user-data-dir``."""
+    if pid <= 0 or not user_data_dir or not pid_alive(pid):
+        return False
+    if started is not None and start_time(pid) != started:
+        return False
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            argv = fh.read().split(b"\0")
+    except OSError:
+        return False
+    return os.fsencode(f"--user-data-dir={user_data_dir}") in argv
 
 
 def headless_enabled() -> bool:
@@ -154,44 +222,115 @@ def launch_chromium(
     timeout: float = 30.0,
     log_path: str | os.PathLike | None = None,
     die_with_parent: bool = False,
+    socket_path: str | os.PathLike | None = None,
+    debugging_port: bool = False,
 ) -> BrowserProcess:
-    """Launch Chromium on a free port and wait for its DevTools endpoint.
+    """Launch Chromium and wait until its DevTools endpoint answers.
 
-    Chromium runs in its own process group so that stopping it takes its helpers along.
-    ``die_with_parent`` (Linux): the kernel kills Chromium if the launching thread's process
-    dies, even by SIGKILL; call it from a thread that lives as long as the process.
+    By default Chromium speaks CDP only on ``--remote-debugging-pipe``, held by a keeper
+    process (``keeper.py``) that serves it on ``socket_path`` (default: a fresh private temp
+    directory); no TCP port is opened. ``debugging_port=True`` opens a loopback port instead,
+    for tools that need one (benchmarks against other libraries, ``EGO_BROWSER_CDP_URL``
+    tests): any local user can drive such a browser, so the host never asks for it.
+
+    Chromium (with the keeper) runs in its own process group so that stopping it takes its
+    helpers along. ``die_with_parent`` (Linux): the kernel kills the keeper, and with it
+    Chromium, if the launching thread's process dies, even by SIGKILL; call it from a thread
+    that lives as long as the process.
     """
     executable = executable or find_chromium()
-    profile = Path(user_data_dir)
-    profile.mkdir(parents=True, exist_ok=True, mode=0o700)
-    port_file = profile / "DevToolsActivePort"
-    try:
-        port_file.unlink()
-    except FileNotFoundError:
-        pass
+    profile = Path(user_data_dir).absolute()
+    _private_dirs(profile)
     if headless is None:
         headless = headless_enabled()
-    args = [
+    browser_args = [
         executable,
         f"--user-data-dir={profile}",
-        "--remote-debugging-port=0",
-        "--remote-allow-origins=*",
         *REQUIRED_FLAGS,
         *(["--headless"] if headless else []),
         *extra_args_from_env(),
         *(extra_args or []),
         "about:blank",
     ]
-    log = open(log_path, "ab") if log_path else subprocess.DEVNULL
+    if debugging_port:
+        return _launch_with_port(profile, browser_args, timeout, log_path, die_with_parent)
+    own_dir = None
+    if socket_path is None:
+        own_dir = tempfile.mkdtemp(prefix="ego-keeper-")
+        socket_path = os.path.join(own_dir, "browser.sock")
+    socket_path = os.fspath(Path(socket_path).absolute())
+    _private_dirs(Path(socket_path).parent)
+    args = [sys.executable, "-I", "-S", _KEEPER, "--socket", socket_path, f"--user-data-dir={profile}",
+            "--", browser_args[0], "--remote-debugging-pipe", *browser_args[1:]]
+    log = _open_log(log_path)
     try:
         proc = subprocess.Popen(
-            args,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,
-            close_fds=True,
+            args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
+            start_new_session=True, close_fds=True,
             preexec_fn=_die_with_parent if die_with_parent else None,
+        )
+    finally:
+        if log_path:
+            log.close()
+    assert proc.stdout is not None
+    line = b""
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], timeout)
+        line = proc.stdout.readline() if ready else b""
+    finally:
+        proc.stdout.close()
+    info = None
+    with contextlib.suppress(ValueError):
+        info = orjson.loads(line)
+    if not isinstance(info, dict) or "pid" not in info:
+        process = BrowserProcess(proc.pid, "", str(profile), proc, own_dir=own_dir)
+        process.terminate(timeout=2)
+        why = info.get("error") if isinstance(info, dict) else (
+            f"no answer within {timeout:.0f}s" if not line else line[:200].decode(errors="replace"))
+        raise BrowserUnavailable(
+            f"Chromium ({executable}) did not start: {why or 'exited with status %s' % proc.poll()}"
+            + (f"; see {log_path}" if log_path else "") + "; run `python -m ego_browser doctor`",
+            endpoint=executable,
+        )
+    return BrowserProcess(
+        pid=int(info["pid"]), ws_url="unix:" + socket_path, user_data_dir=str(profile), proc=proc,
+        leader=proc.pid, leader_start=start_time(proc.pid), instance=str(info.get("instance") or ""),
+        own_dir=own_dir,
+    )
+
+
+_KEEPER = str(Path(__file__).with_name("keeper.py"))
+
+
+def _private_dirs(path: Path) -> None:
+    """Make ``path`` and every missing parent 0700 (mkdir's mode covers only the last one)."""
+    missing = []
+    p = path
+    while not p.exists():
+        missing.append(p)
+        p = p.parent
+    for p in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            p.mkdir(mode=0o700)
+
+
+def _open_log(log_path):
+    if not log_path:
+        return subprocess.DEVNULL
+    return os.fdopen(os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab")
+
+
+def _launch_with_port(profile, browser_args, timeout, log_path, die_with_parent) -> BrowserProcess:
+    port_file = profile / "DevToolsActivePort"
+    with contextlib.suppress(FileNotFoundError):
+        port_file.unlink()
+    args = [browser_args[0], "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+            *browser_args[1:]]
+    log = _open_log(log_path)
+    try:
+        proc = subprocess.Popen(
+            args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True,
+            preexec_fn=_die_with_parent if die_with_parent else _private_umask,
         )
     finally:
         if log_path:
@@ -200,9 +339,9 @@ def launch_chromium(
     while True:
         if proc.poll() is not None:
             raise BrowserUnavailable(
-                f"Chromium ({executable}) exited with status {proc.returncode} before opening its "
+                f"Chromium ({args[0]}) exited with status {proc.returncode} before opening its "
                 f"DevTools port; run `python -m ego_browser doctor`",
-                endpoint=executable,
+                endpoint=args[0],
             )
         try:
             text = port_file.read_text()
@@ -211,19 +350,25 @@ def launch_chromium(
         lines = text.splitlines()
         if len(lines) >= 2:
             ws_url = f"ws://127.0.0.1:{lines[0].strip()}{lines[1].strip()}"
-            return BrowserProcess(pid=proc.pid, ws_url=ws_url, user_data_dir=str(profile), proc=proc)
+            return BrowserProcess(pid=proc.pid, ws_url=ws_url, user_data_dir=str(profile), proc=proc,
+                                  leader_start=start_time(proc.pid))
         if time.monotonic() > deadline:
             BrowserProcess(proc.pid, "", str(profile), proc).terminate()
             raise BrowserUnavailable(
-                f"Chromium did not open its DevTools port within {timeout:.0f}s", endpoint=executable
+                f"Chromium did not open its DevTools port within {timeout:.0f}s", endpoint=args[0]
             )
         # The port file appears once; a short sleep keeps this start-up loop cheap. It only
         # runs while Chromium boots, never on a page action.
         time.sleep(0.02)
 
 
+def _private_umask() -> None:
+    os.umask(0o077)
+
+
 def _die_with_parent() -> None:
     """In the child, before exec: SIGKILL when the parent goes (prctl PR_SET_PDEATHSIG)."""
+    os.umask(0o077)
     try:
         import ctypes
 

@@ -40,7 +40,8 @@ _loads = orjson.loads
 
 
 class Connection:
-    """A CDP connection to one browser endpoint (``ws://…/devtools/browser/…``)."""
+    """A CDP connection to one browser endpoint: ``ws://…/devtools/browser/…``, or
+    ``unix:PATH``, the keeper of a Chromium we launched (see ``cdp/pipe.py``)."""
 
     def __init__(self, ws: ClientConnection, url: str) -> None:
         self.url = url
@@ -60,6 +61,10 @@ class Connection:
 
     @classmethod
     async def connect(cls, url: str, *, timeout: float = 10.0) -> Connection:
+        if url.startswith("unix:"):  # a keeper's private socket (browser/keeper.py)
+            from .pipe import connect_unix
+
+            return cls(await connect_unix(url[5:], timeout=timeout), url)  # type: ignore[arg-type]
         try:
             ws = await asyncio.wait_for(
                 connect(

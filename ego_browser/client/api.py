@@ -60,12 +60,13 @@ async def embedded() -> AsyncIterator[Any]:
 
     load_all()
     import fcntl
+    import os
 
     from .. import config
 
-    config.ensure_private_dir(config.home())
+    config.ensure_home()
     run_dir = config.ensure_private_dir(config.run_dir())
-    lock = open(run_dir / "host.lock", "a+")  # noqa: SIM115
+    lock = config.open_private(run_dir / "host.lock", os.O_RDWR | os.O_CREAT, "r+")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

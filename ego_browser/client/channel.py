@@ -152,10 +152,10 @@ class SocketChannel(Channel):
 
 async def start_host() -> None:
     """Start the background host (if no other round is starting it) and wait until it answers."""
-    config.ensure_private_dir(config.home())
+    config.ensure_home()
     run_dir = config.ensure_private_dir(config.run_dir())
     read_fd, write_fd = os.pipe()
-    log = open(run_dir / "host.out", "ab")  # noqa: SIM115
+    log = config.open_private(run_dir / "host.out")
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", "ego_browser", "host", "serve", "--ready-fd", str(write_fd)],

@@ -1,8 +1,10 @@
 """The host's link to its browser: launch, attach or reattach, and the live target list.
 
-``browser.json`` in the private run directory records the Chromium this data directory
-launched (pid and websocket URL), so a host that was killed and started again reattaches to
-the same browser and every tab, frame and ref survives. ``stop(kill_browser=True)`` ends the
+The Chromium we launch speaks CDP only on its pipe, held by a keeper process that serves it on
+``run/browser.sock`` (see ``browser/keeper.py``). ``browser.json`` in the private run directory
+records that keeper and its Chromium (pids, the keeper's start time, the socket), so a host
+that was killed and started again reattaches to the same browser and every tab, frame and ref
+survives; the record is checked against the live process before anything is signalled. ``stop(kill_browser=True)`` ends the
 Chromium we launched, with its helpers; a browser reached through ``EGO_BROWSER_CDP_URL`` is
 never ours to stop.
 """
@@ -18,8 +20,10 @@ from typing import Any
 
 import orjson
 
-from ..browser.launcher import BrowserProcess, launch_chromium, pid_alive, resolve_cdp_url_async
+from .. import config
+from ..browser.launcher import BrowserProcess, launch_chromium, resolve_cdp_url_async
 from ..cdp import Connection
+from ..cdp.pipe import UNIX_PREFIX, connect_unix
 from ..errors import BrowserUnavailable
 
 __all__ = ["BrowserLink"]
@@ -55,10 +59,10 @@ class BrowserLink:
             ws = await resolve_cdp_url_async(remote)
             self.conn = await Connection.connect(ws)
             self.endpoint, self.owned = ws, False
+            self.instance = self.endpoint.rsplit("/", 1)[-1]
         else:
             await self._attach_or_launch()
         assert self.conn is not None
-        self.instance = self.endpoint.rsplit("/", 1)[-1]
         self.conn.on_close(lambda _exc: [cb() for cb in self.on_disconnect])
         conn = self.conn
         conn.on("Target.targetCreated", self._created)
@@ -73,46 +77,70 @@ class BrowserLink:
         for info in targets["targetInfos"]:
             self.targets.setdefault(info["targetId"], info)
 
+    @property
+    def _profile(self) -> Path:
+        return self.home / "profiles" / "default"
+
     async def _attach_or_launch(self) -> None:
         saved = self._read_state()
-        if saved and pid_alive(int(saved.get("pid", 0))):
-            try:
-                self.conn = await Connection.connect(saved["ws_url"], timeout=3.0)
-            except BrowserUnavailable:
-                self.conn = None
-            if self.conn is not None:
-                self.process = BrowserProcess(int(saved["pid"]), saved["ws_url"], saved.get("user_data_dir", ""))
-                self.endpoint, self.owned = saved["ws_url"], True
-                return
-            # alive but unreachable: a wedged browser of ours; replace it
-            BrowserProcess(int(saved["pid"]), saved["ws_url"], "").terminate()
-        profile = self.home / "profiles" / "default"
+        if saved is not None:
+            recorded = _recorded_process(saved, self._profile)
+            if recorded.is_ours():
+                if recorded.ws_url.startswith(UNIX_PREFIX) and await self._connect(recorded, timeout=3.0):
+                    return
+                # ours but unreachable (wedged), or one launched with a TCP port by an older
+                # version: replace it. Anything else under that pid is not ours to signal.
+                await asyncio.to_thread(recorded.terminate)
+        socket_path = self.run_dir / "browser.sock"
+        log_path = self.run_dir / "chromium.log"
+        # ours inside the home: made private even if an older version left them 0755
+        config.ensure_private_dir(self._profile.parent)
+        config.ensure_private_dir(self._profile)
         if self.embedded:
             # launched from the loop's own thread: the death signal follows this thread, and
             # a worker thread of to_thread() may end before the process does
-            process = launch_chromium(profile, log_path=self.run_dir / "chromium.log", die_with_parent=True)
+            process = launch_chromium(self._profile, log_path=log_path, die_with_parent=True, socket_path=socket_path)
         else:
-            process = await asyncio.to_thread(launch_chromium, profile, log_path=self.run_dir / "chromium.log")
-        self.process = process
-        self.conn = await Connection.connect(process.ws_url)
-        self.endpoint, self.owned = process.ws_url, True
+            process = await asyncio.to_thread(launch_chromium, self._profile, log_path=log_path, socket_path=socket_path)
+        if not await self._connect(process, timeout=10.0):
+            await asyncio.to_thread(process.terminate)
+            raise BrowserUnavailable(
+                f"the browser started but its keeper socket {socket_path} did not answer; "
+                "run `python -m ego_browser doctor`",
+                endpoint=process.ws_url,
+            )
         self._write_state()
+
+    async def _connect(self, process: BrowserProcess, *, timeout: float) -> bool:
+        try:
+            stream = await connect_unix(process.ws_url[len(UNIX_PREFIX):], timeout=timeout)
+        except BrowserUnavailable:
+            return False
+        self.conn = Connection(stream, process.ws_url)  # type: ignore[arg-type]
+        self.process = process
+        self.endpoint, self.owned = process.ws_url, True
+        # the browser target's id: new with every launch, as the websocket URL's id was
+        self.instance = str(stream.hello.get("instance") or process.instance)
+        return True
 
     def _read_state(self) -> dict | None:
         try:
-            return orjson.loads(self._state_file.read_bytes())
+            state = orjson.loads(self._state_file.read_bytes())
         except (FileNotFoundError, orjson.JSONDecodeError):
             return None
+        return state if isinstance(state, dict) else None
 
     def _write_state(self) -> None:
         assert self.process is not None
+        p = self.process
+        data = orjson.dumps({
+            "v": 2, "pid": p.pid, "leader": p.leader, "leader_start": p.leader_start,
+            "endpoint": p.ws_url, "user_data_dir": p.user_data_dir, "instance": self.instance,
+        })
         tmp = self._state_file.with_suffix(".tmp")
-        tmp.write_bytes(
-            orjson.dumps(
-                {"pid": self.process.pid, "ws_url": self.process.ws_url, "user_data_dir": self.process.user_data_dir}
-            )
-        )
-        os.chmod(tmp, 0o600)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         os.replace(tmp, self._state_file)
 
     async def stop(self, *, kill_browser: bool) -> None:
@@ -146,3 +174,21 @@ class BrowserLink:
     def is_live_page(self, target_id: str | None) -> bool:
         info = self.targets.get(target_id or "")
         return info is not None and info.get("type") == "page"
+
+
+def _recorded_process(saved: dict, profile: Path) -> BrowserProcess:
+    """What ``browser.json`` describes, checked against this home's profile, never its own
+    word: a pid reused by an unrelated process fails ``is_ours()`` and is never signalled."""
+
+    def number(key: str) -> int:
+        value = saved.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+    started = saved.get("leader_start")
+    endpoint = saved.get("endpoint") or saved.get("ws_url") or ""
+    return BrowserProcess(
+        pid=number("pid"), ws_url=str(endpoint), user_data_dir=str(profile),
+        leader=number("leader") or number("pid"),
+        leader_start=started if isinstance(started, int) and not isinstance(started, bool) else None,
+        instance=str(saved.get("instance") or ""),
+    )

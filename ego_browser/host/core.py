@@ -94,7 +94,7 @@ class Host:
     # -- life cycle -------------------------------------------------------------------------
 
     async def start(self) -> None:
-        config.ensure_private_dir(self.home)
+        config.ensure_home(self.home)
         config.ensure_private_dir(self.run_dir)
         self.store = Store(self.home / "state.sqlite3")
         await self.browser.start()

@@ -119,14 +119,17 @@ async def status(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 async def serve(ready_fd: int | None = None) -> int:
     """Run the background host until stopped; returns the process exit status."""
-    config.ensure_private_dir(config.home())
+    config.ensure_home()
     run_dir = config.ensure_private_dir(config.run_dir())
-    lock_file = open(run_dir / "host.lock", "a+")  # noqa: SIM115 (held for the process lifetime)
+    # the daemon is ours alone: whatever it (and SQLite, logging) creates is private
+    os.umask(0o077)
+    lock_file = config.open_private(run_dir / "host.lock", os.O_RDWR | os.O_CREAT, "r+")  # held for the process lifetime
     try:
         fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         _notify(ready_fd, b"busy\n")
         return 3
+    config.open_private(run_dir / "host.log").close()  # private even if an older version made it
     logging.basicConfig(
         filename=str(run_dir / "host.log"), level=logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -144,7 +147,8 @@ async def serve(ready_fd: int | None = None) -> int:
         return 1
     server = HostServer(host)
     await server.listen()
-    (run_dir / "host.pid").write_text(str(os.getpid()))
+    with config.open_private(run_dir / "host.pid", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "w") as fh:
+        fh.write(str(os.getpid()))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, server.stop_requested.set)

@@ -6,6 +6,8 @@ old or the new state, never half of one; a corrupt ledger record is dropped, not
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import time
 import uuid
@@ -102,6 +104,12 @@ class PageRow:
 class Store:
     def __init__(self, path: Path) -> None:
         self.path = path
+        # SQLite gives the -wal and -shm files the database file's mode: make that 0600 first
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                if os.stat(f"{path}{suffix}").st_mode & 0o077:
+                    os.chmod(f"{path}{suffix}", 0o600)
         self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")

@@ -1,0 +1,409 @@
+"""The keeper: owns Chromium's DevTools pipe and serves it on a private Unix socket.
+
+Run as ``python -I -S keeper.py --socket PATH --user-data-dir=PROFILE -- CHROMIUM ARGS...``
+(standard library only, so it starts in a few tens of milliseconds and imports nothing of
+ego_browser). Why it exists: Chromium launched with ``--remote-debugging-pipe`` opens no TCP
+port that another local user could reach, but the pipe (fds 3 and 4) belongs to one process
+and a host killed with SIGKILL must reattach to the same browser. The keeper holds the pipe,
+outlives host restarts, and dies with Chromium (pipe EOF); Chromium dies with it
+(``PR_SET_PDEATHSIG``).
+
+One client at a time (the host holds a lock; the newest connection wins). Each client gets its
+own browser-level session (``Target.attachToBrowserTarget``): messages the client sends without
+a ``sessionId`` go to that session, and its replies come back without one, so the client sees
+exactly what a websocket to ``/devtools/browser`` gave it. When the client goes, its session is
+detached, which detaches every session it attached and resets what it enabled (as closing the
+websocket did), and nothing it left in flight can reach the next client.
+
+Protocol to the client: NUL-terminated JSON messages both ways; the first message from the
+keeper is a hello ``{"ego_keeper": 1, "instance": <browser target id>, "browserPid": N}``.
+Readiness to the launcher: one JSON line on stdout (``{"pid": N, "instance": ...}`` or
+``{"error": ...}``), then stdout is closed.
+"""
+
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+
+_SID = b',"sessionId":"'
+#: a client this far behind is dropped rather than growing the keeper without bound
+_MAX_CLIENT_BACKLOG = 512 * 1024 * 1024
+_CHUNK = 1 << 20
+
+
+def _die_with_parent():
+    """In Chromium, before exec: SIGKILL when the keeper goes, whatever killed it."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+
+
+class Keeper:
+    def __init__(self, socket_path, chromium_args):
+        self.socket_path = socket_path
+        self.args = chromium_args
+        self.poll = select.epoll()
+        self.tags = {}  # fd -> what it is
+        self.to_browser = bytearray()
+        self.from_browser = bytearray()
+        #: our own request ids, far above any client's, so a root reply is told apart
+        self.ids = 2_000_000_000
+        self.waiting = {}  # keeper's own request id -> what it was for
+        self.client = None  # (socket, inbox bytearray, outbox bytearray)
+        self.session = None  # bytes: the current client's browser session id
+        self.pending_client = None  # a socket waiting for its session
+        self.detaching = False
+        self.stale = set()
+        self.instance = ""
+        self.ready_out = sys.stdout
+        self.terminating = False
+        self.browser_blocked = False  # Chromium's pipe is full: wait until it is writable
+        self.client_blocked = False
+
+    # -- start ------------------------------------------------------------------------------
+
+    def start(self):
+        os.umask(0o077)
+        # bound under a temporary name and renamed: the socket is never seen half set up, and
+        # the relative name keeps long run-directory paths under the 108-byte limit
+        directory, name = os.path.split(self.socket_path)
+        os.chdir(directory or ".")
+        tmp = f".{name}.{os.getpid()}"
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)
+        try:
+            self.listener.bind(tmp)
+        finally:
+            os.umask(old)
+        self.listener.listen(4)
+        self.listener.setblocking(False)
+        os.replace(tmp, name)
+        self.socket_name = name
+        self.socket_ino = os.stat(name).st_ino
+        r_in, w_in = os.pipe()  # keeper -> Chromium (its fd 3)
+        r_out, w_out = os.pipe()  # Chromium -> keeper (its fd 4)
+
+        def child():
+            _die_with_parent()
+            if os.getppid() != keeper_pid:  # the keeper died before the prctl took hold
+                os._exit(1)
+            a, b = os.dup(r_in), os.dup(w_out)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        keeper_pid = os.getpid()
+        self.proc = subprocess.Popen(
+            self.args, stdin=subprocess.DEVNULL, stdout=sys.stderr, stderr=sys.stderr,
+            preexec_fn=child, close_fds=False,
+        )
+        for fd in (r_in, w_out):
+            os.close(fd)
+        self.browser_in, self.browser_out = w_in, r_out
+        os.set_blocking(w_in, False)
+        os.set_blocking(r_out, False)
+        self._watch(r_out, select.EPOLLIN, "browser")
+        self._watch(self.listener.fileno(), select.EPOLLIN, "listen")
+        # a first session proves the browser answers before anyone is told it is ready
+        self._request("ready", "Target.attachToBrowserTarget", {})
+
+    # -- loop -------------------------------------------------------------------------------
+
+    def run(self):
+        signal.signal(signal.SIGTERM, self._on_term)
+        signal.signal(signal.SIGINT, self._on_term)
+        while True:
+            # one write per batch, not per message: a burst of events costs one syscall
+            if self.to_browser and not self.browser_blocked:
+                self._flush_browser()
+            if self.client is not None and self.client[2] and not self.client_blocked:
+                self._flush_client()
+            for fd, events in self.poll.poll():
+                what = self.tags.get(fd)
+                if what == "browser":
+                    if not self._read_browser():
+                        return self._finish()
+                elif what == "browser_in":
+                    self._flush_browser()
+                elif what == "listen":
+                    self._accept()
+                elif what == "client" and self.client is not None and fd == self.client[0].fileno():
+                    if events & (select.EPOLLIN | select.EPOLLHUP | select.EPOLLERR):
+                        self._read_client()
+                    if events & select.EPOLLOUT and self.client is not None:
+                        self._flush_client()
+
+    def _watch(self, fd, events, what):
+        self.poll.register(fd, events)
+        self.tags[fd] = what
+
+    def _unwatch(self, fd):
+        self.poll.unregister(fd)
+        del self.tags[fd]
+
+    def _on_term(self, signum, frame):
+        # Chromium got the same signal from the process group and is closing its profile
+        # cleanly; the keeper leaves when the pipe closes. Sent to the keeper alone, pass it on.
+        if not self.terminating:
+            self.terminating = True
+            try:
+                self.proc.send_signal(signal.SIGTERM)
+            except OSError:
+                pass
+
+    def _finish(self):
+        try:
+            if os.stat(self.socket_name).st_ino == self.socket_ino:
+                os.unlink(self.socket_name)
+        except OSError:
+            pass
+        code = self.proc.wait()
+        if self.ready_out is not None:
+            self._tell({"error": f"Chromium exited with status {code} before it answered on its DevTools pipe"})
+        return 0
+
+    def _tell(self, info):
+        out, self.ready_out = self.ready_out, None
+        try:
+            out.write(json.dumps(info) + "\n")
+            out.flush()
+            out.close()
+        except OSError:
+            pass
+
+    # -- browser side -----------------------------------------------------------------------
+
+    def _request(self, purpose, method, params):
+        self.ids += 1
+        self.waiting[self.ids] = purpose
+        self._to_browser(json.dumps({"id": self.ids, "method": method, "params": params}).encode())
+
+    def _to_browser(self, message):
+        buf = self.to_browser
+        buf += message
+        buf += b"\0"
+
+    def _flush_browser(self):
+        buf = self.to_browser
+        try:
+            n = os.write(self.browser_in, buf)
+            del buf[:n]
+        except BlockingIOError:
+            pass
+        except OSError:
+            buf.clear()  # Chromium is gone; the read side sees EOF and ends the keeper
+        blocked = bool(buf)
+        if blocked != self.browser_blocked:
+            self.browser_blocked = blocked
+            if blocked:
+                self._watch(self.browser_in, select.EPOLLOUT, "browser_in")
+            else:
+                self._unwatch(self.browser_in)
+
+    def _read_browser(self):
+        try:
+            data = os.read(self.browser_out, _CHUNK)
+        except BlockingIOError:
+            return True
+        if not data:
+            return False
+        buf = self.from_browser
+        start = len(buf)
+        buf += data
+        end = buf.find(b"\0", start)
+        if end < 0:
+            return True
+        begin = 0
+        while end >= 0:
+            try:
+                self._route(bytes(buf[begin:end]))
+            except Exception as exc:  # noqa: BLE001 - one odd message never ends the browser
+                print(f"ego keeper: dropped a message from Chromium ({exc!r})", file=sys.stderr, flush=True)
+            begin = end + 1
+            end = buf.find(b"\0", begin)
+        del buf[:begin]
+        return True
+
+    def _route(self, msg):
+        """One message from Chromium: the client's (session stripped), a child session's, or ours."""
+        if msg.endswith(b'"}'):
+            i = msg.rfind(_SID, max(0, len(msg) - 80))
+            if i >= 0:
+                sid = msg[i + len(_SID):-2]
+                if sid == self.session:
+                    self._to_client(msg[:i] + b"}")
+                elif sid not in self.stale and self.session is not None:
+                    self._to_client(msg)
+                return
+        try:
+            obj = json.loads(msg)
+        except ValueError:  # not ours (ours are plain ASCII): let the client judge it
+            obj = {"id": None}
+        if not isinstance(obj, dict):
+            obj = {"id": None}
+        if "id" in obj and obj["id"] not in self.waiting:
+            # a client request Chromium answered at the root ("Session with given id not
+            # found" for a session that is gone): the client is waiting for it
+            if self.session is not None:
+                self._to_client(msg)
+            return
+        self._own(obj)
+
+    def _own(self, msg):
+        purpose = self.waiting.pop(msg.get("id"), None)
+        if purpose is None:
+            # our sessions' attach/detach events; the browser target id names this launch
+            if msg.get("method") == "Target.attachedToTarget" and not self.instance:
+                self.instance = msg["params"]["targetInfo"]["targetId"]
+            return
+        if purpose == "ready":
+            if "result" in msg:
+                self.stale.add(msg["result"]["sessionId"].encode())
+                self._tell({"pid": self.proc.pid, "instance": self.instance})
+                self._request("detach", "Target.detachFromTarget", {"sessionId": msg["result"]["sessionId"]})
+                self.detaching = True
+            else:
+                self._tell({"error": f"Chromium refused a DevTools session: {msg.get('error')}"})
+        elif purpose == "detach":
+            self.detaching = False
+            self._serve_pending()
+        elif purpose == "attach":
+            sock = self.pending_client
+            self.pending_client = None
+            if sock is None:
+                return
+            if "result" not in msg:
+                sock.close()
+                return
+            self.session = msg["result"]["sessionId"].encode()
+            self.client = (sock, bytearray(), bytearray())
+            self.client_blocked = False
+            self._watch(sock.fileno(), select.EPOLLIN, "client")
+            hello = {"ego_keeper": 1, "instance": self.instance, "browserPid": self.proc.pid}
+            self._to_client(json.dumps(hello).encode())
+            self._serve_pending()
+
+    # -- client side ------------------------------------------------------------------------
+
+    def _accept(self):
+        try:
+            sock, _ = self.listener.accept()
+        except BlockingIOError:
+            return
+        sock.setblocking(False)
+        # the newest client wins: a host that connects again replaces the one that went silent
+        if self.pending_client is not None:
+            self.pending_client.close()
+        self.pending_client = sock
+        self._drop_client()
+        self._serve_pending()
+
+    def _serve_pending(self):
+        if self.pending_client is not None and not self.detaching and self.client is None \
+                and "attach" not in self.waiting.values():
+            self._request("attach", "Target.attachToBrowserTarget", {})
+
+    def _drop_client(self):
+        if self.client is None:
+            return
+        sock = self.client[0]
+        self._unwatch(sock.fileno())
+        sock.close()
+        self.client = None
+        if self.session is not None:
+            self.stale.add(self.session)
+            self._request("detach", "Target.detachFromTarget", {"sessionId": self.session.decode()})
+            self.detaching = True
+            self.session = None
+
+    def _read_client(self):
+        sock, inbox, _ = self.client
+        try:
+            data = sock.recv(_CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._drop_client()
+            self._serve_pending()
+            return
+        start = len(inbox)
+        inbox += data
+        end = inbox.find(b"\0", start)
+        begin = 0
+        while end >= 0:
+            self._to_browser(self._scoped(bytes(inbox[begin:end])))
+            begin = end + 1
+            end = inbox.find(b"\0", begin)
+        # a partial message stays here: a client killed mid-write never corrupts the pipe
+        del inbox[:begin]
+
+    def _scoped(self, msg):
+        """Address a client message without its own session to the client's browser session."""
+        msg = msg.rstrip()
+        if b'"sessionId"' not in msg:
+            return msg[:-1] + _SID + self.session + b'"}'
+        if msg.endswith(b'"}'):
+            i = msg.rfind(_SID, max(0, len(msg) - 80))
+            if i >= 0 and msg[i + len(_SID):-2] not in (b"", b"null"):
+                return msg
+        try:
+            obj = json.loads(msg)
+        except ValueError:
+            return msg  # Chromium answers a malformed message with an error of its own
+        if not obj.get("sessionId"):
+            obj["sessionId"] = self.session.decode()
+        return json.dumps(obj).encode()
+
+    def _to_client(self, message):
+        outbox = self.client[2]
+        outbox += message
+        outbox += b"\0"
+        if len(outbox) > _MAX_CLIENT_BACKLOG:
+            self._drop_client()
+            self._serve_pending()
+
+    def _flush_client(self):
+        sock, _, outbox = self.client
+        try:
+            n = sock.send(outbox)
+            del outbox[:n]
+        except BlockingIOError:
+            pass
+        except OSError:
+            self._drop_client()
+            self._serve_pending()
+            return
+        blocked = bool(outbox)
+        if blocked != self.client_blocked:
+            self.client_blocked = blocked
+            self.poll.modify(sock.fileno(), select.EPOLLIN | (select.EPOLLOUT if blocked else 0))
+
+
+def main(argv):
+    socket_path = None
+    i = 0
+    while i < len(argv) and argv[i] != "--":
+        if argv[i] == "--socket":
+            socket_path = argv[i + 1]
+            i += 1
+        i += 1  # --user-data-dir=... is only there so the process can be recognised
+    chromium = argv[i + 1:]
+    if not socket_path or not chromium:
+        print("usage: keeper.py --socket PATH --user-data-dir=DIR -- CHROMIUM ARGS...", file=sys.stderr)
+        return 2
+    keeper = Keeper(socket_path, chromium)
+    try:
+        keeper.start()
+    except Exception as exc:  # noqa: BLE001 - reported to the launcher, which raises
+        keeper._tell({"error": f"the keeper could not start: {exc}"})
+        return 1
+    return keeper.run()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,152 @@
+"""The keeper: Chromium's DevTools pipe served on a private Unix socket (browser/keeper.py).
+
+Each client gets what a websocket to the browser gave it: its own browser session, its
+sessions gone when it goes, nothing of a previous client reaching it, and the stream intact
+even when a client dies in the middle of a message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import time
+
+import orjson
+import pytest
+
+from ego_browser.browser.launcher import launch_chromium, pid_alive
+from ego_browser.cdp import Connection
+from ego_browser.errors import BrowserUnavailable, CdpError
+
+
+@pytest.fixture
+def keeper(tmp_path):
+    proc = launch_chromium(tmp_path / "profile", socket_path=tmp_path / "run" / "browser.sock")
+    yield proc
+    proc.terminate()
+
+
+async def _page_session(conn: Connection) -> tuple[str, str]:
+    target = (await conn.send("Target.createTarget", {"url": "about:blank"}))["targetId"]
+    sid = (await conn.send("Target.attachToTarget", {"targetId": target, "flatten": True}))["sessionId"]
+    return target, sid
+
+
+def _wait_gone(pid: int, timeout: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)  # another process's exit: there is no event to wait on
+    return not pid_alive(pid)
+
+
+def test_a_client_killed_mid_message_leaves_the_next_one_a_clean_browser(keeper, server):
+    url = server.page("/keeper-log", "<title>k</title>")
+
+    async def first() -> tuple[str, str]:
+        conn = await Connection.connect(keeper.ws_url)
+        target, sid = await _page_session(conn)
+        await conn.send("Runtime.enable", session_id=sid)
+        await conn.send("Page.navigate", {"url": url}, session_id=sid)
+        # die in the middle of a message, as a host killed by SIGKILL may
+        conn._ws._transport.write(b'{"id":999,"method":"Runtime.evaluate","params":{"expression":"1')
+        conn._ws._transport.abort()
+        await conn.close()
+        return target, sid
+
+    async def second(target: str, old_sid: str) -> None:
+        conn = await Connection.connect(keeper.ws_url)
+        try:
+            seen: list[str | None] = []
+            conn.on("Runtime.consoleAPICalled", lambda _p, s: seen.append(s))
+            # the first client's session went with it ...
+            with pytest.raises(CdpError, match="Session with given id not found"):
+                await conn.send("Runtime.evaluate", {"expression": "1"}, session_id=old_sid, timeout=10)
+            # ... the browser answers at once, and a new session on the same tab works
+            assert (await conn.send("Browser.getVersion"))["product"]
+            sid = (await conn.send("Target.attachToTarget", {"targetId": target, "flatten": True}))["sessionId"]
+            await conn.send("Runtime.enable", session_id=sid)
+            await conn.send("Runtime.evaluate", {"expression": "console.log('hi')"}, session_id=sid)
+            reply = await conn.send("Runtime.evaluate", {"expression": "location.pathname"}, session_id=sid)
+            assert reply["result"]["value"] == "/keeper-log"
+            # only our own session's events reach us (the first client's Runtime domain is gone)
+            assert seen and set(seen) == {sid}
+        finally:
+            await conn.close()
+
+    target, sid = asyncio.run(first())
+    asyncio.run(second(target, sid))
+
+
+def test_the_newest_client_wins(keeper):
+    async def run() -> None:
+        a = await Connection.connect(keeper.ws_url)
+        lost = asyncio.Event()
+        a.on_close(lambda _exc: lost.set())
+        b = await Connection.connect(keeper.ws_url)
+        try:
+            await asyncio.wait_for(lost.wait(), 10)
+            assert a.closed
+            assert (await b.send("Browser.getVersion"))["product"]
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(run())
+
+
+def test_keeper_and_chromium_go_together(tmp_path):
+    # SIGKILL the keeper: Chromium follows (PR_SET_PDEATHSIG)
+    one = launch_chromium(tmp_path / "p1", socket_path=tmp_path / "r1" / "browser.sock")
+    try:
+        os.kill(one.leader, signal.SIGKILL)
+        one.proc.wait(10)
+        assert _wait_gone(one.pid), "Chromium outlived its keeper"
+    finally:
+        one.terminate()
+    # Chromium dies: the keeper leaves too, and takes its socket along
+    two = launch_chromium(tmp_path / "p2", socket_path=tmp_path / "r2" / "browser.sock")
+    try:
+        os.kill(two.pid, signal.SIGKILL)
+        assert two.proc.wait(15) == 0
+        assert not (tmp_path / "r2" / "browser.sock").exists()
+        with pytest.raises(BrowserUnavailable, match="keeper socket"):
+            asyncio.run(Connection.connect(two.ws_url, timeout=5))
+    finally:
+        two.terminate()
+
+
+def test_large_messages_and_bursts_cross_intact(keeper):
+    async def run() -> None:
+        conn = await Connection.connect(keeper.ws_url)
+        try:
+            _, sid = await _page_session(conn)
+            big = "x" * 5_000_000
+            reply = await conn.send("Runtime.evaluate", {"expression": f"'{big}'.length + 'é'.length"},
+                                    session_id=sid)
+            assert reply["result"]["value"] == 5_000_001
+            echoed = await conn.send("Runtime.evaluate", {"expression": f"'{big}' + 'é'"}, session_id=sid)
+            assert echoed["result"]["value"] == big + "é"
+            values = await asyncio.gather(*(
+                conn.send("Runtime.evaluate", {"expression": str(i)}, session_id=sid) for i in range(300)))
+            assert [v["result"]["value"] for v in values] == list(range(300))
+        finally:
+            await conn.close()
+
+    asyncio.run(run())
+
+
+def test_socket_speaks_only_to_its_owner_and_only_cdp(keeper):
+    path = keeper.ws_url[5:]
+    assert oct(os.stat(path).st_mode & 0o777) == "0o600"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(10)
+        s.connect(path)
+        hello = b""
+        while not hello.endswith(b"\0"):
+            chunk = s.recv(4096)
+            assert chunk, "the keeper closed before its hello"
+            hello += chunk
+        info = orjson.loads(hello[:-1])
+        assert info["ego_keeper"] == 1 and info["browserPid"] == keeper.pid and info["instance"]
