@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PYTEST_ARGS ?= -q
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo test bench bench-tasks clean
 
 setup:
 	@./scripts/setup.sh
@@ -18,6 +18,11 @@ test: setup
 bench: setup
 	@./benchmarks/setup_peers.sh
 	@$(PY) benchmarks/run_all.py
+
+# whole tasks on local apps vs agent-browser and Playwright; updates its section of docs/benchmarks.md
+bench-tasks: setup
+	@./benchmarks/setup_peers.sh
+	@$(PY) benchmarks/tasks/run.py
 
 clean:
 	rm -rf build *.egg-info ego_browser/_snapshot.c ego_browser/_snapshot*.so .pytest_cache

@@ -38,6 +38,7 @@ import peers  # noqa: E402
 from ego_browser.cdp.connection import Connection  # noqa: E402
 from ego_browser.snapshot import CdpSnapshotTarget, RefLedger, take_snapshot  # noqa: E402
 from ego_browser.snapshot.engine import settle  # noqa: E402
+from ego_browser.snapshot.twin import parse_snapshot  # noqa: E402
 
 TARGETS = {"text": 0.995, "controls": 0.995, "states": 0.99, "bytes": 0.6, "time": 0.3, "time_p90": 0.6,
            "interactive_bytes": 0.3}
@@ -65,29 +66,49 @@ _CONTROLS = r"""(() => { const out = [], flat = [];
   walk(document); return [out, flat]; })()"""
 
 _REF = re.compile(r"\bref=(\d+)")
-_BRACKETS = re.compile(r"\[([^\]]*)\]")
-_NAME_VALUE = re.compile(r'^\s*-?\s*[\w-]+(?: "(?:[^"\\]|\\.)*")?: (.*?)(?: \[|$)')
+_HEAD = re.compile(r'^\s*(?:[+~-] )?\s*[\w-]+(?: "(?:[^"\\]|\\.)*")?')
+
+
+def _groups_and_value(line: str) -> tuple[list[str], str | None]:
+    """The bracket groups after role and name (nested brackets kept whole) and the ": value"."""
+    m = _HEAD.match(line)
+    rest = line[m.end():] if m else line
+    groups: list[str] = []
+    i = 0
+    while i < len(rest):
+        if rest[i] == " ":
+            i += 1
+        elif rest[i] == "[":
+            depth, j = 0, i
+            while j < len(rest):
+                depth += {"[": 1, "]": -1}.get(rest[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            groups.append(rest[i + 1:j])
+            i = j + 1
+        elif rest.startswith(": ", i):
+            return groups, rest[i + 2:]
+        else:
+            break
+    return groups, None
 
 
 def parse_states(line: str) -> dict[str, object]:
     """Our line's states in the AX tree's terms (absent flags are False / None)."""
-    tokens: set[str] = set()
-    for group in _BRACKETS.findall(line):
-        tokens.update(t.strip() for t in group.split(","))
+    groups, value = _groups_and_value(line)
+    tokens = {t.strip() for g in groups for t in g.split(",")}
     out: dict[str, object] = {
         "checked": "mixed" if "checked=mixed" in tokens else ("true" if "checked" in tokens else "false"),
         "disabled": "disabled" in tokens,
         "expanded": True if "expanded" in tokens else (False if "collapsed" in tokens else None),
         "selected": "selected" in tokens,
         "level": None,
-        "value": None,
+        "value": value,
     }
     for t in tokens:
         if t.startswith("level="):
             out["level"] = int(t[6:])
-    m = _NAME_VALUE.match(line)
-    if m:
-        out["value"] = m.group(1)
     return out
 
 

@@ -43,7 +43,7 @@ from ego_browser.snapshot import engine, twin  # noqa: E402
 WARM = 9
 COLD = 5
 PATHS = ("/large", "/login")
-TARGET_SIZE = 0.8
+TARGET_SIZE = 0.6
 TARGET_TIME = 0.35
 
 
@@ -99,6 +99,8 @@ async def _ours_and_playwright(site, results: dict) -> None:
                         s.setdefault("pw_warm", []).append(time.perf_counter() - t0)
                 text = await take_snapshot(t, led, scope="full_page", include_stable_locator=False)
                 r["ours_full_noloc_bytes"] = len(text.encode())
+                text = await take_snapshot(t, led, scope="full_page", interactive=True)
+                r["ours_interactive_bytes"] = len(text.encode())
                 for k, v in s.items():
                     r[k + "_ms"] = _ms(v)
                 if path == "/large":
@@ -111,7 +113,7 @@ async def _ours_and_playwright(site, results: dict) -> None:
 async def _captures(t, r: dict) -> None:
     import orjson
 
-    from ego_browser.snapshot.capture import capture_frame
+    from ego_browser.snapshot.capture import STRIDE, capture_frame
 
     s = t.main_session
     for label, method, params in (
@@ -135,21 +137,21 @@ async def _captures(t, r: dict) -> None:
         cap = await capture_frame(frame, viewport=False, locs=True, all_keys=False)
         ts.append(time.perf_counter() - t0)
     r["cap_walker_ms"] = _ms(ts)
-    r["cap_walker_rows"] = len(cap.rows) // 7
+    r["cap_walker_rows"] = len(cap.rows) // STRIDE
 
 
 async def _core_ratio(t, r: dict) -> None:
     """Time the Cython core and the twin on the large page's own node table (best of many)."""
-    from ego_browser.snapshot.capture import capture_frame
+    from ego_browser.snapshot.capture import STRIDE as S, capture_frame
 
     frame = t.frames()[0]
     cap = await capture_frame(frame, viewport=False, locs=True, all_keys=False)
     rows = cap.rows
-    fl = rows[3::7]
-    lids = rows[4::7]
+    fl = rows[3::S]
+    lids = rows[4::S]
     keys = [(frame.frame_id, cap.loader_id, cap.lids[lids[i]]) if f & 1 else None for i, f in enumerate(fl)]
-    table = (rows[0::7], rows[1::7], rows[2::7], fl, keys, rows[5::7],
-             [c.split("\x1f", 1)[0] if c else "" for c in rows[6::7]])
+    table = (rows[0::S], rows[1::S], rows[2::S], fl, keys, rows[5::S],
+             [c.split("\x1f", 1)[0] if c else "" for c in rows[6::S]], rows[7::S], rows[8::S])
     best = {"cython": float("inf"), "twin": float("inf")}
     texts = {}
     for _ in range(25):  # interleaved, best of 25 each
@@ -264,7 +266,9 @@ def sections(results: dict) -> list[str]:
         f"(cold + ids {_ratio(big.get('ours_full_cold_ids_ms'), big.get('pw_cold_ms'))}), "
         f"warm {_ratio(big.get('ours_full_warm_ms'), big.get('pw_warm_ms'))}. Without locators: "
         f"{big.get('ours_full_noloc_bytes', 'n/a')} bytes "
-        f"({_ratio(big.get('ours_full_noloc_bytes'), big.get('pw_bytes'))}).",
+        f"({_ratio(big.get('ours_full_noloc_bytes'), big.get('pw_bytes'))}); interactive=True: "
+        f"{big.get('ours_interactive_bytes', 'n/a')} bytes "
+        f"({_ratio(big.get('ours_interactive_bytes'), big.get('pw_bytes'))}).",
     ]
     out.append("\n".join(head + ["", table] + notes))
     if "core_cython_ms" in big:

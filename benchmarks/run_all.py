@@ -39,6 +39,8 @@ for p in (str(HERE), str(ROOT)):
 import peers  # noqa: E402
 
 DEFAULT_OUT = ROOT / "docs" / "benchmarks.md"
+#: written by ``benchmarks/soak.py --write-docs`` (run separately: it takes most of an hour)
+SOAK_LAST = HERE / "soak_last.md"
 DEFAULT_TIMEOUT = float(os.environ.get("BENCH_MODULE_TIMEOUT", "1200"))
 
 
@@ -271,6 +273,9 @@ def render(results: dict[str, dict], facts: list[tuple[str, str]], command: str,
                 out.append(detail[-2500:])
                 out.append("```")
                 out.append("")
+    if SOAK_LAST.exists():  # the soak is too long for every run: its last figures are carried over
+        out.append(SOAK_LAST.read_text().rstrip())
+        out.append("")
     return "\n".join(out).rstrip() + "\n"
 
 

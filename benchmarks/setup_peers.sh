@@ -5,6 +5,7 @@
 #   browser-use    PyPI package in its own venv benchmarks/.peers/bu-venv, so its many
 #                  dependencies cannot disturb ours
 #   Playwright     already in the project venv (extra "peers"); checked, never installed here
+#   matplotlib     into the project venv, bench-only (the chart of benchmarks/tasks/run.py)
 #
 # Nothing here downloads a browser: every peer is pointed at /usr/bin/chromium.
 # Override versions with AGENT_BROWSER_VERSION / BROWSER_USE_VERSION (default: latest).
@@ -71,6 +72,15 @@ if "$OUR_PY" -c "import playwright.async_api" 2>/dev/null; then
     echo "playwright: present in the project venv (uses /usr/bin/chromium; no browser download)"
 else
     echo "playwright: missing; install the project with its peers extra: pip install -e '.[peers]'" >&2
+fi
+
+# -- matplotlib (project venv, bench-only: the task benchmark's chart) ---------------------
+if "$OUR_PY" -c "import matplotlib" 2>/dev/null; then
+    echo "matplotlib: present in the project venv"
+else
+    "$OUR_PY" -m pip install -q matplotlib 2>&1 | grep -v "is ignored: it is neither a file nor a directory" || true
+    "$OUR_PY" -c "import matplotlib" 2>/dev/null && echo "matplotlib: installed (chart of bench-tasks)" \
+        || echo "matplotlib: missing; bench-tasks writes its tables without the chart" >&2
 fi
 
 if [ "$status" != 0 ]; then

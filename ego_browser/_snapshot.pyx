@@ -92,10 +92,13 @@ cdef inline bint ascii_clean(str s) noexcept:
             prev_space = False
     return not prev_space
 
-__all__ = ["FLAG_REF", "render_tree", "is_blank", "clean_name"]
+__all__ = ["FLAG_REF", "INDENT", "render_tree", "is_blank", "clean_name"]
 
 FLAG_REF = 1
 DEF C_FLAG_REF = 1
+#: spaces per level (same as twin.INDENT)
+INDENT = 1
+DEF C_INDENT = 1
 
 cdef inline bint _zero_width(Py_UCS4 c) noexcept:
     if c == 0x00ad or c == 0x180e or c == 0xfeff:
@@ -167,7 +170,7 @@ DEF KEEP_BYTES = 16 * 1024 * 1024
 
 
 def render_tree(list depth, list role, list name, list flags, list key, list url, list loc,
-                dict refs, long next_ref, bint marks, bint locs):
+                list state, list value, dict refs, long next_ref, bint marks, bint locs):
     """Compact and print the node table; see ``twin.render_tree``."""
     global g_ix, g_ix_cap, g_out, g_out_cap, g_busy
     cdef Py_ssize_t n = len(depth)
@@ -175,7 +178,7 @@ def render_tree(list depth, list role, list name, list flags, list key, list url
         return "", next_ref, []
     cdef Py_ssize_t i, j, c, count, single, sp, p, q
     cdef Py_ssize_t d
-    cdef Py_ssize_t need = 9 * (n + 1)
+    cdef Py_ssize_t need = 10 * (n + 1)
     cdef Py_ssize_t *ix
     cdef Py_ssize_t *nix
     cdef bint own = not g_busy
@@ -213,8 +216,10 @@ def render_tree(list depth, list role, list name, list flags, list key, list url
     cdef Py_ssize_t *stack = ix + 6 * (n + 1)
     cdef Py_ssize_t *wnode = ix + 7 * (n + 1)
     cdef Py_ssize_t *wdepth = ix + 8 * (n + 1)
+    cdef Py_ssize_t *par = ix + 9 * (n + 1)
+    cdef str pr
     cdef Py_ssize_t ws = 0
-    cdef str r, nm, lc, u
+    cdef str r, nm, lc, u, st
     cdef object k, ref, cand
     cdef Py_ssize_t rl
     cdef list shown = []
@@ -229,10 +234,12 @@ def render_tree(list depth, list role, list name, list flags, list key, list url
             first_child[i] = -1
             next_sibling[i] = -1
             last_child[i] = -1
+            par[i] = -1
             while sp > d:
                 sp -= 1
             if sp:
                 p = stack[sp - 1]
+                par[i] = p
                 if last_child[p] == -1:
                     first_child[p] = i
                 else:
@@ -245,6 +252,21 @@ def render_tree(list depth, list role, list name, list flags, list key, list url
             rl = PyUnicode_GET_LENGTH(r)
             if rl == 4 and r == "text":
                 eff[i] = -1 if is_blank(<str>name[i]) else i
+            elif ((rl == 4 and r == "cell") or (rl == 8 and r == "listitem")) and par[i] != -1 \
+                    and not (fl[i] & C_FLAG_REF) and is_blank(<str>name[i]) \
+                    and PyUnicode_GET_LENGTH(<str>state[i]) == 0 and PyUnicode_GET_LENGTH(<str>value[i]) == 0:
+                # a cell in a row / listitem in a list with one child prints that child in its place
+                pr = <str>role[par[i]]
+                count = 0
+                single = -1
+                if (rl == 4 and pr == "row") or (rl == 8 and pr == "list"):
+                    c = first_child[i]
+                    while c != -1:
+                        if eff[c] != -1:
+                            count += 1
+                            single = eff[c]
+                        c = next_sibling[c]
+                eff[i] = single if count == 1 else i
             elif rl == 9 and r == "container" and not (fl[i] & C_FLAG_REF) and is_blank(<str>name[i]):
                 count = 0
                 single = -1
@@ -280,10 +302,10 @@ def render_tree(list depth, list role, list name, list flags, list key, list url
             if not first:
                 buf_raw(&b, "\n", 1)
             first = False
-            buf_grow(&b, 2 * d)
-            for q in range(2 * d):
+            buf_grow(&b, C_INDENT * d)
+            for q in range(C_INDENT * d):
                 b.data[b.len + q] = 32
-            b.len += 2 * d
+            b.len += C_INDENT * d
             buf_str(&b, <str>role[j])
             nm = <str>name[j]
             if PyUnicode_GET_LENGTH(nm):
@@ -293,6 +315,10 @@ def render_tree(list depth, list role, list name, list flags, list key, list url
                     buf_raw(&b, ' "', 2)
                     buf_str(&b, nm)
                     buf_raw(&b, '"', 1)
+            st = <str>state[j]
+            if PyUnicode_GET_LENGTH(st):
+                buf_raw(&b, " ", 1)
+                buf_str(&b, st)
             opened = False
             if marks and fl[j] & C_FLAG_REF:
                 k = key[j]
@@ -327,6 +353,10 @@ def render_tree(list depth, list role, list name, list flags, list key, list url
                 opened = True
             if opened:
                 buf_raw(&b, "]", 1)
+            st = <str>value[j]
+            if PyUnicode_GET_LENGTH(st):
+                buf_raw(&b, ": ", 2)
+                buf_str(&b, st)
             # children in reverse so that the first is printed first
             c = first_child[j]
             if c != -1:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 import time
 from typing import Any
 
 from . import config
-from .errors import EgoError
+from .errors import BrowserUnavailable, EgoError
 
 __all__ = ["dispatch"]
 
@@ -84,31 +85,69 @@ def _host(args: list[str]) -> int:
         print(f"host running: pid {status['pid']}, browser {status['browser']}, endpoint {status['endpoint']}")
         return 0
     if action == "status":
-        if not _host_answers():
+        pid, answers = _find_host()
+        if pid is None:
             print("host not running")
+            return 1
+        if not answers:
+            print(
+                f"host running: pid {pid}, but it does not answer on {config.socket_path()}\n"
+                "python -m ego_browser host stop stops it (and its browser)"
+            )
             return 1
         status = asyncio.run(_call("host.status", {}, start=False))
         print(
             f"host running: pid {status['pid']}\nendpoint: {status['endpoint']}\nbrowser: {status['browser']}"
             f" (pid {status['browser_pid']})\nhome: {status['home']}\nuptime: {status['uptime_s']}s, "
-            f"requests: {status['requests']}"
+            f"requests: {status['requests']}\ntabs: {status.get('pages')}, listed by no space: "
+            f"{status.get('orphan_pages')}\nstate store: {status.get('store_bytes')} bytes"
         )
+        if status.get("notice"):
+            print(f"notice: {status['notice']}")
         return 0
     if action == "stop":
-        pid = _host_pid()
-        if not _host_answers():
+        pid, answers = _find_host()
+        if pid is None:
             print("host not running")
             return 0
-        asyncio.run(_call("host.stop", {}, start=False))
-        deadline = time.monotonic() + 15
-        while pid is not None and _alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.05)  # waiting for another process to exit: there is no event to wait on
-        if pid is not None and _alive(pid):
+        if answers:
+            asyncio.run(_call("host.stop", {}, start=False))
+        else:
+            # no socket to ask through: the lock proved which process it is, so signal it
+            os.kill(pid, signal.SIGTERM)
+        if not _wait_exit(pid, 15):
             print(f"host (pid {pid}) did not stop within 15s", file=sys.stderr)
             return 1
         print("host stopped")
         return 0
     return _usage(f"unknown host action {action!r}", usage)
+
+
+def _find_host() -> tuple[int | None, bool]:
+    """The running host's pid (found by its lock, so a deleted socket file hides nothing) and
+    whether it answers on its socket (a missing one is re-created when the host is nudged)."""
+    from .host.lockfile import recover_socket
+
+    pid, answers, background = recover_socket(config.run_dir(), config.socket_path(), timeout=10)
+    if pid is None and _host_answers():
+        # a host this check cannot see (no /proc/locks, no pid file): ask it over the socket
+        return _host_pid() or -1, True
+    if pid is not None and not background:
+        raise BrowserUnavailable(
+            f"an in-process host (ego_browser.embedded(), pid {pid}) uses {config.home()}; it stops when that "
+            "program leaves embedded()",
+            endpoint=str(config.socket_path()),
+        )
+    return pid, answers
+
+
+def _wait_exit(pid: int, timeout: float) -> bool:
+    if pid <= 0:
+        return True
+    deadline = time.monotonic() + timeout
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)  # waiting for another process to exit: there is no event to wait on
+    return not _alive(pid)
 
 
 def _alive(pid: int) -> bool:
@@ -186,6 +225,8 @@ def _doctor(args: list[str]) -> int:
         line(True, "home", f"{home} is writable")
     except (OSError, EgoError) as exc:
         line(False, "home", f"{home}: {exc}")
+    ok, detail = _store_check(home / "state.sqlite3")
+    line(ok, "state store", detail)
     try:
         from . import _snapshot  # noqa: F401
 
@@ -202,6 +243,32 @@ def _doctor(args: list[str]) -> int:
     else:
         print("OK  host: not running (the first round starts it)")
     return 1 if failed else 0
+
+
+def _store_check(path: Any) -> tuple[bool, str]:
+    """SQLite's quick check of the state store, read-only (a running host is not disturbed)."""
+    import sqlite3
+
+    from .host.store import integrity_problem
+
+    kept = sorted(p.name for p in path.parent.glob(path.name + ".corrupt-*") if not p.name.endswith(("-wal", "-shm")))
+    earlier = f"; damaged copies kept: {', '.join(kept)}" if kept else ""
+    if not path.exists():
+        return True, f"{path} not created yet (the first round creates it){earlier}"
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        try:
+            problem = integrity_problem(db)
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        problem = str(exc)
+    if problem:
+        return False, (
+            f"{path} is damaged ({problem}); the next host start moves it aside and starts a fresh one "
+            f"(python -m ego_browser host stop first if a host runs){earlier}"
+        )
+    return True, f"{path} passes SQLite's quick check{earlier}"
 
 
 # -- guide, help and skills ----------------------------------------------------------------

@@ -9,7 +9,7 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── TaskSpaceNotFound / ProfileNotFound
     ├── TaskSpaceUserInControl
     ├── PageBudgetReached
-    ├── PageNotFound / PageClosed / PageReleased
+    ├── PageNotFound / PageClosed / PageReleased / PageCrashed
     ├── StaleRef / UnknownRef
     ├── InvalidSelector / SelectorAmbiguous / SelectorNotFound / NotActionable
     ├── SnapshotFailed
@@ -20,7 +20,10 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── FetchFailed / DownloadFailed
     ├── CdpError                                 the browser rejected a command
     ├── CdpMethodRefused                         raw CDP outside the space's scope
-    ├── CdpChannelUnavailable / BrowserUnavailable / HostDisconnected
+    ├── CdpChannelUnavailable / BrowserUnavailable
+    ├── HostDisconnected                         EGO_TASK_HOST_DISCONNECTED
+    │   └── HostUnresponsive                     EGO_HOST_UNRESPONSIVE
+    ├── StateStoreUnwritable                     EGO_STATE_STORE_UNWRITABLE
     └── SiteNotFound / SiteToolNotFound / SitePackInvalid
 
 Errors cross the host socket as ``{"code", "message", "attrs"}`` and are rebuilt on the
@@ -42,6 +45,7 @@ __all__ = [
     "PageNotFound",
     "PageClosed",
     "PageReleased",
+    "PageCrashed",
     "StaleRef",
     "UnknownRef",
     "InvalidSelector",
@@ -64,6 +68,8 @@ __all__ = [
     "CdpChannelUnavailable",
     "BrowserUnavailable",
     "HostDisconnected",
+    "HostUnresponsive",
+    "StateStoreUnwritable",
     "SiteNotFound",
     "SiteToolNotFound",
     "SitePackInvalid",
@@ -139,6 +145,14 @@ class PageReleased(EgoError):
     fields = ("label",)
 
 
+class PageCrashed(EgoError):
+    """The tab's renderer crashed (or was killed): nothing in the page answers until
+    ``page.reload()`` or ``page.goto()`` loads a document in a new renderer."""
+
+    code = "EGO_PAGE_CRASHED"
+    fields = ("label",)
+
+
 class StaleRef(EgoError):
     code = "EGO_STALE_REF"
     fields = ("ref",)
@@ -175,8 +189,12 @@ class SnapshotFailed(EgoError):
 
 
 class EgoTimeout(EgoError, TimeoutError):
+    """``input_dispatched``: for an input action (click, fill, press, mouse, keyboard, ...), True
+    when input had already been sent to the page (its effects may land after this error: look
+    before repeating), False when none had; None for calls that send no input."""
+
     code = "EGO_TIMEOUT"
-    fields = ("api", "timeout_ms")
+    fields = ("api", "timeout_ms", "input_dispatched")
 
 
 class NavigationTimeout(EgoTimeout):
@@ -253,6 +271,25 @@ class BrowserUnavailable(EgoError):
 class HostDisconnected(EgoError):
     code = "EGO_TASK_HOST_DISCONNECTED"
     fields = ("api",)
+
+
+class HostUnresponsive(HostDisconnected):
+    """The host took the connection but did not answer by the call's deadline plus a margin
+    (frozen, or stuck): the round stops waiting instead of hanging."""
+
+    code = "EGO_HOST_UNRESPONSIVE"
+    fields = ("api", "timeout_ms")
+
+
+class StateStoreUnwritable(EgoError):
+    """The host's state store could not record a change (disk full, read-only, damaged).
+
+    ``reason`` is ``full``, ``read_only``, ``corrupt`` or ``io``. Nothing was half-done: a
+    tab created for the change was closed again.
+    """
+
+    code = "EGO_STATE_STORE_UNWRITABLE"
+    fields = ("path", "reason")
 
 
 class SiteNotFound(EgoError):

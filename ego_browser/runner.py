@@ -84,7 +84,8 @@ def _failure(exc: BaseException, filename: str, source: str) -> str:
 
 
 async def _report_pages() -> None:
-    """List pages adopted in the background that this round never touched."""
+    """List pages adopted in the background that this round never touched, and print once a
+    notice the host has for the person (its state store was found damaged and replaced)."""
     from .client.channel import current_channel
     from .client.page import touched
     from .client.taskspace import used_spaces
@@ -92,11 +93,16 @@ async def _report_pages() -> None:
     if not used_spaces:
         return
     try:
-        rows = await asyncio.wait_for(
+        report = await asyncio.wait_for(
             current_channel().call("round.report", {"spaces": sorted(used_spaces), "touched": sorted(touched)}), 5
         )
     except Exception:
         return
+    if isinstance(report, list):  # a host from before notices
+        report = {"pages": report}
+    if report.get("notice"):
+        print(f"[ego-browser:notice]\n{report['notice']}")
+    rows = report.get("pages") or []
     if rows:
         print("[ego-browser:pages]")
         for r in rows:

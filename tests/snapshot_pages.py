@@ -92,6 +92,46 @@ COMPACT = _doc("Compact", """
 """)
 
 
+STATES = _doc("States", """
+<h1>Account</h1><h3>Preferences</h3><div role=heading aria-level=4>Aria heading</div><div role=heading>Plain aria heading</div>
+<form>
+ <input type=checkbox id=remember checked aria-label="Remember me"> <input type=checkbox id=news aria-label="Newsletter">
+ <input type=checkbox id=some aria-label="Some selected">
+ <div role=checkbox aria-checked=true tabindex=0>Aria ticked</div><div role=checkbox aria-checked=mixed tabindex=0>Aria partly</div>
+ <div role=switch aria-checked=false tabindex=0>Aria switch</div>
+ <input type=radio name=size value=s aria-label=Small> <input type=radio name=size value=l checked aria-label=Large>
+ <button type=button disabled>Off</button> <button type=button aria-disabled=true>Aria off</button>
+ <fieldset disabled><legend>Locked</legend><input aria-label="Locked field" value=locked></fieldset>
+ <button type=button aria-expanded=true>Menu open</button> <button type=button aria-expanded=false>Menu shut</button>
+ <details><summary>Closed details</summary><p>Inside</p></details>
+ <details open><summary>Open details</summary><p>Shown inside</p></details>
+ <button type=button aria-pressed=true>Bold</button> <button type=button aria-pressed=false>Italic</button>
+ <label>Title <input id=title value="Initial title"></label>
+ <label>Notes <textarea id=notes>first line
+second line</textarea></label>
+ <input type=search aria-label=Find value=kettles>
+ <input type=number aria-label=Count value=3> <input type=range aria-label=Level min=0 max=10 value=7>
+ <progress aria-label=Upload max=100 value=40></progress>
+ <select aria-label=Colour><option>Red</option><option selected>Green</option><option disabled>Grey</option></select>
+ <select aria-label=Sizes multiple size=3><option selected>S</option><option>M</option><option selected>L</option></select>
+ <input aria-label="Required field" required> <input aria-label="Read only" readonly value=fixed>
+ <input aria-label="Bad field" aria-invalid=true value=oops>
+ <input type=password aria-label=Password value=hunter2>
+ <input aria-label="Long value" value="%s">
+ <div role=tablist><div role=tab aria-selected=true tabindex=0>First tab</div><div role=tab aria-selected=false tabindex=-1>Second tab</div></div>
+ <div role=slider aria-label="Aria slider" aria-valuenow=30 aria-valuemin=0 aria-valuemax=100 tabindex=0 style="width:80px;height:8px"></div>
+ <div role=progressbar aria-label="Aria progress" aria-valuenow=60></div>
+</form>
+<p>Icon links: <a href="/broken"><img src="/missing.png" alt="" width=0 height=0></a><a href="/ok">Reachable</a>
+<a href="/zero" style="display:inline-block;width:0;height:0;overflow:hidden">Zero box</a></p>
+<script>
+document.getElementById('some').indeterminate = true;
+document.getElementById('title').value = 'Harbor of Lanterns';  // typed, not the attribute
+document.getElementById('notes').value = 'typed notes\\nsecond';
+</script>
+""" % ("x" * 150))
+
+
 def frames_page(cross: str) -> str:
     return _doc("Frames", f"""
 <h1>Frames host</h1><button>Host button</button>
@@ -147,7 +187,7 @@ def _handler(site_ref: list):
                 "/forms": FORMS, "/lists": LISTS, "/shadow": SHADOW, "/compact": COMPACT,
                 "/frames": frames_page(site.other), "/inner_a": INNER_A, "/inner_b": INNER_B,
                 "/inner_lazy": INNER_LAZY, "/nest1": nest1(site.other), "/nest2": nest2(site.base),
-                "/inner_c": INNER_C, "/catalog": catalog_page(),
+                "/inner_c": INNER_C, "/catalog": catalog_page(), "/states": STATES,
             }
             body = pages.get(path)
             if body is None:
@@ -166,7 +206,7 @@ def _handler(site_ref: list):
     return H
 
 
-PAGES = ["/forms", "/lists", "/shadow", "/compact", "/frames", "/catalog"]
+PAGES = ["/forms", "/lists", "/shadow", "/compact", "/frames", "/catalog", "/states"]
 
 
 @contextlib.contextmanager

@@ -34,7 +34,7 @@ def refs(snapshot: str) -> dict[str, int]:
     """``name -> ref`` for the lines of a snapshot that carry a ref."""
     out = {}
     for line in snapshot.splitlines():
-        m = re.search(r'^\s*\S+ "([^"]*)" \[ref=(\d+)', line)
+        m = re.search(r'^\s*\S+ "([^"]*)"(?: \[[a-z]+(?:=[^\]]*)?\])* \[ref=(\d+)', line)  # state marks between
         if m:
             out[m.group(1)] = int(m.group(2))
     return out
@@ -213,7 +213,9 @@ async def test_find_returns_every_match_with_usable_refs(task, server):
     rows = await page.find("text=item")
     assert [r["text"] for r in rows] == [f"Item {i}" for i in range(5)] + ["Item 9"]
     assert [r["visible"] for r in rows] == [True] * 5 + [False]
-    assert all(set(r) == {"ref", "tag", "id", "role", "name", "text", "visible", "frame"} for r in rows)
+    assert all(set(r) == {"ref", "tag", "id", "role", "name", "text", "visible", "frame",
+                          "value", "checked", "disabled", "expanded", "selected"} for r in rows)
+    assert rows[0]["disabled"] is False and rows[0]["checked"] is None and rows[0]["value"] is None
     assert rows[2]["role"] == "button" and rows[2]["name"] == "Item 2" and rows[2]["frame"] is None
     assert rows[3]["ref"].startswith("@")
     await page.click(rows[3]["ref"])

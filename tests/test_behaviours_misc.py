@@ -53,7 +53,7 @@ def test_b71_upload_that_removes_its_dialog_keeps_other_refs(rounds, server, tmp
         "page = task.page('p1')\n"
         f"await page.goto({url!r})\n"
         "snap = await page.snapshot()\n"
-        "r = {m.group(1): m.group(2) for m in re.finditer(r'\"([^\"]*)\" \\[ref=(\\d+)', snap)}\n"
+        "r = {m.group(1): m.group(2) for m in re.finditer(r'\"([^\"]*)\"(?: \\[[a-z]+(?:=[^\\]]*)?\\])* \\[ref=(\\d+)', snap)}\n"
         "waiter = page.wait_for_file_chooser()\n"
         "await page.click('@' + r['Choose file'])\n"
         "chooser = await waiter\n"

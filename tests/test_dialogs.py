@@ -117,3 +117,31 @@ async def test_dialog_survives_the_round(rounds, server):
     )
     assert second.returncode == 0, second.stderr
     assert second.stdout.split() == ["keep", "me", "agent", "True", "True"]
+
+
+async def test_dialogs_reopened_at_once_stay_in_sync(host, task, server):
+    """A handler that alerts again right away (issue 9 point 11): each accept_dialog() handles
+    one dialog and the next shows at once; never False while one blocks the page, and the
+    page navigates afterwards."""
+    page = task.page("p1")
+    await page.goto(server.page("/dlg-loop", BUTTON.format(
+        js="for (let i = 1; i <= 4; i++) alert('n' + i); window.done = 1")
+        + "<button id=c style='width:200px;height:60px' "
+          "onclick=\"let k = 0; while (!confirm('sure ' + k)) k++; window.k = k\">c</button>"))
+    receipt = await click(host, page, "#b")
+    assert receipt.dialog["message"] == "n1"
+    for i in range(1, 5):
+        assert (await page.info())["dialog"]["message"] == f"n{i}"
+        assert await page.accept_dialog() is True
+    assert "dialog" not in await page.info()
+    assert await page.accept_dialog() is False
+    assert await page.evaluate("window.done") == 1
+    receipt = await click(host, page, "#c")
+    assert receipt.dialog["message"] == "sure 0"
+    assert await page.dismiss_dialog() is True
+    assert (await page.info())["dialog"]["message"] == "sure 1"
+    assert await page.dismiss_dialog() is True
+    assert await page.accept_dialog() is True
+    assert await page.evaluate("window.k") == 2
+    await page.goto(server.page("/dlg-loop-next", "<p>next</p>"))
+    assert await page.url() == server.url("/dlg-loop-next")

@@ -110,3 +110,16 @@ async def test_b149_one_chooser_waiter_per_page(task, server):
     await __import__("asyncio").gather(first, return_exceptions=True)
     again = page.wait_for_file_chooser(timeout=5000)  # cancelling disarmed the first one
     again.cancel()
+
+
+async def test_set_input_files_by_snapshot_ref(task, server, files):
+    """A ref from the snapshot designates the file input (the form an agent uses after a snapshot)."""
+    import re
+
+    a, _ = files
+    page = task.page("p1")
+    await page.goto(server.page("/files-ref", "<form><label for=up>Attach:</label><input type=file id=up></form>"))
+    snap = await page.snapshot()
+    ref = re.search(r'button "Attach:" \[ref=(\d+)', snap).group(1)
+    await page.set_input_files("@" + ref, a)
+    assert await page.evaluate("Array.from(document.getElementById('up').files).map(f => f.name)") == ["a.txt"]

@@ -407,3 +407,33 @@ def test_wildcard_rule_property(base, sub, port, upper):
     assert loader.host_matches(base, bare)
     assert not loader.host_matches(base, deeper)
     assert not loader.host_matches(f"*.{base}", f"{sub}{base}")  # glued, not a subdomain
+
+
+# -- a pack folder that is a symlink out of the root (issue 9, point 16) ---------------------
+
+
+async def test_a_pack_folder_symlinked_out_of_the_root_is_refused(root, tmp_path):
+    from ego_browser.learning.validate import validate_skills
+
+    outside = tmp_path / "elsewhere"
+    real = make_pack(outside, "shop", notes={"notes/secret.md": "SECRET NOTES"})
+    (root / "shop").symlink_to(real, target_is_directory=True)
+
+    assert await learning.site_skills("https://shop.example/") == []
+    ctx = await learning.learn_context("https://shop.example/")
+    assert ctx["knowledge"] == [] and ctx["sites"] == []
+    assert any(p.startswith("shop: ") and "symlink out of the learnings root" in p for p in ctx["problems"])
+    with pytest.raises(SitePackInvalid) as info:
+        await learning.run_site_tool("shop", "anything")
+    assert "symlink out of the learnings root" in info.value.message
+    assert any("symlink out of the learnings root" in p for p in validate_skills(root))
+
+
+async def test_a_manifest_symlinked_out_of_its_pack_is_refused(root, tmp_path):
+    other = make_pack(tmp_path / "elsewhere", "shop")
+    pack = root / "shop"
+    pack.mkdir()
+    (pack / "manifest.json").symlink_to(other / "manifest.json")
+    assert await learning.site_skills("https://shop.example/") == []
+    problems = (await learning.learn_context("https://shop.example/"))["problems"]
+    assert any("manifest.json: path leaves the pack" in p for p in problems), problems

@@ -65,16 +65,21 @@ async def test_b35_b36_domcontentloaded_then_load(task, server):
 
 async def test_b37_networkidle_tracks_requests_from_before(task, server):
     slow_image(server, "/b37.png", 0.7)
+    # the 700 ms request starts while the document loads (a fetch does not hold the load event);
+    # a timer would race the 500 ms idle window on a loaded machine
     url = server.page("/b37", "<script>var t0 = performance.timeOrigin</script>"
-                      "<script>setTimeout(() => { const i = new Image(); i.src = '/b37.png?' + Math.random(); }, 300)</script>")
+                      "<script>window.done = fetch('/b37.png?' + Math.random()).then(r => r.blob())"
+                      ".then(() => window.finished = true)</script>")
     page = task.page("p1")
     t0 = time.monotonic()
     await page.goto(url, wait_until="networkidle")
     assert time.monotonic() - t0 >= 1.0
     assert await page.evaluate("document.readyState") == "complete"
+    assert await page.evaluate("window.finished") is True
     t0 = time.monotonic()
     await page.reload(wait_until="networkidle")
     assert time.monotonic() - t0 >= 1.0
+    assert await page.evaluate("window.finished") is True
 
 
 async def test_b38_redirected_favicon_does_not_hold_idle(task, server):
@@ -237,3 +242,14 @@ async def test_b49_regex_exact_and_timeout(task, server):
     await page.wait_for_url(done)
     with pytest.raises(EgoTimeout, match="wait_for_url timed out"):
         await page.wait_for_url("**/never", timeout=200)
+
+
+async def test_wait_for_function_keeps_waiting_across_a_navigation(task, server):
+    # the pending in-page promise dies with the document ("Inspected target navigated or closed"):
+    # the wait goes on in the new document instead of surfacing a CDP error
+    b = server.page("/wff-b", "<script>setTimeout(() => window.ready = true, 50)</script>")
+    a = server.page("/wff-a", f"<script>setTimeout(() => location.href = {b!r}, 300)</script>")
+    page = task.page("p1")
+    await page.goto(a)
+    assert await page.wait_for_function("() => window.ready === true", timeout=15000) is True
+    assert await page.url() == b

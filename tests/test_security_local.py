@@ -147,9 +147,9 @@ def other_user():
     if os.geteuid() != 0 or not shutil.which("useradd"):
         pytest.skip("needs root to create a second Unix user")
     name = f"egoprobe{os.getpid() % 100000}"
-    subprocess.run(["userdel", name], capture_output=True)
-    made = subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
-                          capture_output=True, text=True)
+    if pwd_exists(name):
+        _account("userdel", name)
+    made = _account("useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", name)
     if made.returncode != 0:
         pytest.skip(f"useradd failed: {made.stderr.strip()}")
     import pwd
@@ -158,7 +158,31 @@ def other_user():
     try:
         yield entry.pw_uid, entry.pw_gid
     finally:
-        subprocess.run(["userdel", name], capture_output=True)
+        gone = _account("userdel", name)
+        assert gone.returncode == 0, f"userdel {name}: {gone.returncode} {gone.stderr}"
+
+
+def pwd_exists(name: str) -> bool:
+    import pwd
+
+    try:
+        pwd.getpwnam(name)
+        return True
+    except KeyError:
+        return False
+
+
+def _account(*args: str) -> subprocess.CompletedProcess:
+    """useradd/userdel, retried while another process holds the account files' lock (exit 1 or
+    10: "cannot lock" / "cannot update"); anything else is final."""
+    import time
+
+    for _ in range(50):
+        done = subprocess.run(list(args), capture_output=True, text=True)
+        if done.returncode not in (1, 10):
+            return done
+        time.sleep(0.1)  # the lock's holder is another process: there is nothing to wait on
+    return done
 
 
 def _run_as(uid: int, gid: int, args: list[str]) -> subprocess.CompletedProcess:

@@ -124,13 +124,14 @@ async def test_backend_ids_and_describe(tab: Tab, server) -> None:
         assert same["result"]["value"] == await eid_of(m)
         assert m.frame_id == (await tab.frames())[0].frame_id and m.loader_id
     save, hidden, deep, deeper = res.matches
+    state = {"value": None, "checked": None, "disabled": False, "expanded": None, "selected": None}
     assert save.info == {"tag": "button", "id": "save", "role": "button", "name": "Save changes",
-                         "text": "Save changes", "visible": True}
+                         "text": "Save changes", "visible": True, **state}
     assert hidden.info["visible"] is False
     assert (deep.info["id"], deeper.info["id"]) == ("deep", "deeper")
     row = save.find_dict(5)
     assert row == {"ref": 5, "tag": "button", "id": "save", "role": "button", "name": "Save changes",
-                   "text": "Save changes", "visible": True, "frame": None}
+                   "text": "Save changes", "visible": True, "frame": None, **state}
     (long,) = await engine.query_all(tab, "#long")
     assert len(long.info["text"]) == 200 and long.info["id"] == "long"
     (email,) = await engine.query_all(tab, "#email")

@@ -16,7 +16,10 @@ except ImportError:  # pragma: no cover - extension not built
 
 CORES = [twin] + ([cy] if cy is not None else [])
 ROLES = ["root", "text", "container", "button", "link", "textbox", "img", "canvas", "svg", "iframe", "cell",
-         "listitem", "heading", "row", "table"]
+         "listitem", "heading", "row", "table", "list", "checkbox", "option"]
+STATES = st.sampled_from(["", "", "", "[checked]", "[level=2]", "[checked=mixed] [disabled]", "[selected]",
+                          "[collapsed] [required] [invalid] [readonly] [focused]"])
+VALUES = st.sampled_from(["", "", "typed text", "a: b ] c", "x…"])
 TEXTS = st.sampled_from(["", " ", "\u00a0", "\u200b", "\u200b \u200d", "hello", "a  b", 'say "hi"', "back\\slash",
                          "multi\nline\ttext", " lead", "trail ", "ünï cödé", "\u2028x", "\x1f", "Ω\u00a0Ω"])
 
@@ -36,7 +39,11 @@ def trees(draw, max_nodes=60):
     key = [("f", "l", i) if flags[i] else None for i in range(n)]
     url = [draw(st.sampled_from(["", "http://x/y"])) if r == "link" else "" for r in role]
     loc = [draw(st.sampled_from(["", "css:#a", 'role:button[name="N"]'])) if flags[i] else "" for i, r in enumerate(role)]
-    return depth, role, name, flags, key, url, loc
+    # the walker gives no state or value to an unnamed ref-less container (nothing would show it)
+    state = [draw(STATES) if r not in ("text", "root") and (r != "container" or flags[i]) else ""
+             for i, r in enumerate(role)]
+    value = [draw(VALUES) if r in ("textbox", "cell") else "" for r in role]
+    return depth, role, name, flags, key, url, loc, state, value
 
 
 def render(core, t, refs=None, start=1, marks=True, locs=True):
@@ -60,8 +67,8 @@ def test_cython_equals_twin(t):
 def test_second_pass_changes_nothing(core, t):
     text, _, shown = render(core, t)
     again = twin.parse_snapshot(text)
-    refs = again[7]
-    text2, _, shown2 = core.render_tree(*again[:7], refs, 10**6, True, True)
+    refs = again[9]
+    text2, _, shown2 = core.render_tree(*again[:9], refs, 10**6, True, True)
     assert text2 == text
     assert shown2 == shown
 
@@ -95,38 +102,97 @@ def test_compaction_rules(core):
     t = (
         [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows],
         [("k", i) if r[3] else None for i, r in enumerate(rows)], [""] * len(rows), [""] * len(rows),
+        [""] * len(rows), [""] * len(rows),
     )
     text, nxt, shown = render(core, t)
     assert text == "\n".join([
         "root",
-        '  heading "Title"',
-        "  container",
-        '    text "one"',
-        '    text "two"',
-        "  container",
-        '    text "three"',
-        '    text "four"',
-        "  cell",
-        "  img",
-        "  svg",
-        "  canvas",
-        "  container [ref=1]",
-        '  container "Named"',
-        '  text "a \\"q\\" \\\\"',
+        ' heading "Title"',
+        " container",
+        '  text "one"',
+        '  text "two"',
+        " container",
+        '  text "three"',
+        '  text "four"',
+        " cell",
+        " img",
+        " svg",
+        " canvas",
+        " container [ref=1]",
+        ' container "Named"',
+        ' text "a \\"q\\" \\\\"',
     ])
     assert nxt == 2 and shown == [1]
+
+
+def _table(rows):
+    """(depth, role, name, flags, state, value) rows -> a node table."""
+    return (
+        [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows],
+        [("k", i) if r[3] else None for i, r in enumerate(rows)], [""] * len(rows), [""] * len(rows),
+        [r[4] for r in rows], [r[5] for r in rows],
+    )
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.__name__)
+def test_lone_cells_and_list_items_print_their_child_in_place(core):
+    t = _table([
+        (0, "root", "", 0, "", ""),
+        (1, "table", "", 0, "", ""),
+        (2, "row", "", 0, "", ""),
+        (3, "cell", "", 0, "", ""),        # one link: the link takes the cell's place
+        (4, "link", "Item", 1, "", ""),
+        (3, "cell", "Text", 0, "", ""),    # named: kept
+        (3, "cell", "", 0, "", ""),        # empty: kept (the column is still there)
+        (3, "cell", "", 0, "", ""),        # two children: kept
+        (4, "button", "A", 1, "", ""),
+        (4, "button", "B", 1, "", ""),
+        (3, "cell", "", 0, "[selected]", ""),  # has a state: kept
+        (4, "text", "x", 0, "", ""),
+        (1, "list", "", 0, "", ""),
+        (2, "listitem", "", 0, "", ""),
+        (3, "link", "Home", 1, "", ""),
+        (1, "cell", "", 0, "", ""),        # not in a row: kept
+        (2, "text", "stray", 0, "", ""),
+    ])
+    text, _, _ = render(core, t)
+    assert text == "\n".join([
+        "root", " table", "  row", '   link "Item" [ref=1]', '   cell "Text"', "   cell", "   cell",
+        '    button "A" [ref=2]', '    button "B" [ref=3]', "   cell [selected]", '    text "x"',
+        " list", '  link "Home" [ref=4]', " cell", '  text "stray"',
+    ])
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.__name__)
+def test_state_marks_and_value_placement(core):
+    t = _table([
+        (0, "root", "", 0, "", ""),
+        (1, "heading", "Top", 0, "[level=1]", ""),
+        (1, "checkbox", "Remember me", 1, "[checked] [disabled]", ""),
+        (1, "textbox", "Email", 1, "[focused]", "a@b.c"),
+        (1, "combobox", "Sort", 1, "[collapsed]", "Newest"),
+        (2, "option", "Newest", 0, "[selected]", ""),
+    ])
+    text, _, _ = render(core, t)
+    assert text == "\n".join([
+        "root", ' heading "Top" [level=1]', ' checkbox "Remember me" [checked] [disabled] [ref=1]',
+        ' textbox "Email" [focused] [ref=2]: a@b.c', ' combobox "Sort" [collapsed] [ref=3]: Newest',
+        '  option "Newest" [selected]',
+    ])
+    text, _, _ = render(core, t, marks=False)
+    assert ' textbox "Email" [focused]: a@b.c' in text.split("\n")
 
 
 @pytest.mark.parametrize("core", CORES, ids=lambda c: c.__name__)
 def test_refs_keep_numbers_and_metadata_order(core):
     t = ([0, 1, 1], ["root", "link", "button"], ["", "Terms", "Go"], [0, 1, 1], [None, "a", "b"],
-         ["", "https://x/terms", ""], ["", "href:/terms", ""])
+         ["", "https://x/terms", ""], ["", "href:/terms", ""], ["", "", ""], ["", "", ""])
     refs = {"b": 4}
     text, nxt, shown = render(core, t, refs, start=5)
-    assert text == 'root\n  link "Terms" [ref=5, loc=href:/terms, url=https://x/terms]\n  button "Go" [ref=4]'
+    assert text == 'root\n link "Terms" [ref=5, loc=href:/terms, url=https://x/terms]\n button "Go" [ref=4]'
     assert (nxt, shown, refs) == (6, [5, 4], {"b": 4, "a": 5})
     text, _, _ = render(core, t, refs, start=6, marks=False, locs=False)
-    assert text == 'root\n  link "Terms" [url=https://x/terms]\n  button "Go"'
+    assert text == 'root\n link "Terms" [url=https://x/terms]\n button "Go"'
 
 
 def test_truncate_cuts_at_line_boundary():
@@ -138,3 +204,53 @@ def test_truncate_cuts_at_line_boundary():
     cut = len(text) - len(body)
     assert f"cut {cut} chars" in note and "lines" in note
     assert truncate(text, None) == text and truncate(text, len(text)) == text
+
+
+# -- modes (snapshot/modes.py) -------------------------------------------------------------------
+
+
+def test_interactive_table_keeps_actions_and_what_locates_them():
+    from ego_browser.snapshot.modes import interactive_table
+
+    t = _table([
+        (0, "root", "", 0, "", ""),
+        (1, "container", "", 0, "", ""),
+        (2, "heading", "Orders", 0, "[level=1]", ""),
+        (2, "paragraph", "", 0, "", ""),
+        (3, "text", "prose nobody acts on", 0, "", ""),
+        (2, "form", "Search", 0, "", ""),
+        (3, "container", "", 0, "", ""),
+        (4, "textbox", "Query", 1, "", "kettle"),
+        (2, "table", "", 0, "", ""),
+        (3, "row", "", 0, "", ""),
+        (4, "cell", "Order 17", 0, "", ""),
+        (4, "cell", "", 0, "", ""),
+        (5, "button", "Cancel", 1, "", ""),
+        (3, "row", "", 0, "", ""),      # no action in it: gone with its cells
+        (4, "cell", "Total", 0, "", ""),
+        (2, "list", "", 0, "", ""),      # nothing to act on: gone
+        (3, "listitem", "", 0, "", ""),
+        (4, "text", "x", 0, "", ""),
+    ])
+    text, _, _ = render(twin, interactive_table(*t))
+    assert text == "\n".join([
+        "root", ' heading "Orders" [level=1]', ' form "Search"', '  textbox "Query" [ref=1]: kettle', " table",
+        "  row", '   cell "Order 17"', '   button "Cancel" [ref=2]',
+    ])
+
+
+def test_diff_lines_marks_pairs_and_context():
+    from ego_browser.snapshot.modes import diff_lines
+
+    old = ["root", " main", "  form", '   textbox "Email" [ref=3]', '   checkbox "Agree" [ref=4]', "  list",
+           '   text "a"', '   text "b"', " footer", '  text "end"']
+    new = ["root", " main", "  form", '   textbox "Email" [ref=3]: x@y.z', '   checkbox "Agree" [ref=4]', "  list",
+           '   text "a"', '   text "c"', " footer", '  text "end"']
+    lines, counts = diff_lines(old, new)
+    assert counts == {"added": 1, "removed": 1, "changed": 1}
+    assert lines == ["  root", "   main", "    form", '~    textbox "Email" [ref=3]: x@y.z', "    list",
+                     '-    text "b"', '+    text "c"']
+    assert diff_lines(old, old) == ([], {"added": 0, "removed": 0, "changed": 0})
+    # too much changed: no diff (the caller prints the whole snapshot)
+    many = [f'text "{i}"' for i in range(5000)]
+    assert diff_lines(many, [s + "!" for s in many]) is None

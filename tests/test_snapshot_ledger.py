@@ -14,7 +14,7 @@ def snap(ledger: RefLedger, keys: list, *, replace: bool) -> list[int]:
     """Print a flat page holding one button per key, like a snapshot would."""
     n = len(keys)
     t = ([0] + [1] * n, ["root"] + ["button"] * n, [""] + [f"b{i}" for i in range(n)], [0] + [1] * n,
-         [None] + list(keys), [""] * (n + 1), [""] * (n + 1))
+         [None] + list(keys), [""] * (n + 1), [""] * (n + 1), [""] * (n + 1), [""] * (n + 1))
     _, nxt, shown = render_tree(*t, ledger.keys, ledger.next_ref, True, True)
     ledger.commit(shown, replace=replace)
     return shown

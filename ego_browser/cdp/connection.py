@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -22,7 +23,8 @@ import orjson
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from ..errors import BrowserUnavailable, CdpChannelUnavailable, CdpError, EgoTimeout
+from .. import jsonsafe
+from ..errors import BrowserUnavailable, CdpChannelUnavailable, CdpError, EgoTimeout, InvalidArgument
 
 __all__ = ["Connection", "Session", "ANY_SESSION", "DEFAULT_TIMEOUT"]
 
@@ -37,6 +39,9 @@ Handler = Callable[[dict[str, Any], "str | None"], Any]
 
 _dumps = orjson.dumps
 _loads = orjson.loads
+_JSONDecodeError = orjson.JSONDecodeError
+#: the id of a reply too broken to parse (Chromium writes it first), so its caller still hears
+_REPLY_ID = re.compile(r'\s*\{\s*"id"\s*:\s*(\d+)\s*,')
 
 
 class Connection:
@@ -141,11 +146,15 @@ class Connection:
             message["params"] = params
         if session_id is not None:
             message["sessionId"] = session_id
+        try:
+            text = _dumps(message).decode()
+        except TypeError:
+            text = _encode_slow(message, method)
         fut = self._loop.create_future()
         self._pending[msg_id] = (fut, method, session_id)
         handle = self._loop.call_later(timeout, self._expire, msg_id, timeout) if timeout else None
         try:
-            await self._ws.send(_dumps(message).decode())
+            await self._ws.send(text)
         except ConnectionClosed as exc:
             self._pending.pop(msg_id, None)
             if handle:
@@ -244,38 +253,46 @@ class Connection:
         pending = self._pending
         try:
             async for raw in self._ws:
-                msg = _loads(raw)
-                msg_id = msg.get("id")
-                if msg_id is not None:
-                    entry = pending.pop(msg_id, None)
-                    if entry is None:
-                        continue  # expired already
-                    fut, method, _ = entry
-                    if fut.done():
+                try:
+                    msg = _loads(raw)
+                except _JSONDecodeError:
+                    msg = self._decode_slow(raw)
+                    if msg is None:
                         continue
-                    err = msg.get("error")
-                    if err is None:
-                        fut.set_result(msg.get("result", {}))
-                    else:
-                        fut.set_exception(
-                            CdpError(
-                                f"{method}: {err.get('message', 'CDP error')}"
-                                + (f" ({err['data']})" if err.get("data") else ""),
-                                method=method,
-                                cdp_code=err.get("code"),
-                                cdp_message=err.get("message"),
+                try:
+                    msg_id = msg.get("id")
+                    if msg_id is not None:
+                        entry = pending.pop(msg_id, None)
+                        if entry is None:
+                            continue  # expired already
+                        fut, method, _ = entry
+                        if fut.done():
+                            continue
+                        err = msg.get("error")
+                        if err is None:
+                            fut.set_result(msg.get("result", {}))
+                        else:
+                            fut.set_exception(
+                                CdpError(
+                                    f"{method}: {err.get('message', 'CDP error')}"
+                                    + (f" ({err['data']})" if err.get("data") else ""),
+                                    method=method,
+                                    cdp_code=err.get("code"),
+                                    cdp_message=err.get("message"),
+                                )
                             )
-                        )
-                else:
-                    method = msg.get("method")
-                    if method:
-                        self._dispatch(method, msg.get("params", {}), msg.get("sessionId"))
+                    else:
+                        method = msg.get("method")
+                        if method:
+                            self._dispatch(method, msg.get("params", {}), msg.get("sessionId"))
+                except Exception as exc:  # a frame of an unexpected shape: drop it, keep the connection
+                    logger.warning("CDP frame dropped (%s): %.200s", exc, raw)
         except ConnectionClosed as exc:
             error = exc
         except asyncio.CancelledError:
             error = None
             raise
-        except Exception as exc:  # a malformed frame: the connection can't be trusted any more
+        except Exception as exc:  # the socket itself failed: the connection can't be trusted any more
             error = exc
             logger.exception("CDP reader failed")
         finally:
@@ -286,6 +303,28 @@ class Connection:
                     ),
                     cause=error,
                 )
+
+    def _decode_slow(self, raw: str | bytes) -> dict[str, Any] | None:
+        """A frame orjson refused (a page's lone surrogate, usually): decode it tolerantly. If it
+        is not JSON at all, drop it; when it was a reply, fail that one request, never the rest."""
+        try:
+            msg = jsonsafe.loads(raw)
+            if isinstance(msg, dict):
+                return msg
+            problem = f"a JSON {type(msg).__name__}, not an object"
+        except ValueError as exc:
+            problem = str(exc)
+        text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
+        logger.warning("CDP frame dropped (%s): %.200s", problem, text)
+        match = _REPLY_ID.match(text)
+        entry = self._pending.pop(int(match.group(1)), None) if match else None
+        if entry is not None and not entry[0].done():
+            fut, method, _ = entry
+            fut.set_exception(
+                CdpError(f"{method}: the browser's reply could not be read ({problem})",
+                         method=method, cdp_code=None, cdp_message=problem)
+            )
+        return None
 
     def _fail_all(self, exc: CdpChannelUnavailable, cause: BaseException | None = None) -> None:
         self._closed = exc
@@ -328,6 +367,20 @@ class Session:
 
     def __repr__(self) -> str:
         return f"<Session {self.session_id[:8]}>"
+
+
+def _encode_slow(message: dict[str, Any], method: str) -> str:
+    """A command whose parameters orjson refuses: lone surrogates are sent as U+FFFD; a value
+    with no JSON form is the caller's argument error (nothing is sent)."""
+    try:
+        return jsonsafe.dumps(message).decode()
+    except jsonsafe.Unencodable as exc:
+        where = exc.path.removeprefix("params.")
+        raise InvalidArgument(
+            f"{method}: {where} cannot be sent to the browser: {exc}; pass JSON values only "
+            "(str, bool, None, finite numbers, ints within 64 bits, lists and dicts)",
+            api=method, option=where, expected="a JSON-serialisable value",
+        ) from None
 
 
 def _discard(items: list, item: Any) -> None:

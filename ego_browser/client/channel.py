@@ -4,6 +4,11 @@
 host on first use when none answers (a detached ``python -m ego_browser host serve`` that
 reports readiness through a pipe), multiplexes concurrent calls over one connection, and
 turns a lost connection into ``HostDisconnected`` for every call in flight.
+
+Every call has a deadline: the host's own deadline for the request (``host/ops.py``) plus
+``REPLY_MARGIN``. A host that takes the connection but never answers (frozen, SIGSTOP'd)
+costs the round ``HostUnresponsive`` at that point, never a hang. Arguments with no JSON form
+are the caller's ``InvalidArgument`` on both channels, so embedded and daemon hosts agree.
 """
 
 from __future__ import annotations
@@ -16,14 +21,72 @@ import subprocess
 import sys
 from typing import Any
 
-from .. import config
-from ..errors import BrowserUnavailable, HostDisconnected, from_wire
+import orjson
+
+from .. import config, jsonsafe
+from ..errors import BrowserUnavailable, HostDisconnected, HostUnresponsive, InvalidArgument, from_wire
 from ..host import wire
+from ..host.ops import request_deadline
 
 __all__ = ["Channel", "SocketChannel", "InProcessChannel", "current_channel", "use_channel"]
 
 #: seconds a round waits for a fresh host (it may be launching Chromium)
 START_TIMEOUT = 60.0
+#: seconds a round waits for a running host to re-create a deleted socket (it checks every 1s)
+RECOVER_TIMEOUT = 10.0
+#: seconds past the host's own deadline for a request before the round stops waiting for it
+REPLY_MARGIN = 10.0
+#: seconds to open the host's socket (a live host accepts at once)
+CONNECT_TIMEOUT = 10.0
+
+
+def _unencodable(op: str, exc: jsonsafe.Unencodable) -> InvalidArgument:
+    return InvalidArgument(
+        f"{op}: {exc}; pass JSON values only (str, bool, None, finite numbers, ints within 64 bits, "
+        "lists and dicts)",
+        api=op, option=exc.path, expected="a JSON-serialisable value",
+    )
+
+
+def _sendable(op: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments as the socket would deliver them: an in-process host gets no value a
+    daemon could not (lone surrogates mended; no JSON form -> InvalidArgument)."""
+    try:
+        orjson.dumps(args, option=orjson.OPT_NON_STR_KEYS)
+        return args
+    except TypeError:
+        pass
+    try:
+        cleaned = jsonsafe.scrub(args, strict=True)
+        orjson.dumps(cleaned, option=orjson.OPT_NON_STR_KEYS)
+        return cleaned
+    except jsonsafe.Unencodable as exc:
+        raise _unencodable(op, exc) from None
+    except TypeError as exc:
+        raise _unencodable(op, jsonsafe.Unencodable(f"the arguments have no JSON form: {exc}", "value")) from None
+
+
+def _frame(op: str, request: dict[str, Any]) -> bytes:
+    try:
+        return wire.encode(request)
+    except wire.Unencodable as exc:
+        _sendable(op, request["a"])  # names the argument at fault
+        raise _unencodable(op, exc) from None  # the frame as a whole is too large
+
+
+def _unresponsive(op: str, seconds: float) -> HostUnresponsive:
+    return HostUnresponsive(
+        f"the ego_browser host did not answer {op} within {seconds:.0f}s (its deadline for the call plus "
+        f"{REPLY_MARGIN:.0f}s): it is frozen or overloaded. Check it with python -m ego_browser host status; "
+        f"if it stays silent, end the process whose pid is in {config.run_dir() / 'host.pid'} "
+        "(the next call starts a new host)",
+        api=op, timeout_ms=round(seconds * 1000),
+    )
+
+
+def reply_deadline(op: str, args: dict[str, Any]) -> float:
+    """Seconds a round waits for the answer to one request."""
+    return request_deadline(args) + REPLY_MARGIN
 
 
 class Channel:
@@ -45,10 +108,10 @@ class InProcessChannel(Channel):
         self.host = host
 
     async def call(self, op: str, args: dict[str, Any]) -> Any:
-        return await self.host.handle(op, args)
+        return await self.host.handle(op, _sendable(op, args))
 
     def call_sync(self, op: str, args: dict[str, Any]) -> Any:
-        return self.host.handle_sync(op, args)
+        return self.host.handle_sync(op, _sendable(op, args))
 
 
 class SocketChannel(Channel):
@@ -69,23 +132,28 @@ class SocketChannel(Channel):
         async with self._connecting:
             if self._writer is not None and not self._writer.is_closing():
                 return self._writer
-            path = str(config.socket_path())
             try:
-                self._reader, self._writer = await asyncio.open_unix_connection(path, limit=wire.MAX_FRAME)
+                self._reader, self._writer = await _open()
             except (FileNotFoundError, ConnectionRefusedError):
                 await start_host()
-                self._reader, self._writer = await asyncio.open_unix_connection(path, limit=wire.MAX_FRAME)
+                self._reader, self._writer = await _open()
             self._read_task = asyncio.get_running_loop().create_task(self._read_loop())
             return self._writer
 
     async def call(self, op: str, args: dict[str, Any]) -> Any:
-        writer = await self._ensure()
         rid = next(self._ids)
+        frame = _frame(op, {"i": rid, "op": op, "a": args})
+        writer = await self._ensure()
         fut = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
-        writer.write(wire.encode({"i": rid, "op": op, "a": args}))
+        writer.write(frame)
+        deadline = reply_deadline(op, args)
         try:
-            return await fut
+            return await asyncio.wait_for(fut, deadline)
+        except asyncio.TimeoutError:
+            if fut.done() and not fut.cancelled():
+                return fut.result()
+            raise _unresponsive(op, deadline) from None
         finally:
             self._pending.pop(rid, None)
 
@@ -93,16 +161,25 @@ class SocketChannel(Channel):
         """A blocking request on a short-lived connection of its own (the loop may be busy)."""
         import socket
 
+        frame = _frame(op, {"i": 1, "op": op, "a": args})
+        deadline = reply_deadline(op, args)
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(30)
+            sock.settimeout(deadline)
             try:
                 sock.connect(str(config.socket_path()))
+            except TimeoutError:
+                raise _unresponsive(op, deadline) from None
             except OSError as exc:
                 raise HostDisconnected(f"cannot reach the ego_browser host for {op}: {exc}", api=op) from None
-            sock.sendall(wire.encode({"i": 1, "op": op, "a": args}))
-            header = _recv_exact(sock, wire.HEADER.size)
-            (size,) = wire.HEADER.unpack(header)
-            msg = wire.decode(_recv_exact(sock, size))
+            try:
+                sock.sendall(frame)
+                header = _recv_exact(sock, wire.HEADER.size)
+                (size,) = wire.HEADER.unpack(header)
+                msg = wire.decode(_recv_exact(sock, size))
+            except TimeoutError:
+                raise _unresponsive(op, deadline) from None
+            except (OSError, ValueError) as exc:
+                raise HostDisconnected(f"the ego_browser host connection failed during {op}: {exc}", api=op) from None
         if "e" in msg:
             raise from_wire(msg["e"])
         return msg.get("r")
@@ -115,7 +192,10 @@ class SocketChannel(Channel):
         try:
             while True:
                 (size,) = header.unpack(await reader.readexactly(header.size))
-                msg = wire.decode(await reader.readexactly(size))
+                try:
+                    msg = wire.decode(await reader.readexactly(size))
+                except ValueError:  # only a host bug sends this; its caller meets its deadline
+                    continue
                 fut = self._pending.pop(msg.get("i"), None)
                 if fut is None or fut.done():
                     continue
@@ -154,6 +234,21 @@ async def start_host() -> None:
     """Start the background host (if no other round is starting it) and wait until it answers."""
     config.ensure_home()
     run_dir = config.ensure_private_dir(config.run_dir())
+    from ..host.lockfile import nudge, running_host
+
+    pid = running_host(run_dir)
+    if pid is not None:
+        # the host runs but its socket file went away: it re-creates it (at once when nudged)
+        nudge(pid)
+        try:
+            await _wait_for_socket(asyncio.get_running_loop().time() + RECOVER_TIMEOUT)
+        except BrowserUnavailable:
+            raise BrowserUnavailable(
+                f"the ego_browser host (pid {pid}) runs but does not answer on {config.socket_path()}; "
+                "stop it with python -m ego_browser host stop, then run the round again",
+                endpoint=str(config.socket_path()),
+            ) from None
+        return
     read_fd, write_fd = os.pipe()
     log = config.open_private(run_dir / "host.out")
     try:
@@ -186,6 +281,18 @@ async def start_host() -> None:
         "(python -m ego_browser doctor checks the set-up)",
         endpoint=str(config.socket_path()),
     )
+
+
+async def _open() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    path = str(config.socket_path())
+    try:
+        return await asyncio.wait_for(asyncio.open_unix_connection(path, limit=wire.MAX_FRAME), CONNECT_TIMEOUT)
+    except asyncio.TimeoutError:
+        raise HostUnresponsive(
+            f"the ego_browser host's socket {path} did not accept a connection within {CONNECT_TIMEOUT:.0f}s; "
+            "the host is frozen or overloaded (python -m ego_browser host status)",
+            api=None, timeout_ms=round(CONNECT_TIMEOUT * 1000),
+        ) from None
 
 
 def _recv_exact(sock: Any, size: int) -> bytes:

@@ -99,13 +99,15 @@ class Page(ActionsMixin, NavMixin):
     @validated("Page.snapshot")
     async def snapshot(
         self, *, scope: str = "only_within_viewport", root: str | None = None, include_action_marks: bool = True,
-        include_stable_locator: bool = True, max_length: int | None = None,
+        include_stable_locator: bool = True, max_length: int | None = None, interactive: bool = False,
+        changes: bool = False,
     ) -> str:
         """The page as compact text: one node per line, refs (``[ref=N]``) on actionable nodes."""
         api = "page.snapshot"
         return await self._call(
             api, scope=scope, root=root, include_action_marks=include_action_marks,
-            include_stable_locator=include_stable_locator, max_length=max_length,
+            include_stable_locator=include_stable_locator, max_length=max_length, interactive=interactive,
+            changes=changes,
         )
 
     def events(self) -> list[dict[str, Any]]:

@@ -37,6 +37,7 @@ from ..errors import (
     SelectorAmbiguous,
     SelectorNotFound,
 )
+from . import dispatch
 from .action_args import _validate_pointer, _validate_position
 from .keyboard import Keyboard
 from .mouse import Mouse
@@ -110,6 +111,9 @@ class ActionContext:
     #: set by an action whose last call, after its last input, was a round trip to the
     #: renderer on ``page_session`` (so every event it caused has arrived: no flush needed)
     flushed: bool = False
+    #: optional ``async ()`` making the tab the front one of its window: called when the
+    #: element's document reports itself hidden, before any pointer input
+    bring_to_front: Callable[[], Awaitable[Any]] | None = None
 
     def _finished_on(self, h: ElementHandle) -> None:
         self.flushed = self.page_session is not None and h.session is self.page_session
@@ -143,10 +147,17 @@ def _source() -> str:
     return _SOURCE
 
 
+#: helpers that change the page (focus, selection, a value set by script): input, for
+#: ``EgoTimeout.input_dispatched``
+_MUTATING = frozenset({"fillPrepare", "focusForFill", "focus", "selectOption"})
+
+
 async def call(handle: ElementHandle, name: str, *args: Any) -> Any:
     """Call ``A[name](element, *args)`` in the handle's world; installs the helpers on first use."""
     if handle.gate is not None:
         handle.gate()
+    if name in _MUTATING:
+        dispatch.mark()
     params = {
         "functionDeclaration": _CALL,
         "objectId": handle.object_id,
@@ -461,6 +472,8 @@ async def _point_at(
     the hit test after the move and the box re-read share one call.
     """
     prep = getattr(h, "_fused", None)
+    if prep is not None and prep.get("hidden") and ctx.bring_to_front is not None:
+        await ctx.bring_to_front()
     top_doc = not callable(h.frame_offset)
     if prep is not None and top_doc and "box" in prep:
         fx, fy = _point_of(prep["box"], position)

@@ -136,7 +136,16 @@ async def evaluate(
             raise PageScriptError(
                 f"{api}: the page navigated while the script ran; run it again", js_name=None, stack=None
             ) from exc
-        raise
+        low = (exc.cdp_message or "").lower()
+        if "session" in low or "attached" in low or "target" in low:
+            raise  # the page went away, not the script's doing
+        # we built the command, so what the browser refuses is the script or its result (a value
+        # that cannot be copied out: window, a DOM node, a cyclic or very deep object)
+        raise PageScriptError(
+            f"{api}: the script's result cannot be returned ({exc.cdp_message or exc}); return plain data "
+            "(strings, numbers, arrays, objects), e.g. pick the fields you need",
+            js_name=None, stack=None,
+        ) from exc
     details = res.get("exceptionDetails")
     if details is not None:
         exc = details.get("exception") or {}

@@ -38,6 +38,9 @@ class Frame:
     installed: set[str] = field(default_factory=set)
     #: True when this frame is the root of an out-of-process child target
     is_oopif_root: bool = False
+    #: True between a "swap" detach and the session that takes the frame over: the only
+    #: time a frame that does not answer is worth waiting for
+    swapping: bool = False
 
     @property
     def is_main(self) -> bool:
@@ -108,6 +111,7 @@ class FrameTree:
             self._frames[frame_id] = frame
         else:
             frame.session = session
+        frame.swapping = False
         if oopif:
             frame.is_oopif_root = True
             # the child target reports no parent; keep the one the parent session gave
@@ -139,6 +143,8 @@ class FrameTree:
             self._frames[frame_id] = frame
         if session is not frame.session and not frame.is_oopif_root:
             frame.session = session
+        if session is frame.session:
+            frame.swapping = False
         if info.get("parentId") is None and session is self.main_session:
             self.main_frame_id = frame_id
         old = frame.loader_id
@@ -161,10 +167,16 @@ class FrameTree:
             return
         if params.get("reason") == "swap":
             # becoming (or ceasing to be) out-of-process: the frame lives on in another session
+            frame.swapping = True
             return
         if frame.session is not session and frame.is_oopif_root:
             return
         self._remove(frame)
+
+    def forget(self, frame: Frame) -> None:
+        """Drop a frame the browser no longer knows (it said "No frame for given id")."""
+        if self._frames.get(frame.frame_id) is frame and not frame.is_main:
+            self._remove(frame)
 
     def _remove(self, frame: Frame) -> None:
         for child in [f for f in self._frames.values() if f.parent_frame_id == frame.frame_id]:
@@ -177,11 +189,17 @@ class FrameTree:
     def session_detached(self, session: Session) -> None:
         """An OOPIF's target went away: drop the frames only it owned."""
         for frame in [f for f in self._frames.values() if f.session is session]:
-            if frame.is_oopif_root and frame.parent_frame_id in self._frames:
-                # the parent keeps an <iframe> element; its document is gone or moved
+            parent = self._frames.get(frame.parent_frame_id or "")
+            if frame.is_oopif_root and parent is not None:
+                # the parent keeps an <iframe> element: the frame came back in-process (its
+                # parent's session answers for it now) or is going away (the parent's
+                # frameDetached follows). Either way the dead session never answers again.
                 frame.lifecycle.clear()
                 frame.main_context = frame.utility_context = None
                 frame.installed.clear()
+                frame.session = parent.session
+                frame.is_oopif_root = False
+                frame.swapping = True
                 continue
             self._remove(frame)
 
@@ -206,6 +224,11 @@ class FrameTree:
     def _document_changed(self, frame: Frame, old_loader: str | None) -> None:
         frame.lifecycle = set()
         self._forget_contexts(frame)
+        # the old document's iframes went with it. Chromium sends no frameDetached for them
+        # (nor always a detachedFromTarget first): left in the tree, every selector query
+        # would ask them and wait for an answer that never comes (issue 11 point 0)
+        for child in [f for f in self._frames.values() if f.parent_frame_id == frame.frame_id]:
+            self._remove(child)
         for cb in self.on_document:
             cb(frame, old_loader)
 

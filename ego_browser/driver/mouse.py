@@ -107,9 +107,17 @@ class Mouse:
 
     async def press_here(self, *, button: str = "left", click_count: int = 1, delay: float = 0) -> None:
         for cc in range(1, click_count + 1):
-            await self.down(button=button, click_count=cc)
-            if delay:
-                await asyncio.sleep(delay / 1000)  # the caller asked for this pause
+            try:
+                await self.down(button=button, click_count=cc)
+                if delay:
+                    await asyncio.sleep(delay / 1000)  # the caller asked for this pause
+            except BaseException:
+                if button in self.buttons:
+                    # cancelled (the host's deadline) or failed while the press is in the page:
+                    # release anyway, so this round's next action does not start as a drag
+                    release = asyncio.ensure_future(self.up(button=button, click_count=cc))
+                    release.add_done_callback(_retrieve)
+                raise
             await self.up(button=button, click_count=cc)
             if delay and cc < click_count:
                 await asyncio.sleep(delay / 1000)
@@ -127,3 +135,8 @@ class Mouse:
                 "modifiers": self._keyboard.modifiers,
             },
         )
+
+
+def _retrieve(task: asyncio.Future) -> None:
+    if not task.cancelled():
+        task.exception()  # a release after a failure: its own failure has nothing to add

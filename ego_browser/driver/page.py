@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from typing import Any
 
 from ..cdp import Connection, Session
-from ..errors import CdpChannelUnavailable, CdpError
+from ..errors import CdpChannelUnavailable, CdpError, PageCrashed
 from .frames import Frame, FrameTree
 
 __all__ = ["PageDriver", "EVENT_BUFFER"]
@@ -55,9 +55,14 @@ class PageDriver:
         #: child session id -> target id (out-of-process iframes)
         self.child_targets: dict[str, str] = {}
         self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_BUFFER)
-        self.dialog: dict[str, Any] | None = None
-        #: the session whose frame opened the dialog (handle it there)
-        self.dialog_session: Session | None = None
+        #: open JavaScript dialogs, oldest first, each with the session whose frame opened it
+        #: (handle it there). Only Chromium's events change it (javascriptDialogOpening and
+        #: javascriptDialogClosed), never a timer: a handler that alerts again at once shows
+        #: as the next dialog, not as none (issue 9 point 11). Several can be open at once
+        #: only in different renderers (out-of-process frames).
+        self._dialogs: list[tuple[Session, dict[str, Any]]] = []
+        #: javascriptDialogClosed events seen: a handled dialog waits for the next one
+        self.dialogs_closed = 0
         #: main-frame URL changes (commits and same-document navigations): (version, url)
         self.url_version = 0
         self.url_log: deque[tuple[int, str]] = deque(maxlen=64)
@@ -70,6 +75,8 @@ class PageDriver:
         self.last_network_activity = time.monotonic()
         self.ledger: Any = None  # the snapshot engine's RefLedger, set by the host
         self.ledger_key: tuple[int, str] | None = None  # (space id, label) it is stored under
+        # (options, text) of the last snapshot printed, for snapshot(changes=True); memory only
+        self.snapshot_prev: tuple[Any, str] | None = None
         self._offs: list[Callable[[], None]] = []
         self._waiters: list[asyncio.Future] = []
         #: hooks the host sets: popups, file choosers, downloads, permission prompts
@@ -83,6 +90,13 @@ class PageDriver:
         self.input_gate: Callable[[], None] | None = None
         #: the browser context of an isolated space (None: the default, shared one)
         self.context_id: str | None = None
+        #: how often the slow paths ran (waits on a swapping frame, tab activations, ...):
+        #: tests read them to prove an action took no deadline-bound path
+        self.stats: Counter[str] = Counter()
+        #: the renderer crashed and no document has committed since (reload/goto recover);
+        #: ``crashes`` counts crashes, so a wait can tell one happened while it waited
+        self.crashed = False
+        self.crashes = 0
 
     # -- attaching ---------------------------------------------------------------------------
 
@@ -91,6 +105,9 @@ class PageDriver:
         res = await conn.send("Target.attachToTarget", {"targetId": target_id, "flatten": True}, timeout=timeout)
         driver = cls(conn, target_id, res["sessionId"])
         driver._subscribe(driver.session)
+        # sent by the tab's own session without any domain enabled; the browser-level
+        # Target.targetCrashed reaches the host, which calls mark_crashed() as well
+        driver._offs.append(driver.session.on("Inspector.targetCrashed", lambda _p, _s: driver.mark_crashed()))
         await driver._prepare(driver.session, timeout=timeout, main=True)
         return driver
 
@@ -222,6 +239,8 @@ class PageDriver:
         main = self.frames.main
         if main is not None and main.frame_id == params["frame"]["id"]:
             self._url_changed(main.url)
+            if session is self.session:
+                self.crashed = False  # a document committed in a new renderer
         self._bump()
 
     def _navigated_within_document(self, params: dict, _sid: str | None) -> None:
@@ -235,22 +254,52 @@ class PageDriver:
         self.url_version += 1
         self.url_log.append((self.url_version, url))
 
+    @property
+    def dialog(self) -> dict[str, Any] | None:
+        """The dialog to handle first (the oldest open one), or None."""
+        return self._dialogs[0][1] if self._dialogs else None
+
+    @dialog.setter
+    def dialog(self, value: None) -> None:
+        # only "no dialog" can be set: the browser said none is showing, or the renderer died
+        assert value is None, "dialogs are opened by the browser's events only"
+        self._dialogs.clear()
+
+    @property
+    def dialog_session(self) -> Session | None:
+        return self._dialogs[0][0] if self._dialogs else None
+
+    @dialog_session.setter
+    def dialog_session(self, value: None) -> None:
+        assert value is None
+        self._dialogs.clear()
+
+    def drop_dialog(self, session: Session) -> None:
+        """The browser says ``session`` shows no dialog (it answered "No dialog is showing")."""
+        self._dialogs = [d for d in self._dialogs if d[0] is not session]
+        self._bump()
+
     def _dialog_opening(self, params: dict, sid: str | None) -> None:
         main = self.frames.main
-        self.dialog_session = self.sessions.get(sid or "", self.session)
-        self.dialog = {
+        session = self.sessions.get(sid or "", self.session)
+        dialog = {
             "type": params.get("type"),
             "message": params.get("message", ""),
             "default_prompt": params.get("defaultPrompt", "") if params.get("type") == "prompt" else None,
             "url": params.get("url") or (main.url if main else ""),
         }
+        self._dialogs.append((session, dialog))
         for cb in self.on_dialog:
-            cb(self.dialog)
+            cb(dialog)
         self._bump()
 
-    def _dialog_closed(self, _params: dict, _sid: str | None) -> None:
-        self.dialog = None
-        self.dialog_session = None
+    def _dialog_closed(self, _params: dict, sid: str | None) -> None:
+        self.dialogs_closed += 1
+        session = self.sessions.get(sid or "", self.session)
+        for i, (s, _d) in enumerate(self._dialogs):
+            if s is session:
+                del self._dialogs[i]
+                break
         self._bump()
 
     def _file_chooser(self, params: dict, _sid: str | None) -> None:
@@ -292,15 +341,20 @@ class PageDriver:
                 fut.set_result(None)
 
     async def wait_until(self, predicate: Callable[[], Any], *, timeout: float) -> Any:
-        """Re-check ``predicate`` on every change until it is truthy; ``TimeoutError`` at the deadline."""
+        """Re-check ``predicate`` on every change until it is truthy; ``TimeoutError`` at the deadline.
+
+        ``PageCrashed`` if the renderer crashes meanwhile (nothing would change any more)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
+        crashes = self.crashes
         while True:
             value = predicate()
             if value:
                 return value
             if self.closed:
                 raise CdpChannelUnavailable("the page was closed while waiting", method=None)
+            if self.crashes != crashes:
+                raise self.crash_error()
             remaining = deadline - loop.time()
             if remaining <= 0:
                 raise TimeoutError
@@ -341,6 +395,29 @@ class PageDriver:
             self.conn.reject_session(sid, "page closed")
         for cb in self.on_close:
             cb()
+        self._bump()
+
+    def crash_error(self, api: str | None = None) -> PageCrashed:
+        label = self.ledger_key[1] if self.ledger_key else None
+        who = f"{api}: " if api else ""
+        return PageCrashed(
+            f"{who}the page's renderer crashed; call page.reload() or page.goto(url) to load it again",
+            label=label,
+        )
+
+    def mark_crashed(self) -> None:
+        """The renderer is gone: fail what waits on it now, and everything after until a
+        document commits again (``Inspector.targetCrashed`` / ``Target.targetCrashed``)."""
+        if self.crashed or self.closed:
+            return
+        self.crashed = True
+        self.crashes += 1
+        self._dialogs.clear()  # a dialog dies with its renderer
+        self.inflight.clear()
+        error = self.crash_error()
+        for sid in list(self.sessions):
+            self.conn.reject_session(sid, "the renderer crashed", error)
+        self.stale_all_refs()
         self._bump()
 
     def detach_listeners(self) -> None:

@@ -13,12 +13,13 @@ from collections import OrderedDict
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..driver import actions
+from ..driver import actions, dispatch
 from ..driver.keyboard import Keyboard
 from ..driver.mouse import Mouse
 from ..driver.page import PageDriver
 from ..errors import InvalidArgument
 from ..selectors import engine
+from ..selectors._core import state_fields
 from ..selectors.parse import RefSelector, parse_selector
 from .core import Host, PageCtx
 from .ops import op
@@ -30,6 +31,7 @@ _INPUT_STATES = 16
 
 
 def input_state(driver: PageDriver, token: Any) -> tuple[Mouse, Keyboard]:
+    dispatch.expect_input()
     states: OrderedDict = getattr(driver, "input_states", None)  # type: ignore[assignment]
     if states is None:
         states = OrderedDict()
@@ -44,6 +46,7 @@ def input_state(driver: PageDriver, token: Any) -> tuple[Mouse, Keyboard]:
             check()  # every mouse/keyboard dispatch re-checks who controls the space
             if method == "Browser.grantPermissions":
                 params = _own_grant(driver, params or {})
+            dispatch.mark()  # from here on, a timeout cannot promise the page saw nothing
             return await session.send(method, params, timeout=30.0)
 
         keyboard = Keyboard(send)
@@ -79,17 +82,18 @@ _groups = itertools.count(1)
 class _Run:
     """One element action: its own object group for the element handles, and its context."""
 
-    __slots__ = ("group", "actx")
+    __slots__ = ("group", "actx", "front")
 
-    def __init__(self) -> None:
+    def __init__(self, front: Any = None) -> None:
         self.group = f"ego-act-{next(_groups)}"
         self.actx: actions.ActionContext | None = None
+        self.front = front
 
 
 def _context(ctx: PageCtx, args: dict[str, Any], api: str, selector: str, run: _Run) -> actions.ActionContext:
     mouse, keyboard = input_state(ctx.driver, args.get("proc"))
     run.actx = actions.ActionContext(mouse=mouse, keyboard=keyboard, selector=selector, api=api,
-                                     page_session=ctx.driver.session)
+                                     page_session=ctx.driver.session, bring_to_front=run.front)
     return run.actx
 
 
@@ -103,7 +107,9 @@ async def _act(host: Host, args: dict[str, Any], api: str, body) -> dict[str, An
     """
     ctx = await host.page_ctx(args, activate=True)
     driver = ctx.driver
-    run = _Run()
+    # the host's record of the front tab can be wrong (the person switched tabs): the page
+    # itself says when it is hidden, and the action then activates its tab
+    run = _Run(lambda: host.activate(ctx.space.id, driver.target_id))
     released = False
 
     async def release() -> None:
@@ -119,7 +125,9 @@ async def _act(host: Host, args: dict[str, Any], api: str, body) -> dict[str, An
             return await run_action(host, ctx, lambda: body(ctx, run), api=api, flush=release)
         finally:
             if not released:
-                await release_handles(driver, run.group)
+                # failed, or a dialog opened: a dialog blocks the renderer, so this release
+                # would only answer once the dialog is handled. Nobody waits for it.
+                host.background(asyncio.ensure_future(release_handles(driver, run.group)))
 
 
 def _timeout(args: dict[str, Any]) -> float:
@@ -242,12 +250,19 @@ async def press(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 @op("page.find")
 async def find(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
-    from .snapshot_ops import ledger_for, save_ledger
-
     selector = args["selector"]
     limit = args.get("limit", 100)
+    from .dialog_ops import guarded
+
     parsed = parse_selector(selector)
     ctx = await host.page_ctx(args, activate=True)
+    # a dialog blocks the renderer: fail at once, as every other call does (B151)
+    return await guarded(ctx.driver, "page.find", _find(host, ctx, parsed, limit))
+
+
+async def _find(host: Host, ctx: PageCtx, parsed: Any, limit: Any) -> list[dict[str, Any]]:
+    from .snapshot_ops import ledger_for, save_ledger
+
     driver = ctx.driver
     ledger = ledger_for(host, ctx)
     if isinstance(parsed, RefSelector):
@@ -300,7 +315,7 @@ async def _describe_ref(host: Host, ctx: PageCtx, ref: int) -> dict[str, Any]:
     frame = ctx.driver.frames.get(binding.frame_id)
     row = {"ref": f"@{ref}", "tag": info.get("tag"), "id": info.get("id"), "role": info.get("role"),
            "name": info.get("name"), "text": info.get("text"), "visible": info.get("visible"),
-           "frame": None if frame is None or frame.is_main else frame.url}
+           "frame": None if frame is None or frame.is_main else frame.url, **state_fields(info)}
     return row
 
 

@@ -9,6 +9,7 @@ globally), and puts a deadline on every request so one stuck page never wedges t
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import time
 from contextvars import ContextVar
@@ -17,14 +18,17 @@ from pathlib import Path
 from typing import Any
 
 from .. import config
+from ..driver import dispatch
 from ..driver.page import PageDriver
 from ..errors import (
     EgoError,
     EgoTimeout,
     InvalidArgument,
     PageClosed,
+    PageCrashed,
     PageNotFound,
     PageReleased,
+    StateStoreUnwritable,
     TaskSpaceNotFound,
     TaskSpaceUserInControl,
 )
@@ -38,6 +42,22 @@ logger = logging.getLogger("ego_browser.host")
 
 #: how long after an action a new tab still counts as "opened by it" (receipts)
 POPUP_WINDOW = 0.05
+#: what a host-deadline timeout says about input (``EgoTimeout.input_dispatched``)
+_INPUT_NOTE = {
+    True: "; input had already been sent to the page, so its effects may still land: check the page "
+          "(snapshot) before repeating the action",
+    False: "; no input had been sent to the page",
+}
+
+#: the op the current request runs (each request is its own task, with its own value)
+_CURRENT_OP: contextvars.ContextVar[str] = contextvars.ContextVar("ego_op", default="")
+
+#: ops that work on a page whose renderer crashed: the ones that load a new document, and
+#: those that need nothing from the renderer. Every other op fails at once with PageCrashed.
+CRASH_SAFE_OPS = frozenset({
+    "page.goto", "page.reload", "page.url", "page.close", "page.accept_dialog", "page.dismiss_dialog",
+    "page.wait_popup", "page.wait_download", "page.wait_file_chooser",
+})
 
 
 @dataclass
@@ -90,6 +110,8 @@ class Host:
         self._inflight: dict[int, set[_Request]] = {}
         #: target id -> store generation at which input to it was last allowed
         self._input_ok: dict[str, int] = {}
+        #: Chromium's launch tab while no space uses it (the first space takes it over)
+        self.spare_tab: str | None = None
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -100,6 +122,8 @@ class Host:
         await self.browser.start()
         self.browser.on_target_created.append(self._target_created)
         self.browser.on_target_destroyed.append(self._target_destroyed)
+        assert self.browser.conn is not None
+        self.browser.conn.on("Target.targetCrashed", self._target_crashed)
         from . import spaces
         from .ops import HOST_SETUP
 
@@ -132,12 +156,16 @@ class Host:
         self.requests += 1
         deadline = spec.deadline(args)
         req = _Request()
-        token = _REQUEST.set(req)
+        req_token = _REQUEST.set(req)
+        _CURRENT_OP.set(op)
+        progress, token = dispatch.begin()
         try:
             async with asyncio.timeout(deadline) as req.timeout:
                 return await spec.fn(self, args)
         except TimeoutError as exc:
             if isinstance(exc, EgoError):
+                if type(exc) is EgoTimeout and exc.input_dispatched is None:
+                    exc.input_dispatched = progress.input_dispatched  # e.g. an input command's own deadline
                 raise
             if req.preempted is not None:
                 space_id, name, reason = req.preempted
@@ -147,18 +175,20 @@ class Host:
                     space_id=space_id, reason=reason,
                 ) from None
             raise EgoTimeout(
-                f"{op} did not finish within the host's {deadline:.0f}s request deadline",
-                api=op, timeout_ms=round(deadline * 1000),
+                f"{op} did not finish within the host's {deadline:.0f}s request deadline"
+                + _INPUT_NOTE.get(progress.input_dispatched, ""),
+                api=op, timeout_ms=round(deadline * 1000), input_dispatched=progress.input_dispatched,
             ) from None
         finally:
             req.done = True
-            _REQUEST.reset(token)
+            _REQUEST.reset(req_token)
             for space_id in req.spaces:
                 live = self._inflight.get(space_id)
                 if live is not None:
                     live.discard(req)
                     if not live:
                         del self._inflight[space_id]
+            dispatch.end(token)
 
     def handle_sync(self, op: str, args: dict[str, Any]) -> Any:
         """The synchronous members (``page.events()``, waiter arming) answered without awaiting."""
@@ -241,7 +271,7 @@ class Host:
                 if row.state != OPEN:
                     break
                 if not self.browser.is_live_page(row.target_id):
-                    self.store.retire_page(space.id, label, CLOSED)
+                    self._record_quietly(self.store.retire_page, space.id, label, CLOSED)
                     self._forget_driver(row.target_id)
                     raise PageClosed(f"page {label} was closed", label=label)
                 return row
@@ -265,6 +295,13 @@ class Host:
                 self._ctx_rows.clear()
             self._ctx_rows[key] = (self.store.gen, space, page)
         driver = await self.driver(page.target_id)  # type: ignore[arg-type]
+        if driver.crashed:
+            op = _CURRENT_OP.get()
+            if op not in CRASH_SAFE_OPS:
+                raise PageCrashed(
+                    f"{op or 'page'}: the page's renderer crashed; call page.reload() or page.goto(url) "
+                    "to load it again", label=page.label,
+                )
         if activate and self.active.get(space.id) != page.target_id:
             await self.activate(space.id, page.target_id)  # type: ignore[arg-type]
         return PageCtx(space, page, driver)
@@ -273,6 +310,9 @@ class Host:
         assert self.browser.conn is not None
         await self.browser.conn.send("Target.activateTarget", {"targetId": target_id}, timeout=5.0)
         self.active[space_id] = target_id
+        driver = self.drivers.get(target_id)
+        if driver is not None:
+            driver.stats["activations"] += 1
 
     async def driver(self, target_id: str) -> PageDriver:
         driver = self.drivers.get(target_id)
@@ -312,7 +352,16 @@ class Host:
         if frame.is_main and self.store is not None:
             for row in self.store.pages_of_target(driver.target_id):
                 if row.state == OPEN:
-                    self.store.update_page(row.space_id, row.label, url=frame.url)
+                    self._record_quietly(self.store.update_page, row.space_id, row.label, url=frame.url)
+
+    @staticmethod
+    def _record_quietly(write: Any, *args: Any, **kwargs: Any) -> None:
+        """A bookkeeping write made on the way (an event, a read): a store that refuses it is
+        logged, and the request or event goes on; the state is recomputed on the next look."""
+        try:
+            write(*args, **kwargs)
+        except StateStoreUnwritable as exc:
+            logger.warning("state store write skipped: %s", exc.message)
 
     def _forget_driver(self, target_id: str | None) -> None:
         driver = self.drivers.pop(target_id or "", None)
@@ -323,15 +372,22 @@ class Host:
 
     def _target_destroyed(self, target_id: str) -> None:
         self._forget_driver(target_id)
+        if self.spare_tab == target_id:
+            self.spare_tab = None
         if self.store is None:
             return
         for row in self.store.pages_of_target(target_id):
             if row.state == OPEN:
-                self.store.retire_page(row.space_id, row.label, CLOSED)
+                self._record_quietly(self.store.retire_page, row.space_id, row.label, CLOSED)
             elif row.state == UNMANAGED:
-                self.store.delete_page_record(row.space_id, row.label)
+                self._record_quietly(self.store.delete_page_record, row.space_id, row.label)
         for space_id in [s for s, tid in self.active.items() if tid == target_id]:
             self.active.pop(space_id, None)
+
+    def _target_crashed(self, params: dict, _sid: str | None) -> None:
+        driver = self.drivers.get(params.get("targetId") or "")
+        if driver is not None:
+            driver.mark_crashed()
 
     def _target_created(self, info: dict) -> None:
         if info.get("type") != "page" or not info.get("openerId") or self.store is None:
@@ -339,6 +395,11 @@ class Host:
         from . import spaces
 
         spaces.adopt_popup(self, info)
+        # the browser brings a popup to the front of its window, so the opener's tab is hidden
+        # now: hidden tabs run no animation frames and Chromium holds pointer input for one
+        # until its ~5 s timeout. The space's next action must activate its tab again.
+        for row in self.store.pages_of_target(info["targetId"]):
+            self.active.pop(row.space_id, None)
         for listener in list(self._popup_listeners):
             listener(info)
 

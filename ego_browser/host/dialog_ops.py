@@ -87,32 +87,62 @@ async def guarded(driver: PageDriver, api: str, work: Awaitable[T]) -> T:
 async def _handle(host: Host, args: dict[str, Any], accept: bool) -> bool:
     ctx = await host.page_ctx(args)
     driver = ctx.driver
-    if driver.dialog is None:
+    session = driver.dialog_session
+    if session is None:
         return False
-    session = driver.dialog_session or driver.session
     params: dict[str, Any] = {"accept": accept}
     text = args.get("prompt_text")
     if accept and text is not None:
         params["promptText"] = text
-    closed = driver.changed()
+    closed_before = driver.dialogs_closed
     try:
         await session.send("Page.handleJavaScriptDialog", params, timeout=5.0)
     except CdpError as exc:
         if "No dialog is showing" in (exc.cdp_message or ""):
-            driver.dialog = None
-            driver.dialog_session = None
+            driver.drop_dialog(session)
             return False
         raise
-    # the closed event usually arrives right after the answer; don't report a stale dialog
-    if driver.dialog is not None:
-        try:
-            await driver.wait_until(lambda: driver.dialog is None, timeout=1.0)
-        except (TimeoutError, CdpChannelUnavailable):
-            driver.dialog = None
-            driver.dialog_session = None
-    closed.cancel()
+    # Chromium tells when the dialog closed; a dialog the page opens right after (an alert in
+    # a loop) is already the next one in the driver's queue when we look. No timer ever
+    # clears the state: if the event is late, the dialog still shows as open, which is true.
+    try:
+        await driver.wait_until(lambda: driver.dialogs_closed > closed_before, timeout=5.0)
+    except (TimeoutError, CdpChannelUnavailable):
+        pass
+    else:
+        if driver.dialog is None:
+            await _settle(host, driver, session)
     driver.stale_all_refs()
     return True
+
+
+async def _settle(host: Host, driver: PageDriver, session: Any) -> None:
+    """Let the script the dialog paused run on, until it ends or opens the next dialog.
+
+    A round trip to the renderer answers only once the script that called alert() has
+    finished; if it opens another dialog first, that dialog's event arrives and the answer
+    waits behind it (it is left to finish in the background). Either way the caller then
+    sees the page's true dialog state: no "no dialog" while the next one is opening.
+    """
+    loop = asyncio.get_running_loop()
+    seen: asyncio.Future = loop.create_future()
+
+    def opened(_d: dict) -> None:
+        if not seen.done():
+            seen.set_result(None)
+
+    driver.on_dialog.append(opened)
+    flush = loop.create_task(session.send("Runtime.evaluate", {"expression": "0"}, timeout=2.0))
+    try:
+        await asyncio.wait({flush, seen}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if opened in driver.on_dialog:
+            driver.on_dialog.remove(opened)
+        seen.cancel()
+    if flush.done():
+        flush.exception()  # a busy or navigating page: its answer does not matter
+    else:
+        host.background(flush)
 
 
 @op("page.accept_dialog")

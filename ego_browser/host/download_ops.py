@@ -18,7 +18,6 @@ import logging
 import os
 import shutil
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..driver.page import PageDriver
@@ -33,6 +32,7 @@ from ..errors import (
 )
 from .core import Host
 from .ops import HOST_SETUP, op, sync_op
+from .user_files import copy_file
 
 __all__ = ["Downloads"]
 
@@ -287,8 +287,7 @@ async def download_save_as(host: Host, args: dict[str, Any]) -> str:
         raise InvalidArgument("download.save_as requires an absolute file path", api="download.save_as",
                               option="path", expected="an absolute path")
     src = await download_path(host, args)
-    Path(dest).parent.mkdir(parents=True, exist_ok=True)
-    await asyncio.to_thread(shutil.copyfile, src, dest)
+    await copy_file("download.save_as", "path", src, dest)
     return dest
 
 

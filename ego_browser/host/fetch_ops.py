@@ -24,6 +24,7 @@ from ..errors import EgoTimeout, FetchFailed, InvalidArgument
 from .core import Host
 from .dialog_ops import guarded
 from .ops import op
+from .user_files import write_file
 
 _FETCH_JS = """(async (o) => {
   const ctrl = new AbortController();
@@ -116,15 +117,10 @@ async def fetch(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     if save_as:
         data = base64.b64decode(value.get("body") or "")
         path = Path(save_as)
-        await asyncio.to_thread(_write, path, data)
+        await write_file("page.fetch", "save_as", str(path), data)
         result["body"] = None
         result["saved_path"] = str(path)
     return result
-
-
-def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
 
 
 # -- screenshots -------------------------------------------------------------------------------
@@ -171,5 +167,5 @@ async def screenshot(host: Host, args: dict[str, Any]) -> str:
         return base64.b64decode(res["data"])
 
     data = await guarded(ctx.driver, api, capture())
-    await asyncio.to_thread(_write, Path(path), data)
+    await write_file(api, "path", path, data)
     return path

@@ -17,11 +17,13 @@ file input inside a wrapper, through open shadow roots) and sets the files with
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..driver import dispatch
 from ..driver.page import PageDriver
 from ..errors import (
     CdpChannelUnavailable,
@@ -173,6 +175,9 @@ _FIND_INPUT_JS = """function() {
 }"""
 
 
+_INPUT_GROUP = "ego-file-input"
+
+
 async def _candidates(host: Host, ctx: Any, parsed: Any) -> tuple[list[tuple[Any, str]], int, Any]:
     """(session, objectId) of what the selector or ref designates, its match count, and a cleanup."""
     from ..selectors import engine
@@ -219,8 +224,11 @@ async def _file_input(host: Host, ctx: Any, selector: str, api: str, timeout_ms:
                         selector=selector, count=info["n"],
                     )
                 if info["n"] == 1:
+                    # a group of its own: without one the handle inherits the ref's group, which the
+                    # cleanup below releases before DOM.setFileInputFiles can use it
                     el = await session.send("Runtime.callFunctionOn", {
                         "objectId": oid, "functionDeclaration": "function() { return this.el; }",
+                        "objectGroup": _INPUT_GROUP,
                     }, timeout=5.0)
                     return session, el["result"]["objectId"], bool(info["multiple"])
         finally:
@@ -250,12 +258,21 @@ async def set_input_files(host: Host, args: dict[str, Any]) -> dict[str, Any]:
         raise dialog_open_error(api, ctx.driver.dialog)
     session, oid, multiple = await _file_input(host, ctx, args["selector"], api, float(args.get("timeout") or 3000))
     if len(files) > 1 and not multiple:
+        with contextlib.suppress(Exception):
+            await session.send("Runtime.releaseObjectGroup", {"objectGroup": _INPUT_GROUP}, timeout=2.0)
         raise InvalidArgument(f"{api}: {len(files)} files given, but the input takes one (no multiple attribute)",
                               api=api, option="files", expected="one file")
 
+    dispatch.expect_input()
+
     async def action() -> None:
         ctx.driver.check_input()
-        await session.send("DOM.setFileInputFiles", {"files": files, "objectId": oid}, timeout=10.0)
+        dispatch.mark()
+        try:
+            await session.send("DOM.setFileInputFiles", {"files": files, "objectId": oid}, timeout=10.0)
+        finally:
+            with contextlib.suppress(Exception):
+                await session.send("Runtime.releaseObjectGroup", {"objectGroup": _INPUT_GROUP}, timeout=2.0)
 
     return await run_action(host, ctx, action)
 
@@ -323,8 +340,11 @@ async def chooser_set_files(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     frame = ctx.driver.frames.get(chooser["frame_id"] or "")
     session = frame.session if frame is not None else ctx.driver.session
 
+    dispatch.expect_input()
+
     async def action() -> None:
         ctx.driver.check_input()
+        dispatch.mark()
         try:
             await session.send(
                 "DOM.setFileInputFiles", {"files": files, "backendNodeId": chooser["backend_node_id"]}, timeout=10.0

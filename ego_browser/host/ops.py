@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["HOST_SETUP", "OP_MODULES", "OPS", "SYNC_OPS", "OpSpec", "op", "sync_op"]
+__all__ = ["HOST_SETUP", "OP_MODULES", "OPS", "SYNC_OPS", "OpSpec", "op", "sync_op", "request_deadline"]
 
 #: extra seconds past a call's own timeout before the host gives up on it
 MARGIN = 5.0
@@ -24,12 +24,20 @@ class OpSpec:
     default_deadline: float | None
 
     def deadline(self, args: dict[str, Any]) -> float:
-        from .. import config
+        return request_deadline(args, self.default_deadline)
 
-        timeout = args.get("timeout")
-        if isinstance(timeout, (int, float)) and timeout > 0:
-            return timeout / 1000 + MARGIN
-        return self.default_deadline or config.request_deadline()
+
+def request_deadline(args: dict[str, Any], default: float | None = None) -> float:
+    """Seconds the host allows one request: its ``timeout`` (ms) plus ``MARGIN``, else the op's
+    own default, never past the backstop (``EGO_BROWSER_REQUEST_DEADLINE``). A round waits this
+    long plus its own margin (``client/channel.py``), so it never gives up before the host."""
+    from .. import config
+
+    backstop = config.request_deadline()
+    timeout = args.get("timeout")
+    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and 0 < timeout < 1e12:
+        return timeout / 1000 + MARGIN
+    return min(default, backstop) if default else backstop
 
 
 OPS: dict[str, OpSpec] = {}

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..driver import evaluate as ev
 from ..driver import navigation as nav
-from ..errors import CdpError, EgoTimeout
+from ..errors import CdpError, EgoTimeout, StateStoreUnwritable
 from .core import Host
 from .ops import op
 from .receipts import run_action
@@ -85,12 +85,20 @@ async def title(host: Host, args: dict[str, Any]) -> str:
 
 @op("page.info")
 async def info(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    from ..errors import InvalidState
+    from .dialog_ops import guarded
+
     ctx = await host.page_ctx(args)
     if ctx.driver.dialog is not None:
         return {"dialog": dict(ctx.driver.dialog)}
-    res = await ctx.driver.session.send(
-        "Runtime.evaluate", {"expression": _INFO_JS, "returnByValue": True}, timeout=5.0
-    )
+    try:
+        # a dialog opening meanwhile (a script alerting again) answers at once, not at 5 s
+        res = await guarded(ctx.driver, "page.info", ctx.driver.session.send(
+            "Runtime.evaluate", {"expression": _INFO_JS, "returnByValue": True}, timeout=5.0
+        ))
+    except InvalidState:
+        if ctx.driver.dialog is None:
+            raise
     if ctx.driver.dialog is not None:
         return {"dialog": dict(ctx.driver.dialog)}
     return (res.get("result") or {}).get("value") or {}
@@ -155,7 +163,13 @@ async def close(host: Host, args: dict[str, Any]) -> None:
         from .spaces import _create_tab
 
         tid = await _create_tab(host, space, context_id=space.context_id, new_window=False)
-        store.add_page(space.id, "#" + tid, tid, "unknown", state=UNMANAGED)
+        try:
+            store.add_page(space.id, "#" + tid, tid, "unknown", state=UNMANAGED)
+        except StateStoreUnwritable:
+            from .spaces import _close_target
+
+            await _close_target(host, tid)  # no tab that no space lists; the page stays open
+            raise
     gone = asyncio.get_running_loop().create_future()
 
     def destroyed(target_id: str) -> None:

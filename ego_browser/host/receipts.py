@@ -25,6 +25,16 @@ __all__ = ["run_action", "POPUP_WAIT"]
 POPUP_WAIT = 1.0
 
 
+async def _flush(driver: Any, flush: Callable[[], Awaitable[Any]] | None) -> None:
+    try:
+        if flush is not None:
+            await flush()
+        else:
+            await driver.session.send("Runtime.evaluate", {"expression": "0"}, timeout=2.0)
+    except Exception:
+        pass
+
+
 async def run_action(
     host: Host, ctx: PageCtx, action: Callable[[], Awaitable[Any]], *, api: str = "the action",
     flush: Callable[[], Awaitable[Any]] | None = None,
@@ -73,19 +83,22 @@ async def run_action(
             done, _ = await asyncio.wait({task, dialog_seen}, return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
             # the request was stopped (a take-over, its deadline): so is the action's input
+            # the host's deadline (or the host stopping): the action takes no further step (a
+            # retry would deliver input after its caller was told it timed out); what it already
+            # sent stays sent, which the timeout's input_dispatched reports
             task.cancel()
+            host.background(task)
             raise
         if task in done:
             result = task.result()
             if not dialog_seen.done() and driver.dialog is None:
-                # flush: events the renderer sent before answering are now in
-                try:
-                    if flush is not None:
-                        await flush()
-                    else:
-                        await driver.session.send("Runtime.evaluate", {"expression": "0"}, timeout=2.0)
-                except Exception:
-                    pass
+                # flush: events the renderer sent before answering are now in. A dialog the
+                # action caused a moment later (a handler's setTimeout) blocks the flush's
+                # answer: the receipt then returns with the dialog at once
+                flushing = loop.create_task(_flush(driver, flush))
+                await asyncio.wait({flushing, dialog_seen}, return_when=asyncio.FIRST_COMPLETED)
+                if not flushing.done():
+                    host.background(flushing)
             chooser_error = unarmed_chooser_error(host, driver, mark, api)
             if chooser_error is not None:
                 raise chooser_error

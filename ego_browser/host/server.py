@@ -23,6 +23,7 @@ from .. import config
 from ..errors import EgoError, to_wire
 from . import wire
 from .core import Host
+from .lockfile import SOCKET_CHECK
 from .ops import load_all, op
 
 __all__ = ["serve", "HostServer"]
@@ -36,6 +37,9 @@ class HostServer:
         self.server: asyncio.AbstractServer | None = None
         self.tasks: set[asyncio.Task] = set()
         self.stop_requested = asyncio.Event()
+        #: set by SIGUSR1 (a round found no socket but the lock held): check the socket now
+        self.recheck = asyncio.Event()
+        self._bound: tuple[int, int] | None = None  # (st_dev, st_ino) of the socket we bound
 
     async def listen(self) -> None:
         path = config.socket_path()
@@ -47,6 +51,38 @@ class HostServer:
         finally:
             os.umask(old)
         os.chmod(path, 0o600)
+        st = os.stat(path)
+        self._bound = (st.st_dev, st.st_ino)
+
+    def socket_lost(self) -> bool:
+        """Whether the socket file is gone or is no longer the one we bound."""
+        try:
+            st = os.stat(config.socket_path())
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False  # cannot tell (the directory is unreadable?): leave it
+        return (st.st_dev, st.st_ino) != self._bound
+
+    async def watch_socket(self) -> None:
+        """Re-create a socket file deleted under the running host: otherwise every round waits
+        for a host that cannot start (the lock is ours) and the CLI thinks none runs. A stat
+        per ``SOCKET_CHECK`` seconds, or at once on SIGUSR1."""
+        while not self.stop_requested.is_set():
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.recheck.wait(), SOCKET_CHECK)
+            self.recheck.clear()
+            if self.stop_requested.is_set() or not self.socket_lost():
+                continue
+            logger.warning("socket %s was removed or replaced: listening on a new one", config.socket_path())
+            old = self.server
+            try:
+                await self.listen()  # existing connections carry on; only the listener is new
+            except OSError:
+                logger.exception("could not re-create the socket; retrying")
+                continue
+            if old is not None:
+                old.close()
 
     async def close(self) -> None:
         if self.server is not None:
@@ -68,7 +104,12 @@ class HostServer:
                 (size,) = header.unpack(raw)
                 if size > wire.MAX_FRAME:
                     break
-                request = wire.decode(await reader.readexactly(size))
+                body = await reader.readexactly(size)
+                try:
+                    request = wire.decode(body)
+                except ValueError as exc:  # not ours to guess its id: drop it, keep serving
+                    logger.warning("request frame dropped: %s", exc)
+                    continue
                 task = asyncio.get_running_loop().create_task(self._answer(request, writer))
                 self.tasks.add(task)
                 task.add_done_callback(self.tasks.discard)
@@ -97,14 +138,36 @@ class HostServer:
         if writer.is_closing():
             return  # the round went away (killed?): its action still completed
         try:
-            writer.write(wire.encode(reply))
+            writer.write(_encode_reply(rid, request.get("op"), reply))
         except (ConnectionError, RuntimeError):
             pass
 
 
+def _encode_reply(rid: Any, op_name: Any, reply: dict[str, Any]) -> bytes:
+    """The reply's frame; a reply that cannot be encoded becomes an error reply, never silence
+    (a round would otherwise wait for an answer that never comes)."""
+    try:
+        return wire.encode(reply, big_ints_as_text=True)
+    except wire.Unencodable as exc:
+        logger.error("reply to %s could not be encoded: %s", op_name, exc)
+        return wire.encode({"i": rid, "e": {
+            "code": "EGO_ERROR",
+            "message": f"host error in {op_name}: its answer could not be sent ({exc}); this is a bug, "
+                       "please report it",
+            "attrs": {},
+        }}, big_ints_as_text=True)
+
+
 @op("host.status")
 async def status(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    pages = {t for t, i in host.browser.targets.items() if i.get("type") == "page"}
+    listed = host.store.listed_target_ids() if host.store is not None else set()
     return {
+        # tabs no space lists (the launch tab kept for the first space aside): should be 0
+        "pages": len(pages),
+        "orphan_pages": len(pages - listed - {host.spare_tab}),
+        "store_bytes": host.store.size() if host.store is not None else 0,
+        "notice": host.store.peek_notice() if host.store is not None else None,
         "pid": os.getpid(),
         "endpoint": host.browser.endpoint,
         "browser": host.browser.version.get("product", ""),
@@ -129,6 +192,9 @@ async def serve(ready_fd: int | None = None) -> int:
     except BlockingIOError:
         _notify(ready_fd, b"busy\n")
         return 3
+    # a round that finds the lock held but no socket sends SIGUSR1 (re-create it): never let
+    # it end the host while it starts, before the handler below is installed
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)
     config.open_private(run_dir / "host.log").close()  # private even if an older version made it
     logging.basicConfig(
         filename=str(run_dir / "host.log"), level=logging.INFO,
@@ -152,9 +218,11 @@ async def serve(ready_fd: int | None = None) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, server.stop_requested.set)
+    loop.add_signal_handler(signal.SIGUSR1, server.recheck.set)
     host.browser.on_disconnect.append(server.stop_requested.set)
     _notify(ready_fd, b"ok\n")
     idle = config.idle_shutdown()
+    watcher = loop.create_task(server.watch_socket())
     try:
         while not server.stop_requested.is_set():
             try:
@@ -164,6 +232,8 @@ async def serve(ready_fd: int | None = None) -> int:
                     logger.info("idle for %.0fs: stopping", idle)
                     break
     finally:
+        watcher.cancel()
+        await asyncio.gather(watcher, return_exceptions=True)
         await asyncio.sleep(0)  # let the "stopping" answer leave
         await server.close()
         await host.stop(kill_browser=True)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Any
 
 from .. import config
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, StateStoreUnwritable
 from .core import Host, PageCtx
 from .ops import op
 from .store import OPEN, UNMANAGED
+
+logger = logging.getLogger("ego_browser.host")
 
 def parse_ref(value: Any) -> int | None:
     """``@21``, ``ref=21`` or ``21`` -> 21 (the selector language's ref forms); else None."""
@@ -50,10 +54,19 @@ def _frame_changed(host: Host, driver: Any, frame: Any) -> None:
 
 
 def save_ledger(host: Host, driver: Any) -> None:
+    """Persist the page's refs (a restarted host keeps them). A store that refuses the write
+    costs only that: the snapshot is still returned and this host keeps the refs in memory."""
     key = getattr(driver, "ledger_key", None)
     if key is None or driver.ledger is None or host.store is None:
         return
-    host.store.save_ledger(key[0], key[1], driver.ledger.to_bytes())
+    try:
+        host.store.save_ledger(key[0], key[1], driver.ledger.to_bytes())
+    except StateStoreUnwritable as exc:
+        if not getattr(driver, "ledger_unsaved", False):  # once per page until a save works again
+            logger.warning("refs of page %s not saved: %s", key[1], exc.message)
+        driver.ledger_unsaved = True
+    else:
+        driver.ledger_unsaved = False
 
 
 def header(host: Host, ctx: PageCtx, title: str) -> str:
@@ -88,32 +101,106 @@ def _q(text: str) -> str:
 @op("page.snapshot")
 async def snapshot(host: Host, args: dict[str, Any]) -> str:
     from ..snapshot import take_snapshot
+    from ..snapshot.engine import truncate
 
     api = "page.snapshot"
     root_arg = args.get("root")
     root = None
     if root_arg is not None:
         root = parse_ref(root_arg)
-        if root is None:
+        if root is None and not isinstance(root_arg, str):
             raise InvalidArgument(
-                f"root must be a snapshot ref such as \"@12\" (got {root_arg!r})",
-                api=api, option="root", expected="a snapshot ref",
+                f"root must be a snapshot ref such as \"@12\" or a selector (got {root_arg!r})",
+                api=api, option="root", expected="a ref or a selector",
             )
+    from .dialog_ops import guarded
+
     ctx = await host.page_ctx(args, activate=True)
     ledger = ledger_for(host, ctx)
-    title = await _title(ctx)
+    scope = args.get("scope", "only_within_viewport")
+    marks = args.get("include_action_marks", True)
+    locs = args.get("include_stable_locator", True)
+    interactive = bool(args.get("interactive", False))
+
+    async def work() -> tuple[str, str]:
+        nonlocal root
+        if root is None and root_arg is not None:
+            root = await _root_ref(host, ctx, ledger, root_arg)
+        # the title's round trip runs alongside the walker's instead of before it (on a small
+        # page each is about half of the snapshot's time: docs/architecture.md)
+        title = asyncio.ensure_future(_title(ctx))
+        try:
+            body = await take_snapshot(
+                ctx.driver.frames, ledger,
+                scope=scope, root=root, include_action_marks=marks, include_stable_locator=locs,
+                interactive=interactive,
+            )
+        except BaseException:
+            title.cancel()
+            raise
+        return await title, body
+
     try:
-        text = await take_snapshot(
-            ctx.driver.frames, ledger,
-            scope=args.get("scope", "only_within_viewport"), root=root,
-            include_action_marks=args.get("include_action_marks", True),
-            include_stable_locator=args.get("include_stable_locator", True),
-            max_length=args.get("max_length"),
-            header=header(host, ctx, title),
-        )
+        # a dialog blocks the renderer: fail at once, as every other call does (B151)
+        title, body = await guarded(ctx.driver, api, work())
     finally:
         save_ledger(host, ctx.driver)
-    return text
+    # the previous snapshot of this page with the same options is what changes=True compares with
+    options = (scope, root, marks, locs, interactive)
+    prev = getattr(ctx.driver, "snapshot_prev", None)
+    ctx.driver.snapshot_prev = (options, body)
+    if args.get("changes"):
+        body = _changes(prev[1] if prev is not None and prev[0] == options else None, body)
+    return truncate(header(host, ctx, title) + "\n" + body, args.get("max_length"))
+
+
+def _changes(prev: str | None, body: str) -> str:
+    """The ``changes=True`` text: a note line, then only what changed (``modes.diff_lines``)."""
+    from ..snapshot.modes import diff_lines
+
+    if prev is None:
+        return "[changes: no previous snapshot with these options; the whole snapshot]\n" + body
+    found = diff_lines(prev.split("\n"), body.split("\n"))
+    if found is None:
+        return "[changes: most of the page changed; the whole snapshot]\n" + body
+    lines, counts = found
+    if not lines:
+        return "[changes: none since the previous snapshot]"
+    note = f"[changes: {counts['added']} added (+), {counts['removed']} removed (-), {counts['changed']} changed (~)]"
+    out = note + "\n" + "\n".join(lines)
+    if len(out) >= len(body):
+        return "[changes: most of the page changed; the whole snapshot]\n" + body
+    return out
+
+
+async def _root_ref(host: Host, ctx: PageCtx, ledger: Any, selector: str) -> int:
+    """The ref of the one element ``selector`` names (strict, like actions): the snapshot root."""
+    from ..errors import SelectorAmbiguous, SelectorNotFound
+    from ..selectors import engine
+    from ..selectors.parse import parse_selector
+    from ..snapshot import settle
+    from .targeting import EngineFrames, release_handles
+
+    parsed = parse_selector(selector)
+    await settle(ledger)  # numbers being bound must be bound before another is handed out
+    try:
+        found = await engine.resolve(EngineFrames(ctx.driver), parsed, mode="top_first", limit=2, describe=False,
+                                     backend_ids=True, object_group=engine.DEFAULT_GROUP)
+    finally:
+        await release_handles(ctx.driver)
+    if found.total == 0:
+        raise SelectorNotFound(f"page.snapshot: root {selector} matched 0 elements", selector=selector, timeout_ms=0)
+    if found.total > 1:
+        raise SelectorAmbiguous(
+            f"page.snapshot: root {selector} matched {found.total} elements; use a more specific selector or a ref",
+            selector=selector, count=found.total,
+        )
+    m = found.matches[0]
+    if m.backend_node_id is None or not m.loader_id:
+        raise SelectorNotFound(f"page.snapshot: root {selector} is gone", selector=selector, timeout_ms=0)
+    ref = ledger.assign((m.frame_id, m.loader_id, m.backend_node_id))
+    save_ledger(host, ctx.driver)
+    return ref
 
 
 async def _title(ctx: PageCtx) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 from typing import Any
 
 from .. import config
@@ -12,14 +14,18 @@ from ..errors import (
     PageBudgetReached,
     PageNotFound,
     ProfileNotFound,
+    StateStoreUnwritable,
     TaskSpaceNotFound,
     TaskSpaceUserInControl,
 )
 from .core import Host
 from .ops import op
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow
+from .unlisted_tabs import close_spare_tab, find_spare_tab, first_tab, recover_tabs, undo_first_tab
 
 AGENT, DELEGATED, USER = "agent", "agentDelegatedToUser", "user"
+
+logger = logging.getLogger("ego_browser.host")
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -102,13 +108,16 @@ def adopt_popup(host: Host, info: dict) -> None:
     space = store.space(parent.space_id) if parent is not None else None
     if parent is None or space is None:
         return
-    if space.ownership == AGENT:
-        label = store.take_label(space.id)
-        store.add_page(
-            space.id, label, info["targetId"], "agent", opener=parent.label, url=info.get("url"), reported=False
-        )
-    else:
-        store.add_page(space.id, "#" + info["targetId"], info["targetId"], "unknown", state=UNMANAGED)
+    try:
+        if space.ownership == AGENT:
+            store.add_labelled_page(
+                space.id, info["targetId"], "agent", opener=parent.label, url=info.get("url"), reported=False
+            )
+        else:
+            store.add_page(space.id, "#" + info["targetId"], info["targetId"], "unknown", state=UNMANAGED)
+    except StateStoreUnwritable as exc:
+        # the page opened it, so it stays open; task.tabs() adopts it once the store takes writes
+        logger.warning("popup %s not recorded: %s", info["targetId"], exc.message)
 
 
 async def reconcile_on_start(host: Host) -> None:
@@ -143,6 +152,10 @@ async def reconcile_on_start(host: Host) -> None:
     for info in list(host.browser.targets.values()):
         if info.get("type") == "page" and info.get("openerId"):
             adopt_popup(host, info)
+    await find_spare_tab(host)
+    if store.quarantined is not None:
+        recover_tabs(host)
+    await close_spare_tab(host)
 
 
 # -- top-level functions --------------------------------------------------------------------
@@ -209,13 +222,15 @@ async def task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     if isolated:
         res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
         context_id = res["browserContextId"]
-    target_id = await _create_tab(host, None, context_id=context_id, new_window=True)
-    space_id = store.create_space(
-        name=name, isolated=isolated, context_id=context_id, profile_id=profile,
-        browser_instance=host.browser.instance,
-    )
-    label = store.take_label(space_id)
-    store.add_page(space_id, label, target_id, "agent", url="about:blank")
+    target_id, was_spare = await first_tab(host, context_id)
+    try:
+        space_id, _row = store.create_space_with_page(
+            name=name, isolated=isolated, context_id=context_id, profile_id=profile,
+            browser_instance=host.browser.instance, target_id=target_id,
+        )
+    except StateStoreUnwritable:
+        await undo_first_tab(host, target_id, was_spare, context_id)
+        raise
     host.active[space_id] = target_id
     return space_dict(host, store.space(space_id))  # type: ignore[arg-type]
 
@@ -315,11 +330,16 @@ async def person_create(host: Host, args: dict[str, Any]) -> dict[str, Any]:
         raise InvalidArgument("spaces new: NAME must be a non-empty name", api="spaces new", option="name",
                               expected="non-empty str")
     store = _store(host)
-    target_id = await _create_tab(host, None, context_id=None, new_window=True)
-    space_id = store.create_space(name=name.strip(), isolated=False, context_id=None, profile_id="default",
-                                  browser_instance=host.browser.instance, created_by="user")
-    store.update_space(space_id, ownership=USER, reason="user_owned")
-    store.add_page(space_id, "#" + target_id, target_id, "unknown", state=UNMANAGED)
+    target_id, was_spare = await first_tab(host, None)
+    try:
+        space_id, _row = store.create_space_with_page(
+            name=name.strip(), isolated=False, context_id=None, profile_id="default",
+            browser_instance=host.browser.instance, target_id=target_id, created_by="user",
+            ownership=USER, reason="user_owned",
+        )
+    except StateStoreUnwritable:
+        await undo_first_tab(host, target_id, was_spare, None)
+        raise
     host.active[space_id] = target_id
     return space_dict(host, store.space(space_id))  # type: ignore[arg-type]
 
@@ -345,7 +365,8 @@ async def space_page(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     space = host.space_row(args.get("space"))
     row = host.page_row(space, str(args.get("label")))
     if not row.reported:
-        _store(host).update_page(space.id, row.label, reported=True)
+        with contextlib.suppress(StateStoreUnwritable):  # only the end-of-round report reads it
+            _store(host).update_page(space.id, row.label, reported=True)
     return _page_dict(row)
 
 
@@ -372,9 +393,9 @@ async def space_tabs(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
         info = host.browser.targets.get(row.target_id or "")
         if info is None or info.get("type") != "page":
             if row.state == OPEN:
-                store.retire_page(space.id, row.label, CLOSED)
+                host._record_quietly(store.retire_page, space.id, row.label, CLOSED)
             else:
-                store.delete_page_record(space.id, row.label)
+                host._record_quietly(store.delete_page_record, space.id, row.label)
             continue
         out.append({
             "target_id": row.target_id,
@@ -396,9 +417,11 @@ async def new_page(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     if count >= limit:
         raise budget_error(host, space, count, limit)
     target_id = await _create_tab(host, space, context_id=space.context_id, new_window=False)
-    store = _store(host)
-    label = store.take_label(space.id)
-    row = store.add_page(space.id, label, target_id, "agent", url="about:blank")
+    try:
+        row = _store(host).add_labelled_page(space.id, target_id, "agent", url="about:blank")
+    except StateStoreUnwritable:
+        await _close_target(host, target_id)  # no tab that no space lists
+        raise
     host.active[space.id] = target_id
     return _page_dict(row)
 
@@ -505,6 +528,13 @@ async def finish(host: Host, args: dict[str, Any]) -> dict[str, Any]:
             api="TaskSpace.finish", option="keep", expected='"all" or list[str]',
         )
     closing = [r for r in pages if r.label not in kept]
+    closing_ids = {r.target_id for r in closing}
+    if host.browser.owned and closing_ids and host.spare_tab is None and not any(
+        i.get("type") == "page" and t not in closing_ids for t, i in host.browser.targets.items()
+    ):
+        # these are the browser's last tabs, and a headful Chromium quits with its last window:
+        # keep one blank tab, the spare the next space starts in
+        host.spare_tab = await _create_tab(host, None, context_id=None, new_window=True)
     await asyncio.gather(*(_close_target(host, r.target_id) for r in closing))  # type: ignore[arg-type]
     for r in closing:
         store.retire_page(space.id, r.label, CLOSED)
@@ -558,9 +588,14 @@ async def space_cdp(host: Host, args: dict[str, Any]) -> Any:
 
 
 @op("round.report")
-async def round_report(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
-    """Background-adopted pages no round has touched yet: reported once, then marked."""
+async def round_report(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    """Background-adopted pages no round has touched yet (reported once, then marked), and a
+    notice the person must hear once (the state store was replaced)."""
     store = _store(host)
+    return {"pages": _unreported(host, store, args), "notice": store.take_notice()}
+
+
+def _unreported(host: Host, store: Any, args: dict[str, Any]) -> list[dict[str, Any]]:
     touched = {(int(s), str(label)) for s, label in args.get("touched") or []}
     out = []
     for space_id in args.get("spaces") or []:
@@ -573,5 +608,6 @@ async def round_report(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]
             if (space.id, row.label) not in touched:
                 info = host.browser.targets.get(row.target_id or "") or {}
                 out.append({"space_id": space.id, "label": row.label, "opener": row.opener, "url": info.get("url", row.url)})
-            store.update_page(space.id, row.label, reported=True)
+            with contextlib.suppress(StateStoreUnwritable):
+                store.update_page(space.id, row.label, reported=True)
     return out

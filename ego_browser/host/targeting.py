@@ -65,8 +65,16 @@ class _EngineFrame:
         try:
             return await self._tree.utility_context(frame)
         except CdpError:
+            if not frame.swapping:
+                # not moving between processes: the browser no longer has this frame (its
+                # document went away). It leaves the tree now; waiting would only stall
+                # every later action on the page (issue 11 point 0)
+                self._tree.forget(frame)
+                self._driver.stats["frames_gone"] += 1
+                raise engine._FrameGone(frame.frame_id) from None
             # the frame is moving to (or from) its own process: its session changes under us;
-            # give the swap a moment, then try once more with whatever session owns it now
+            # wait (bounded) for the session that takes it over, then try once more there
+            self._driver.stats["frame_swap_waits"] += 1
             try:
                 await self._driver.wait_until(
                     lambda: frame.session is not session or self._tree.get(frame.frame_id) is not frame, timeout=2.0
@@ -130,14 +138,16 @@ async def handle_for_ref(host: Host, ctx: PageCtx, ref: int, group: str = GROUP)
     frame = driver.frames.get(resolved.frame_id)
     if frame is None:
         raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
-    context_id = await driver.frames.utility_context(frame)
     try:
+        context_id = await driver.frames.utility_context(frame)
         res = await frame.session.send(
             "DOM.resolveNode",
             {"backendNodeId": resolved.backend_node_id, "executionContextId": context_id, "objectGroup": group},
             timeout=5.0,
         )
-    except CdpError:
+    except (CdpError, CdpChannelUnavailable):
+        # the node, its document or its frame is gone ("No frame for given id found" from
+        # createIsolatedWorld is the frame's document having gone): the ref is stale
         ledger.stale_ref(ref)
         raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref) from None
     object_id = res["object"]["objectId"]

@@ -241,6 +241,8 @@ _POLL_JS = """(async () => {
 
 def _context_gone(exc: BaseException) -> bool:
     text = str(exc).lower()
+    if "inspected target navigated or closed" in text:  # a pending awaitPromise when the document goes
+        return True
     return "context" in text and ("destroyed" in text or "cannot find" in text or "navigated" in text)
 
 

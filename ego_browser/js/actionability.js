@@ -565,14 +565,17 @@
   // The pointer path's first look at a candidate that passed check(): the next wheel step if
   // the press point is out of view; else the box and (unless forced) the hit test at the
   // press point.
+  // `hidden`: the tab is in the background, where no animation frame runs and Chromium holds
+  // pointer input until a ~5 s timeout; the driver brings the tab to the front first.
   const pointerPrep = (node, action, position, force) => {
     const t = actionTarget(node, action);
     if (!t.el || t.detached) return { detached: true };
+    const hidden = t.el.ownerDocument.visibilityState === "hidden";
     const step = scrollStep(t.el, position);
-    if (step) return { step };
+    if (step) return { step, hidden };
     const box = visibleBox(t.el);
     const p = pressPoint(box, position);
-    return { box, hit: force ? null : hitTest(t.el, p.x, p.y) };
+    return { box, hit: force ? null : hitTest(t.el, p.x, p.y), hidden };
   };
 
   // ---- entry points (first argument: the element) ------------------------------------------

@@ -17,7 +17,9 @@
 //  - combinators of a complex CSS selector may cross shadow hosts (parent of a shadow root's
 //    child is the host).
 (() => {
-  const VERSION = 5;
+  const VERSION = 6;
+  // the snapshot's element state (element_state.js, pasted in by the Python loader)
+  const stateOf = __EGO_ELEMENT_STATE__;
   const G = globalThis;
   if (G.__egoSel && G.__egoSel.version === VERSION) return true;
 
@@ -458,6 +460,7 @@
     const role = roleOf(el);
     let text = elementText(cache, el).normalized;
     if (text.length > 200) text = text.substring(0, 200);
+    const st = stateOf(el, role, null);
     return {
       tag: el.localName,
       id: el.id || null,
@@ -465,6 +468,11 @@
       name: nameOf(el, role, cache),
       text: text,
       visible: isVisible(el),
+      value: st.value,
+      checked: st.checked,
+      disabled: st.disabled,
+      expanded: st.expanded,
+      selected: st.selected,
     };
   }
 

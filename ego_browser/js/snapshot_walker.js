@@ -4,8 +4,10 @@
 // included, child frames excluded (each frame is walked by its own call), and returns
 //   [token, json, newElements]
 // json = {"r": rows, "e": lids of newElements, "p": pending count, "k": keys|null}
-// rows = flat preorder array, stride 7: depth, role, name, flags, lid, url, locs
+// rows = flat preorder array, stride 9: depth, role, name, flags, lid, url, locs, state, value
 //   flags: 1 ref-bearing, 4 iframe, 8 lazy iframe
+//   url:   a link's href; same-origin ones as a path (/a?b#c), relative to this document
+//   state: "[checked] [disabled] ..." (element_state.js, formatted by stateText), value: ": value" text
 //   lid:   per-document local id of a ref-bearing element or iframe (0 otherwise). Elements
 //          that get a new lid are returned in newElements (their lids in "e"), so that the
 //          caller learns their backend node ids once per document; with opts.eager false only
@@ -53,9 +55,37 @@
     'strong', 'subscript', 'superscript', 'switch', 'tab', 'table', 'tablist', 'tabpanel', 'term', 'textbox', 'time',
     'timer', 'toolbar', 'tooltip', 'tree', 'treegrid', 'treeitem']);
   const IDENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+  const stateOf = __EGO_ELEMENT_STATE__;
+  // roles whose lines can carry a state or a value (besides ref-bearing nodes)
+  const STATE_ROLES = new Set(['heading', 'option', 'row', 'tab', 'treeitem', 'cell', 'columnheader', 'rowheader',
+    'progressbar', 'listbox', 'combobox', 'slider', 'spinbutton', 'textbox', 'searchbox', 'checkbox', 'radio']);
+  // tags whose text flows with the text around them (merged into one text line when they hold only text)
+  const INLINE = new Set(['SPAN', 'B', 'I', 'EM', 'STRONG', 'SMALL', 'CODE', 'ABBR', 'CITE', 'Q', 'SUB', 'SUP',
+    'MARK', 'U', 'S', 'DEL', 'INS', 'KBD', 'SAMP', 'VAR', 'TT', 'FONT', 'BDI', 'BDO', 'DFN', 'TIME', 'DATA', 'BIG',
+    'STRIKE', 'NOBR', 'WBR']);
   const WS = /[\s\u00a0]+/g;
 
   const collapse = (s) => (s ? s.replace(WS, ' ').trim() : '');
+  // one state text per element: "[level=2]", "[checked] [disabled]", ...; value separately
+  function stateText(st) {
+    let out = '';
+    if (st.level !== null) out += ' [level=' + st.level + ']';
+    if (st.checked === true) out += ' [checked]'; else if (st.checked === 'mixed') out += ' [checked=mixed]';
+    if (st.pressed === true) out += ' [pressed]'; else if (st.pressed === 'mixed') out += ' [pressed=mixed]';
+    if (st.selected === true) out += ' [selected]';
+    if (st.expanded === true) out += ' [expanded]'; else if (st.expanded === false) out += ' [collapsed]';
+    if (st.disabled) out += ' [disabled]';
+    if (st.required) out += ' [required]';
+    if (st.invalid) out += ' [invalid]';
+    if (st.readonly) out += ' [readonly]';
+    if (st.focused) out += ' [focused]';
+    return out.length ? out.slice(1) : '';
+  }
+  function deepActive(doc) {
+    let a = doc.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a === doc.body || a === doc.documentElement ? null : a;
+  }
   const squash = (s) => s.replace(WS, '');
   const q = (s) => (s.indexOf('"') < 0 && s.indexOf('\\') < 0) ? '"' + s + '"'
     : '"' + s.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
@@ -320,6 +350,9 @@
     const doc = document;
     const vw = window.innerWidth, vh = window.innerHeight;
     const rows = [];
+    const origin = location.origin && location.origin !== 'null' ? location.origin : '';
+    const active = deepActive(doc);
+    const ariaDisabled = doc.querySelector('[aria-disabled]') !== null;
     if (root && !root.isConnected) return [token, '{"gone":1}', []];  // removed or replaced
     if (opts.reset) {
       // the caller lost its map of local ids (a new host, or a new world record): start over
@@ -344,8 +377,8 @@
       return id;
     }
 
-    function inView(el) {
-      const r = el.getBoundingClientRect();
+    function inView(el, box) {
+      const r = box || el.getBoundingClientRect();
       return r.right >= 0 && r.bottom >= 0 && r.left <= vw && r.top <= vh && (r.width > 0 || r.height > 0);
     }
 
@@ -370,9 +403,14 @@
     }
 
     // parentVisible for text: 1 (shown), 2 (shown but out of the viewport) or 0 (hidden)
+    // Adjacent inline text runs (text nodes and inline elements that hold only text, such as
+    // "Welcome, <b>admin</b>.") make one text line. Text rows keep their edge spaces (collapsed to
+    // one) while they can still grow, so that joined runs read as the page shows them; the core
+    // trims them when it prints.
     function walkList(list, depth, parentVisible) {
       let any = false;
       let below = false;
+      let run = -1;  // row index of the open text line at this depth
       for (let i = 0; i < list.length; i++) {
         const k = list[i];
         const nt = k.nodeType;
@@ -380,18 +418,45 @@
           if (parentVisible !== 1) continue;
           const t = k.data;
           if (t.length === 0) continue;
-          const c = collapse(t);
-          if (!c) continue;
-          rows.push(depth, 'text', c, 0, 0, '', '');
+          const c = t.replace(WS, ' ');
+          if (run >= 0 && run === rows.length - 9) {
+            rows[run + 2] += c;
+            continue;
+          }
+          if (c === ' ') continue;
+          run = rows.length;
+          rows.push(depth, 'text', c, 0, 0, '', '', '', '');
           any = true;
         } else if (nt === 1) {
-          if (below && k.tagName === 'TR') { skipOffscreen(k); continue; }
+          const tag = k.tagName;
+          if (below && tag === 'TR') { skipOffscreen(k); continue; }
           rowBelow = false;
+          const at = rows.length;
           if (walkEl(k, depth)) any = true;
           if (rowBelow) below = true;
+          if (INLINE.has(tag) && rows.length > at && inlineOnly(at, depth)) {
+            const txt = rows.length > at + 9 ? rows[at + 11] : '';
+            rows.length = at;
+            if (run >= 0 && run === at - 9) {
+              rows[run + 2] += txt;
+            } else if (txt && txt !== ' ') {
+              run = at;
+              rows.push(depth, 'text', txt, 0, 0, '', '', '', '');
+            }
+          } else if (rows.length > at || BLOCK.has(tag)) {
+            run = -1;
+          }
         }
       }
       return any;
+    }
+
+    // the rows from `at` are a plain wrapper (no role, name, ref or state) over at most one text line
+    function inlineOnly(at, depth) {
+      const n = rows.length - at;
+      if (n !== 9 && n !== 18) return false;
+      if (rows[at + 1] !== 'container' || rows[at + 2] || rows[at + 3] || rows[at + 7]) return false;
+      return n === 9 || (rows[at + 10] === 'text' && rows[at + 9] === depth + 1);
     }
 
     function rowOffscreen(el) {
@@ -440,8 +505,15 @@
         tag === 'SUMMARY' || tag === 'INPUT' ? isFocusable(el, tag) : false;
       let isRef = INTERACTIVE.has(role) || ALWAYS_REF.has(role) || focusable;
       if (role === 'option' && el.closest('select')) isRef = false;
+      let box = null;
+      if (isRef && visible && !ALWAYS_REF.has(role)) {
+        // no pointer reaches a zero-size box (an icon link whose image failed, a collapsed menu):
+        // the line stays, without a ref (the action layer would refuse it as zero-sized)
+        box = el.getBoundingClientRect();
+        if (!(box.width > 0 && box.height > 0) && getComputedStyle(el).display !== 'contents') isRef = false;
+      }
       const start = rows.length;
-      const here = viewport ? inView(el) : true;
+      const here = viewport ? inView(el, box) : true;
       const labelled = hasAttrs && (el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby'));
       let name = '';
       let deferName = false;
@@ -480,18 +552,32 @@
           if (el.loading === 'lazy' || el.getAttribute('loading') === 'lazy') flags |= 8;
         }
         if (isRef || role === 'iframe') lid = lidOf(el, role === 'iframe');
-        if (role === 'link') url = el.href ? String(el.href) : '';
+        if (role === 'link') {
+          url = el.href ? String(el.href) : '';
+          if (origin && url.length > origin.length && url.startsWith(origin) && url[origin.length] === '/') {
+            url = url.slice(origin.length);
+          }
+        }
         if (roleLocs && isRef && INTERACTIVE.has(role)) countKey(keys, 'role:' + role + '[name=' + q(name) + ']');
-        rows.push(depth, role, name, flags, lid, url, '');
+        let st = '', val = '';
+        if (isRef || STATE_ROLES.has(role)) {
+          const s = stateOf(el, role, active, ariaDisabled);
+          st = stateText(s);
+          if (s.value) val = s.value;
+        }
+        rows.push(depth, role, name, flags, lid, url, '', st, val);
         if (wantLocs && isRef) cands.push(start, el, role, name);
       } else {
         // visibility:hidden element: not shown itself, but a visible descendant can be
-        rows.push(depth, 'container', '', 0, 0, '', '');
+        rows.push(depth, 'container', '', 0, 0, '', '', '', '');
       }
       let any = false;
       if (tag === 'SELECT') {
         if (visible && here) {
-          for (const o of el.options) rows.push(depth + 1, 'option', collapse(o.label || o.textContent), 0, 0, '', '');
+          for (const o of el.options) {
+            const st = o.selected ? (o.disabled ? '[selected] [disabled]' : '[selected]') : o.disabled ? '[disabled]' : '';
+            rows.push(depth + 1, 'option', collapse(o.label || o.textContent), 0, 0, '', '', st, '');
+          }
         }
       } else if (role !== 'iframe' && tag !== 'TEXTAREA' && tag !== 'INPUT' && tag !== 'IMG' && tag !== 'CANVAS') {
         const childStart = rows.length;
@@ -514,6 +600,7 @@
           if (onlyText(childStart) && squash(joinText(childStart)) === squash(name)) rows.length = childStart;
           else if (!INTERACTIVE.has(role) && !labelled) rows[start + 2] = '';
         }
+        if (tag === 'LABEL' && visible && rows.length > childStart) dropLabelRepeat(el, depth + 1, childStart);
       }
       if (viewport && !here && !any) {
         rows.length = start;
@@ -523,8 +610,36 @@
       return true;
     }
 
+    // a label's own text that only repeats the name of its (shown) control is printed once, as
+    // that name: <label for=email>Email</label> <input id=email> prints one line, textbox "Email"
+    function dropLabelRepeat(label, depth, from) {
+      const ctl = label.control;
+      // the control must print in this walk (a subtree rooted at the label would lose the text)
+      if (!ctl || (root && !root.contains(ctl)) || !ctl.checkVisibility() || (viewport && !inView(ctl))) return;
+      const inside = label.contains(ctl);
+      let text = '', others = 0;
+      for (let i = from; i < rows.length; i += 9) {
+        if (rows[i] !== depth) continue;
+        if (rows[i + 1] === 'text') text += rows[i + 2];
+        else others++;
+      }
+      if (!text || others > (inside ? 1 : 0)) return;
+      const ctag = ctl.tagName;
+      if (squash(text) !== squash(nameOf(ctl, ctag, roleOf(ctl, ctag)))) return;
+      const kept = [];
+      const moved = new Map();  // old row index -> new one (locator candidates point at rows)
+      for (let i = from; i < rows.length; i += 9) {
+        if (rows[i] === depth && rows[i + 1] === 'text') continue;
+        moved.set(i, from + kept.length);
+        for (let j = 0; j < 9; j++) kept.push(rows[i + j]);
+      }
+      rows.length = from;
+      for (let i = 0; i < kept.length; i++) rows.push(kept[i]);
+      for (let i = cands.length - 4; i >= 0 && cands[i] >= from; i -= 4) cands[i] = moved.get(cands[i]);
+    }
+
     function onlyText(from) {
-      for (let i = from; i < rows.length; i += 7) {
+      for (let i = from; i < rows.length; i += 9) {
         const r = rows[i + 1];
         if (rows[i + 3] !== 0) return false;
         if (r === 'text') continue;
@@ -536,14 +651,14 @@
 
     function joinText(from) {
       let joined = '';
-      for (let i = from; i < rows.length; i += 7) if (rows[i + 1] === 'text') joined += rows[i + 2];
+      for (let i = from; i < rows.length; i += 9) if (rows[i + 1] === 'text') joined += rows[i + 2];
       return joined;
     }
 
     let top = root;
     if (!top) {
       top = doc.documentElement;
-      rows.push(0, 'root', '', 0, 0, '', '');
+      rows.push(0, 'root', '', 0, 0, '', '', '', '');
       if (top) walkEl(top, 1);
     } else {
       walkEl(top, 0);

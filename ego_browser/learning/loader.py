@@ -144,9 +144,33 @@ def iter_pack_dirs(root: Path) -> list[Path]:
     return [p for p in entries if p.is_dir() and not p.name.startswith((".", "_"))]
 
 
+def pack_dir_problem(pack_dir: Path) -> str | None:
+    """Why the folder itself is not a pack of its learnings root, or ``None``.
+
+    A pack folder (or its manifest) that is a symlink resolving outside the root would let
+    anyone who can write the root point it at files elsewhere: every later path check is
+    made against the pack's resolved folder, so it must be checked here first.
+    """
+    pack_dir = Path(pack_dir).absolute()
+    root = pack_dir.parent.resolve()
+    real = pack_dir.resolve()
+    if root not in real.parents:
+        return (
+            f"the pack folder is a symlink out of the learnings root ({pack_dir} -> {real}); "
+            "copy the pack into the root instead"
+        )
+    manifest = (pack_dir / "manifest.json").resolve()
+    if (pack_dir / "manifest.json").is_symlink() and real not in manifest.parents:
+        return f"manifest.json: path leaves the pack: it is a symlink to {manifest}"
+    return None
+
+
 def read_manifest_json(pack_dir: Path) -> Any:
     """The decoded ``manifest.json``; raises :class:`SitePackInvalid` when missing or not JSON."""
     site_id = pack_dir.name
+    escape = pack_dir_problem(pack_dir)
+    if escape:
+        raise SitePackInvalid(f"site pack {site_id!r}: {escape}", site_id=site_id, problems=[escape])
     path = pack_dir / "manifest.json"
     try:
         data = path.read_bytes()

@@ -31,16 +31,29 @@ info = await page.info()
 print(info["w"], info["h"], info["sy"], info["ph"])
 """)
 M("Page.snapshot", ["*", P("scope", ("only_within_viewport", "full_page", "subtree"), "only_within_viewport"),
-                    P("root", "ref?", None, doc="a snapshot ref; required exactly when scope is subtree"),
+                    P("root", "selector?", None,
+                      doc="a ref or any selector naming one element; required exactly when scope is subtree"),
                     P("include_action_marks", "bool", True, doc="print [ref=N] on actionable nodes"),
                     P("include_stable_locator", "bool", True, doc="print loc= where it is unique"),
-                    P("max_length", "int>0?", None, doc="cut the text at a line boundary (ours)")],
-  "str", "The page as compact text: a header, one node per line, refs on nodes to act on (help('snapshot')).",
+                    P("max_length", "int>0?", None,
+                      doc="cut the text at a line boundary; the last line is then \"[… cut N chars, M lines; ...]\""),
+                    P("interactive", "bool", False,
+                      doc="only the nodes to act on, with the headings, named landmarks and row cells that locate them"),
+                    P("changes", "bool", False,
+                      doc="only the lines that changed since this page's previous snapshot with the same options "
+                          "(+ added, - removed, ~ changed), each under its ancestors")],
+  "str", "The page as compact text: a header, one node per line with its state and value, refs on nodes to act on "
+         "(help('snapshot') explains the notation).",
   """
 await page.goto("https://shop.example/search.html?q=kettle")
 print(await page.snapshot())
 print(await page.snapshot(scope="full_page", include_stable_locator=False))
-""", errors=("SnapshotFailed", "InvalidArgument"),
+print(await page.snapshot(interactive=True, max_length=4000))
+await page.goto("https://shop.example/product.html?id=k3")
+print(await page.snapshot())
+await page.click("text=Add to cart")
+print(await page.snapshot(changes=True))  # only the lines the click changed
+""", errors=("SnapshotFailed", "InvalidArgument", "SelectorNotFound", "SelectorAmbiguous"),
   rules=(("scope == 'subtree' and root is None", "subtree scope requires root", "root", "a snapshot ref"),
          ("scope != 'subtree' and root is not None", "root is only supported when scope is subtree", "root",
           "None")))
@@ -53,9 +66,11 @@ path = await page.screenshot(full_page=True)
 print(path)
 """)
 M("Page.find", [P("selector", "selector"), "*", P("limit", "int>0", 100)],
-  "list[{ref, tag, id, role, name, text, visible, frame}]",
+  "list[{ref, tag, id, role, name, text, visible, frame, value, checked, disabled, expanded, selected}]",
   "Every match in match order, each with a ref usable in later actions. Not strict, no waiting, no action checks: "
-  "cheap counting and targeting without a snapshot.",
+  "cheap counting and targeting without a snapshot. State as the snapshot prints it: value (live; None where the "
+  "element has none, \"***\" for a filled password), checked (True, False, \"mixed\" or None), disabled, expanded "
+  "(None where it does not apply), selected.",
   """
 links = await page.find("main a")
 print(len(links), [link["text"] for link in links])

@@ -55,19 +55,43 @@ button clicks the button).
 TOPICS["snapshot"] = """\
     [p1 "Checkout" | space "shopping"(12): 2 managed, 1 untracked — p1* "Checkout", p2 "Cart"]
     root
-      heading "Checkout"
-      textbox "Email" [ref=4, loc=css:#email]
-      button "Place order" [ref=5, loc=role:button[name="Place order"]]
-      link "Terms" [ref=6, loc=href:/terms, url=https://shop.example/terms]
-      iframe [ref=7]
-        root
-          button "Pay" [ref=8]
+     heading "Checkout" [level=1]
+     form "Sign in"
+      textbox "Email" [focused] [ref=4, loc=css:#email]: ann@example.com
+      textbox "Password" [required] [ref=5]: ***
+      checkbox "Remember me" [checked] [ref=6]
+      combobox "Country" [collapsed] [ref=7, loc=css:select[name=country]]: Norway
+       option "Norway" [selected]
+       option "Sweden"
+      button "Place order" [disabled] [ref=8]
+     text "Welcome back, Ann. Your cart is saved."
+     link "Terms" [ref=9, loc=href:/terms]
+     iframe [ref=10]
+      root
+       button "Pay" [ref=11]
 - Header: label, title, the space and its Pages (* marks this one); "| budget m/limit" near the limit.
-- One node per line, two spaces per level: role "name" [ref=N, loc=<kind:...>, url=<href>].
+- One node per line, one space per level:
+  role "name" [state]... [ref=N, loc=<kind:...>, url=<href>]: value
   ref= marks nodes to act on (interactive roles, focusable and editable elements, iframes,
-  dialogs); loc= appears only when it resolves uniquely to the same node; an iframe line is
-  followed by its frame's root (cross-process frames too).
-- Scopes: only_within_viewport (default), full_page, subtree (with root="@N").
+  dialogs) that a pointer can reach: a node with a zero-size box (an icon link whose image
+  failed, a collapsed menu) keeps its line but gets no ref. loc= appears only when it resolves
+  uniquely to the same node; url= is a path when same-origin. An iframe line is followed by its
+  frame's root (cross-process frames too).
+- State marks, on every line that has them: [checked], [checked=mixed], [pressed],
+  [pressed=mixed], [selected], [expanded] / [collapsed], [disabled], [required], [invalid],
+  [readonly], [focused], [level=N] (headings). ": value" ends the line of a textbox, searchbox,
+  spinbutton, slider, progressbar, combobox or listbox (its selected options): the live value,
+  as typed, one line, cut to 100 characters with "…"; a filled password shows ": ***" only.
+- Lean by rule, no text lost: unnamed wrappers with one child add no line; adjacent inline text
+  is one text line; a label that only repeats its control's name is printed once (as the name);
+  a cell in a row (a listitem in a list) holding one node prints that node in its place.
+- Scopes: only_within_viewport (default), full_page, subtree (root= a ref or any selector that
+  names one element).
+- interactive=True: only what you act on, with the headings, named landmarks/forms/dialogs and
+  row cells that locate it. max_length=N cuts at a line; the last line then says "[… cut ...]".
+- changes=True: only what changed since this page's previous snapshot with the same options:
+  "+ " added, "- " removed, "~ " same node with a new state or value, each under its unchanged
+  ancestors (two spaces); "[changes: none since the previous snapshot]" when nothing did.
 - Refs are per Page and durable: a node keeps its number in later snapshots and rounds; numbers
   are never reused. Navigation stales that document's refs (StaleRef "take a new snapshot");
   page.cdp(), wait_for_function(), wait_for_load_state() and a handled dialog stale all refs of
@@ -83,6 +107,10 @@ take_over_task_space, profiles, help, learn_context, site_skills, run_site_tool,
 run_site_browser_tool, ego_browser, EgoError, asyncio, json and re.
 - print() is the output channel (flushed even on failure). Untouched background-adopted Pages
   are listed after the script: "[ego-browser:pages]" then "Unhandled page p4 from p1: <url>".
+  A notice for the person (the state store was found damaged and replaced) is printed once,
+  after the script: "[ego-browser:notice]" then its text.
+- A store that cannot take writes (disk full, read-only) raises StateStoreUnwritable
+  (EGO_STATE_STORE_UNWRITABLE) for the change that needed it; reads and snapshots go on.
 - An uncaught EgoError prints "<code>: <message>" and "  at line <n>: <source line>" to stderr and
   exits 1; other exceptions print "<Type>: <message>" likewise. A SyntaxError exits 2, runs nothing.
 - State (spaces, labels, refs, dialogs, downloads) lives in the host, started by the first round.
@@ -119,6 +147,15 @@ def errors_topic() -> str:
         base = cls.__mro__[1].__name__
         parent = f" (is a {base})" if base not in ("EgoError", "ValueError", "TimeoutError") else ""
         lines.append(f"- {name} {cls.code}{parent}" + (f": {fields}" if fields else ""))
+    lines += [
+        "",
+        "EgoTimeout.input_dispatched: for input actions (click, fill, press, select_option, set_input_files,",
+        "mouse, keyboard), True when input had reached the page before the deadline (its effects may land",
+        "after the error: snapshot before repeating the action), False when none had, None for other calls.",
+        "HostUnresponsive: the host took the call but did not answer by the call's deadline plus 10 s",
+        "(frozen or overloaded); nothing hangs. Arguments with no JSON form (ints past 64 bits, objects)",
+        "are InvalidArgument; lone surrogates in strings travel as U+FFFD.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -151,8 +188,20 @@ print(await page.snapshot())
 EOF
 ```
 
-The snapshot is the page as text: one node per line, `[ref=N]` on nodes you can act on, and a
-`loc=` where a stable locator is unique. `help("snapshot")` explains every part.
+The snapshot is the page as text: one node per line with its state and value, `[ref=N]` on
+nodes you can act on, and a `loc=` where a stable locator is unique. `help("snapshot")`
+explains every part:
+
+```text
+ form "Sign in"
+  textbox "Email" [ref=4, loc=css:#email]: ann@example.com
+  checkbox "Remember me" [checked] [ref=6]
+  button "Place order" [disabled] [ref=8]
+```
+
+Read what you typed or ticked straight off the snapshot (no `evaluate()` needed). After an
+action, `snapshot(changes=True)` prints only the lines that changed; `snapshot(interactive=True)`
+only what you can act on and the headings and names that locate it.
 
 ## Refs and loc=
 
@@ -188,7 +237,9 @@ await page.click(rows[-1]["ref"])
 Iframes appear inline in the snapshot with their own refs, and selectors search the frames when
 the top document has no match, so `page.click("text=Pay €29.50")` reaches a payment iframe. A JS
 dialog (alert, confirm, prompt) opened by an action does not raise: it comes back in
-`receipt.dialog` and stays open until you accept or dismiss it.
+`receipt.dialog` and stays open until you accept or dismiss it; meanwhile every other call on
+that page fails at once saying so. A tab whose renderer crashed fails every call at once with
+`PageCrashed` (`EGO_PAGE_CRASHED`) until `page.reload()` or `page.goto(url)` loads it again.
 
 ```bash
 python -m ego_browser <<'EOF'

@@ -40,8 +40,17 @@ def _fail(api: str, option: str, expected: str, value: Any) -> InvalidArgument:
 # -- value predicates used by the generated code ---------------------------------------------
 
 
+#: the largest timeout or delay in ms (about 24.8 days; JavaScript timers stop there too)
+MAX_MS = 2**31 - 1
+#: counts (click_count, limit, max_length, steps) stop here: a bigger one is a typo or a probe
+MAX_COUNT = 2**31 - 1
+
+
 def _num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    # an int past 64 bits has no JSON form: a number the host could never receive
+    if isinstance(v, float):
+        return math.isfinite(v)
+    return isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63
 
 
 def _point(v: Any) -> bool:
@@ -83,7 +92,7 @@ def _option(v: Any) -> bool:
         return True
     if isinstance(v, dict):
         return bool(v) and set(v) <= {"value", "label", "index"} and all(
-            (isinstance(v[k], int) and not isinstance(v[k], bool) and v[k] >= 0) if k == "index"
+            (isinstance(v[k], int) and not isinstance(v[k], bool) and 0 <= v[k] <= MAX_COUNT) if k == "index"
             else isinstance(v[k], str) for k in v
         )
     return False
@@ -147,6 +156,16 @@ TYPES: dict[str, tuple[str | None, str, str]] = {
     "Page": (None, "a Page", "Page"),
 }
 
+#: type name -> (a second check, run once the first passed, and its expected text): values of
+#: the right type that no page or wire could take (ints past 64 bits, timeouts of centuries)
+BOUNDS: dict[str, tuple[str, str]] = {
+    "int": ("-(2**63) <= {v} < 2**63", "an int within 64 bits"),
+    "str|int": ("{v}.__class__ is str or -(2**63) <= {v} < 2**63", "a str name or an int id within 64 bits"),
+    "int>0": ("{v} <= %d" % MAX_COUNT, "a positive integer of at most %d" % MAX_COUNT),
+    "ms>0": ("{v} <= %d" % MAX_MS, "at most %d milliseconds (about 24 days)" % MAX_MS),
+    "ms>=0": ("{v} <= %d" % MAX_MS, "at most %d milliseconds (about 24 days)" % MAX_MS),
+}
+
 _NS = {
     "_fail": _fail, "_num": _num, "_point": _point, "_clip": _clip, "_path": _path, "_abspath": _abspath,
     "_files": _files, "_headers": _headers, "_matcher": _matcher, "_select_value": _select_value,
@@ -172,6 +191,16 @@ def type_check(type_: Any, var: str) -> tuple[str | None, str]:
     if expr is not None and optional:
         expr = f"{var} is None or ({expr})"
     return expr, expected
+
+
+def bound_check(type_: Any, var: str) -> tuple[str, str] | None:
+    """(a Python expression bounding an already type-checked ``var``, its expected text), if any."""
+    base, optional = _split(type_)
+    bound = BOUNDS.get(base) if isinstance(base, str) else None
+    if bound is None:
+        return None
+    expr = bound[0].format(v=var)
+    return (f"{var} is None or ({expr})" if optional else expr), bound[1]
 
 
 def expected_text(type_: Any) -> str:
@@ -218,6 +247,10 @@ def compile_checker(name: str) -> Callable[..., None]:
         guard = f"{p.name} is not _OMIT and " if p.default is OMIT else ""
         lines.append(f"    if {guard}not ({expr}):")
         lines.append(f"        raise _fail({m.api!r}, {p.name!r}, {expected!r}, {p.name})")
+        bound = bound_check(p.type, p.name)
+        if bound is not None:
+            lines.append(f"    if {guard}not ({bound[0]}):")
+            lines.append(f"        raise _fail({m.api!r}, {p.name!r}, {bound[1]!r}, {p.name})")
     for rule in m.rules:
         condition, message, option, expected = rule
         lines.append(f"    if {condition}:")

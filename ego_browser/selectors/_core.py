@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from .. import jsonsafe
 from ..errors import CdpChannelUnavailable, CdpError, InvalidSelector
 from .parse import ParsedSelector
 
@@ -84,7 +85,13 @@ class Match:
             "text": info.get("text"),
             "visible": info.get("visible"),
             "frame": None if getattr(self.frame, "is_main", False) else getattr(self.frame, "url", None),
+            **state_fields(info),
         }
+
+
+def state_fields(info: dict[str, Any]) -> dict[str, Any]:
+    """The state columns of a ``page.find`` row (``element_state.js``; the snapshot's marks)."""
+    return {k: info.get(k) for k in ("value", "checked", "disabled", "expanded", "selected")}
 
 
 @dataclass
@@ -101,7 +108,11 @@ class Resolution:
 
 @lru_cache(maxsize=1)
 def engine_source() -> str:
-    return (Path(__file__).resolve().parent.parent / "js" / "selector_engine.js").read_text(encoding="utf-8")
+    js = Path(__file__).resolve().parent.parent / "js"
+    # find rows report state in the snapshot's words: the same function, pasted in
+    return (js / "selector_engine.js").read_text(encoding="utf-8").replace(
+        "__EGO_ELEMENT_STATE__", (js / "element_state.js").read_text(encoding="utf-8").strip().rstrip(";")
+    )
 
 
 _installed: set[tuple[Any, int]] = set()
@@ -179,7 +190,7 @@ def _exception_text(details: dict) -> str:
 
 
 def _dumps(value: Any) -> str:
-    return orjson.dumps(value).decode()
+    return jsonsafe.dumps(value).decode()  # a selector's lone surrogate is sent as U+FFFD
 
 
 async def _evaluate(frame: Any, expression: str, *, by_value: bool, group: str | None, timeout: float):
@@ -255,7 +266,7 @@ async def _materialize(frame: Any, parsed: ParsedSelector, res: dict, *, backend
         name = prop.get("name")
         value = prop.get("value") or {}
         if name == "meta":
-            meta = orjson.loads(value.get("value") or "{}")
+            meta = jsonsafe.loads(value.get("value") or "{}")  # may quote page text
         elif name is not None and name.isdigit() and value.get("objectId"):
             elements[int(name)] = value["objectId"]
     # the array itself is no longer needed; its elements keep their own handles

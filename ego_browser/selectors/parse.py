@@ -174,6 +174,9 @@ _XPATH = re.compile(r"^\(*//")
 _REF_AT = re.compile(r"^@(\d+)$")
 _REF_EQ = re.compile(r"^ref\s*=\s*(\d+)$")
 _DIGITS = re.compile(r"^\d+$")
+#: the largest ref number: a ledger issues them one by one from 1, so anything past this is a
+#: typo or a probe, refused here before it can reach a page (or overflow a wire's integer)
+MAX_REF = 2**31 - 1
 
 
 def _engine_of(part: str) -> tuple[str, str]:
@@ -270,6 +273,8 @@ def _parse_nth(selector: str, part: str) -> int:
     value = body.strip()
     if not re.fullmatch(r"-?\d+", value):
         raise _invalid(selector, f"nth= expects an integer >= 0 or -1, got {value!r}")
+    if len(value.lstrip("-")) > 10 or int(value) > MAX_REF:
+        raise _invalid(selector, f"nth= goes up to {MAX_REF}, got {value[:20]!r}")
     nth = int(value)
     if nth < -1:
         raise _invalid(selector, f"nth= expects an integer >= 0 or -1 (last), got {nth}")
@@ -283,7 +288,10 @@ def _parse_cached(selector: str) -> Selector:
         raise _invalid(selector, "empty selector")
     m = _REF_AT.match(stripped) or _REF_EQ.match(stripped) or _DIGITS.match(stripped)
     if m:
-        return RefSelector(int(m.group(1) if m.groups() else m.group(0)), selector)
+        digits = m.group(1) if m.groups() else m.group(0)
+        if len(digits) > 10 or int(digits) > MAX_REF:
+            raise _invalid(selector, f"ref numbers go up to {MAX_REF}; take a snapshot and use a ref it shows")
+        return RefSelector(int(digits), selector)
     if stripped.startswith("@"):
         raise _invalid(selector, "a ref is @<digits>, as in @21")
     parts = _split_parts(selector)

@@ -24,8 +24,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import orjson
-
+from .. import jsonsafe
 from ..errors import CdpChannelUnavailable, CdpError, EgoTimeout
 from ._core import (
     _MISSING,
@@ -298,7 +297,7 @@ async def _query_role_classified(
             name = prop.get("name")
             value = prop.get("value") or {}
             if name == "meta":
-                kinds = orjson.loads(value.get("value") or "{}").get("kinds", "")
+                kinds = jsonsafe.loads(value.get("value") or "{}").get("kinds", "")
             elif name is not None and name.isdigit() and value.get("objectId"):
                 by_index[int(name)] = value["objectId"]
         oids = [by_index[i] for i in sorted(by_index)]

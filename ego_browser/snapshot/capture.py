@@ -41,6 +41,7 @@ at once: their backend id hangs child frames under them.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,7 @@ from typing import Any, Protocol, runtime_checkable
 import orjson
 
 from ..cdp.connection import Connection, Session
+from .. import jsonsafe
 from ..errors import CdpChannelUnavailable, CdpError, SnapshotFailed, StaleRef
 
 __all__ = [
@@ -66,7 +68,13 @@ __all__ = [
 ]
 
 WORLD_NAME = "ego_snapshot"
-WALKER_SOURCE = (Path(__file__).resolve().parent.parent / "js" / "snapshot_walker.js").read_text()
+_JS = Path(__file__).resolve().parent.parent / "js"
+# the element-state function is shared with the selector engine's find rows
+WALKER_SOURCE = (_JS / "snapshot_walker.js").read_text().replace(
+    "__EGO_ELEMENT_STATE__", (_JS / "element_state.js").read_text().strip().rstrip(";")
+)
+#: values per walker row: depth, role, name, flags, lid, url, locs, state, value
+STRIDE = 9
 
 _SERIALIZE = {
     "serialization": "deep",
@@ -147,7 +155,9 @@ def _settle(pid: int, bid: int | None) -> None:
     _unresolved.discard(pid)
     _resolved[pid] = bid
     if len(_resolved) > _MAX_RESOLVED:
-        for k in list(_resolved)[: len(_resolved) - _MAX_RESOLVED]:
+        # drop the oldest tenth at once: trimming one entry per call copied all 200,000 keys
+        # on every settle once a long-running host reached the cap (found by benchmarks/soak.py)
+        for k in list(itertools.islice(_resolved, _MAX_RESOLVED // 10)):
             del _resolved[k]
     fut = _waiters.pop(pid, None)
     if fut is not None and not fut.done():
@@ -187,7 +197,7 @@ _MAX_WORLDS = 512
 
 @dataclass
 class FrameCapture:
-    """One frame's walk: the walker's flat rows (stride 7) and what the engine needs around them."""
+    """One frame's walk: the walker's flat rows (``STRIDE``) and what the engine needs around them."""
 
     frame_id: str
     loader_id: str
@@ -326,7 +336,7 @@ async def capture_frame(
     if not value or len(value) < 3:
         raise SnapshotFailed(f"snapshot walker returned nothing in frame {frame.frame_id}", label=None)
     token = value[0]["value"]
-    data = orjson.loads(value[1]["value"])
+    data = jsonsafe.loads(value[1]["value"])  # page text may hold lone surrogates
     if data.get("gone"):
         raise StaleRef(f"Stale ref: node {root_backend} is gone; take a new snapshot", ref=None)
     els = value[2].get("value") or []
@@ -353,7 +363,7 @@ async def capture_frame(
     fetch = None
     if data.get("p"):
         pids = []
-        for f, lid in zip(rows[3::7], rows[4::7]):
+        for f, lid in zip(rows[3::STRIDE], rows[4::STRIDE]):
             if f and lid not in lids:
                 lids[lid] = pid = _new_pending()
                 pids.append(pid)
@@ -382,7 +392,7 @@ async def _fetch_pending(session: Session, w: _World, pids: list[int]) -> None:
             )
             value = res["result"].get("deepSerializedValue", {}).get("value") or []
             if len(value) == 2 and "exceptionDetails" not in res:
-                ids = orjson.loads(value[0]["value"])
+                ids = jsonsafe.loads(value[0]["value"])
                 lids = w.lids
                 for lid, el in zip(ids, value[1].get("value") or []):
                     v = el.get("value") or {}

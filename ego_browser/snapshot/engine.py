@@ -13,8 +13,11 @@ from typing import Any
 
 from ..cdp.connection import Session
 from ..errors import CdpChannelUnavailable, CdpError, InvalidArgument, SnapshotFailed, StaleRef
-from .capture import FrameCapture, SnapshotFrame, SnapshotTarget, capture_frame, frame_owner, resolved_bid, wait_bid
+from .capture import (
+    STRIDE, FrameCapture, SnapshotFrame, SnapshotTarget, capture_frame, frame_owner, resolved_bid, wait_bid,
+)
 from .ledger import RefLedger
+from .modes import interactive_table
 
 try:
     from .. import _snapshot as _core
@@ -58,22 +61,27 @@ class ResolvedRef:
 
 
 def truncate(text: str, max_length: int | None) -> str:
-    """Cut ``text`` at a line boundary so that it and the note fit in ``max_length`` chars."""
+    """Cut ``text`` at a line boundary so that it and the note fit in ``max_length`` chars.
+
+    The note is the last line: ``[… cut N chars, M lines; ...]`` (no snapshot line starts with
+    ``[…``), and it says how to see the rest."""
     if not max_length or max_length <= 0 or len(text) <= max_length:
         return text
     total_lines = text.count("\n") + 1
-    # the note's size depends on the figures; reserve generously
-    budget = max(0, max_length - 80)
+
+    def note(chars: int, lines: int) -> str:
+        return (f"[… cut {chars} chars, {lines} lines; to see more: root=<selector>, interactive=True or a "
+                "larger max_length]")
+
+    # the note is never longer than with the largest figures it can show
+    budget = max(0, max_length - len(note(len(text), total_lines)) - 1)
     cut = text.rfind("\n", 0, budget + 1)
     if cut <= 0:
-        cut = text.find("\n")
-        if cut < 0 or cut > max_length:
-            cut = 0
+        cut = 0
     kept = text[:cut]
-    cut_chars = len(text) - len(kept)
     kept_lines = kept.count("\n") + 1 if kept else 0
-    note = f"[… cut {cut_chars} chars, {total_lines - kept_lines} lines; narrow the scope to see more]"
-    return (kept + "\n" + note) if kept else note
+    last = note(len(text) - len(kept), total_lines - kept_lines)
+    return (kept + "\n" + last) if kept else last
 
 
 def _frames_by_id(target: SnapshotTarget) -> tuple[dict[str, SnapshotFrame], SnapshotFrame]:
@@ -105,10 +113,12 @@ async def take_snapshot(
     include_stable_locator: bool = True,
     max_length: int | None = None,
     header: str = "",
+    interactive: bool = False,
 ) -> str:
     """Capture, compact and print the page; record printed refs in ``ledger``.
 
     ``root`` is a ref number (``@N`` already parsed) and is required exactly for ``subtree``.
+    ``interactive`` prints the nodes to act on and what locates them (``modes.interactive_table``).
     Raises ``InvalidArgument``, ``StaleRef``/``UnknownRef`` (subtree root), ``SnapshotFailed``.
     """
     if scope not in SCOPES:
@@ -143,7 +153,7 @@ async def take_snapshot(
         try:
             text = await _take(
                 frames, main, root_frame, root_backend, ledger, viewport, locs, multi,
-                include_action_marks, scope == "full_page", root,
+                include_action_marks, scope == "full_page", root, interactive,
             )
             break
         except StaleRef as exc:
@@ -213,6 +223,7 @@ async def _take(
     marks: bool,
     replace: bool,
     root: int | None,
+    interactive: bool = False,
 ) -> str:
     # which frames: all of them (uniqueness of locators is judged page-wide); for a subtree
     # only the root frame's descendants are printed
@@ -264,6 +275,8 @@ async def _take(
     key: list = []
     url: list = []
     loc: list = []
+    state: list = []
+    value: list = []
     seen: set[str] = set()
 
     def emit(fid: str, offset: int) -> None:
@@ -272,12 +285,12 @@ async def _take(
             return
         seen.add(fid)
         rows = cap.rows
-        fl = rows[3::7]
+        fl = rows[3::STRIDE]
         n = len(fl)
-        d = rows[0::7]
+        d = rows[0::STRIDE]
         if offset:
             d = [x + offset for x in d]
-        lids = rows[4::7]
+        lids = rows[4::STRIDE]
         ks: list = [None] * n
         lidmap = cap.lids
         loader = cap.loader_id
@@ -292,8 +305,8 @@ async def _take(
                     ks[i] = (fid, loader, bid)
                 if f & _F_IFRAME:
                     iframes.append((i, bid))
-        lc = rows[6::7]
-        u = rows[5::7]
+        lc = rows[6::STRIDE]
+        u = rows[5::STRIDE]
         if locs:
             if totals is not None:
                 lc = [_pick_loc(c, totals) if c else "" for c in lc]
@@ -304,8 +317,10 @@ async def _take(
                 if c and c[0] == "h" and c.startswith("href:"):
                     u[i] = ""
         start = 0
-        r = rows[1::7]
-        nm = rows[2::7]
+        r = rows[1::STRIDE]
+        nm = rows[2::STRIDE]
+        sv = rows[7::STRIDE]
+        vv = rows[8::STRIDE]
         for i, bid in iframes + [(n - 1, None)]:
             depth.extend(d[start : i + 1])
             role.extend(r[start : i + 1])
@@ -314,6 +329,8 @@ async def _take(
             key.extend(ks[start : i + 1])
             url.extend(u[start : i + 1])
             loc.extend(lc[start : i + 1])
+            state.extend(sv[start : i + 1])
+            value.extend(vv[start : i + 1])
             start = i + 1
             if bid is not None:
                 child = children.get((fid, bid))
@@ -328,6 +345,8 @@ async def _take(
                 key.append((fid, loader, bid))
                 url.append("")
                 loc.append("")
+                state.append("")
+                value.append("")
                 emit(child, d[0] + 2)
 
     emit(root_frame.frame_id, 0)
@@ -337,8 +356,12 @@ async def _take(
         ledger.rebind(resolved_bid)
     if not depth:
         return ""
+    if interactive:
+        depth, role, name, flags, key, url, loc, state, value = interactive_table(
+            depth, role, name, flags, key, url, loc, state, value
+        )
     text, next_ref, shown = render_tree(
-        depth, role, name, flags, key, url, loc, ledger.keys, ledger.next_ref, marks, locs
+        depth, role, name, flags, key, url, loc, state, value, ledger.keys, ledger.next_ref, marks, locs
     )
     ledger.commit(shown, replace=replace)
     if fetches and ledger.pending:

@@ -12,19 +12,28 @@ Node table (parallel lists, one entry per node, preorder):
 ``name``   str (text of a ``text`` node); collapsed and escaped here
 ``flags``  int: ``FLAG_REF`` (ref-bearing)
 ``key``    hashable identity of a ref-bearing node (frame, loader, backend id) or ``None``
-``url``    str, a link's resolved href or ``""``
+``url``    str, a link's resolved href (a path when same-origin) or ``""``
 ``loc``    str, a stable locator or ``""``
+``state``  str, the node's state marks (``[checked] [disabled]``), printed as they are, or ``""``
+``value``  str, the node's value (one line, already cut), printed after ``": "``, or ``""``
+
+Line: ``<indent>role "name" [state]... [ref=N, loc=..., url=...]: value``, one space of
+indentation per level (``INDENT``).
 
 Compaction (order kept, idempotent): drop blank text (whitespace, NBSP, zero-width only);
 an unnamed, ref-less ``container`` left with no child is dropped, with one child is replaced
-by that child, with several is kept; every other node is kept.
+by that child, with several is kept; an unnamed, ref-less, stateless ``cell`` directly in a
+``row`` (``listitem`` directly in a ``list``) with exactly one child is replaced by that child
+(each cell still prints one line in its row, so columns stay aligned); every other node is kept.
 """
 
 from __future__ import annotations
 
-__all__ = ["FLAG_REF", "ZERO_WIDTH", "render_tree", "is_blank", "clean_name", "parse_snapshot"]
+__all__ = ["FLAG_REF", "INDENT", "ZERO_WIDTH", "render_tree", "is_blank", "clean_name", "parse_snapshot"]
 
 FLAG_REF = 1
+#: spaces per level (docs/architecture.md "What is printed": 1 vs 2 measured)
+INDENT = 1
 
 #: characters that print nothing (zero-width and bidi formatting marks, soft hyphen)
 ZERO_WIDTH = frozenset(
@@ -50,6 +59,14 @@ def clean_name(name: str) -> str:
     return name
 
 
+def _lone_item(i: int, r: str, parent: list, role: list, name: list, flags: list, state: list, value: list) -> bool:
+    """A ``cell`` in a ``row`` / ``listitem`` in a ``list`` that says nothing of its own."""
+    p = parent[i]
+    if p == -1 or role[p] != ("row" if r == "cell" else "list"):
+        return False
+    return not (flags[i] & FLAG_REF) and is_blank(name[i]) and not state[i] and not value[i]
+
+
 def render_tree(
     depth: list,
     role: list,
@@ -58,6 +75,8 @@ def render_tree(
     key: list,
     url: list,
     loc: list,
+    state: list,
+    value: list,
     refs: dict,
     next_ref: int,
     marks: bool,
@@ -76,6 +95,7 @@ def render_tree(
     first_child = [-1] * n
     next_sibling = [-1] * n
     last_child = [-1] * n
+    parent = [-1] * n
     stack: list[int] = []
     for i in range(n):
         d = depth[i]
@@ -83,6 +103,7 @@ def render_tree(
             stack.pop()
         if stack:
             p = stack[-1]
+            parent[i] = p
             if last_child[p] == -1:
                 first_child[p] = i
             else:
@@ -95,6 +116,16 @@ def render_tree(
         r = role[i]
         if r == "text":
             eff[i] = -1 if is_blank(name[i]) else i
+        elif (r == "cell" or r == "listitem") and _lone_item(i, r, parent, role, name, flags, state, value):
+            c = first_child[i]
+            single = -1
+            count = 0
+            while c != -1:
+                if eff[c] != -1:
+                    count += 1
+                    single = eff[c]
+                c = next_sibling[c]
+            eff[i] = single if count == 1 else i
         elif r == "container" and not (flags[i] & FLAG_REF) and is_blank(name[i]):
             count = 0
             single = -1
@@ -125,11 +156,13 @@ def render_tree(
         if j == -1:
             continue
         nm = name[j]
-        line = "  " * d + role[j]
+        line = " " * (INDENT * d) + role[j]
         if nm:
             nm = clean_name(nm)
             if nm:
                 line += ' "' + nm + '"'
+        if state[j]:
+            line += " " + state[j]
         meta = []
         if marks and flags[j] & FLAG_REF:
             k = key[j]
@@ -146,6 +179,8 @@ def render_tree(
             meta.append("url=" + url[j])
         if meta:
             line += " [" + ", ".join(meta) + "]"
+        if value[j]:
+            line += ": " + value[j]
         lines.append(line)
         kids = []
         c = first_child[j]
@@ -157,7 +192,7 @@ def render_tree(
     return "\n".join(lines), next_ref, shown
 
 
-def parse_snapshot(text: str) -> tuple[list, list, list, list, list, list, list, dict]:
+def parse_snapshot(text: str) -> tuple[list, list, list, list, list, list, list, list, list, dict]:
     """Parse printed snapshot lines (no header) back into a node table.
 
     Refs come back as keys ``("ref", N)`` with a ``refs`` dict mapping them to ``N``, so that
@@ -170,15 +205,20 @@ def parse_snapshot(text: str) -> tuple[list, list, list, list, list, list, list,
     key: list = []
     url: list = []
     loc: list = []
+    state: list = []
+    value: list = []
     refs: dict = {}
     for line in text.split("\n"):
         if not line:
             continue
         stripped = line.lstrip(" ")
-        d = (len(line) - len(stripped)) // 2
+        d = (len(line) - len(stripped)) // INDENT
         sp = stripped.find(" ")
         r = stripped if sp < 0 else stripped[:sp]
         rest = "" if sp < 0 else stripped[sp + 1 :]
+        if r.endswith(":"):  # a value right after the role: 'textbox: typed'
+            r = r[:-1]
+            rest = ": " + rest
         nm = ""
         if rest.startswith('"'):
             i = 1
@@ -199,8 +239,19 @@ def parse_snapshot(text: str) -> tuple[list, list, list, list, list, list, list,
         k = None
         u = ""
         lc = ""
-        if rest.startswith("[") and rest.endswith("]"):
-            meta = rest[1:-1]
+        st = []
+        # state marks: "[word]" or "[word=value]" without spaces, before the metadata bracket
+        while rest.startswith("[") and not rest.startswith(("[ref=", "[loc=", "[url=")):
+            end = rest.find("]")
+            st.append(rest[: end + 1])
+            rest = rest[end + 1 :].lstrip(" ")
+        val = ""
+        if rest.startswith("["):
+            # the metadata bracket ends at the last "]" before an optional ": value"
+            end = rest.find("]: ")
+            end = len(rest) - 1 if end < 0 else end
+            val = rest[end + 3 :] if end < len(rest) - 1 else ""
+            meta = rest[1:end]
             # url= is last and may contain ", "; loc= may too: split on the known prefixes
             ref_s = None
             if meta.startswith("ref="):
@@ -217,6 +268,8 @@ def parse_snapshot(text: str) -> tuple[list, list, list, list, list, list, list,
                 f = FLAG_REF
                 k = ("ref", int(ref_s))
                 refs[k] = int(ref_s)
+        elif rest.startswith(": "):
+            val = rest[2:]
         depth.append(d)
         role.append(r)
         name.append(nm)
@@ -224,4 +277,6 @@ def parse_snapshot(text: str) -> tuple[list, list, list, list, list, list, list,
         key.append(k)
         url.append(u)
         loc.append(lc)
-    return depth, role, name, flags, key, url, loc, refs
+        state.append(" ".join(st))
+        value.append(val)
+    return depth, role, name, flags, key, url, loc, state, value, refs

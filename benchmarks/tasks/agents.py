@@ -1,0 +1,122 @@
+"""How each tool is driven in a trace, and what a run costs: wall time, turns, bytes printed.
+
+A *turn* is one tool call the agent makes and then reads before deciding the next one:
+- ego_browser: one round, ``python -m ego_browser`` with a script on stdin;
+- agent-browser: one shell command, which may chain several CLI calls with ``&&`` when the
+  agent already knows every argument (e.g. fills from one snapshot); each CLI call is its own
+  process of the native binary, timed whole, as in PEERS.md;
+- Playwright: one Python script for the whole task, run as its own process.
+Bytes are everything the call printed (stdout + stderr): what the agent reads next.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BENCH = HERE.parent
+ROOT = BENCH.parent
+for _p in (str(HERE), str(BENCH), str(ROOT)):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+import peers  # noqa: E402
+
+PY = os.environ.get("BENCH_PYTHON") or sys.executable
+
+
+class TraceFailed(RuntimeError):
+    """A call failed or printed something the agent could not act on (the run is a failure)."""
+
+
+@dataclass
+class Cost:
+    seconds: float = 0.0
+    turns: int = 0
+    calls: int = 0
+    bytes: int = 0
+    transcript: list[str] = field(default_factory=list)
+
+    def add(self, seconds: float, out: str, *, calls: int = 1, turn: bool = True) -> None:
+        self.seconds += seconds
+        self.turns += 1 if turn else 0
+        self.calls += calls
+        self.bytes += len(out.encode())
+        self.transcript.append(out)
+
+
+class EgoAgent:
+    """Runs rounds against a background host of a private ``EGO_BROWSER_HOME``."""
+
+    def __init__(self, home: str) -> None:
+        self.env = peers.ego_env(home)
+        self.cost = Cost()
+
+    def start(self) -> None:
+        proc = subprocess.run([PY, "-m", "ego_browser", "host", "start"], env=self.env, capture_output=True, text=True,
+                              timeout=120, cwd=str(ROOT), stdin=subprocess.DEVNULL)
+        if proc.returncode != 0:
+            raise RuntimeError(f"ego host start failed: {proc.stderr or proc.stdout}")
+
+    def stop(self) -> None:
+        subprocess.run([PY, "-m", "ego_browser", "host", "stop"], env=self.env, capture_output=True, text=True,
+                       timeout=60, cwd=str(ROOT), stdin=subprocess.DEVNULL)
+
+    def round(self, script: str, timeout: float = 120) -> str:
+        t0 = time.perf_counter()
+        proc = subprocess.run([PY, "-m", "ego_browser"], input=script, env=self.env, capture_output=True, text=True,
+                              timeout=timeout, cwd=str(ROOT))
+        seconds = time.perf_counter() - t0
+        out = proc.stdout + proc.stderr
+        self.cost.add(seconds, out)
+        if proc.returncode != 0:
+            raise TraceFailed(f"round exited {proc.returncode}:\n{out[-3000:]}")
+        return out
+
+
+class AgentBrowser:
+    """One agent-browser session (its daemon and Chromium), called through the native binary."""
+
+    def __init__(self, session: str) -> None:
+        self.session = session
+        self.cost = Cost()
+
+    def start(self) -> None:
+        # the daemon and its Chromium start on the first call; that is set-up, not task time
+        peers.agent_browser("open", "about:blank", session=self.session, timeout=120)
+
+    def stop(self) -> None:
+        peers.agent_browser_close(self.session)
+
+    def shell(self, *commands: list[str], timeout: float = 60) -> list[str]:
+        """One turn: ``agent-browser A && agent-browser B ...``; stops at the first failure like ``&&``."""
+        outs: list[str] = []
+        seconds = 0.0
+        failed = None
+        for argv in commands:
+            out, secs, code = agent_browser_call(argv, self.session, timeout)
+            seconds += secs
+            outs.append(out)
+            if code != 0:
+                failed = f"agent-browser {' '.join(argv)} exited {code}: {out[-2000:]}"
+                break
+        self.cost.add(seconds, "".join(outs), calls=len(outs))
+        if failed:
+            raise TraceFailed(failed)
+        return outs
+
+    def run(self, *argv: str, timeout: float = 60) -> str:
+        return self.shell(list(argv), timeout=timeout)[0]
+
+
+def agent_browser_call(argv: list[str], session: str, timeout: float) -> tuple[str, float, int]:
+    env = peers.agent_browser_env(session)
+    t0 = time.perf_counter()
+    proc = subprocess.run([str(peers.AB_BIN), *argv], env=env, capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
+    return proc.stdout + proc.stderr, time.perf_counter() - t0, proc.returncode

@@ -1,0 +1,35 @@
+"""The benchmark tasks: each an app (served fresh for every run), a start path and the prompt."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import app_booking
+import app_catalog
+import app_comments
+import app_orders
+import app_tickets
+
+
+@dataclass(frozen=True)
+class Task:
+    key: str
+    title: str
+    app: type
+    start: str
+    prompt: str
+    data: dict
+
+
+TASKS = {t.key: t for t in (
+    Task("orders", "1. Sign in, filter, search, page, count", app_orders.OrdersApp, "/", app_orders.PROMPT,
+         app_orders.TASK),
+    Task("booking", "2. Multi-step form: validation, date, select, checkboxes, upload", app_booking.BookingApp, "/",
+         app_booking.PROMPT, app_booking.TASK),
+    Task("catalog", "3. Edit a record, save and continue, verify", app_catalog.CatalogApp, "/admin/catalog/product/",
+         app_catalog.PROMPT, app_catalog.TASK),
+    Task("comments", "4. Bulk delete with checkboxes and a confirmation page", app_comments.CommentsApp,
+         "/admin/blog/comment/", app_comments.PROMPT, app_comments.TASK),
+    Task("tickets", "5. Autocomplete and a lookup popup window", app_tickets.TicketsApp, "/admin/helpdesk/ticket/",
+         app_tickets.PROMPT, app_tickets.TASK),
+)}

@@ -1,0 +1,65 @@
+"""Record the CDP commands the host sends, to prove an action took no deadline-bound path.
+
+Tests of stalls must not assert wall time (the suite runs under heavy load). Instead they
+look at what was sent and how each request ended: a command aimed at a frame that no longer
+exists, pointer input sent to a hidden tab, or a request that ran into its deadline is the
+stall itself, whatever the clock says.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from ego_browser.errors import CdpChannelUnavailable, CdpError, EgoTimeout
+
+
+@dataclass
+class Sent:
+    method: str
+    params: dict[str, Any]
+    session_id: str | None
+    outcome: str = "pending"  # ok | timeout | error | pending
+
+
+@dataclass
+class Recorder:
+    sent: list[Sent] = field(default_factory=list)
+
+    def methods(self, session_id: str | None = None) -> list[str]:
+        return [s.method for s in self.sent if session_id is None or s.session_id == session_id]
+
+    def timed_out(self) -> list[Sent]:
+        return [s for s in self.sent if s.outcome == "timeout"]
+
+    def clear(self) -> None:
+        self.sent.clear()
+
+
+@contextlib.contextmanager
+def record_cdp(host: Any):
+    """Wrap the host's connection ``send`` for the duration of the block."""
+    conn = host.browser.conn
+    orig = conn.send
+    rec = Recorder()
+
+    async def send(method: str, params: dict | None = None, **kw: Any) -> Any:
+        entry = Sent(method, dict(params or {}), kw.get("session_id"))
+        rec.sent.append(entry)
+        try:
+            res = await orig(method, params, **kw)
+        except EgoTimeout:
+            entry.outcome = "timeout"
+            raise
+        except (CdpError, CdpChannelUnavailable):
+            entry.outcome = "error"
+            raise
+        entry.outcome = "ok"
+        return res
+
+    conn.send = send
+    try:
+        yield rec
+    finally:
+        del conn.send
