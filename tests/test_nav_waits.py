@@ -28,15 +28,17 @@ async def test_b32_headers_delayed_not_committed(task, server):
 
 
 async def test_b33_committed_then_streaming(task, server):
-    url = server.route("/b33", Response("<p>start</p>", chunks=[(1.0, b"<p>end</p>")]))
+    # the first bytes come at once and the end 4 s later: the 2 s timeout falls between the two
+    # however slow the machine is (commit needs only the first bytes)
+    url = server.route("/b33", Response("<p>start</p>", chunks=[(4.0, b"<p>end</p>")]))
     page = task.page("p1")
     with pytest.raises(NavigationTimeout) as info:
-        await page.goto(url, timeout=300)
+        await page.goto(url, timeout=2000)
     assert info.value.committed is True and info.value.url == url
     assert info.value.ready_state == "loading"
     assert 'page.wait_for_load_state("load")' in str(info.value)
     assert await page.url() == url
-    await page.wait_for_load_state("load")
+    await page.wait_for_load_state("load", timeout=15000)
     assert await page.evaluate("document.readyState") == "complete"
 
 
@@ -50,16 +52,16 @@ async def test_b34_commit_with_referer(task, server):
 
 
 async def test_b35_b36_domcontentloaded_then_load(task, server):
-    slow_image(server, "/b35.png", 1.0)
+    slow_image(server, "/b35.png", 3.0)
     url = server.page("/b35", "<img src='/b35.png'>")
     page = task.page("p1")
     await page.goto(url, wait_until="domcontentloaded")
     assert await page.evaluate("document.readyState") == "interactive"
-    t0 = time.monotonic()
     with pytest.raises(EgoTimeout, match=r"wait_for_load_state\(load\) timed out"):
         await page.wait_for_load_state("load", timeout=100)
-    assert time.monotonic() - t0 < 0.5 + 0.5  # generous margin over the behaviour's 500 ms
-    await page.wait_for_load_state("load", timeout=3000)
+    # it gave up at its own deadline, not at the load: the 3 s image is still on its way
+    assert await page.evaluate("document.readyState") == "interactive"
+    await page.wait_for_load_state("load", timeout=15000)
     assert await page.evaluate("document.readyState") == "complete"
 
 
@@ -84,13 +86,12 @@ async def test_b37_networkidle_tracks_requests_from_before(task, server):
 
 async def test_b38_redirected_favicon_does_not_hold_idle(task, server):
     server.route("/favicon.ico", Response("", status=302, headers={"Location": "/b38-slow-icon"}))
-    server.route("/b38-slow-icon", Response(b"", content_type="image/x-icon", delay=2.0))
+    # if the redirected icon held idle, the 15 s wait below would time out (the icon takes 20 s)
+    server.route("/b38-slow-icon", Response(b"", content_type="image/x-icon", delay=20.0))
     url = server.page("/b38", "<p>hi</p>")
     page = task.page("p1")
     await page.goto(url)
-    t0 = time.monotonic()
-    await page.wait_for_load_state("networkidle", idle_ms=200)
-    assert time.monotonic() - t0 < 1.0
+    await page.wait_for_load_state("networkidle", idle_ms=200, timeout=15000)
 
 
 async def test_b39_running_fetch_holds_idle_events_intact(task, server):
@@ -113,9 +114,8 @@ async def test_b40_other_pages_do_not_hold_idle(task, server):
     await a.goto(server.page("/b40a", "<p>a</p><script>console.log('from-a')</script>"))
     await b.goto(server.page("/b40b", "<script>console.log('from-b');"
                              "setInterval(() => fetch('/b40-poll'), 50)</script>"))
-    t0 = time.monotonic()
-    await a.wait_for_load_state("networkidle", idle_ms=200)
-    assert time.monotonic() - t0 < 1.0
+    # b is never quiet (a request every 50 ms): a's wait can only return if b's are not counted
+    await a.wait_for_load_state("networkidle", idle_ms=200, timeout=15000)
     texts_a = {x.get("value") for e in a.events() if e["method"] == "Runtime.consoleAPICalled" for x in e["params"]["args"]}
     texts_b = {x.get("value") for e in b.events() if e["method"] == "Runtime.consoleAPICalled" for x in e["params"]["args"]}
     assert "from-a" in texts_a and "from-b" not in texts_a
@@ -137,22 +137,19 @@ async def test_b41_oopif_requests_count(task, server):
     slow = server.url("/b41-slow-frame", host="localhost")
     await page.evaluate("(src) => { const f = document.createElement('iframe'); f.id = 's'; f.src = src;"
                         " document.body.appendChild(f); }", slow)
-    t0 = time.monotonic()
     with pytest.raises(EgoTimeout, match=r"networkidle\) timed out"):
         await page.wait_for_load_state("networkidle", idle_ms=100, timeout=250)
-    assert time.monotonic() - t0 < 1.0
     await page.evaluate("document.getElementById('s').remove(); 1")
-    await page.wait_for_load_state("networkidle", idle_ms=100, timeout=2000)
+    await page.wait_for_load_state("networkidle", idle_ms=100, timeout=15000)
 
 
 async def test_b42_default_state_is_load(task, server):
     url = server.route("/b42", Response("<p>a</p>", chunks=[(0.5, b"<p>b</p>")]))
     page = task.page("p1")
     await page.goto(url, wait_until="commit")
-    t0 = time.monotonic()
     await page.wait_for_load_state()
     assert await page.evaluate("document.readyState") == "complete"
-    assert time.monotonic() - t0 >= 0.3
+    assert await page.evaluate("document.body.innerText.includes('b')") is True
 
 
 async def test_b43_reload_fresh_document(task, server):
@@ -217,10 +214,8 @@ async def test_b47_url_opened_in_popup(task, server):
     waiter = page.wait_for_event("popup")
     await page.evaluate("window.open('/b47/done'); 1")
     popup = await waiter
-    t0 = time.monotonic()
-    with pytest.raises(UrlOpenedInPopup) as info:
+    with pytest.raises(UrlOpenedInPopup) as info:  # (a missed popup would be a 15 s EgoTimeout)
         await page.wait_for_url("**/b47/done", timeout=15000)
-    assert time.monotonic() - t0 < 2.0
     assert info.value.code == "EGO_URL_OPENED_IN_POPUP"
     assert info.value.popup_label == popup.label
     assert f'task.page("{popup.label}")' in str(info.value)
