@@ -5,13 +5,15 @@ The corpus (``benchmarks/corpus.py``): 100+ HTML pages from five Debian document
 packages, each made by a different generator, served on 127.0.0.1. Per page, on one
 Chromium from our launcher and one Playwright Chromium (same binary), interleaved:
 
-- **text coverage**: every visible text string of every frame (the same oracle as the
-  fidelity tests) is found in our full-page snapshot;
+The oracle is ``ego_browser.snapshot.fidelity`` (the one the fidelity tests use):
+
+- **text coverage**: every visible text string of every frame is found in our full-page snapshot;
 - **control coverage**: every enabled, visible control with a box (button, input, select,
   textarea, link with href, iframe) carries a ref bound to that element; controls with a
   zero-size box are counted separately (no pointer can reach them, so they get no ref);
 - **state agreement**: for every ref whose node Chromium's AX tree knows, checked,
-  disabled, expanded, selected, level and value agree with ``Accessibility.getFullAXTree``;
+  disabled, expanded, selected and value, and every heading's level, agree with
+  ``Accessibility.getFullAXTree``;
 - **bytes and time**: our first full-page snapshot after a navigation (and the
   ``interactive=True`` mode) vs Playwright's first ``aria_snapshot(mode="ai")``.
 
@@ -23,7 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import inspect
-import re
 import statistics
 import sys
 import time
@@ -37,142 +38,18 @@ import peers  # noqa: E402
 
 from ego_browser.cdp.connection import Connection  # noqa: E402
 from ego_browser.snapshot import CdpSnapshotTarget, RefLedger, take_snapshot  # noqa: E402
+from ego_browser.snapshot import fidelity  # noqa: E402
 from ego_browser.snapshot.engine import settle  # noqa: E402
-from ego_browser.snapshot.twin import parse_snapshot  # noqa: E402
 
 TARGETS = {"text": 0.995, "controls": 0.995, "states": 0.99, "bytes": 0.6, "time": 0.3, "time_p90": 0.6,
            "interactive_bytes": 0.3}
-STATE_FIELDS = ("checked", "disabled", "expanded", "selected", "level", "value")
-VALUE_ROLES = {"textbox", "searchbox", "textarea", "spinbutton", "slider", "progressbar", "combobox", "listbox"}
 PAGE_TIMEOUT = 30.0
 
-_VISIBLE_TEXTS = r"""(() => { const out = [];
-  const walk = (root) => { const it = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
-    for (let n = it.nextNode(); n; n = it.nextNode()) {
-      if (n.nodeType === 1) { if (n.shadowRoot) walk(n.shadowRoot); continue; }
-      const p = n.parentElement; if (!p || ['SCRIPT','STYLE','NOSCRIPT','TITLE','OPTION'].includes(p.tagName)) continue;
-      if (!p.checkVisibility({visibilityProperty: true}) || p.closest('[aria-hidden=true]')) continue;
-      const t = n.data.replace(/[\s\u00a0]+/g, ' ').trim(); if (t && !/^[\u200b-\u200f\u2060\ufeff]+$/.test(t)) out.push(t); } };
-  walk(document); return out; })()"""
-
-# controls an agent can act on; zero-size ones are returned apart (second array)
-_CONTROLS = r"""(() => { const out = [], flat = [];
-  const walk = (root) => { for (const el of root.querySelectorAll('*')) {
-      if (el.shadowRoot) walk(el.shadowRoot);
-      if (!el.matches('button, input:not([type=hidden]), select, textarea, a[href], iframe')) continue;
-      if (el.disabled || !el.checkVisibility({visibilityProperty: true}) || el.closest('[aria-hidden=true]')) continue;
-      if (el.tagName === 'IFRAME' && el.loading === 'lazy') continue;
-      const r = el.getBoundingClientRect(); (r.width * r.height > 0 ? out : flat).push(el); } };
-  walk(document); return [out, flat]; })()"""
-
-_REF = re.compile(r"\bref=(\d+)")
-_HEAD = re.compile(r'^\s*(?:[+~-] )?\s*[\w-]+(?: "(?:[^"\\]|\\.)*")?')
-
-
-def _groups_and_value(line: str) -> tuple[list[str], str | None]:
-    """The bracket groups after role and name (nested brackets kept whole) and the ": value"."""
-    m = _HEAD.match(line)
-    rest = line[m.end():] if m else line
-    groups: list[str] = []
-    i = 0
-    while i < len(rest):
-        if rest[i] == " ":
-            i += 1
-        elif rest[i] == "[":
-            depth, j = 0, i
-            while j < len(rest):
-                depth += {"[": 1, "]": -1}.get(rest[j], 0)
-                if depth == 0:
-                    break
-                j += 1
-            groups.append(rest[i + 1:j])
-            i = j + 1
-        elif rest.startswith(": ", i):
-            return groups, rest[i + 2:]
-        else:
-            break
-    return groups, None
-
-
-def parse_states(line: str) -> dict[str, object]:
-    """Our line's states in the AX tree's terms (absent flags are False / None)."""
-    groups, value = _groups_and_value(line)
-    tokens = {t.strip() for g in groups for t in g.split(",")}
-    out: dict[str, object] = {
-        "checked": "mixed" if "checked=mixed" in tokens else ("true" if "checked" in tokens else "false"),
-        "disabled": "disabled" in tokens,
-        "expanded": True if "expanded" in tokens else (False if "collapsed" in tokens else None),
-        "selected": "selected" in tokens,
-        "level": None,
-        "value": value,
-    }
-    for t in tokens:
-        if t.startswith("level="):
-            out["level"] = int(t[6:])
-    return out
-
-
-_NO_STATE: dict[str, object] = {"checked": "false", "disabled": False, "expanded": None, "selected": False,
-                                 "level": None, "value": None}
-
-
-def ax_states(node: dict) -> dict[str, object]:
-    props = {p["name"]: p.get("value", {}).get("value") for p in node.get("properties", [])}
-    checked = props.get("checked")
-    return {
-        "checked": str(checked).lower() if checked is not None else "false",
-        "disabled": bool(props.get("disabled")),
-        "expanded": props.get("expanded"),
-        "selected": bool(props.get("selected")),
-        "level": props.get("level"),
-        "value": node.get("value", {}).get("value"),
-    }
-
-
-def states_agree(ours: dict, theirs: dict, role: str) -> list[str]:
-    """The fields on which our line and Chromium disagree (empty = agreement)."""
-    bad = []
-    for f in STATE_FIELDS:
-        a, b = ours.get(f), theirs.get(f)
-        if f == "level" and role != "heading":
-            continue
-        if f == "value":
-            if role not in VALUE_ROLES or role == "combobox" and b is None:
-                continue
-            a, b = (a or ""), (" ".join(str(b).split()) if b is not None else "")
-            if a.endswith("…") and b.startswith(a[:-1]):
-                continue
-        if f == "selected" and role not in ("option", "tab", "row", "gridcell", "treeitem"):
-            continue
-        if a != b:
-            bad.append(f)
-    return bad
-
-
-async def _world(frame) -> int:
-    w = await frame.session.send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": "corpus-oracle"})
-    return w["executionContextId"]
-
-
-async def _frame_oracle(frame) -> tuple[list[str], set[int], int, dict[int, dict]]:
-    ctx = await _world(frame)
-    r = await frame.session.send("Runtime.evaluate", {"expression": _VISIBLE_TEXTS, "returnByValue": True,
-                                                      "contextId": ctx})
-    texts = r["result"]["value"]
-    r = await frame.session.send("Runtime.evaluate", {
-        "expression": _CONTROLS, "contextId": ctx,
-        "serializationOptions": {"serialization": "deep", "maxDepth": 3,
-                                 "additionalParameters": {"maxNodeDepth": 0, "includeShadowTree": "none"}}})
-    boxed, flat = r["result"]["deepSerializedValue"]["value"]
-    controls = {v["value"]["backendNodeId"] for v in boxed["value"]}
-    params = {"frameId": frame.frame_id} if frame.parent_frame_id else {}
-    try:
-        ax = await frame.session.send("Accessibility.getFullAXTree", params)
-    except Exception:  # noqa: BLE001 - an OOPIF's own session takes no frame id
-        ax = await frame.session.send("Accessibility.getFullAXTree")
-    nodes = {n["backendDOMNodeId"]: n for n in ax["nodes"]
-             if n.get("backendDOMNodeId") is not None and not n.get("ignored")}
-    return texts, controls, len(flat["value"]), nodes
+# controls a pointer cannot reach (zero-size box): the oracle leaves them out and so does the
+# snapshot (no ref); counted here so that the coverage figures say how many there were
+_ZERO_SIZE = r"""[...document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea')]
+  .filter(e => { const r = e.getBoundingClientRect(); return !e.disabled && e.checkVisibility()
+    && !(r.width > 0 && r.height > 0) && getComputedStyle(e).display !== 'contents'; }).length"""
 
 
 async def _loaded(t: CdpSnapshotTarget) -> None:
@@ -203,56 +80,15 @@ async def measure_page(t: CdpSnapshotTarget, pw, url: str, interactive: bool) ->
         row["pw_s"] = time.perf_counter() - t0
         row["pw_bytes"] = len(pw_text.encode())
     await settle(led)
-    body = " ".join(text.split("\n", 1)[-1].split())
-    body_unescaped = body.replace('\\"', '"').replace("\\\\", "\\")
-    lines = {int(m.group(1)): ln for ln in text.splitlines() for m in [_REF.search(ln)] if m}
-    texts_total = texts_found = controls_total = controls_found = flat_total = 0
-    states_total = states_ok = stateful = stateful_ok = 0
-    misses: list[str] = []
-    for f in t.frames():
-        try:
-            texts, controls, flat, nodes = await _frame_oracle(f)
-        except Exception as exc:  # noqa: BLE001 - a frame that went away while measuring
-            misses.append(f"frame {f.frame_id[:8]}: {type(exc).__name__}")
-            continue
-        for s in texts:
-            texts_total += 1
-            if s in body or s in body_unescaped:
-                texts_found += 1
-            elif len(misses) < 5:
-                misses.append(f"text {s[:60]!r}")
-        bound: dict[int, int] = {}
-        for ref in lines:
-            try:
-                b = led.lookup(ref)
-            except Exception:  # noqa: BLE001
-                continue
-            if b.frame_id == f.frame_id:
-                bound[b.backend_node_id] = ref
-        controls_total += len(controls)
-        controls_found += len(controls & bound.keys())
-        flat_total += flat
-        for backend, ref in bound.items():
-            node = nodes.get(backend)
-            if node is None:
-                continue
-            role = node.get("role", {}).get("value", "")
-            if role == "textbox" and "password" in lines[ref]:
-                continue
-            states_total += 1
-            theirs = ax_states(node)
-            bad = states_agree(parse_states(lines[ref]), theirs, role)
-            # refs whose node has some state in Chromium's eyes: what the notation is for
-            has_state = bool(states_agree(_NO_STATE, theirs, role))
-            stateful += has_state
-            if not bad:
-                states_ok += 1
-                stateful_ok += has_state
-            elif len(misses) < 10:
-                misses.append(f"state @{ref} {role} {bad}: {lines[ref].strip()[:80]}")
-    row.update(texts=texts_total, texts_found=texts_found, controls=controls_total,
-               controls_found=controls_found, zero_size_controls=flat_total, states=states_total,
-               states_ok=states_ok, stateful=stateful, stateful_ok=stateful_ok, misses=misses)
+    m = await fidelity.measure(t, led, text.split("\n", 1)[-1])
+    zero = await t.main_session.send("Runtime.evaluate", {"expression": _ZERO_SIZE, "returnByValue": True})
+    misses = [f"text {x[1][:60]!r}" for x in m["text_misses"][:3]]
+    misses += ["state " + " ".join(map(str, x))[:160] for x in m["state_misses"][:3]]
+    misses += [f"control {x[1]}" for x in m["control_misses"][:3]]
+    row.update(texts=m["text_total"], texts_found=m["text_found"], controls=m["controls_total"],
+               controls_found=m["controls_bound"], zero_size_controls=zero["result"].get("value") or 0,
+               states=m["state_total"], states_ok=m["state_agree"], roles=m["role_total"],
+               roles_ok=m["role_agree"], misses=misses)
     return row
 
 
@@ -310,9 +146,8 @@ def report(rows: list[dict], pw_missing: str | None) -> str:
         ("zero-size controls (no ref by design)", str(sum(r["zero_size_controls"] for r in ok)), ""),
         ("state agreement (median page)", _pct(med(st)) if st else "—", f"≥ {_pct(TARGETS['states'])}"),
         ("state agreement (all refs)", _pct(_frac(sum(r["states_ok"] for r in ok), sum(r["states"] for r in ok))), ""),
-        ("state agreement (refs that have a state)",
-         _pct(_frac(sum(r["stateful_ok"] for r in ok), sum(r["stateful"] for r in ok)))
-         + f" of {sum(r['stateful'] for r in ok)}", ""),
+        ("role+name agreement (all refs)", _pct(_frac(sum(r["roles_ok"] for r in ok), sum(r["roles"] for r in ok))),
+         ""),
         ("bytes / Playwright (median)", f"{med(br):.2f}×" if br else "—", f"≤ {TARGETS['bytes']}×"),
         ("interactive=True bytes / Playwright (median)", f"{med(ir):.2f}×" if ir else "—",
          f"≤ {TARGETS['interactive_bytes']}×"),

@@ -19,6 +19,7 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── NavigationFailed / UrlOpenedInPopup / FileChooserOpened / PageScriptError
     ├── FetchFailed / DownloadFailed
     ├── CdpError                                 the browser rejected a command
+    ├── CdpMethodRefused                         raw CDP outside the space's scope
     ├── CdpChannelUnavailable / BrowserUnavailable
     ├── HostDisconnected                         EGO_TASK_HOST_DISCONNECTED
     │   └── HostUnresponsive                     EGO_HOST_UNRESPONSIVE
@@ -65,6 +66,7 @@ __all__ = [
     "DownloadFailed",
     "CdpError",
     "CDPError",
+    "CdpMethodRefused",
     "CdpChannelUnavailable",
     "BrowserUnavailable",
     "HostDisconnected",
@@ -246,6 +248,16 @@ class CdpError(EgoError):
 
 #: the transport's historical spelling; the same class
 CDPError = CdpError
+
+
+class CdpMethodRefused(EgoError):
+    """Raw CDP (``page.cdp``/``task.cdp``) refused before it reached the browser: the method acts
+    beyond the caller's page or space, or an id argument names another space's target, session
+    or browser context. ``argument`` names the offending parameter (None: the method itself);
+    ``reason`` is one of ``browser_wide``, ``other_space``, ``not_allowed``, ``shared_context``."""
+
+    code = "EGO_CDP_METHOD_REFUSED"
+    fields = ("method", "argument", "reason")
 
 
 class CdpChannelUnavailable(EgoError):

@@ -80,6 +80,9 @@ class ElementHandle:
     context_id: int
     object_id: str
     frame_offset: Offset = (0.0, 0.0)
+    #: the page's input gate (``PageDriver.check_input``): checked before every in-page call
+    #: of an action, since some of them edit the page (values, focus, selection)
+    gate: Callable[[], None] | None = None
 
     async def offset(self) -> tuple[float, float]:
         off = self.frame_offset
@@ -151,6 +154,8 @@ _MUTATING = frozenset({"fillPrepare", "focusForFill", "focus", "selectOption"})
 
 async def call(handle: ElementHandle, name: str, *args: Any) -> Any:
     """Call ``A[name](element, *args)`` in the handle's world; installs the helpers on first use."""
+    if handle.gate is not None:
+        handle.gate()
     if name in _MUTATING:
         dispatch.mark()
     params = {
@@ -198,7 +203,7 @@ async def target_handle(handle: ElementHandle, action: str) -> ElementHandle:
     obj = res.get("result", {}).get("objectId")
     if "exceptionDetails" in res or not obj:
         raise _Blocked("hidden", "element is not attached to the DOM")
-    out = ElementHandle(handle.session, handle.context_id, obj, handle.frame_offset)
+    out = ElementHandle(handle.session, handle.context_id, obj, handle.frame_offset, handle.gate)
     out._matched = getattr(handle, "_matched", None) or (None, 1)
     return out
 

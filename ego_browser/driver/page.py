@@ -85,6 +85,11 @@ class PageDriver:
         self.on_close: list[Callable[[], Any]] = []
         #: bumped whenever every ref of the page must be considered stale
         self.epoch = 0
+        #: set by the host: raises when the tab's space is no longer the agent's. Checked
+        #: before every input dispatch (mouse, keyboard, text insertion, files, in-page edits)
+        self.input_gate: Callable[[], None] | None = None
+        #: the browser context of an isolated space (None: the default, shared one)
+        self.context_id: str | None = None
         #: how often the slow paths ran (waits on a swapping frame, tab activations, ...):
         #: tests read them to prove an action took no deadline-bound path
         self.stats: Counter[str] = Counter()
@@ -361,6 +366,12 @@ class PageDriver:
                 raise TimeoutError from None
 
     # -- helpers ----------------------------------------------------------------------------
+
+    def check_input(self) -> None:
+        """Raise (the host's ``TaskSpaceUserInControl``) if input may not reach this tab now."""
+        gate = self.input_gate
+        if gate is not None:
+            gate()
 
     @property
     def main_frame(self) -> Frame | None:

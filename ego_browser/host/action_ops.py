@@ -11,6 +11,7 @@ import asyncio
 import itertools
 from collections import OrderedDict
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..driver import actions, dispatch
 from ..driver.keyboard import Keyboard
@@ -39,8 +40,12 @@ def input_state(driver: PageDriver, token: Any) -> tuple[Mouse, Keyboard]:
     pair = states.get(key)
     if pair is None:
         session = driver.session
+        check = driver.check_input
 
         async def send(method: str, params: dict | None = None) -> Any:
+            check()  # every mouse/keyboard dispatch re-checks who controls the space
+            if method == "Browser.grantPermissions":
+                params = _own_grant(driver, params or {})
             dispatch.mark()  # from here on, a timeout cannot promise the page saw nothing
             return await session.send(method, params, timeout=30.0)
 
@@ -52,6 +57,23 @@ def input_state(driver: PageDriver, token: Any) -> tuple[Mouse, Keyboard]:
     else:
         states.move_to_end(key)
     return pair
+
+
+def _own_grant(driver: PageDriver, params: dict[str, Any]) -> dict[str, Any]:
+    """Scope paste's clipboard grant to the page: its origin, and its space's own context.
+
+    Without them Chromium grants to every origin of the default browser context, whatever
+    session asks: the user's own browsing (and, from an isolated space, not even its own).
+    """
+    params = dict(params)
+    main = driver.frames.main
+    parts = urlsplit(main.url if main is not None else "")
+    if "origin" not in params and parts.scheme in ("http", "https") and parts.netloc:
+        params["origin"] = f"{parts.scheme}://{parts.netloc}"
+    context = driver.context_id
+    if context and "browserContextId" not in params:
+        params["browserContextId"] = context
+    return params
 
 
 _groups = itertools.count(1)

@@ -12,6 +12,7 @@ import asyncio
 import contextvars
 import logging
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,27 @@ class PageCtx:
     driver: PageDriver
 
 
+class _Request:
+    """One agent request in flight: the spaces whose gate it passed, and how to stop it.
+
+    A take-over stops the space's requests through their own deadline (rescheduled to now):
+    ``asyncio.timeout`` delivers the cancellation inside the request and turns it back into
+    an exception on the way out, so the caller's task is never left with a stray cancel.
+    """
+
+    __slots__ = ("timeout", "spaces", "preempted", "done")
+
+    def __init__(self) -> None:
+        self.timeout: asyncio.Timeout | None = None
+        self.spaces: set[int] = set()
+        self.preempted: tuple[int, str, str] | None = None  # (space id, name, reason)
+        self.done = False
+
+
+#: the request the running code serves (tasks it starts inherit it)
+_REQUEST: ContextVar[_Request | None] = ContextVar("ego_request", default=None)
+
+
 class Host:
     def __init__(self, *, home: Path | None = None, embedded: bool = False) -> None:
         self.home = home or config.home()
@@ -84,6 +106,10 @@ class Host:
         #: (space id, label) -> (store generation, space row, page row) for page_ctx
         self._ctx_rows: dict[tuple[Any, Any], tuple[int, SpaceRow, PageRow]] = {}
         self.extensions: dict[str, Any] = {}  # per-feature state (downloads, choosers ...)
+        #: space id -> agent requests in flight that passed its gate (a take-over stops them)
+        self._inflight: dict[int, set[_Request]] = {}
+        #: target id -> store generation at which input to it was last allowed
+        self._input_ok: dict[str, int] = {}
         #: Chromium's launch tab while no space uses it (the first space takes it over)
         self.spare_tab: str | None = None
 
@@ -129,22 +155,39 @@ class Host:
         self.last_request = time.monotonic()
         self.requests += 1
         deadline = spec.deadline(args)
+        req = _Request()
+        req_token = _REQUEST.set(req)
         _CURRENT_OP.set(op)
         progress, token = dispatch.begin()
         try:
-            async with asyncio.timeout(deadline):
+            async with asyncio.timeout(deadline) as req.timeout:
                 return await spec.fn(self, args)
         except TimeoutError as exc:
             if isinstance(exc, EgoError):
                 if type(exc) is EgoTimeout and exc.input_dispatched is None:
                     exc.input_dispatched = progress.input_dispatched  # e.g. an input command's own deadline
                 raise
+            if req.preempted is not None:
+                space_id, name, reason = req.preempted
+                raise TaskSpaceUserInControl(
+                    f"{op} was stopped: the user took control of task space {space_id} (\"{name}\", reason: "
+                    f"{reason}) while it ran; wait with task.wait_for_control() or ask the user to hand it back",
+                    space_id=space_id, reason=reason,
+                ) from None
             raise EgoTimeout(
                 f"{op} did not finish within the host's {deadline:.0f}s request deadline"
                 + _INPUT_NOTE.get(progress.input_dispatched, ""),
                 api=op, timeout_ms=round(deadline * 1000), input_dispatched=progress.input_dispatched,
             ) from None
         finally:
+            req.done = True
+            _REQUEST.reset(req_token)
+            for space_id in req.spaces:
+                live = self._inflight.get(space_id)
+                if live is not None:
+                    live.discard(req)
+                    if not live:
+                        del self._inflight[space_id]
             dispatch.end(token)
 
     def handle_sync(self, op: str, args: dict[str, Any]) -> Any:
@@ -170,8 +213,9 @@ class Host:
             raise TaskSpaceNotFound(f"task space not found: {space_id}", space=space_id)
         return row
 
-    @staticmethod
-    def gate(space: SpaceRow) -> None:
+    def gate(self, space: SpaceRow) -> None:
+        """Refuse an agent request on a space the person controls; otherwise remember the
+        request as in flight on that space, so that a take-over can stop it."""
         if space.ownership != "agent":
             reason = space.reason or ("handed_off" if space.ownership == "agentDelegatedToUser" else "user_owned")
             raise TaskSpaceUserInControl(
@@ -179,6 +223,42 @@ class Host:
                 "wait with task.wait_for_control() or ask the user to hand it back",
                 space_id=space.id, reason=reason,
             )
+        req = _REQUEST.get()
+        if req is not None and not req.done and space.id not in req.spaces:
+            req.spaces.add(space.id)
+            self._inflight.setdefault(space.id, set()).add(req)
+
+    def preempt(self, space: SpaceRow, reason: str) -> int:
+        """Stop the agent requests in flight on ``space`` (not the calling one): each fails
+        with ``TaskSpaceUserInControl``. Returns how many were stopped."""
+        current = _REQUEST.get()
+        loop = asyncio.get_running_loop()
+        stopped = 0
+        for req in list(self._inflight.get(space.id, ())):
+            if req is current or req.done or req.preempted is not None or req.timeout is None:
+                continue
+            req.preempted = (space.id, space.name, reason)
+            try:
+                req.timeout.reschedule(loop.time())
+            except RuntimeError:
+                continue  # its deadline already passed: it is failing anyway
+            stopped += 1
+        return stopped
+
+    def check_input(self, target_id: str) -> None:
+        """The gate again, right before input reaches a tab: a take-over that lands while an
+        action waits (for its element, a lock, a scroll) stops that action's input."""
+        store = self.store
+        if store is None or self._input_ok.get(target_id) == store.gen:
+            return
+        for row in store.pages_of_target(target_id):
+            if row.state == OPEN:
+                space = store.space(row.space_id)
+                if space is not None and space.ownership != "agent":
+                    self.gate(space)
+        if len(self._input_ok) > 256:
+            self._input_ok.clear()
+        self._input_ok[target_id] = store.gen
 
     def page_row(self, space: SpaceRow, label: str) -> PageRow:
         assert self.store is not None
@@ -246,6 +326,12 @@ class Host:
         try:
             assert self.browser.conn is not None
             driver = await PageDriver.attach(self.browser.conn, target_id)
+            driver.input_gate = lambda tid=target_id: self.check_input(tid)
+            # an isolated space's own context, for the host's own context-level calls on it
+            driver.context_id = next(
+                (s.context_id for s in (self.store.space(r.space_id) for r in self.store.pages_of_target(target_id))
+                 if s is not None and s.isolated and s.context_id), None,
+            ) if self.store is not None else None
             driver.frames.on_navigated.append(lambda frame, d=driver: self._navigated(d, frame))
             self.drivers[target_id] = driver
             for fn in list(self.extensions.get("on_driver") or ()):

@@ -266,6 +266,7 @@ async def set_input_files(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     dispatch.expect_input()
 
     async def action() -> None:
+        ctx.driver.check_input()
         dispatch.mark()
         try:
             await session.send("DOM.setFileInputFiles", {"files": files, "objectId": oid}, timeout=10.0)
@@ -342,6 +343,7 @@ async def chooser_set_files(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     dispatch.expect_input()
 
     async def action() -> None:
+        ctx.driver.check_input()
         dispatch.mark()
         try:
             await session.send(

@@ -117,11 +117,19 @@ async def evaluate(host: Host, args: dict[str, Any]) -> Any:
 
 @op("page.cdp")
 async def page_cdp(host: Host, args: dict[str, Any]) -> Any:
+    from . import cdp_scope
+
     method = args["method"]
     ctx = await host.page_ctx(args, activate=method != "Page.handleJavaScriptDialog")
+    # the page's own session, and only what stays within this tab (or its space)
+    scope = cdp_scope.scope_of(host, ctx.space, cdp_scope.PAGE, ctx.page.target_id)
+    params = await cdp_scope.check(host, scope, method, args.get("params"))
     timeout = float(args.get("timeout") or 30000) / 1000
+    ctx.driver.check_input()  # raw input too: the user may have taken over meanwhile
     try:
-        return await ctx.driver.session.send(method, args.get("params") or None, timeout=timeout)
+        return cdp_scope.filter_result(
+            host, scope, method, await ctx.driver.session.send(method, params, timeout=timeout)
+        )
     finally:
         # raw CDP may have changed anything: no ref can be trusted afterwards
         ctx.driver.stale_all_refs()

@@ -91,6 +91,7 @@ async def run_action(
         try:
             done, _ = await asyncio.wait({task, dialog_seen}, return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
+            # the request was stopped (a take-over, its deadline): so is the action's input
             # the host's deadline (or the host stopping): the action takes no further step (a
             # retry would deliver input after its caller was told it timed out); what it already
             # sent stays sent, which the timeout's input_dispatched reports

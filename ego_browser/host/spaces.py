@@ -290,6 +290,13 @@ def _active_tab(host: Host, space: SpaceRow) -> str | None:
 async def claim_task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     space = host.space_row(args.get("space"))
     store = _store(host)
+    if space.ownership == USER and (space.reason or "user_owned") != "user_owned":
+        # the person took this space over: it is theirs until they give it back, approval or not
+        raise TaskSpaceUserInControl(
+            f"task space {space.id} (\"{space.name}\") was taken over by the user (reason: {space.reason}); it "
+            f"cannot be claimed until they give it back (python -m ego_browser spaces give-back {space.id})",
+            space_id=space.id, reason=space.reason,
+        )
     if space.ownership == USER or space.ownership == DELEGATED:
         # the tabs that existed before the claim stay unmanaged
         for row in store.pages(space.id):
@@ -321,7 +328,10 @@ async def take_over_task_space(host: Host, args: dict[str, Any]) -> dict[str, An
 @op("spaces.take_over")
 async def person_take_over(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     space = host.space_row(args.get("space"))
-    _store(host).update_space(space.id, ownership=USER, reason=args.get("reason") or "manual_takeover")
+    reason = args.get("reason") or "manual_takeover"
+    _store(host).update_space(space.id, ownership=USER, reason=reason)
+    # the agent's requests still running on this space stop now (their input is gated too)
+    host.preempt(space, reason)
     return space_dict(host, _store(host).space(space.id))  # type: ignore[arg-type]
 
 
@@ -488,6 +498,7 @@ async def hand_off(host: Host, args: dict[str, Any]) -> None:
     space = host.space_row(args.get("space"))
     host.gate(space)
     _store(host).update_space(space.id, ownership=DELEGATED, reason="handed_off")
+    host.preempt(space, "handed_off")  # the agent's other requests on it stop, as on a take-over
 
 
 @op("space.control")
@@ -579,8 +590,14 @@ async def space_cdp(host: Host, args: dict[str, Any]) -> Any:
             api="TaskSpace.cdp", option="method", expected="a Target.* or Browser.* method",
         )
     assert host.browser.conn is not None
+    from . import cdp_scope
+
+    # the browser session is the host's own: only what stays within this space goes through
+    scope = cdp_scope.scope_of(host, space, cdp_scope.TASK)
+    params = await cdp_scope.check(host, scope, method, args.get("params"))
     timeout = float(args.get("timeout") or 30000) / 1000
-    return await host.browser.conn.send(method, args.get("params") or None, timeout=timeout)
+    result = await host.browser.conn.send(method, params, timeout=timeout)
+    return cdp_scope.filter_result(host, scope, method, result)
 
 
 @op("round.report")

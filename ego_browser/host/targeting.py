@@ -159,7 +159,9 @@ async def handle_for_ref(host: Host, ctx: PageCtx, ref: int, group: str = GROUP)
     if not (alive.get("result") or {}).get("value"):
         ledger.stale_ref(ref)
         raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
-    return ElementHandle(frame.session, context_id, object_id, _offset_fn(driver, frame))
+    handle = ElementHandle(frame.session, context_id, object_id, _offset_fn(driver, frame))
+    handle.gate = driver.check_input
+    return handle
 
 
 def resolver(
@@ -173,6 +175,7 @@ def resolver(
         ref = parsed.ref
 
         async def resolve_ref_handles() -> list[ElementHandle]:
+            driver.check_input()
             return [await handle_for_ref(host, ctx, ref, group)]
 
         return resolve_ref_handles
@@ -183,6 +186,7 @@ def resolver(
     mode = "top_first" if parsed.nth is not None else "all"
 
     async def resolve_selector() -> list[ElementHandle]:
+        driver.check_input()  # each attempt: the user may have taken over while it waited
         try:
             found = await engine.resolve(frames, parsed, mode=mode, describe=False, backend_ids=False,
                                          object_group=group)
@@ -193,6 +197,7 @@ def resolver(
             ef = m.frame
             context_id = await ef.utility_context()
             handle = ElementHandle(ef.session, context_id, m.object_id, _offset_fn(driver, ef.frame))
+            handle.gate = driver.check_input
             handle.tier = 0 if ef.is_main else 1
             handles.append(handle)
         return handles

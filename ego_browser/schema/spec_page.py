@@ -302,11 +302,24 @@ print(await page.evaluate("document.title"))
 print(await page.evaluate("(sel) => document.querySelectorAll(sel).length", "a"))
 """, errors=("PageScriptError", "PageEvaluationTimeout", "InvalidArgument"))
 M("Page.cdp", [P("method", "str+"), P("params", "dict?", None), "*", P("timeout", "ms>0", 30000)], "dict",
-  "A raw CDP command on the Page's session; afterwards every ref is stale.",
+  "A raw CDP command on the Page's session; afterwards every ref is stale. Scoped to this tab: methods that reach "
+  "other tabs or the whole browser are refused (CdpMethodRefused).",
   """
 res = await page.cdp("Runtime.evaluate", {"expression": "1 + 1", "returnByValue": True})
 print(res["result"]["value"])
-""", errors=("CdpError", "EgoTimeout"))
+""", errors=("CdpError", "CdpMethodRefused", "TaskSpaceUserInControl", "EgoTimeout"),
+  details="Allowed: the page-scoped domains (Accessibility, Animation, Audits, Autofill, CacheStorage, Console, CSS, "
+          "Debugger, DeviceOrientation, DOM, DOMDebugger, DOMSnapshot, DOMStorage, Emulation, EventBreakpoints, "
+          "Fetch, FileSystem, HeapProfiler, IndexedDB, Input, Inspector, IO, LayerTree, Log, Media, Network, "
+          "Overlay, Page, Performance, PerformanceTimeline, Preload, Profiler, Runtime, Schema, Security, Storage, "
+          "WebAudio, WebAuthn) plus Target.getTargetInfo, Browser.getVersion, Browser.getWindowForTarget, "
+          "Browser.setPermission/grantPermissions/resetPermissions, SystemInfo.getInfo/getFeatureState and "
+          "Memory.getDOMCounters*; every other method (Target.*, Browser.close, Tracing.*, an unknown domain ...) "
+          "raises CdpMethodRefused (EGO_CDP_METHOD_REFUSED) before anything is sent. A targetId, sessionId, "
+          "browserContextId or windowId argument must name this tab (or its frames) and its space's context; "
+          "clearing every cookie or the cache (Network.clearBrowserCookies, Storage.clearCookies ...) needs an "
+          "isolated space; download behaviour is the host's (refused). A person-held space raises TaskSpaceUserInControl, and "
+          "input is re-checked right before it is sent.")
 M("Page.close", [], "None",
   "Close the tab (confirmed gone), opening an unmanaged about:blank tab if it was the space's last; the label is "
   "retired.",

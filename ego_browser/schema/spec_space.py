@@ -37,7 +37,9 @@ done = await task.finish(keep=["p1"])   # the space stays listed, now user-owned
 task = await claim_task_space(done["space_id"])
 print(task.ownership, task.user_page())
 """,
-  errors=("TaskSpaceNotFound",))
+  errors=("TaskSpaceNotFound", "TaskSpaceUserInControl"),
+  details="A space the person took over (spaces take-over; reason manual_takeover) cannot be claimed: it raises "
+          "TaskSpaceUserInControl until the person gives it back (spaces give-back ID).")
 
 M("take_over_task_space", [P("space_id", "int", doc="the space's id")], "TaskSpace",
   "Only after the user has approved: resume an Agent-owned space after hand_off(). If control had been delegated, "
@@ -195,7 +197,7 @@ await task.wait_for_control(interval=1000, timeout=60000)
 
 M("TaskSpace.hand_off", [], "None",
   "Hand the space to the person; gated calls then raise TaskSpaceUserInControl (reason handed_off) until "
-  "take_over_task_space().",
+  "take_over_task_space(). Calls still running on the space stop with that error too.",
   """
 await task.set_status("Please log in, then tell me to continue")
 await task.hand_off()
@@ -224,11 +226,24 @@ await task.set_status("Comparing kettle prices")
 
 M("TaskSpace.cdp", [P("method", "str+", doc="a Target.* or Browser.* method"), P("params", "dict?", None), "*",
                     P("timeout", "ms>0", 30000)],
-  "dict", "A raw browser-level CDP command (Target.* and Browser.* only); returns the result.",
+  "dict", "A raw browser-level CDP command (Target.* and Browser.* only), scoped to this space's tabs and browser "
+  "context; returns the result.",
   """
 version = await task.cdp("Browser.getVersion")
 print(version["product"])
-""", errors=("InvalidArgument", "CdpError", "EgoTimeout"))
+""", errors=("InvalidArgument", "CdpMethodRefused", "TaskSpaceUserInControl", "CdpError", "EgoTimeout"),
+  details="Allowed: Target.getTargets and Target.getBrowserContexts (listing only this space's tabs, frames and "
+          "context), Target.getTargetInfo, createTarget, closeTarget, activateTarget, Browser.getVersion, "
+          "getWindowForTarget, getWindowBounds, setWindowBounds, setContentsSize, setPermission, grantPermissions "
+          "and resetPermissions. Every other Target.*/Browser.* method "
+          "(Browser.close, Browser.crash, Target.attachToTarget, sendMessageToTarget, setDiscoverTargets, "
+          "setAutoAttach, exposeDevToolsProtocol, create/disposeBrowserContext, setDownloadBehavior: downloads are the "
+          "host's ...) raises CdpMethodRefused "
+          "(EGO_CDP_METHOD_REFUSED; attributes method, argument, reason) before anything is sent; other domains "
+          "raise InvalidArgument (use Page.cdp). A targetId, browserContextId or windowId must be this space's; "
+          "in an isolated space an omitted browserContextId means its own context. A tab made by "
+          "Target.createTarget joins the space as an unmanaged tab (see tabs(), adopt()). resetPermissions "
+          "needs an isolated space (the default context is shared with the user). A person-held space raises TaskSpaceUserInControl.")
 
 __all__: list[str] = []
 _ = OMIT

@@ -23,7 +23,10 @@ TOPICS["conventions"] = """\
 - Element actions, mouse, keyboard, evaluate, snapshot, screenshot, fetch, file methods and cdp
   first make their Page the active tab of its window; url(), title(), info(), events() and
   wait_for_timeout() never do.
-- Every call touching a tab checks that the agent controls the space, else TaskSpaceUserInControl.
+- Every call touching a tab checks that the agent controls the space, else TaskSpaceUserInControl;
+  when the person takes a space over, the calls still running on it stop with that error too.
+- Raw CDP (page.cdp, task.cdp) reaches only the caller's page or space: anything browser-wide or
+  naming another space's tab or context raises CdpMethodRefused (EGO_CDP_METHOD_REFUSED).
 - Input to one Page runs in call order; Pages may be driven together with asyncio.gather.
 - Environment: EGO_BROWSER_PAGE_BUDGET (default 8), EGO_BROWSER_HOME, EGO_BROWSER_CHROMIUM,
   EGO_BROWSER_ARGS, EGO_BROWSER_HEADLESS=0, EGO_BROWSER_CDP_URL, EGO_BROWSER_AGENT_WORKSPACE,

@@ -180,11 +180,18 @@ async def measure(target: Any, ledger: Any, body: str) -> dict[str, Any]:
     # headings carry no ref: their levels are matched by name
     ax_headings = [(_ax_role_name(n)[1], ax_state(n).get("level")) for ns in nodes.values() for n in ns
                    if _ax_role_name(n)[0] == "heading"]
-    for role, name, st in zip(table[1], table[2], table[7]):
+    squeezed = {("".join(n.split()), lvl) for n, lvl in ax_headings}
+    for i, (role, name, st) in enumerate(zip(table[1], table[2], table[7])):
         if role == "heading":
             out["state_total"] += 1
+            if not name:  # named from content shown as child lines: the name is their text
+                j, parts = i + 1, []
+                while j < len(table[0]) and table[0][j] > table[0][i]:
+                    parts.append(table[2][j])
+                    j += 1
+                name = " ".join(parts)
             mine = (name, our_state(role, st, "").get("level"))
-            if mine in ax_headings:
+            if mine in ax_headings or ("".join(name.split()), mine[1]) in squeezed:
                 out["state_agree"] += 1
             else:
                 out["state_misses"].append(("heading", mine))
