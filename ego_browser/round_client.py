@@ -25,6 +25,8 @@ __all__ = ["run", "worker_socket_path"]
 _FRAME = 5
 #: how long the round waits for the worker to take the script (it forks at once)
 _ACCEPT_TIMEOUT = 10.0
+#: how long the round waits for the worker's first answer once the script was handed over
+_ANSWER_TIMEOUT = 120.0
 
 
 def worker_socket_path() -> str:
@@ -124,8 +126,13 @@ def run(source: str, filename: str) -> int | None:
             os.close(cwd)
             for fd in opened:
                 os.close(fd)
+        sock.settimeout(_ANSWER_TIMEOUT)
         try:
             first = _recv_frame(sock)
+        except TimeoutError:
+            # the request went out: the script may be running, so it must not run here too
+            sys.stderr.write("the ego_browser round worker did not answer; run the round again\n")
+            return 1
         except OSError:
             return signals.declined()
         if first is not None and first[0] == "X":
