@@ -59,15 +59,6 @@ def _steps(base: str) -> list[tuple[str, str, bool]]:
     ]
 
 
-async def _settled(t: CdpSnapshotTarget) -> None:
-    for _ in range(100):
-        r = await t.main_session.send("Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True})
-        if r["result"].get("value") == "complete":
-            break
-        await asyncio.sleep(0.05)
-    await t.refresh()
-
-
 async def measure() -> list[dict]:
     httpd, base = _serve()
     rows = []
@@ -82,7 +73,7 @@ async def measure() -> list[dict]:
                     await t.goto(what)
                 else:
                     await t.evaluate(what)
-                await _settled(t)
+                await peers.settled(t)
                 body = await take_snapshot(t, led)
                 changed = _changes(prev, body)
                 rows.append({"step": label, "navigation": nav, "full": len(body.encode()),

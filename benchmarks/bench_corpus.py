@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import inspect
 import statistics
 import sys
 import time
@@ -52,19 +51,10 @@ _ZERO_SIZE = r"""[...document.querySelectorAll('a[href], button, input:not([type
     && !(r.width > 0 && r.height > 0) && getComputedStyle(e).display !== 'contents'; }).length"""
 
 
-async def _loaded(t: CdpSnapshotTarget) -> None:
-    for _ in range(100):
-        r = await t.main_session.send("Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True})
-        if r["result"].get("value") == "complete":
-            break
-        await asyncio.sleep(0.05)
-    await t.refresh()
-
-
 async def measure_page(t: CdpSnapshotTarget, pw, url: str, interactive: bool) -> dict:
     row: dict = {"url": url}
     await t.goto(url)
-    await _loaded(t)
+    await peers.settled(t)
     led = RefLedger("corpus")
     t0 = time.perf_counter()
     text = await take_snapshot(t, led, scope="full_page")
@@ -106,7 +96,7 @@ def _p90(xs: list[float]) -> float:
 
 
 async def collect(limit: int | None = None) -> tuple[list[dict], str | None]:
-    interactive = "interactive" in inspect.signature(take_snapshot).parameters
+    interactive = True
     rows: list[dict] = []
     with corpus.serve() as site, peers.ego_chromium() as bp:
         paths = site.paths[:limit] if limit else site.paths

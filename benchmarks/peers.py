@@ -265,6 +265,18 @@ def ego_chromium(extra_args: Sequence[str] = (), *, pipe: bool = False) -> Itera
         shutil.rmtree(profile, ignore_errors=True)
 
 
+async def settled(t: Any) -> None:
+    """Until a ``CdpSnapshotTarget``'s document is complete (bounded: 5 s), then re-read its frames."""
+    import asyncio
+
+    for _ in range(100):
+        r = await t.main_session.send("Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True})
+        if r["result"].get("value") == "complete":
+            break
+        await asyncio.sleep(0.05)
+    await t.refresh()
+
+
 # -- numbers and tables ---------------------------------------------------------------------
 
 
