@@ -209,6 +209,12 @@ async def _wait_state(driver: PageDriver, state: str, deadline: float, idle_ms: 
             return "load" in main.lifecycle and network_idle(driver, idle_ms)
         return _LIFECYCLE[state] in main.lifecycle
 
+    if not reached() and loader_id is None and state in _LIFECYCLE and driver.frames.main is not None:
+        # a page attached after its lifecycle events (a popup adopted late) never sees them:
+        # the document's own readyState says whether the state is already behind it
+        rs = await _ready_state(driver)
+        if rs == "complete" or (rs == "interactive" and state == "domcontentloaded"):
+            return
     while True:
         if reached():
             return
