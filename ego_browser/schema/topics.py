@@ -113,6 +113,10 @@ run_site_browser_tool, ego_browser, EgoError, asyncio, json and re.
   (EGO_STATE_STORE_UNWRITABLE) for the change that needed it; reads and snapshots go on.
 - An uncaught EgoError prints "<code>: <message>" and "  at line <n>: <source line>" to stderr and
   exits 1; other exceptions print "<Type>: <message>" likewise. A SyntaxError exits 2, runs nothing.
+- Dropped work fails the round (exit 1): a coroutine called without await (p.click("#go")) prints
+  "EGO_MISSING_AWAIT: missing await: click() ..." with its line and stops the script at its next
+  await; a background task (asyncio.create_task) that failed unobserved, or was still running when
+  the script ended (it is cancelled), is printed with the line that started it.
 - State (spaces, labels, refs, dialogs, downloads) lives in the host, started by the first round.
 Subcommands: skill (this guide), help [NAME], spaces [take-over ID | give-back ID], install-skill,
 host start|stop|status, doctor, validate-skills [ROOT].
