@@ -78,6 +78,42 @@ links = await page.find("main a")
 print(len(links), [link["text"] for link in links])
 await page.click(links[0]["ref"])
 """, errors=("InvalidSelector",))
+M("Page.get_by_role", [P("role", "str+"), "*", P("name", "text|re?", None, doc="accessible name: a substring, any "
+                        "case; with exact=True the whole name, case-sensitive; or a re.Pattern"),
+                        P("exact", "bool", False), P("checked", "bool?", None), P("disabled", "bool?", None),
+                        P("expanded", "bool?", None), P("level", "int>0?", None), P("pressed", "bool?", None),
+                        P("selected", "bool?", None)],
+  "str", "A selector string for elements with this ARIA role (Playwright's get_by_role), e.g. "
+  "role=button[name*=\"Save\" i]: pass it to any action, or chain it with \" >> \". No waiting, no host call.",
+  """
+search = page.get_by_role("button", name="search")
+print(search)
+await page.fill(page.get_by_label("Search products"), "kettle")
+await page.click(search)
+""", call="sync")
+M("Page.get_by_text", [P("text", "text|re"), "*", P("exact", "bool", False)], "str",
+  "A selector string for the smallest elements whose text contains text (any case; exact=True: the whole "
+  "text, case-sensitive; a re.Pattern is tested on the whole text): text=..., as Playwright's get_by_text.",
+  """
+print(len(await page.find(page.get_by_text("toaster"))))
+""", call="sync")
+M("Page.get_by_label", [P("text", "text|re"), "*", P("exact", "bool", False)], "str",
+  "A selector string for form controls (and elements with aria-label/aria-labelledby) whose label contains "
+  "text: label=... (exact=True: label=\"...\", the whole label), as Playwright's get_by_label.",
+  """
+await page.fill(page.get_by_label("Search products", exact=True), "toaster")
+""", call="sync")
+M("Page.get_by_placeholder", [P("text", "str"), "*", P("exact", "bool", False)], "str",
+  "A selector string for elements whose placeholder contains text (any case; exact=True: equal): "
+  "[placeholder*=\"...\" i], as Playwright's get_by_placeholder.",
+  """
+await page.fill(page.get_by_placeholder("kettle"), "kettle")
+""", call="sync")
+M("Page.get_by_test_id", [P("test_id", "str")], "str",
+  "A selector string for the elements whose data-testid equals test_id: [data-testid=\"...\"].",
+  """
+print(page.get_by_test_id("cart-count"), await page.find(page.get_by_test_id("cart-count")))
+""", call="sync")
 M("Page.events", [], "list[{method, params}]",
   "CDP events of this Page since the previous call (read and clear; buffered by the host across rounds).",
   """

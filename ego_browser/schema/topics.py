@@ -42,10 +42,19 @@ Element actions, wait_for_selector, find and set_input_files take:
   case-insensitive), loc=href:<url> (links whose resolved href equals it). The snapshot prints
   these as loc= when they are unique.
 - xpath=<expr>, or a selector starting with // or (//.
-- CSS, raw or css=<css>; it pierces open shadow roots. End the last compound with
-  :has-text("...") (substring of the whole text; pair it with a tag: button:has-text("Save")) or
-  :text-is("...") (exact own text).
-- A final ">> nth=N" (N >= 0, or -1 for the last) picks from all matches in match order.
+- role=<role>[name="..."] as Playwright spells it: name= exact and case-sensitive, [name="..." i]
+  any case, [name*="..."] substring, [name=/re/i]; states [checked], [checked=false|"mixed"],
+  [disabled], [expanded=true], [level=2], [pressed], [selected]. Roles and names are Chromium's.
+- text=/regex/flags: tested on the element's whole text (smallest matches).
+- CSS, raw or css=<css>; it pierces open shadow roots. Any compound may carry Playwright's
+  :has-text("...") (substring of the whole text; pair it with a tag: button:has-text("Save")),
+  :text-is("...") (exact own text), :text("...") (smallest element containing it),
+  :text-matches("re", "i") and :visible; :has(...) also sees into shadow roots.
+- id=<id>, data-testid=<id>, label=<text> (elements labelled so; label="..." exact), visible=true.
+- Chains: "a >> b" runs b inside every match of a, between any of these (".card >> role=button",
+  "role=row >> nth=2 >> role=cell"); ">> nth=N" (N >= 0, or -1 for the last) picks one. A final
+  nth counts all matches in match order.
+- page.get_by_role/get_by_text/get_by_label/get_by_placeholder/get_by_test_id build these strings.
 Strictness: one candidate in the top document is used; two or more raise SelectorAmbiguous
 "matched N elements". Frames (same- and cross-process) are searched only when the top document
 has none. Pointer actions act on a match's interactive ancestor (text="Save" on a span inside a

@@ -38,7 +38,7 @@ __all__ = [
     "parse_selector",
 ]
 
-Kind = Literal["css", "text", "xpath", "role", "href"]
+Kind = Literal["css", "text", "xpath", "role", "href", "label", "chain", "nth", "visible"]
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,15 @@ class ParsedSelector:
     xpath: str | None = None
     role: str | None = None
     name: str | None = None
-    name_op: Literal["=", "*="] | None = None
+    name_op: str | None = None  # "=", "*=", "^=", "$=", "|=", "~=" (role=), "re" (a regex)
+    name_exact: bool = True  # role: case-sensitive name comparison ([name="x" i] turns it off)
+    name_flags: str = ""  # role: the flags of a /regex/ name
+    states: tuple[tuple[str, Any], ...] = ()  # role=: (checked|pressed|selected|expanded|level|disabled|description, value)
+    regex: tuple[str, str] | None = None  # text=/re/flags: (source, flags)
     href: str | None = None
     nth: int | None = None
+    visible: bool | None = None  # visible=true|false (a chain step)
+    steps: tuple["ParsedSelector", ...] = ()  # kind "chain": the '>>' parts before a terminal nth
     _spec: dict = field(default_factory=dict, compare=False, repr=False)
 
     def to_spec(self) -> dict[str, Any]:
@@ -74,20 +80,22 @@ class ParsedSelector:
             return self._spec
         spec: dict[str, Any]
         if self.kind == "css":
-            spec = {
-                "k": "css",
-                "list": [
-                    {
-                        "full": cx.full,
-                        "c": list(cx.compounds),
-                        "k": list(cx.combinators),
-                        "f": [[f.kind, f.text] for f in cx.filters],
-                    }
-                    for cx in self.css
-                ],
-            }
+            spec = {"k": "css", "list": [cx.spec() for cx in self.css]}
         elif self.kind == "text":
-            spec = {"k": "text", "text": self.text, "strict": self.exact}
+            if self.regex is not None:
+                spec = {"k": "text", "re": self.regex[0], "flags": self.regex[1]}
+            else:
+                spec = {"k": "text", "text": self.text, "strict": self.exact}
+        elif self.kind == "label":
+            spec = {"k": "label", "text": self.text, "exact": self.exact}
+            if self.regex is not None:
+                spec.update(re=self.regex[0], flags=self.regex[1])
+        elif self.kind == "chain":
+            spec = {"k": "chain", "steps": [st.to_spec() for st in self.steps]}
+        elif self.kind == "nth":
+            spec = {"k": "nth", "nth": self.nth}
+        elif self.kind == "visible":
+            spec = {"k": "visible", "v": self.visible}
         elif self.kind == "xpath":
             spec = {"k": "xpath", "xpath": self.xpath}
         elif self.kind == "href":
@@ -193,6 +201,10 @@ def _engine_of(part: str) -> tuple[str, str]:
 
 # ------------------------------------------------------------------------------------ locators
 
+_ATTRIBUTE_ENGINES = ("id", "data-testid", "data-test-id", "data-test")
+#: the most '>>' parts one selector may chain
+MAX_CHAIN = 16
+
 _ROLE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_-]*)\s*(?:\[(.*)\])?\s*$", re.S)
 _ROLE_ATTR = re.compile(r"^\s*([A-Za-z-]+)\s*(\*?=)\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')\s*$", re.S)
 
@@ -213,6 +225,226 @@ def _parse_role(selector: str, body: str) -> tuple[str, str | None, str | None]:
     return role, _playwright_unquote(a.group(3)), a.group(2)
 
 
+# Playwright's role= (roleSelectorEngine): [attr], [attr=value], quoted values with an i/s flag,
+# /regex/flags for name and description; which states apply to which roles
+_ARIA_CHECKED = ("checkbox", "menuitemcheckbox", "option", "radio", "switch", "menuitemradio", "treeitem")
+_ARIA_STATE_ROLES: dict[str, tuple[str, ...]] = {
+    "checked": _ARIA_CHECKED,
+    "pressed": ("button",),
+    "selected": ("gridcell", "option", "row", "tab", "rowheader", "columnheader", "treeitem"),
+    "expanded": ("application", "button", "checkbox", "combobox", "gridcell", "link", "listbox", "menuitem", "row",
+                 "rowheader", "tab", "treeitem", "columnheader", "menuitemcheckbox", "menuitemradio", "switch"),
+    "level": ("heading", "listitem", "row", "treeitem"),
+}
+_ROLE_STATE_VALUES: dict[str, tuple[Any, ...]] = {
+    "checked": (True, False, "mixed"), "pressed": (True, False, "mixed"), "selected": (True, False),
+    "expanded": (True, False), "disabled": (True, False),
+}
+_CSS_NAME_CHAR = re.compile(r"[\w\-\u0080-\U0010ffff]")
+
+
+def _read_attribute_selector(selector: str, body: str) -> tuple[str, list[tuple[str, str, Any, bool]]]:
+    """Playwright's parseAttributeSelector(allowUnquotedStrings=True): (name, [(attr, op, value,
+    case_sensitive)]); op ``<truthy>`` for ``[attr]``; a regex value is ``("re", source, flags)``."""
+    s = body
+    n = len(s)
+    i = 0
+
+    def err(what: str) -> InvalidSelector:
+        return _invalid(selector, f"role=: {what} at position {i} of {body!r}")
+
+    def spaces() -> None:
+        nonlocal i
+        while i < n and s[i].isspace():
+            i += 1
+
+    def ident() -> str:
+        nonlocal i
+        spaces()
+        start = i
+        while i < n and (s[i].isalnum() or s[i] in "_-" or ord(s[i]) >= 0x80):
+            i += 1
+        return s[start:i]
+
+    def quoted() -> str:
+        nonlocal i
+        quote = s[i]
+        i += 1
+        out = []
+        while i < n and s[i] != quote:
+            if s[i] == "\\":
+                i += 1
+                if i >= n:
+                    break
+            out.append(s[i])
+            i += 1
+        if i >= n:
+            raise err("unterminated quoted string")
+        i += 1
+        return "".join(out)
+
+    name = ident()
+    attrs: list[tuple[str, str, Any, bool]] = []
+    spaces()
+    while i < n and s[i] == "[":
+        i += 1
+        spaces()
+        attr = quoted() if i < n and s[i] in "\"'" else ident()
+        if not attr:
+            raise err("expected an attribute name")
+        spaces()
+        if i < n and s[i] == "]":
+            i += 1
+            attrs.append((attr, "<truthy>", None, False))
+            spaces()
+            continue
+        op = s[i : i + 1]
+        if op != "=":
+            op = s[i : i + 2]
+        if op not in ("=", "*=", "^=", "$=", "|=", "~="):
+            raise err("expected an operator (=, *=, ^=, $=, |=, ~=)")
+        i += len(op)
+        spaces()
+        case_sensitive = True
+        value: Any
+        if i < n and s[i] == "/":
+            if op != "=":
+                raise err(f"{op} cannot take a regular expression")
+            i += 1
+            src = []
+            in_class = False
+            while i < n:
+                c = s[i]
+                if c == "\\":
+                    src.append(c)
+                    i += 1
+                    if i >= n:
+                        raise err("unterminated regular expression")
+                elif in_class and c == "]":
+                    in_class = False
+                elif not in_class and c == "[":
+                    in_class = True
+                elif not in_class and c == "/":
+                    break
+                src.append(s[i])
+                i += 1
+            if i >= n:
+                raise err("unterminated regular expression")
+            i += 1
+            flags = ""
+            while i < n and s[i] in "dgimsuvy":
+                flags += s[i]
+                i += 1
+            value = ("re", "".join(src), flags)
+        elif i < n and s[i] in "\"'":
+            value = quoted()
+            spaces()
+            if i < n and s[i] in "iI":
+                case_sensitive = False
+                i += 1
+            elif i < n and s[i] in "sS":
+                i += 1
+        else:
+            start = i
+            while i < n and (s[i].isalnum() or s[i] in "_-+." or ord(s[i]) >= 0x80):
+                i += 1
+            raw = s[start:i]
+            value = True if raw == "true" else False if raw == "false" else raw
+        spaces()
+        if i >= n or s[i] != "]":
+            raise err("expected ']'")
+        i += 1
+        if op != "=" and not isinstance(value, str):
+            raise err(f"{op} needs a string value")
+        attrs.append((attr, op, value, case_sensitive))
+        spaces()
+    if i < n:
+        raise err(f"unexpected {s[i]!r}")
+    return name, attrs
+
+
+def _compile_name_regex(selector: str, source: str, flags: str) -> tuple[str, str]:
+    try:
+        re.compile(source, _py_flags(flags))
+    except re.error as exc:
+        raise _invalid(selector, f"role=: the regular expression /{source}/ is not supported here ({exc})") from None
+    return source, flags
+
+
+def _py_flags(flags: str) -> int:
+    out = 0
+    if "i" in flags:
+        out |= re.IGNORECASE
+    if "s" in flags:
+        out |= re.DOTALL
+    if "m" in flags:
+        out |= re.MULTILINE
+    return out
+
+
+def _parse_pw_role(selector: str, body: str) -> dict[str, Any]:
+    """``role=button[name="Save"]`` exactly as Playwright reads it (roleSelectorEngine)."""
+    name, attrs = _read_attribute_selector(selector, body)
+    role = name.lower()
+    if not role:
+        raise _invalid(selector, "role= needs a role, as in role=button[name=\"Save\"]")
+    fields: dict[str, Any] = {"kind": "role", "role": role}
+    states: list[tuple[str, Any]] = []
+    for attr, op, value, case_sensitive in attrs:
+        if attr in ("name", "description"):
+            if op == "<truthy>":
+                raise _invalid(selector, f"role=: [{attr}] needs a value, as in [{attr}=\"Save\"]")
+            if isinstance(value, tuple):
+                src, flags = _compile_name_regex(selector, value[1], value[2])
+                entry: Any = ("re", src, flags)
+            elif isinstance(value, str):
+                entry = (op, normalize_whitespace(value), case_sensitive)
+            else:
+                raise _invalid(selector, f"role=: [{attr}] must be a string or a regular expression")
+            if attr == "name":
+                if entry[0] == "re":
+                    fields.update(name=entry[1], name_op="re", name_exact=True, name_flags=entry[2])
+                else:
+                    fields.update(name=entry[1], name_op=entry[0], name_exact=entry[2])
+            else:
+                states.append(("description", entry))
+            continue
+        if attr == "include-hidden":
+            raise _invalid(selector, "role=: [include-hidden] is not supported: roles come from Chromium's "
+                                     "accessibility tree, where hidden elements have none; use CSS or text= for them")
+        if attr == "level":
+            if op != "=":
+                raise _invalid(selector, "role=: \"level\" attribute must be compared to a number")
+            try:
+                level = float(value) if isinstance(value, str) else float("nan")
+            except ValueError:
+                level = float("nan")
+            if level != level:
+                raise _invalid(selector, "role=: \"level\" attribute must be compared to a number")
+            if role not in _ARIA_STATE_ROLES["level"]:
+                raise _invalid(selector, f"role=: \"level\" is only supported for roles: {_role_list('level')}")
+            states.append(("level", level))
+            continue
+        if attr not in _ROLE_STATE_VALUES:
+            raise _invalid(selector, f"role=: unknown attribute \"{attr}\", must be one of \"checked\", \"description\", "
+                                     "\"disabled\", \"expanded\", \"level\", \"name\", \"pressed\", \"selected\"")
+        if attr in _ARIA_STATE_ROLES and role not in _ARIA_STATE_ROLES[attr]:
+            raise _invalid(selector, f"role=: \"{attr}\" is only supported for roles: {_role_list(attr)}")
+        if op not in ("<truthy>", "="):
+            raise _invalid(selector, f"role=: \"{attr}\" does not support \"{op}\"")
+        v = True if op == "<truthy>" else value
+        if v not in _ROLE_STATE_VALUES[attr] or isinstance(v, (int, float)) and not isinstance(v, bool):
+            allowed = ", ".join("true" if x is True else "false" if x is False else f'"{x}"' for x in _ROLE_STATE_VALUES[attr])
+            raise _invalid(selector, f"role=: \"{attr}\" must be one of {allowed}")
+        states.append((attr, v))
+    fields["states"] = tuple(states)
+    return fields
+
+
+def _role_list(attr: str) -> str:
+    return ", ".join(f'"{r}"' for r in sorted(set(_ARIA_STATE_ROLES[attr])))
+
+
 def _parse_main(selector: str, part: str) -> dict[str, Any]:
     """Fields of ParsedSelector for the main (non-nth) part."""
     name, body = _engine_of(part)
@@ -220,7 +452,9 @@ def _parse_main(selector: str, part: str) -> dict[str, Any]:
         return _css_fields(selector, body)
     if name == "text":
         if body[:1] == "/" and body.rfind("/") > 0:
-            raise _invalid(selector, "regular expressions (text=/re/) are not supported; use text=<substring>")
+            # Playwright: a regex tested on the element's whole text (the browser judges its syntax)
+            last = body.rfind("/")
+            return {"kind": "text", "text": body, "regex": (body[1:last], body[last + 1 :])}
         if len(body) > 1 and body[0] == body[-1] and body[0] in "\"'":
             return {"kind": "text", "text": _playwright_unquote(body), "exact": True}
         if not normalize_whitespace(body):
@@ -239,18 +473,42 @@ def _parse_main(selector: str, part: str) -> dict[str, Any]:
             return _css_fields(selector, rest)
         if kind == "role":
             role, name_value, op = _parse_role(selector, rest)
-            return {"kind": "role", "role": role, "name": name_value, "name_op": op}
+            # ours: name= exact, name*= a case-insensitive substring
+            return {"kind": "role", "role": role, "name": name_value, "name_op": op, "name_exact": op != "*="}
         if kind == "href":
             href = rest.strip()
             if not href:
                 raise _invalid(selector, "loc=href: needs a URL")
             return {"kind": "href", "href": href}
         raise _invalid(selector, f"unknown locator kind loc={kind}: (expected css, role or href)")
+    if name == "role":
+        return _parse_pw_role(selector, body)
+    if name in _ATTRIBUTE_ENGINES:
+        # Playwright's attribute engines: [attr="value"], through shadow roots
+        value = body
+        quoted = '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ") + '"'
+        return _css_fields(selector, f"[{name}={quoted}]")
+    if name == "label":
+        # ours (Playwright spells it internal:label): quoted = the whole label, exactly
+        if body[:1] == "/" and body.rfind("/") > 0:
+            last = body.rfind("/")
+            return {"kind": "label", "text": body, "regex": (body[1:last], body[last + 1 :])}
+        if len(body) > 1 and body[0] == body[-1] and body[0] in "\"'":
+            return {"kind": "label", "text": _playwright_unquote(body), "exact": True}
+        if not normalize_whitespace(body):
+            raise _invalid(selector, "label= needs some text")
+        return {"kind": "label", "text": body, "exact": False}
+    if name == "visible":
+        value = body.strip()
+        if value not in ("true", "false"):
+            raise _invalid(selector, f"visible= expects true or false, got {value!r}")
+        return {"kind": "visible", "visible": value == "true"}
     if name == "ref":
         raise _invalid(selector, f"a ref is ref=<digits>, got ref={body}")
     if name == "nth":
         raise _invalid(selector, "nth= must follow a selector, as in '.item >> nth=0'")
-    raise _invalid(selector, f"unknown selector engine {name}= (supported: css=, text=, xpath=, loc=, refs)")
+    raise _invalid(selector, f"unknown selector engine {name}= (supported: css=, text=, xpath=, role=, label=, id=, "
+                             "data-testid=, visible=, nth=, loc=, refs)")
 
 
 def _css_fields(selector: str, css: str) -> dict[str, Any]:
@@ -264,12 +522,7 @@ def _css_fields(selector: str, css: str) -> dict[str, Any]:
 
 
 def _parse_nth(selector: str, part: str) -> int:
-    name, body = _engine_of(part)
-    if name != "nth":
-        raise _invalid(
-            selector,
-            f"'>> {part}': only one terminal '>> nth=N' step is supported after a selector; chains are not",
-        )
+    _name, body = _engine_of(part)
     value = body.strip()
     if not re.fullmatch(r"-?\d+", value):
         raise _invalid(selector, f"nth= expects an integer >= 0 or -1, got {value!r}")
@@ -295,20 +548,34 @@ def _parse_cached(selector: str) -> Selector:
     if stripped.startswith("@"):
         raise _invalid(selector, "a ref is @<digits>, as in @21")
     parts = _split_parts(selector)
-    if len(parts) > 2:
-        raise _invalid(selector, "only one terminal '>> nth=N' step is supported; '>>' chains are not")
+    if len(parts) > MAX_CHAIN:
+        raise _invalid(selector, f"at most {MAX_CHAIN} '>>' parts in one selector")
     nth = None
-    if len(parts) == 2:
-        main = parts[0]
-        nth = _parse_nth(selector, parts[1])
-        if not main:
-            raise _invalid(selector, "'>> nth=N' needs a selector before it")
-        if _REF_AT.match(main) or _REF_EQ.match(main) or _DIGITS.match(main) or main.startswith("@"):
-            raise _invalid(selector, "'>> nth=N' cannot follow a ref")
-    else:
-        main = parts[0]
-    fields = _parse_main(selector, main)
-    return ParsedSelector(source=selector, nth=nth, **fields)
+    if len(parts) > 1 and _engine_of(parts[-1])[0] == "nth":
+        nth = _parse_nth(selector, parts[-1])
+        parts = parts[:-1]
+    for part in parts:
+        if not part:
+            raise _invalid(selector, "an empty part around '>>'")
+        if _REF_AT.match(part) or _REF_EQ.match(part) or _DIGITS.match(part) or part.startswith("@"):
+            raise _invalid(selector, "a ref stands alone: it cannot be chained with '>>'"
+                           if len(parts) > 1 or nth is None else "'>> nth=N' cannot follow a ref")
+    steps = []
+    for i, part in enumerate(parts):
+        if _engine_of(part)[0] == "nth":
+            if i == 0:
+                raise _invalid(selector, "nth= must follow a selector, as in '.item >> nth=0'")
+            steps.append(ParsedSelector(source=part, kind="nth", nth=_parse_nth(selector, part)))
+        else:
+            steps.append(ParsedSelector(source=part, **_parse_main(selector, part)))
+    if steps[0].kind == "visible":
+        raise _invalid(selector, "visible= must follow a selector, as in 'button >> visible=true'")
+    if len(steps) == 1:
+        only = steps[0]
+        return ParsedSelector(source=selector, nth=nth, **{
+            f: getattr(only, f) for f in ("kind", "css", "text", "exact", "xpath", "role", "name", "name_op",
+                                          "name_exact", "name_flags", "states", "regex", "href", "visible")})
+    return ParsedSelector(source=selector, kind="chain", steps=tuple(steps), nth=nth)
 
 
 def parse_selector(selector: Any) -> Selector:
