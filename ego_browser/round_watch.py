@@ -9,8 +9,8 @@
   looking, or was still running when the script ended (``asyncio.run`` cancels it), is
   reported the same way: the line that started it and what happened.
 
-Only coroutines and tasks made *by the script* (a frame of the script file is among the
-coroutine's creation frames) are judged: the library's own are none of the script's business.
+Only coroutines and tasks made *by the script* (the frame that created the coroutine is the
+script's) are judged: the library's own are none of the script's business.
 A failure found while the script runs cancels the script's main task, so the round stops at
 its next ``await`` instead of going on as if the dropped call had happened.
 """
@@ -23,9 +23,11 @@ from typing import Any
 
 from .errors import MissingAwait
 
-#: frames recorded per coroutine at creation: the script frame is normally the first (the
-#: caller of an ``async def``); a few more find it under a helper of ours that made the coroutine
-_ORIGIN_DEPTH = 4
+#: frames recorded per coroutine at creation: only its creator counts. A coroutine the script's
+#: own code made (``page.click(...)``, ``work()``) has a script frame there; the library's
+#: coroutines and tasks, made while the script awaits it, have a library frame there (looking
+#: deeper would blame the script for them)
+_ORIGIN_DEPTH = 1
 
 
 class RoundWatch:
@@ -68,8 +70,9 @@ class RoundWatch:
     # ------------------------------------------------------------------ where
 
     def script_line(self, origin: Any) -> int | None:
-        """The innermost script line among a coroutine's creation frames."""
-        for filename, lineno, _func in origin or ():
+        """The script line that made a coroutine, if the script's own code made it."""
+        if origin:
+            filename, lineno, _func = origin[0]
             if filename == self.filename:
                 return lineno
         return None
