@@ -173,8 +173,11 @@ class InvalidSelector(EgoError):
 
 
 class SelectorAmbiguous(EgoError):
+    """``candidates``: up to 5 of the matches (strict actions), each ``{ref, role, name, frame}``
+    (``frame`` None for the top document); act on one by its ref."""
+
     code = "EGO_SELECTOR_AMBIGUOUS"
-    fields = ("selector", "count")
+    fields = ("selector", "count", "candidates")
 
 
 class SelectorNotFound(EgoError):
