@@ -10,6 +10,7 @@ from .channel import Channel
 from .models import ActionReceipt
 from .page_actions import ActionsMixin
 from .page_locators import LocatorsMixin
+from .page_state import StateMixin
 from .page_nav import NavMixin
 
 __all__ = ["Page"]
@@ -22,7 +23,7 @@ touched: set[tuple[int, str]] = set()
 last_page: Page | None = None
 
 
-class Page(ActionsMixin, NavMixin, LocatorsMixin):
+class Page(ActionsMixin, NavMixin, LocatorsMixin, StateMixin):
     """A managed tab. Obtain it from ``task.page(label)``, ``task.new_page()`` or a receipt."""
 
     def __init__(self, channel: Channel, space_id: int, label: str, target_id: str | None = None,

@@ -1093,6 +1093,46 @@
     return true;
   }
 
+  // ---------------------------------------------------------------- element reads
+  // page.is_checked / is_enabled / is_visible / input_value / text_content / inner_text /
+  // get_attribute and check/uncheck's state, with Playwright's semantics (elementState and
+  // friends): a label stands for its control except for visibility and text. Returns
+  // {value} or {error} (the element is not of a kind the read applies to).
+  function checkedOf(el) {
+    if (el.nodeName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) return el.checked;
+    const role = roleOf(el);
+    if (['checkbox', 'menuitemcheckbox', 'option', 'radio', 'switch', 'menuitemradio', 'treeitem'].includes(role)) {
+      return (el.getAttribute('aria-checked') || '').toLowerCase() === 'true';
+    }
+    return 'error';
+  }
+  function readState(node, kind, arg) {
+    const el = retarget(node, kind === 'visible' || kind === 'text' || kind === 'innerText' || kind === 'attribute' ?
+      'none' : 'follow-label');
+    if (!el || !el.isConnected) return { error: 'the element is no longer in the document', detached: true };
+    switch (kind) {
+      case 'checked': {
+        const c = checkedOf(el);
+        if (c === 'error') return { error: 'not a checkbox or radio button (<' + el.localName + '>)' };
+        return { value: c, radio: el.nodeName === 'INPUT' && el.type === 'radio' };
+      }
+      case 'enabled':
+        return { value: !(nativelyDisabled(el) || (ARIA_DISABLED_ROLES.has(roleOf(el) || '') && ariaDisabledChain(el))) };
+      case 'visible': return { value: isVisible(el) };
+      case 'value':
+        if (el.nodeName !== 'INPUT' && el.nodeName !== 'TEXTAREA' && el.nodeName !== 'SELECT') {
+          return { error: 'not an <input>, <textarea> or <select> element (<' + el.localName + '>)' };
+        }
+        return { value: el.value };
+      case 'text': return { value: el.textContent };
+      case 'innerText':
+        if (!(el instanceof el.ownerDocument.defaultView.HTMLElement)) return { error: 'not an HTML element (<' + el.localName + '>)' };
+        return { value: el.innerText };
+      case 'attribute': return { value: el.getAttribute(arg) };
+      default: return { error: 'unknown read ' + kind };
+    }
+  }
+
   // Resolves at the next DOM mutation of the document (subtree, attributes, text) or after
   // `timeoutMs`; lets waits re-query on change instead of polling.
   function nextMutation(timeoutMs) {
@@ -1119,6 +1159,7 @@
     within,
     finish,
     roleStatesMatch,
+    readState,
     order,
     roleCandidates,
     roleClassify,

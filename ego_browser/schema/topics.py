@@ -238,7 +238,12 @@ print(await page.snapshot())
 EOF
 ```
 
-Selectors are strict: two matches raise `SelectorAmbiguous` (narrow it, or add `>> nth=0`).
+Selectors are strict: two matches raise `SelectorAmbiguous`, whose message and `candidates`
+list up to 5 of them with a ref each (act on one by its ref, narrow the selector, or add
+`>> nth=0`). Playwright's spellings work: `role=button[name="Save"]`, `text=/\\d+ items?/`,
+`.card:has-text("Dune") >> role=button`, and `page.get_by_role("button", name="Save")` returns
+such a selector string. `check`/`uncheck`, `is_checked`, `is_visible`, `is_enabled`,
+`input_value`, `text_content`, `inner_text` and `get_attribute` behave as Playwright's.
 To count or pick without a snapshot, `find()` lists every match with a ref:
 
 ```python
