@@ -140,9 +140,11 @@ async def events(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
     return host.handle_sync("page.events", args)
 
 
-@op("page.check")
-async def check(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    """Label check without touching the tab (``wait_for_timeout`` on a closed page raises)."""
+@op("page.gate")
+async def gate(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+    """Label check without touching the tab (``wait_for_timeout`` on a closed page raises).
+    Rounds of earlier releases send it as ``page.check`` (now ``Page.check``, the checkbox
+    action, which hands a request without a selector here)."""
     space = host.space_row(args.get("space"))
     row = host.page_row(space, str(args.get("label")))
     return {"label": row.label, "target_id": row.target_id, "opened_by": row.opened_by}

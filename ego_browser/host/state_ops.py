@@ -19,6 +19,10 @@ from .targeting import release_handles, resolver
 
 def _checker(api: str, checked: Any):
     async def handler(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+        if api == "page.check" and "selector" not in args:
+            from .page_ops import gate
+
+            return await gate(host, args)  # a round of an earlier release: wait_for_timeout's gate
         sel = args["selector"]
         want = args["checked"] if checked is None else checked
 
