@@ -42,7 +42,8 @@ from ._core import (
     _release,
     _with_context,
 )
-from .parse import ParsedSelector, _py_flags, normalize_whitespace
+from .parse import ParsedSelector, normalize_whitespace
+from .role_parse import py_flags
 
 #: roles whose possible elements are known: candidates are these tags, any [role] naming the
 #: role, custom elements (and contenteditable roots for textbox); other roles query the document
@@ -123,7 +124,7 @@ def text_matches(actual: str, op: str, value: str, exact: bool, flags: str = "")
     """Playwright's matchesAttributePart on a normalised accessible name or description."""
     actual = normalize_whitespace(actual)
     if op == "re":
-        return re.search(value, actual, _py_flags(flags)) is not None
+        return re.search(value, actual, py_flags(flags)) is not None
     value = normalize_whitespace(value)
     if not exact:
         actual, value = actual.upper(), value.upper()
