@@ -293,3 +293,21 @@ def test_leveldb_reads_snappy_tables_and_the_newest_entry_wins(tmp_path):
     record = (0).to_bytes(4, "little") + len(batch).to_bytes(2, "little") + b"\x01" + batch
     (tmp_path / "000007.log").write_bytes(record)
     assert leveldb.read_all(tmp_path) == {b"_http://a.test\x00\x01k": b"\x01new"}
+
+
+def test_import_from_a_named_browser_profile(source, tmp_path):
+    """``--from chrome:Profile 2`` finds the profile under the browser's user-data directory."""
+    fake_home = tmp_path / "user-home"
+    chrome = fake_home / ".config" / "google-chrome"
+    chrome.mkdir(parents=True)
+    shutil.copytree(source / "Default", chrome / "Profile 2", symlinks=True)
+    shutil.copyfile(source / "Last Version", chrome / "Last Version")
+    report = import_profile(spec="chrome:Profile 2", source_home=fake_home, home=tmp_path / "ego-home",
+                            secret_lookup=no_keyring)
+    assert report["source"] == "chrome:Profile 2" and report["profile"]["name"] == "chrome Profile 2"
+    assert report["categories"]["cookies"]["imported"] == 1
+    assert report["source_version"] == (source / "Last Version").read_text().strip()
+    with pytest.raises(InvalidArgument, match="no browser profile at .*Profile 3"):
+        import_profile(spec="chrome:Profile 3", source_home=fake_home, home=tmp_path / "ego-home")
+    with pytest.raises(InvalidArgument, match="unknown browser 'firefox'"):
+        import_profile(spec="firefox", source_home=fake_home, home=tmp_path / "ego-home")
