@@ -60,6 +60,8 @@ async def remove(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(profile_id, str):
         raise InvalidArgument("profiles rm: ID must be a profile id (see profiles list)", api="profiles rm",
                               option="id", expected="str")
+    if profile_id == profile_store.DEFAULT:
+        profile_store.remove(profile_id, host.home)  # raises: the browser's own profile stays
     profile = profile_store.get(profile_id, host.home)
     using = spaces_using(host, profile_id)
     if using:
