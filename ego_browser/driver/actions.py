@@ -12,7 +12,7 @@ hit test again → re-read the box → press. Transient blockers are retried, pa
 0, 20, 100, 100, 500, 500… ms, until ``timeout_ms``; then the last blocker is raised as
 ``<api> timed out after <N>ms: <blocker>``. Input is delivered at most once.
 
-Coordinates: the helpers in ``js/actionability.js`` work in the element's frame viewport; the
+Coordinates: the helpers in ``js/utility/actionability.js`` work in the element's frame viewport; the
 handle's ``frame_offset`` (top-left of that frame's viewport in the top-level viewport) turns
 them into the top-level coordinates that ``Input.dispatchMouseEvent`` on the top page session
 expects. Chromium routes top-session input into same-process and out-of-process iframes alike.
@@ -25,9 +25,9 @@ import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Union
 
+from .. import jsbundle
 from ..cdp.connection import Session
 from ..errors import (
     CdpError,
@@ -133,19 +133,6 @@ Resolve = Callable[[], Awaitable[list[ElementHandle]]]
 
 # ---- in-page helper calls ------------------------------------------------------------------
 
-_SOURCE: str | None = None
-_CALL = (
-    "function(name, ...args) { const A = globalThis.__egoActions;"
-    " if (!A || typeof A[name] !== 'function') return {__ego_missing: true}; return A[name](this, ...args); }"
-)
-
-
-def _source() -> str:
-    global _SOURCE
-    if _SOURCE is None:
-        _SOURCE = (Path(__file__).resolve().parent.parent / "js" / "actionability.js").read_text("utf-8")
-    return _SOURCE
-
 
 #: helpers that change the page (focus, selection, a value set by script): input, for
 #: ``EgoTimeout.input_dispatched``
@@ -159,7 +146,7 @@ async def call(handle: ElementHandle, name: str, *args: Any) -> Any:
     if name in _MUTATING:
         dispatch.mark()
     params = {
-        "functionDeclaration": _CALL,
+        "functionDeclaration": jsbundle.function("utility", "action_helper"),
         "objectId": handle.object_id,
         "arguments": [{"value": name}] + [{"value": a} for a in args],
         "returnByValue": True,
@@ -181,7 +168,8 @@ async def call(handle: ElementHandle, name: str, *args: Any) -> Any:
         if isinstance(value, dict) and value.get("__ego_missing"):
             ev = await handle.session.send(
                 "Runtime.evaluate",
-                {"expression": "globalThis.__egoActions = " + _source(), "contextId": handle.context_id},
+                {"expression": "globalThis.__egoActions = " + jsbundle.program("utility", "actionability"),
+                 "contextId": handle.context_id},
             )
             if "exceptionDetails" in ev:
                 raise PageScriptError(f"cannot install actionability helpers: {ev['exceptionDetails']}", js_name="actionability.js", stack=None)
@@ -359,8 +347,7 @@ async def _viewport(ctx: ActionContext) -> tuple[float, float]:
         return await ctx.viewport()
     res = await ctx.mouse._send(
         "Runtime.evaluate",
-        {"expression": "[window.visualViewport ? visualViewport.width : innerWidth, "
-                       "window.visualViewport ? visualViewport.height : innerHeight]", "returnByValue": True},
+        {"expression": jsbundle.call("main", "viewport_size"), "returnByValue": True},
     )
     w, h = res["result"]["value"]
     return float(w), float(h)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from .. import jsbundle
 from ..driver import evaluate as ev
 from ..driver import navigation as nav
 from ..errors import CdpError, EgoTimeout, StateStoreUnwritable
@@ -12,14 +13,6 @@ from .core import Host
 from .ops import op
 from .receipts import run_action
 from .store import CLOSED, OPEN, UNMANAGED
-
-_INFO_JS = (
-    "(() => { const d = document.documentElement, b = document.body;"
-    " return {url: location.href, title: document.title, w: innerWidth, h: innerHeight,"
-    " sx: scrollX, sy: scrollY,"
-    " pw: Math.max(d ? d.scrollWidth : 0, b ? b.scrollWidth : 0),"
-    " ph: Math.max(d ? d.scrollHeight : 0, b ? b.scrollHeight : 0)}; })()"
-)
 
 
 @op("page.goto")
@@ -95,7 +88,7 @@ async def info(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     try:
         # a dialog opening meanwhile (a script alerting again) answers at once, not at 5 s
         res = await guarded(ctx.driver, "page.info", ctx.driver.session.send(
-            "Runtime.evaluate", {"expression": _INFO_JS, "returnByValue": True}, timeout=5.0
+            "Runtime.evaluate", {"expression": jsbundle.call("main", "page_info"), "returnByValue": True}, timeout=5.0
         ))
     except InvalidState:
         if ctx.driver.dialog is None:

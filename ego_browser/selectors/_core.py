@@ -10,13 +10,11 @@ import inspect
 import logging
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, Protocol
 
 import orjson
 
-from .. import jsonsafe
+from .. import jsbundle, jsonsafe
 from ..errors import CdpChannelUnavailable, CdpError, InvalidSelector
 from .parse import ParsedSelector
 
@@ -106,13 +104,9 @@ class Resolution:
 # ------------------------------------------------------------------------------------ engine
 
 
-@lru_cache(maxsize=1)
 def engine_source() -> str:
-    js = Path(__file__).resolve().parent.parent / "js"
-    # find rows report state in the snapshot's words: the same function, pasted in
-    return (js / "selector_engine.js").read_text(encoding="utf-8").replace(
-        "__EGO_ELEMENT_STATE__", (js / "element_state.js").read_text(encoding="utf-8").strip().rstrip(";")
-    )
+    """The engine's install program (``js/utility/selector_engine.js``; yields ``true``)."""
+    return jsbundle.program("utility", "selector_engine")
 
 
 _installed: set[tuple[Any, int]] = set()

@@ -1,6 +1,6 @@
 """Resolve selectors in a page's frames (API.md §9) with the in-page engine.
 
-The engine (``ego_browser/js/selector_engine.js``) is installed once per execution context in
+The engine (``ego_browser/js/utility/selector_engine.js``) is installed once per execution context in
 the frame's isolated world and called with ``Runtime.evaluate(contextId=...)``. Refs are not
 resolved here: :func:`parse_selector` returns a ``RefSelector`` and the host resolves it
 through its ledger. ``loc=role:`` uses Chromium's accessibility tree
@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Literal
 
+from .. import jsbundle
 from ..errors import CdpChannelUnavailable, CdpError
 from ._core import (
     _MISSING,
@@ -292,8 +293,7 @@ async def retarget(
     session = match.frame.session
     params: dict[str, Any] = {
         "objectId": match.object_id,
-        "functionDeclaration": "function(b) { const r = globalThis.__egoSel && __egoSel.retarget(this, b);"
-        " return r === this ? null : r; }",
+        "functionDeclaration": jsbundle.function("utility", "retarget"),
         "arguments": [{"value": behavior}],
     }
     if object_group:

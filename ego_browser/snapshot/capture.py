@@ -44,13 +44,13 @@ import asyncio
 import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
 import orjson
 
 from ..cdp.connection import Connection, Session
-from .. import jsonsafe
+from .. import jsbundle, jsonsafe
 from ..errors import CdpChannelUnavailable, CdpError, SnapshotFailed, StaleRef
 
 __all__ = [
@@ -63,16 +63,10 @@ __all__ = [
     "frame_owner",
     "resolved_bid",
     "wait_bid",
-    "WALKER_SOURCE",
     "WORLD_NAME",
 ]
 
 WORLD_NAME = "ego_snapshot"
-_JS = Path(__file__).resolve().parent.parent / "js"
-# the element-state function is shared with the selector engine's find rows
-WALKER_SOURCE = (_JS / "snapshot_walker.js").read_text().replace(
-    "__EGO_ELEMENT_STATE__", (_JS / "element_state.js").read_text().strip().rstrip(";")
-)
 #: values per walker row: depth, role, name, flags, lid, url, locs, state, value
 STRIDE = 9
 
@@ -82,7 +76,14 @@ _SERIALIZE = {
     "additionalParameters": {"maxNodeDepth": 0, "includeShadowTree": "none"},
 }
 _CALL_ON = "function(o){return __egoSnap(this,o)}"
-_CALL_ON_INSTALL = "function(o){" + WALKER_SOURCE.rstrip().rstrip(";") + ";return __egoSnap(this,o)}"
+
+
+@lru_cache(maxsize=1)
+def _call_on_install() -> str:
+    """``_CALL_ON`` that installs the walker first (a world the walker has not run in yet)."""
+    return "function(o){" + jsbundle.program("snapshot", "snapshot_walker") + ";return __egoSnap(this,o)}"
+
+
 _OBJECT_GROUP = "ego_snapshot"
 _group_seq = 0
 
@@ -245,7 +246,7 @@ def _context_gone(exc: CdpError) -> bool:
 async def _run(frame: SnapshotFrame, w: _World, opts: dict, root_backend: int | None, install: bool, group: str):
     session = frame.session
     if root_backend is None:
-        expr = ("(" + WALKER_SOURCE.rstrip().rstrip(";") + ", " if install else "(") + (
+        expr = ("(" + jsbundle.program("snapshot", "snapshot_walker") + ", " if install else "(") + (
             "__egoSnap(null, " + orjson.dumps(opts).decode() + "))"
         )
         return await session.send(
@@ -270,7 +271,7 @@ async def _run(frame: SnapshotFrame, w: _World, opts: dict, root_backend: int | 
     return await session.send(
         "Runtime.callFunctionOn",
         {
-            "functionDeclaration": _CALL_ON_INSTALL if install else _CALL_ON,
+            "functionDeclaration": _call_on_install() if install else _CALL_ON,
             "objectId": node["object"]["objectId"],
             "arguments": [{"value": opts}],
             "serializationOptions": _SERIALIZE,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import jsbundle
 from .twin import parse_snapshot
 
 __all__ = ["measure", "ax_state", "our_state"]
@@ -105,14 +106,7 @@ def our_state(role: str, state: str, value: str) -> dict:
 
 async def _visible_texts(frame) -> list[str]:
     w = await frame.session.send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": "fidelity"})
-    js = r"""(() => { const out = [];
-      const walk = (root) => { const it = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
-        for (let n = it.nextNode(); n; n = it.nextNode()) {
-          if (n.nodeType === 1) { if (n.shadowRoot) walk(n.shadowRoot); continue; }
-          const p = n.parentElement; if (!p || ['SCRIPT','STYLE','NOSCRIPT','TITLE','OPTION','TEXTAREA'].includes(p.tagName)) continue;
-          if (!p.checkVisibility({visibilityProperty: true}) || p.closest('[aria-hidden=true]')) continue;
-          const t = n.data.replace(/[\s\u00a0]+/g, ' ').trim(); if (t && !/^[\u200b-\u200f\u2060\ufeff]+$/.test(t)) out.push(t); } };
-      walk(document); return out; })()"""
+    js = jsbundle.call("fidelity", "visible_texts")
     r = await frame.session.send("Runtime.evaluate", {"expression": js, "returnByValue": True,
                                                       "contextId": w["executionContextId"]})
     return r["result"]["value"]
@@ -120,16 +114,7 @@ async def _visible_texts(frame) -> list[str]:
 
 async def _control_backend_ids(frame) -> set[int]:
     w = await frame.session.send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": "fidelity"})
-    js = r"""(() => { const out = [];
-      const walk = (root) => { for (const el of root.querySelectorAll('*')) {
-          if (el.shadowRoot) walk(el.shadowRoot);
-          if (!el.matches('button, input:not([type=hidden]), select, textarea, a[href], iframe')) continue;
-          if (el.disabled || !el.checkVisibility({visibilityProperty: true}) || el.closest('[aria-hidden=true]')) continue;
-          const r = el.getBoundingClientRect();  // no pointer reaches a zero-size box: no ref there
-          if (!(r.width > 0 && r.height > 0) && getComputedStyle(el).display !== 'contents' && el.tagName !== 'IFRAME') continue;
-          if (el.tagName === 'IFRAME' && el.loading === 'lazy') continue;
-          out.push(el); } };
-      walk(document); return out; })()"""
+    js = jsbundle.call("fidelity", "control_elements")
     r = await frame.session.send("Runtime.evaluate", {
         "expression": js, "contextId": w["executionContextId"],
         "serializationOptions": {"serialization": "deep", "maxDepth": 2,
