@@ -65,7 +65,7 @@ RETRY_PAUSES_MS = (0, 20, 100, 100, 500)
 Offset = Union[tuple[float, float], Callable[[], Awaitable[tuple[float, float]]]]
 
 
-@dataclass
+@dataclass(slots=True)  # slots: what the pipeline records about a candidate must be a field here
 class ElementHandle:
     """One candidate element, as the host's resolver hands it over.
 
@@ -83,6 +83,17 @@ class ElementHandle:
     #: the page's input gate (``PageDriver.check_input``): checked before every in-page call
     #: of an action, since some of them edit the page (values, focus, selection)
     gate: Callable[[], None] | None = None
+    #: strictness tier (API.md §9): 0 for a candidate in the top document, 1 in a frame
+    tier: int = 0
+    # what the action pipeline learns about the candidate it picked:
+    #: (selector, candidates) it was picked from, for blocker messages after the checks
+    matched: tuple[str | None, int] = (None, 1)
+    #: frames' candidates to try when this top-document one turns out covered
+    frame_candidates: int = 0
+    #: the result of the helper fused into the check call (None when it did not run)
+    fused: Any = None
+    #: the last in-page call was ``afterMove`` (the pointer has not moved since)
+    last_call_js: bool = False
 
     async def offset(self) -> tuple[float, float]:
         off = self.frame_offset
@@ -192,7 +203,7 @@ async def target_handle(handle: ElementHandle, action: str) -> ElementHandle:
     if "exceptionDetails" in res or not obj:
         raise _Blocked("hidden", "element is not attached to the DOM")
     out = ElementHandle(handle.session, handle.context_id, obj, handle.frame_offset, handle.gate)
-    out._matched = getattr(handle, "_matched", None) or (None, 1)
+    out.matched = handle.matched
     return out
 
 
@@ -263,14 +274,14 @@ async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
 
     ``fused`` = ``(helper, *args)``: when a tier has a single candidate, that helper runs in
     the same in-page call as the checks, right after they pass (one round trip instead of
-    two); its result is left on the handle as ``_fused`` (``None`` when it did not run).
+    two); its result is left on the handle as ``fused`` (``None`` when it did not run).
     """
     handles = await resolve()
     if not handles:
         raise _Blocked("not_found", f"selector {ctx.selector} matched 0 elements")
     tiers = (
-        [h for h in handles if getattr(h, "tier", 0) == 0],
-        [h for h in handles if getattr(h, "tier", 0) != 0],
+        [h for h in handles if h.tier == 0],
+        [h for h in handles if h.tier != 0],
     )
     first: dict | None = None
     for index, tier in enumerate(tiers):
@@ -279,12 +290,12 @@ async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
         passing: list[ElementHandle] = []
         single = fused is not None and len(tier) == 1
         for h in tier:
-            h._fused = None
+            h.fused = None
             if single:
                 r = await call(h, "checkThen", action, *fused)
                 b = r.get("blocker")
                 if b is None:
-                    h._fused = r.get("value")
+                    h.fused = r.get("value")
             else:
                 b = await call(h, "check", action)
             if b is None:
@@ -306,8 +317,8 @@ async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
             )
         if passing:
             chosen = passing[0]
-            chosen._matched = (ctx.selector, len(handles))  # for blocker messages after the checks
-            chosen._frame_candidates = len(tiers[1]) if index == 0 else 0
+            chosen.matched = (ctx.selector, len(handles))  # for blocker messages after the checks
+            chosen.frame_candidates = len(tiers[1]) if index == 0 else 0
             return chosen
     if first is None:
         raise _Blocked("not_found", f"selector {ctx.selector} matched 0 elements")
@@ -326,14 +337,14 @@ async def _pick_and_point(ctx: ActionContext, resolve: Resolve, action: str, pos
     try:
         return (h, *await _point_at(ctx, h, action, position, force, label))
     except _Blocked as blocked:
-        if blocked.reason != "intercepted" or force or not getattr(h, "_frame_candidates", 0):
+        if blocked.reason != "intercepted" or force or not h.frame_candidates:
             raise
     h = await _pick(ctx, resolve, action, ("pointerPrep", action, position, force), frames_only=True)
     return (h, *await _point_at(ctx, h, action, position, force, label))
 
 
 def _after_checks(h: ElementHandle, message: str) -> str:
-    sel, n = getattr(h, "_matched", (None, 1))
+    sel, n = h.matched
     if sel is None:
         return message
     return f"selector {sel} matched {n} elements, but none can receive input; {message}"
@@ -458,7 +469,7 @@ async def _point_at(
     point in view, its box and hit test are used as they are (same order, one call fewer);
     the hit test after the move and the box re-read share one call.
     """
-    prep = getattr(h, "_fused", None)
+    prep = h.fused
     if prep is not None and prep.get("hidden") and ctx.bring_to_front is not None:
         await ctx.bring_to_front()
     top_doc = not callable(h.frame_offset)
@@ -486,10 +497,10 @@ async def _point_at(
     fx2, fy2 = _point_of(after.get("box"), position)
     ox, oy = await h.offset()
     x2, y2 = fx2 + ox, fy2 + oy
-    h._last_call_js = True  # afterMove was the last call, unless the pointer moves again
+    h.last_call_js = True  # afterMove was the last call, unless the pointer moves again
     if abs(x2 - x) > 0.5 or abs(y2 - y) > 0.5:
         await ctx.mouse.move(x2, y2)
-        h._last_call_js = False
+        h.last_call_js = False
         x, y = x2, y2
     return x, y
 
@@ -536,7 +547,7 @@ async def hover(ctx: ActionContext, resolve: Resolve, *, position: dict | None =
 
     async def attempt() -> dict:
         h, x, y = await _pick_and_point(ctx, resolve, "hover", position, force, label)
-        if getattr(h, "_last_call_js", False):
+        if h.last_call_js:
             ctx._finished_on(h)
         return {"x": x, "y": y}
 

@@ -68,7 +68,7 @@ async def fill(
     async def attempt() -> dict:
         nonlocal delivered
         picked = await _pick(ctx, resolve, "fill", None if delivered else ("fillStart", value, clear_first))
-        start = picked._fused
+        start = picked.fused
         if start is not None and start.get("detached"):
             raise _Blocked("hidden", "element is not attached to the DOM")
         if start is not None and "prep" in start:
@@ -167,7 +167,7 @@ async def select_option(ctx: ActionContext, resolve: Resolve, value: Any, *, tim
 
     async def attempt() -> list[str]:
         h = await _pick(ctx, resolve, "select", ("selectOption", descriptors, clear))
-        res = h._fused if h._fused is not None else await call(h, "selectOption", descriptors, clear)
+        res = h.fused if h.fused is not None else await call(h, "selectOption", descriptors, clear)
         if "missing" in res:
             raise _Blocked("option_not_found", f"did not find some options; available options: {res['missing']}")
         ctx._finished_on(h)
