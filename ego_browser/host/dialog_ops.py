@@ -31,6 +31,7 @@ import orjson
 from .. import jsbundle
 from ..driver.page import PageDriver
 from ..errors import CdpChannelUnavailable, CdpError, InvalidState
+from ..states import Ownership
 from .core import Host
 from .ops import HOST_SETUP, op
 
@@ -171,8 +172,8 @@ def _permission_requested(host: Host, driver: PageDriver, payload: str) -> None:
         return
     for space in host.store.spaces():
         for row in host.store.pages(space.id):
-            if row.target_id == driver.target_id and space.ownership == "agent":
-                host.store.update_space(space.id, ownership="user", reason=reason)
+            if row.target_id == driver.target_id and space.ownership == Ownership.AGENT:
+                host.store.update_space(space.id, ownership=Ownership.USER, reason=reason)
                 logger.info("space %s handed to the person: permission prompt %s", space.id, reason)
                 return
 

@@ -9,6 +9,7 @@ from .. import jsbundle
 from ..driver import evaluate as ev
 from ..driver import navigation as nav
 from ..errors import CdpError, EgoTimeout, StateStoreUnwritable
+from ..states import OpenedBy
 from .core import Host
 from .ops import op
 from .receipts import run_action
@@ -158,7 +159,7 @@ async def close(host: Host, args: dict[str, Any]) -> None:
 
         tid = await _create_tab(host, space, context_id=space.context_id, new_window=False)
         try:
-            store.add_page(space.id, "#" + tid, tid, "unknown", state=UNMANAGED)
+            store.add_page(space.id, "#" + tid, tid, OpenedBy.UNKNOWN, state=UNMANAGED)
         except StateStoreUnwritable:
             from .spaces import _close_target
 
