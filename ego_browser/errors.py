@@ -100,7 +100,7 @@ class EgoError(Exception):
     def attrs(self) -> dict[str, Any]:
         return {name: getattr(self, name, None) for name in self.fields}
 
-    def __reduce__(self):  # keep pickling (multiprocessing, pytest-xdist) lossless
+    def __reduce__(self) -> tuple[Any, ...]:  # keep pickling (multiprocessing, pytest-xdist) lossless
         return (_rebuild, (self.code, self.message, self.attrs()))
 
 
@@ -226,7 +226,7 @@ class EgoTimeout(EgoError, TimeoutError):
     before repeating), False when none had; None for calls that send no input."""
 
     code = "EGO_TIMEOUT"
-    fields = ("api", "timeout_ms", "input_dispatched")
+    fields: ClassVar[tuple[str, ...]] = ("api", "timeout_ms", "input_dispatched")
     api: str | None
     timeout_ms: int | float | None
     input_dispatched: bool | None
@@ -332,7 +332,7 @@ class BrowserUnavailable(EgoError):
 
 class HostDisconnected(EgoError):
     code = "EGO_TASK_HOST_DISCONNECTED"
-    fields = ("api",)
+    fields: ClassVar[tuple[str, ...]] = ("api",)
     api: str | None
 
 

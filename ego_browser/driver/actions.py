@@ -25,7 +25,7 @@ import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, TypeVar, Union
 
 from .. import jsbundle
 from ..cdp.connection import Session
@@ -98,8 +98,9 @@ class ElementHandle:
     async def offset(self) -> tuple[float, float]:
         off = self.frame_offset
         if callable(off):
-            return tuple(await off())  # type: ignore[return-value]
-        return off  # type: ignore[return-value]
+            x, y = await off()
+            return x, y
+        return off
 
 
 @dataclass
@@ -236,7 +237,10 @@ def _check_timeout(api: str, timeout_ms: Any) -> float:
     return float(timeout_ms)
 
 
-async def _retry(ctx: ActionContext, timeout_ms: float, attempt: Callable[[], Awaitable[Any]]) -> Any:
+_T = TypeVar("_T")
+
+
+async def _retry(ctx: ActionContext, timeout_ms: float, attempt: Callable[[], Awaitable[_T]]) -> _T:
     deadline = time.monotonic() + timeout_ms / 1000
     last: _Blocked | None = None
     n = 0
@@ -283,15 +287,14 @@ async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
         [h for h in handles if h.tier == 0],
         [h for h in handles if h.tier != 0],
     )
-    first: dict | None = None
+    first: dict[str, Any] | None = None
     for index, tier in enumerate(tiers):
         if not tier or (frames_only and index == 0):
             continue
         passing: list[ElementHandle] = []
-        single = fused is not None and len(tier) == 1
         for h in tier:
             h.fused = None
-            if single:
+            if fused is not None and len(tier) == 1:
                 r = await call(h, "checkThen", action, *fused)
                 b = r.get("blocker")
                 if b is None:
@@ -329,7 +332,7 @@ async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
     )
 
 
-async def _pick_and_point(ctx: ActionContext, resolve: Resolve, action: str, position: dict | None,
+async def _pick_and_point(ctx: ActionContext, resolve: Resolve, action: str, position: dict[str, Any] | None,
                           force: bool, label: str | None) -> tuple[ElementHandle, float, float]:
     """Pick the candidate and bring the pointer over it. A top-document candidate that something
     covers does not pass the hit-test check: the frames' candidates are tried next (API.md §9)."""
@@ -380,7 +383,7 @@ async def _settle_scroll(h: ElementHandle, action: str, before: str) -> bool:
     return moved
 
 
-async def _scroll_into_view(ctx: ActionContext, h: ElementHandle, action: str, position: dict | None) -> None:
+async def _scroll_into_view(ctx: ActionContext, h: ElementHandle, action: str, position: dict[str, Any] | None) -> None:
     """Trusted wheel events over each scroll container until the press point is in view."""
     stuck = 0
     for _ in range(30):
@@ -421,7 +424,7 @@ async def _scroll_into_view(ctx: ActionContext, h: ElementHandle, action: str, p
             await call(h, "raf", 4)
 
 
-async def _press_point(h: ElementHandle, action: str, position: dict | None) -> tuple[float, float, float, float]:
+async def _press_point(h: ElementHandle, action: str, position: dict[str, Any] | None) -> tuple[float, float, float, float]:
     """(frame x, frame y, top x, top y) of the press point, from a fresh box."""
     box = await call(h, "box", action)
     if box is None:
@@ -443,7 +446,7 @@ async def _hit(h: ElementHandle, action: str, fx: float, fy: float) -> None:
         raise _Blocked("intercepted", _after_checks(h, text))
 
 
-def _point_of(box: dict | None, position: dict | None) -> tuple[float, float]:
+def _point_of(box: dict[str, Any] | None, position: dict[str, Any] | None) -> tuple[float, float]:
     """The press point in frame coordinates from a ``box`` helper result (as ``pressPoint``)."""
     if box is None:
         raise _Blocked("hidden", "element is not attached to the DOM")
@@ -461,7 +464,7 @@ def _raise_hit(h: ElementHandle, who: str | None) -> None:
 
 
 async def _point_at(
-    ctx: ActionContext, h: ElementHandle, action: str, position: dict | None, force: bool, label: str | None
+    ctx: ActionContext, h: ElementHandle, action: str, position: dict[str, Any] | None, force: bool, label: str | None
 ) -> tuple[float, float]:
     """Scroll, hit-test, move, hit-test again, re-read the box; returns the top-level point.
 
@@ -515,17 +518,17 @@ async def click(
     button: str = "left",
     click_count: int = 1,
     delay: float = 0,
-    position: dict | None = None,
+    position: dict[str, Any] | None = None,
     force: bool = False,
     timeout_ms: float = 3000,
     label: str | None = None,
     action: str = "click",
-) -> dict:
+) -> dict[str, Any]:
     """Trusted click on the resolved element. Returns ``{"x", "y"}`` (top-level viewport)."""
     _validate_pointer(ctx.api, button=button, click_count=click_count, delay=delay, position=position)
     timeout_ms = _check_timeout(ctx.api, timeout_ms)
 
-    async def attempt() -> dict:
+    async def attempt() -> dict[str, Any]:
         _h, x, y = await _pick_and_point(ctx, resolve, action, position, force, label)
         await ctx.mouse.press_here(button=button, click_count=click_count, delay=delay)
         return {"x": x, "y": y}
@@ -534,18 +537,18 @@ async def click(
 
 
 async def dblclick(ctx: ActionContext, resolve: Resolve, *, button: str = "left", delay: float = 0,
-                   position: dict | None = None, force: bool = False, timeout_ms: float = 3000,
-                   label: str | None = None) -> dict:
+                   position: dict[str, Any] | None = None, force: bool = False, timeout_ms: float = 3000,
+                   label: str | None = None) -> dict[str, Any]:
     return await click(ctx, resolve, button=button, click_count=2, delay=delay, position=position,
                        force=force, timeout_ms=timeout_ms, label=label, action="dblclick")
 
 
-async def hover(ctx: ActionContext, resolve: Resolve, *, position: dict | None = None, force: bool = False,
-                timeout_ms: float = 3000, label: str | None = None) -> dict:
+async def hover(ctx: ActionContext, resolve: Resolve, *, position: dict[str, Any] | None = None, force: bool = False,
+                timeout_ms: float = 3000, label: str | None = None) -> dict[str, Any]:
     _validate_position(ctx.api, "position", position)
     timeout_ms = _check_timeout(ctx.api, timeout_ms)
 
-    async def attempt() -> dict:
+    async def attempt() -> dict[str, Any]:
         h, x, y = await _pick_and_point(ctx, resolve, "hover", position, force, label)
         if h.last_call_js:
             ctx._finished_on(h)
@@ -560,14 +563,14 @@ async def drag_and_drop(
     resolve_target: Resolve,
     *,
     button: str = "left",
-    source_position: dict | None = None,
-    target_position: dict | None = None,
+    source_position: dict[str, Any] | None = None,
+    target_position: dict[str, Any] | None = None,
     force: bool = False,
     timeout_ms: float = 3000,
     label: str | None = None,
     target_selector: str | None = None,
     steps: int = 5,
-) -> dict:
+) -> dict[str, Any]:
     """Trusted press on the source, interpolated moves, release on the target.
 
     Both elements get the hover checks (visible, size, hit target; disabled is fine).
@@ -579,7 +582,7 @@ async def drag_and_drop(
     tctx = ActionContext(ctx.mouse, ctx.keyboard, target_selector or ctx.selector, ctx.api, ctx.show_label, ctx.viewport)
     pressed = False
 
-    async def attempt() -> dict:
+    async def attempt() -> dict[str, Any]:
         nonlocal pressed
         if not pressed:
             src = await _pick(ctx, resolve_source, "drag")

@@ -379,7 +379,7 @@ class Keyboard:
     async def insert_text(self, text: str) -> None:
         await self._send("Input.insertText", {"text": text})
 
-    async def paste(self, content: str | dict) -> None:
+    async def paste(self, content: str | dict[str, Any]) -> None:
         """Fill the clipboard (text, and HTML when given), send the paste shortcut, restore.
 
         The clipboard is written from the top document (``navigator.clipboard.write`` with a

@@ -288,7 +288,7 @@ class Store:
 
     # -- helpers ----------------------------------------------------------------------------
 
-    def _tx(self, statements: list[tuple[str, tuple]]) -> None:
+    def _tx(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -309,7 +309,7 @@ class Store:
 
     # -- spaces -----------------------------------------------------------------------------
 
-    def _space(self, row: tuple) -> SpaceRow:
+    def _space(self, row: tuple[Any, ...]) -> SpaceRow:
         return SpaceRow(
             id=row[0], name=row[1], task_id=row[2], ownership=Ownership(row[3]), reason=row[4],
             created_by=CreatedBy(row[5]),
@@ -319,7 +319,7 @@ class Store:
         )
 
     @staticmethod
-    def _page(r: tuple) -> PageRow:
+    def _page(r: tuple[Any, ...]) -> PageRow:
         return PageRow(r[0], r[1], r[2], OpenedBy(r[3]), PageState(r[4]), r[5], r[6], bool(r[7]), r[8])
 
     _SPACE_COLS = (
@@ -355,7 +355,7 @@ class Store:
             " browser_instance, control_since, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (name, uuid.uuid4().hex, Ownership.AGENT, created_by, int(isolated), context_id, profile_id, browser_instance, now, now),
         )
-        return int(cur.lastrowid)
+        return int(cur.lastrowid or 0)
 
     @_writes
     def create_space_with_page(
@@ -377,7 +377,7 @@ class Store:
                 (name, uuid.uuid4().hex, ownership, reason, created_by, int(isolated), context_id, profile_id,
                  browser_instance, now, now),
             )
-            space_id = int(cur.lastrowid)
+            space_id = int(cur.lastrowid or 0)
             if created_by == CreatedBy.AGENT:
                 label, state, opened_by = self._next_label(space_id), OPEN, OpenedBy.AGENT
             else:

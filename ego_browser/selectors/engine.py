@@ -151,7 +151,7 @@ async def fill_backend_ids(matches: list[Match], *, timeout: float = 10.0) -> No
     for m in todo:
         by_session.setdefault(id(m.frame.session), []).append(m)
     results = await asyncio.gather(
-        *(_backend_ids(ms[0].frame.session, [m.object_id for m in ms], timeout) for ms in by_session.values())
+        *(_backend_ids(ms[0].frame.session, [m.object_id for m in ms if m.object_id], timeout) for ms in by_session.values())
     )
     for ms, ids in zip(by_session.values(), results):
         for m, backend in zip(ms, ids):
@@ -197,7 +197,9 @@ async def resolve(
     frames = await _frames(target)
     if not frames:
         return Resolution([], 0, parsed.source)
-    kw = dict(describe=describe, backend_ids=backend_ids, object_group=object_group, project=project, timeout=timeout)
+    kw: dict[str, Any] = dict(
+        describe=describe, backend_ids=backend_ids, object_group=object_group, project=project, timeout=timeout
+    )
     top, others = frames[0], frames[1:]
     if parsed.nth is not None:
         return await _resolve_nth(top, others, parsed, kw)
@@ -225,7 +227,7 @@ async def _release_matches(matches: list[Match]) -> None:
     await asyncio.gather(*(_release(m.frame.session, m.object_id) for m in matches if m.object_id))
 
 
-async def _resolve_nth(top: Any, others: list[Any], parsed: ParsedSelector, kw: dict) -> Resolution:
+async def _resolve_nth(top: Any, others: list[Any], parsed: ParsedSelector, kw: dict[str, Any]) -> Resolution:
     nth = parsed.nth
     assert nth is not None
     first = await query_frame(top, parsed, nth=nth, **kw)
@@ -340,7 +342,7 @@ async def wait_for_dom_change(frame: Any, timeout_ms: float, *, timeout: float |
     session = frame.session
     budget = timeout if timeout is not None else timeout_ms / 1000 + 5.0
 
-    async def call(ctx: int):
+    async def call(ctx: int) -> str | bool:
         r = await session.send(
             "Runtime.evaluate",
             {
@@ -353,7 +355,8 @@ async def wait_for_dom_change(frame: Any, timeout_ms: float, *, timeout: float |
         return _MISSING if value == _MISSING else bool(value)
 
     try:
-        return await _with_context(frame, call, timeout=budget)
+        changed: bool = await _with_context(frame, call, timeout=budget)
+        return changed
     except _FrameGone:
         return True  # the document changed under us: that is a change
 
