@@ -88,7 +88,7 @@ def css_unescape_string(body: str) -> str:
 _PLAYWRIGHT_ONLY = frozenset(
     {"visible", "text", "text-matches", "nth-match", "near", "above", "below", "left-of", "right-of", "light"}
 )
-_TEXT_FILTERS: dict[str, Literal["has", "is"]] = {"has-text": "has", "text-is": "is"}
+_TEXT_FILTERS = {"has-text": "has", "text-is": "is"}
 _COMBINATOR_CHARS = ">+~"
 
 

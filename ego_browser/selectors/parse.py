@@ -66,7 +66,7 @@ class ParsedSelector:
     name_op: Literal["=", "*="] | None = None
     href: str | None = None
     nth: int | None = None
-    _spec: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    _spec: dict = field(default_factory=dict, compare=False, repr=False)
 
     def to_spec(self) -> dict[str, Any]:
         """The JSON-able query the in-page engine runs (not for ``role``)."""

@@ -137,22 +137,21 @@ async def _release_group(session: Any, group: str) -> None:
         pass
 
 
-async def _partial_node(session: Any, object_id: str, timeout: float) -> list[dict[str, Any]]:
+async def _partial_node(session: Any, object_id: str, timeout: float) -> list[dict]:
     try:
         r = await session.send(
             "Accessibility.getPartialAXTree", {"objectId": object_id, "fetchRelatives": False}, timeout=timeout
         )
     except CdpError:
         return []
-    nodes: list[dict[str, Any]] = r.get("nodes", [])[:1]
-    return nodes
+    return r.get("nodes", [])[:1]
 
 
-async def _document_query(frame: Any, roles: tuple[str | None, ...], timeout: float) -> list[dict[str, Any]]:
+async def _document_query(frame: Any, roles: tuple[str, ...], timeout: float) -> list[dict]:
     """One queryAXTree per role over the whole document; EgoTimeout after 2 s (see above)."""
     session = frame.session
 
-    async def call(ctx: int) -> Any:
+    async def call(ctx: int):
         doc = await session.send(
             "Runtime.evaluate", {"expression": "document", "contextId": ctx, "objectGroup": DEFAULT_GROUP},
             timeout=timeout,
@@ -163,7 +162,7 @@ async def _document_query(frame: Any, roles: tuple[str | None, ...], timeout: fl
     doc_id = doc.get("objectId")
     if not doc_id:
         return []
-    nodes: list[dict[str, Any]] = []
+    nodes: list[dict] = []
     try:
         for role in roles:
             r = await session.send(
@@ -176,7 +175,7 @@ async def _document_query(frame: Any, roles: tuple[str | None, ...], timeout: fl
     return nodes
 
 
-def _name_ok(node: dict[str, Any], parsed: ParsedSelector) -> bool:
+def _name_ok(node: dict, parsed: ParsedSelector) -> bool:
     name = parsed.name
     if name is None:
         return True
@@ -186,11 +185,11 @@ def _name_ok(node: dict[str, Any], parsed: ParsedSelector) -> bool:
     return actual == normalize_whitespace(name)
 
 
-async def _ax_nodes(frame: Any, parsed: ParsedSelector, timeout: float) -> list[dict[str, Any]]:
+async def _ax_nodes(frame: Any, parsed: ParsedSelector, timeout: float) -> list[dict]:
     """Non-ignored AX nodes of the frame's document with the role and name asked for."""
     session = frame.session
     roles = _ROLE_ALIASES.get(parsed.role or "", (parsed.role,))
-    nodes: list[dict[str, Any]] = []
+    nodes: list[dict] = []
     candidates = await _role_candidates(frame, parsed, timeout)
     oids, group = candidates if candidates is not None else ([], None)
     try:
@@ -212,7 +211,7 @@ async def _ax_nodes(frame: Any, parsed: ParsedSelector, timeout: float) -> list[
     nodes = [n for n in nodes if (n.get("role") or {}).get("value") in roles]
     name = parsed.name
     op = parsed.name_op
-    wanted = None if name is None else normalize_whitespace(name).lower() if op == "*=" else normalize_whitespace(name)
+    wanted = normalize_whitespace(name).lower() if op == "*=" else normalize_whitespace(name) if name is not None else None
     out = []
     seen: set[int] = set()
     for node in nodes:
@@ -314,7 +313,7 @@ async def _query_role_classified(
             await asyncio.gather(*(_release(session, o) for o in oids))
         return None
     roles = _ROLE_ALIASES.get(parsed.role or "", (parsed.role,))
-    ax: dict[int, dict[str, Any]] = {}
+    ax: dict[int, dict] = {}
     if unsure:
         for i, nodes in zip(unsure, await asyncio.gather(*(_partial_node(session, oids[i], timeout) for i in unsure))):
             node = nodes[0] if nodes else None
@@ -328,15 +327,15 @@ async def _query_role_classified(
             await _release_group(session, temp)
         return _FrameResult([], count_all, count_all if nth is None else int(_nth_index(nth, count_all) is not None))
     if nth is not None:
-        pick = _nth_index(nth, count_all)
-        chosen = [matched[pick]] if pick is not None else []
+        i = _nth_index(nth, count_all)
+        chosen = [matched[i]] if i is not None else []
     else:
         chosen = matched
     total = len(chosen)
     keep = chosen if limit is None else chosen[:limit]
     kept = set(keep)
     drop = [o for i, o in enumerate(oids) if i not in kept]
-    infos: list[dict[str, Any]] = [{} for _ in keep]
+    infos: list[dict] = [{} for _ in keep]
     if keep and (describe or project):
         fn = "function(...els) { const d = __egoSel.describeAll(els);"
         if project:
@@ -397,8 +396,8 @@ async def _query_role_ax(
     if not nodes:
         return _FrameResult([], 0, 0)
 
-    async def resolve_all(ctx: int) -> Any:
-        async def one(node: dict[str, Any]) -> str | None:
+    async def resolve_all(ctx: int):
+        async def one(node: dict) -> str | None:
             try:
                 params: dict[str, Any] = {"backendNodeId": node["backendDOMNodeId"], "executionContextId": ctx}
                 if object_group:
@@ -408,8 +407,7 @@ async def _query_role_ax(
                 if _context_gone(exc):
                     raise
                 return None
-            oid: str | None = r["object"].get("objectId")
-            return oid
+            return r["object"].get("objectId")
 
         oids = await asyncio.gather(*(one(n) for n in nodes))
         pairs = [(n, o) for n, o in zip(nodes, oids) if o]
@@ -443,7 +441,7 @@ async def _query_role_ax(
     total = len(chosen)
     keep = chosen if limit is None else chosen[:limit]
     drop = [o for _, o in pairs if all(o != k for _, k in keep)]
-    infos: list[dict[str, Any]] = [{} for _ in keep]
+    infos: list[dict] = [{} for _ in keep]
     if keep and (describe or project):
         fn = "function(...els) { const d = __egoSel.describeAll(els);"
         if project:
