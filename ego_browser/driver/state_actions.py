@@ -55,8 +55,8 @@ async def pick_one(ctx: ActionContext, resolve: Resolve, *, required: bool = Tru
     match if it has one (two are ambiguous), else the frames' (same rule). ``None`` for no
     match when not ``required`` (else a retryable not-found)."""
     handles = await resolve()
-    top = [h for h in handles if getattr(h, "tier", 0) == 0]
-    tier = top or [h for h in handles if getattr(h, "tier", 0) != 0]
+    top = [h for h in handles if h.tier == 0]
+    tier = top or [h for h in handles if h.tier != 0]
     if len(tier) > 1:
         raise await _ambiguous(ctx, tier)
     if not tier:
