@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..errors import InvalidArgument
+from ..errors import EgoError, InvalidArgument
 
 __all__ = [
     "KeyDescription",
@@ -391,7 +391,7 @@ class Keyboard:
                 "Browser.grantPermissions",
                 {"permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]},
             )
-        except Exception:
+        except EgoError:  # best effort: without it the fallback below still pastes
             pass
         res = await self._send(
             "Runtime.evaluate",
@@ -415,7 +415,7 @@ class Keyboard:
                         "userGesture": True,
                     },
                 )
-            except Exception:
+            except EgoError:  # the page went on (navigated, closed): nothing to restore
                 pass
 
     async def release_all(self) -> None:
