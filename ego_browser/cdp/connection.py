@@ -40,6 +40,7 @@ class Connection:
         self.url = url
         self._ws = ws
         self._protocol = Protocol()
+        self._pending = self._protocol.pending  # the same dict, for send()'s finally
         self._close_handlers: list[Callable[[BaseException | None], Any]] = []
         self._tasks: set[asyncio.Task] = set()
         self._loop = asyncio.get_running_loop()
@@ -78,10 +79,6 @@ class Connection:
     def closed(self) -> bool:
         return self._protocol.closed is not None
 
-    @property
-    def _pending(self) -> dict[int, tuple[Any, str, str | None]]:
-        return self._protocol.pending
-
     async def close(self) -> None:
         """Close the socket, reject what is pending, and leave no task or callback behind."""
         if self._protocol.closed is None:
@@ -119,7 +116,8 @@ class Connection:
     ) -> dict[str, Any]:
         """Send one command and return its ``result`` dict.
 
-        Raises ``CdpError`` (the browser's code and message, and the method), ``EgoTimeout``
+        Raises ``CdpError`` (the browser's code and message, and the method; its subclass in
+        ``cdp/errors.py`` says why: ``ContextDestroyed``, ``NodeNotFound``, ...), ``EgoTimeout``
         naming the method at the deadline, ``CdpChannelUnavailable`` if the connection or
         the session goes away first.
         """
@@ -140,7 +138,7 @@ class Connection:
         finally:
             if handle:
                 handle.cancel()
-            self._protocol.forget(msg_id)
+            self._pending.pop(msg_id, None)
 
     def _expire(self, msg_id: int, timeout: float) -> None:
         expired = self._protocol.expire(msg_id, timeout)

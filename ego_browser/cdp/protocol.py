@@ -58,7 +58,7 @@ class Protocol:
 
     def __init__(self) -> None:
         self._ids = itertools.count(1)
-        #: id -> (waiter, method, session_id)
+        #: id -> (waiter, method, session_id); never replaced, so shells may keep a reference
         self.pending: dict[int, tuple[Any, str, str | None]] = {}
         #: (method, session_id | ANY_SESSION) -> handlers
         self.handlers: dict[tuple[str, object], list[Handler]] = {}
@@ -116,11 +116,12 @@ class Protocol:
     def close(self, reason: str) -> list[tuple[Any, Exception]]:
         """The connection ended: every pending request with its error; no subscriber stays."""
         self.closed = CdpChannelUnavailable(reason, method=None)
-        pending, self.pending = self.pending, {}
+        pending = list(self.pending.values())
+        self.pending.clear()  # in place: a shell may hold the dict itself (its hot path does)
         self.handlers.clear()
         return [
             (waiter, CdpChannelUnavailable(f"CDP channel unavailable: {method} ({reason})", method=method))
-            for waiter, method, _ in pending.values()
+            for waiter, method, _ in pending
         ]
 
     # -- frames from the browser --------------------------------------------------------------
