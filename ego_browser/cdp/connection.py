@@ -67,7 +67,7 @@ class Connection:
                 ),
                 timeout,
             )
-        except (OSError, asyncio.TimeoutError, ConnectionClosed, Exception) as exc:
+        except Exception as exc:  # noqa: BLE001 - refused, bad URL, handshake, timeout: all mean no browser there
             raise BrowserUnavailable(
                 f"cannot connect to the browser's CDP endpoint {url}: {exc}; check that the browser "
                 "is running (python -m ego_browser doctor)",
@@ -85,7 +85,7 @@ class Connection:
             self._fail_all("CDP connection closed")
         try:
             await self._ws.close()
-        except Exception:  # the socket may already be gone; the state above is what matters
+        except Exception:  # noqa: BLE001 - the socket may already be gone; the state above is what matters
             pass
         if not self._reader.done():
             self._reader.cancel()

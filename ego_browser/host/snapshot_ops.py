@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 from .. import config
-from ..errors import InvalidArgument, StateStoreUnwritable
+from ..errors import EgoError, InvalidArgument, StateStoreUnwritable
 from .core import Host, PageCtx
 from .ops import op
 from .store import OPEN, UNMANAGED
@@ -246,5 +246,5 @@ async def _title(ctx: PageCtx) -> str:
         )
         value = (res.get("result") or {}).get("value")
         return value if isinstance(value, str) else ""
-    except Exception:
+    except EgoError:  # a busy or closing page: the header goes without its title
         return ""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import CdpError
 from .twin import parse_snapshot
 
 __all__ = ["measure", "ax_state", "our_state"]
@@ -29,7 +30,7 @@ async def _ax_all(frame) -> list[dict]:
     params = {"frameId": frame.frame_id} if frame.parent_frame_id else {}
     try:
         res = await frame.session.send("Accessibility.getFullAXTree", params)
-    except Exception:
+    except CdpError:  # a frame its session does not own by id (an OOPIF root): ask for the whole tree
         res = await frame.session.send("Accessibility.getFullAXTree")
     return res["nodes"]
 
