@@ -16,20 +16,12 @@ from ego_browser.errors import CdpError, from_wire, to_wire
 
 
 @pytest.fixture
-async def tab(host, server):
-    conn = host.browser.conn
-    target = await conn.send("Target.createTarget", {"url": "about:blank"})
-    session_id = (await conn.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True}))[
-        "sessionId"
-    ]
-    session = conn.session(session_id)
-    await session.send("Runtime.enable")
-    await session.send("Page.enable")
-    yield conn, session, target["targetId"]
-    try:
-        await conn.send("Target.closeTarget", {"targetId": target["targetId"]})
-    except t.TargetClosed:
-        pass
+async def tab(host, task, server):
+    """A space's page (no stray tab for the host to notice), driven through its raw session."""
+    page = task.page("p1")
+    await page.goto(server.page("/cdp-errors-start", "<p>start</p>"))
+    target_id = (await task.tabs())[0]["target_id"]
+    return host.browser.conn, host.drivers[target_id].session, target_id
 
 
 async def _error(call) -> CdpError:
@@ -55,7 +47,7 @@ async def test_lost_documents_nodes_and_frames_have_types(tab, server):
     object_id = element["result"]["objectId"]
     described = await session.send("DOM.describeNode", {"objectId": object_id})
     backend = described["node"]["backendNodeId"]
-    await _navigate(session, "about:blank")
+    await _navigate(session, server.page("/cdp-errors-two", "<p>two</p>"))
 
     cases = {
         "an object of a replaced document": (
@@ -99,7 +91,6 @@ async def test_released_object_and_pending_promise_of_a_replaced_document(tab):
     # the evaluation is in the page before it navigates: a second command on the session is
     # answered after it (commands of one session are handled in order)
     await session.send("Runtime.evaluate", {"expression": "1"})
-    await session.send("Page.navigate", {"url": "about:blank#next"})
     await session.send("Page.reload")
     exc = await _error(pending)
     assert isinstance(exc, t.NavigatedAway) and isinstance(exc, t.ContextDestroyed), exc
