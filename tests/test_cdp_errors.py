@@ -30,51 +30,60 @@ async def _error(call) -> CdpError:
     return info.value
 
 
-async def _navigate(session, url: str) -> None:
-    loaded = asyncio.get_running_loop().create_future()
-    off = session.on("Page.loadEventFired", lambda _p, _s: loaded.done() or loaded.set_result(None))
-    try:
-        await session.send("Page.navigate", {"url": url})
-        await asyncio.wait_for(loaded, 10)
-    finally:
-        off()
-
-
 async def test_lost_documents_nodes_and_frames_have_types(tab, server):
     conn, session, _ = tab
-    await _navigate(session, server.page("/cdp-errors", "<p>one</p>"))
-    element = await session.send("Runtime.evaluate", {"expression": "document.documentElement"})
-    object_id = element["result"]["objectId"]
-    described = await session.send("DOM.describeNode", {"objectId": object_id})
-    backend = described["node"]["backendNodeId"]
-    await _navigate(session, server.page("/cdp-errors-two", "<p>two</p>"))
+    # a world whose document goes away: an iframe's, removed (a navigation may keep the old
+    # document alive in the back/forward cache)
+    await session.send("Runtime.evaluate", {"expression": """new Promise(r => {
+        const f = document.createElement('iframe'); f.srcdoc = '<p>inner</p>'; f.onload = r;
+        document.body.append(f); })""", "awaitPromise": True})
+    tree = await session.send("Page.getFrameTree")
+    child = tree["frameTree"]["childFrames"][0]["frame"]["id"]
+    world = await session.send("Page.createIsolatedWorld", {"frameId": child})
+    context_id = world["executionContextId"]
+    body = await session.send("Runtime.evaluate", {"expression": "document.body", "contextId": context_id})
+    object_id = body["result"]["objectId"]
+    await session.send("Runtime.evaluate", {"expression": "document.querySelector('iframe').remove()"})
 
     cases = {
-        "an object of a replaced document": (
-            session.send("Runtime.callFunctionOn", {"functionDeclaration": "function(){}", "objectId": object_id}),
-            t.ContextDestroyed),
-        "a context id that is gone": (
-            session.send("Runtime.evaluate", {"expression": "1", "contextId": 987654}), t.ContextDestroyed),
-        "a backend node of a replaced document": (
-            session.send("DOM.resolveNode", {"backendNodeId": backend}), t.NodeNotFound),
-        "its box model": (session.send("DOM.getBoxModel", {"backendNodeId": backend}), t.NodeNotFound),
-        "a frame id that is gone": (
-            session.send("Page.createIsolatedWorld", {"frameId": "0" * 32}), t.FrameNotFound),
-        "its owner element": (session.send("DOM.getFrameOwner", {"frameId": "0" * 32}), t.FrameNotFound),
-        "a dialog that is not showing": (
-            session.send("Page.handleJavaScriptDialog", {"accept": True}), t.NoDialog),
-        "a URL Chromium cannot parse": (session.send("Page.navigate", {"url": "http://exa mple.com:99999"}), t.InvalidUrl),
-        "a target that is gone": (conn.send("Target.getTargetInfo", {"targetId": "0" * 32}), t.TargetNotFound),
-        "a session that is gone": (conn.send("Runtime.evaluate", {"expression": "1"}, session_id="0" * 32),
-                                   t.SessionNotFound),
-        "a method that does not exist": (session.send("DOM.noSuchMethod"), t.MethodNotFound),
+        "an object of a removed document": lambda: session.send(
+            "Runtime.callFunctionOn", {"functionDeclaration": "function(){}", "objectId": object_id}),
+        "the context of a removed document": lambda: session.send(
+            "Runtime.evaluate", {"expression": "1", "contextId": context_id}),
+        "a backend node id the document does not have": lambda: session.send(
+            "DOM.resolveNode", {"backendNodeId": 987654321}),
+        "its box model": lambda: session.send("DOM.getBoxModel", {"backendNodeId": 987654321}),
+        "the removed frame's world": lambda: session.send("Page.createIsolatedWorld", {"frameId": child}),
+        "the removed frame's owner element": lambda: session.send("DOM.getFrameOwner", {"frameId": child}),
+        "a dialog that is not showing": lambda: session.send("Page.handleJavaScriptDialog", {"accept": True}),
+        "a URL Chromium cannot parse": lambda: session.send("Page.navigate", {"url": "http://exa mple.com:99999"}),
+        "a target that is gone": lambda: conn.send("Target.getTargetInfo", {"targetId": "0" * 32}),
+        "a session that is gone": lambda: conn.send("Runtime.evaluate", {"expression": "1"}, session_id="0" * 32),
+        "a method that does not exist": lambda: session.send("DOM.noSuchMethod"),
+    }
+    expected = {
+        "an object of a removed document": t.ContextDestroyed,
+        "the context of a removed document": t.ContextDestroyed,
+        "a backend node id the document does not have": t.NodeNotFound,
+        "its box model": t.NodeNotFound,
+        "the removed frame's world": t.FrameNotFound,
+        "the removed frame's owner element": t.FrameNotFound,
+        "a dialog that is not showing": t.NoDialog,
+        "a URL Chromium cannot parse": t.InvalidUrl,
+        "a target that is gone": t.TargetNotFound,
+        "a session that is gone": t.SessionNotFound,
+        "a method that does not exist": t.MethodNotFound,
     }
     wrong = []
-    for situation, (call, expected) in cases.items():
-        exc = await _error(call)
-        if not isinstance(exc, expected):
-            wrong.append(f"{situation}: {exc.cdp_code} {exc.cdp_message!r} is {type(exc).__name__}, "
-                         f"expected {expected.__name__}")
+    for situation, call in cases.items():
+        try:
+            await call()
+        except CdpError as exc:
+            if not isinstance(exc, expected[situation]):
+                wrong.append(f"{situation}: {exc.cdp_code} {exc.cdp_message!r} is {type(exc).__name__}, "
+                             f"expected {expected[situation].__name__}")
+        else:
+            wrong.append(f"{situation}: no error")
     assert not wrong, "\n".join(wrong)
 
 
