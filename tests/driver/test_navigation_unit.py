@@ -72,3 +72,33 @@ async def test_goto_refused_by_the_browser_is_an_argument_error():
         assert info.value.option == "url"
     finally:
         await close(driver)
+
+
+async def test_wait_for_load_state_of_a_page_attached_after_its_events_reads_its_ready_state():
+    browser = FakeBrowser()
+    # attached while still loading: no lifecycle seeded, and the events went before we came
+    driver = await attached(browser, ready_state="loading")
+    try:
+        assert "load" not in driver.frames.main.lifecycle
+        browser.reply("Runtime.evaluate", {"result": {"type": "string", "value": "complete"}}, once=True)
+        await navigation.wait_for_load_state(driver, "load", timeout_ms=30000)
+        assert [c.params["expression"] for c in browser.sent("Runtime.evaluate")] == ["document.readyState"] * 2
+    finally:
+        await close(driver)
+
+
+async def test_wait_for_load_state_waits_for_the_event_when_the_document_is_not_there_yet():
+    browser = FakeBrowser()
+    driver = await attached(browser, ready_state="loading")
+    try:
+        browser.reply("Runtime.evaluate", {"result": {"type": "string", "value": "interactive"}})
+        wait = asyncio.ensure_future(navigation.wait_for_load_state(driver, "load", timeout_ms=30000))
+        lifecycle(browser, "DOMContentLoaded", "L1")
+        await round_trip(driver)
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert not wait.done(), "returned at DOMContentLoaded, before load"
+        lifecycle(browser, "load", "L1")
+        await asyncio.wait_for(wait, 10)
+    finally:
+        await close(driver)
