@@ -11,6 +11,7 @@ from typing import Any
 
 from . import config
 from .errors import BrowserUnavailable, EgoError
+from .states import Ownership
 
 __all__ = ["dispatch"]
 
@@ -174,7 +175,7 @@ def _spaces(args: list[str]) -> int:
         for r in rows:
             status = r.get("status") or ""
             iso = " isolated" if r.get("isolated") else ""
-            reason = f" ({r['reason']})" if r.get("reason") and r["ownership"] != "agent" else ""
+            reason = f" ({r['reason']})" if r.get("reason") and r["ownership"] != Ownership.AGENT else ""
             print(f"{r['id']}\t{r['ownership']}{reason}\t{r['name']}{iso}\ttabs={r.get('tabs', 0)}\t{status}")
         return 0
     if len(args) == 2 and args[0] == "new":

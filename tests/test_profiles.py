@@ -180,14 +180,18 @@ async def test_two_profiles_at_once_keep_separate_cookies(host, server, space_na
             await ta2.finish(keep=[])
     finally:
         await ta.finish(keep=[])
-        await tb.finish(keep=[])
+        kept = await tb.finish(keep=["p1"])  # a kept page's storage is saved too
+        saved = store.read_json(config.home() / "profiles" / b["id"] / "local_storage.json", {})
+        await (await ego_browser.claim_task_space(kept["space_id"])).finish(keep=[])
+        assert saved[server.url("/").rstrip("/")] == {"note": "kept by bob"}
     # finishing kept each profile's data: its log-in is in its own file
     saved_a = store.read_json(config.home() / "profiles" / a["id"] / "cookies.json", [])
     saved_b = store.read_json(config.home() / "profiles" / b["id"] / "cookies.json", [])
     assert [c["value"] for c in saved_a if c["name"] == "session"] == ["ann"]
     assert [c["value"] for c in saved_b if c["name"] == "session"] == ["bob"]
-    assert store.read_json(config.home() / "profiles" / a["id"] / "local_storage.json", {})[
-        server.url("/").rstrip("/")] == {"note": "kept by ann"}
+    origin = server.url("/").rstrip("/")
+    assert store.read_json(config.home() / "profiles" / a["id"] / "local_storage.json", {})[origin] == {
+        "note": "kept by ann"}
 
 
 async def test_remove_a_profile_a_space_uses(host, server, space_name):
