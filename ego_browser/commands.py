@@ -385,3 +385,25 @@ def _doctor(ns: argparse.Namespace) -> int:
     failed = any(c["status"] == "fail" for c in checks)
     emit(ns, {"ok": not failed, "checks": checks}, lambda d: print_report(d["checks"]))
     return 1 if failed else 0
+
+
+def _plugins_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--output", metavar="DIR", default=os.path.join("dist", "plugins"),
+                   help="parent folder of ego-browser-v<version>/ (default: dist/plugins)")
+    add_json(p)
+
+
+@command("package-plugins", "build the skill as plugins for nine agent hosts (Claude Code, Codex, ...)",
+         "[--output DIR]", configure=_plugins_args)
+def _package_plugins(ns: argparse.Namespace) -> int:
+    from .plugins import package_plugins
+
+    paths = package_plugins(ns.output)
+
+    def text(rows: list[dict[str, Any]]) -> None:
+        for r in rows:
+            print(f"{r['bytes']:>9}  {r['path']}")
+        print(f"{len(rows)} artifacts in {os.path.dirname(rows[0]['path'])}")
+
+    emit(ns, [{"path": str(p), "bytes": p.stat().st_size} for p in paths], text)
+    return 0

@@ -43,7 +43,8 @@ def _spy_chromium(tmp_path: Path) -> tuple[str, Path]:
 
 def test_every_subcommand_has_help():
     visible = [n for n, c in commands.COMMANDS.items() if not c.hidden]
-    assert {"skill", "help", "spaces", "host", "doctor", "install-skill", "validate-skills"} <= set(visible)
+    assert {"skill", "help", "spaces", "host", "doctor", "install-skill", "validate-skills",
+            "package-plugins"} <= set(visible)
     for name in visible:
         proc = subprocess.run([sys.executable, "-m", "ego_browser", name, "--help"], capture_output=True,
                               text=True, timeout=60, cwd=str(ROOT), stdin=subprocess.DEVNULL)
