@@ -75,3 +75,12 @@ def test_guide_url_waits_avoid_globs_with_a_query():
         globs = re.findall(r"await [\w.]+\.wait_for_url\(\s*\"([^\"]*\*[^\"]*)\"", source)
         assert [g for g in globs if "?" in g] == []
     assert "re.compile(" in guide() and "redirect" in guide()
+
+
+def test_one_python_requirement_everywhere():
+    import tomllib
+
+    assert tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"] == ">=3.11"
+    for path in [*PEOPLE_DOCS, ROOT / "scripts" / "setup.sh"]:
+        older = re.findall(r"Python 3\.(?:[0-9]|10)\b(?!\.)(?:\+| or newer)", path.read_text())
+        assert older == [], f"{path.name} still says {older}"
