@@ -289,10 +289,7 @@ def _list_spaces(ns: argparse.Namespace) -> int:
             reason = f" ({r['reason']})" if r.get("reason") and r["ownership"] != "agent" else ""
             print(f"{r['id']}\t{r['ownership']}{reason}\t{r['name']}{iso}\ttabs={r.get('tabs', 0)}\t{status}")
 
-    if getattr(ns, "json", False):
-        emit(ns, {"host_running": running, "spaces": rows}, lambda d: None)
-    else:
-        text(rows)
+    emit(ns, {"host_running": running, "spaces": rows}, lambda d: text(d["spaces"]))
     return 0
 
 

@@ -41,20 +41,20 @@ def _spy_chromium(tmp_path: Path) -> tuple[str, Path]:
     return str(spy), marker
 
 
-def test_every_subcommand_has_help():
+def test_every_subcommand_has_help(capsys):
     visible = [n for n, c in commands.COMMANDS.items() if not c.hidden]
     assert {"skill", "help", "spaces", "host", "doctor", "install-skill", "validate-skills",
             "package-plugins"} <= set(visible)
-    for name in visible:
-        proc = subprocess.run([sys.executable, "-m", "ego_browser", name, "--help"], capture_output=True,
-                              text=True, timeout=60, cwd=str(ROOT), stdin=subprocess.DEVNULL)
-        assert proc.returncode == 0, (name, proc.stderr)
-        assert proc.stdout.startswith(f"usage: python -m ego_browser {name}"), (name, proc.stdout)
-        assert commands.COMMANDS[name].summary in " ".join(proc.stdout.split()), (name, proc.stdout)
-    for action in ("start", "stop", "status"):
-        proc = subprocess.run([sys.executable, "-m", "ego_browser", "host", action, "--help"], capture_output=True,
-                              text=True, timeout=60, stdin=subprocess.DEVNULL)
-        assert proc.returncode == 0 and proc.stdout.startswith(f"usage: python -m ego_browser host {action}")
+    for argv in [[name, "--help"] for name in visible] + [["host", a, "--help"] for a in ("start", "stop", "status")]:
+        assert cli.main(argv) == 0, argv
+        out = capsys.readouterr().out
+        assert out.startswith("usage: python -m ego_browser " + " ".join(argv[:-1])), (argv, out)
+        if len(argv) == 2:
+            assert commands.COMMANDS[argv[0]].summary in " ".join(out.split()), (argv, out)
+    # and through the real entry point, as a person types it
+    proc = subprocess.run([sys.executable, "-m", "ego_browser", "spaces", "--help"], capture_output=True,
+                          text=True, timeout=120, cwd=str(ROOT), stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0 and "--json" in proc.stdout and "take-over" in proc.stdout
 
 
 def test_top_level_usage_lists_every_visible_subcommand(capsys):

@@ -21,7 +21,9 @@ def _doctor(tmp_path: Path, *args: str, pythonpath: str = str(ROOT), cwd: Path |
             python: tuple[str, ...] = (sys.executable,), **env: str) -> tuple[int, dict[str, dict[str, str]]]:
     home = tmp_path / "home"
     full = {**os.environ, "EGO_BROWSER_HOME": str(home), "PYTHONPATH": pythonpath, **env}
-    full.pop("EGO_BROWSER_CDP_URL", None)
+    for name in ("EGO_BROWSER_CDP_URL", "EGO_BROWSER_LEARNINGS_DIR", "EGO_BROWSER_AGENT_WORKSPACE"):
+        if name not in env:
+            full.pop(name, None)
     proc = subprocess.run([*python, "-m", "ego_browser", "doctor", "--json", *args], env=full,
                           capture_output=True, text=True, timeout=BOUND, cwd=str(cwd or tmp_path),
                           stdin=subprocess.DEVNULL)
@@ -74,15 +76,21 @@ def test_a_package_without_its_core_skill_and_learnings_says_so(tmp_path):
     assert checks["site learnings"]["status"] == "fail" and "no packs" in checks["site learnings"]["detail"]
 
 
-def test_a_missing_or_broken_chromium_fails(tmp_path):
+def test_a_missing_or_broken_chromium_fails(tmp_path, monkeypatch):
+    monkeypatch.delenv("EGO_BROWSER_CDP_URL", raising=False)
+    monkeypatch.setenv("EGO_BROWSER_CHROMIUM", str(tmp_path / "no-such-chromium"))
+    check = doctor.check_chromium()
+    assert check["status"] == "fail" and "not an executable" in check["detail"]
+    broken = _script(tmp_path / "broken", "echo 'error while loading shared libraries: libnss3.so' >&2\nexit 127\n")
+    monkeypatch.setenv("EGO_BROWSER_CHROMIUM", broken)
+    check = doctor.check_chromium()
+    assert check["status"] == "fail" and "libnss3.so" in check["detail"] and "status 127" in check["detail"]
+
+
+def test_no_host_start_is_tried_without_a_browser(tmp_path):
     code, checks = _doctor(tmp_path, EGO_BROWSER_CHROMIUM=str(tmp_path / "no-such-chromium"))
     assert code == 1 and checks["chromium"]["status"] == "fail"
-    assert "not an executable" in checks["chromium"]["detail"]
-    assert "not tried" in checks["host"]["detail"]
-    broken = _script(tmp_path / "broken", "echo 'error while loading shared libraries: libnss3.so' >&2\nexit 127\n")
-    code, checks = _doctor(tmp_path, EGO_BROWSER_CHROMIUM=broken)
-    assert code == 1 and checks["chromium"]["status"] == "fail"
-    assert "libnss3.so" in checks["chromium"]["detail"] and "status 127" in checks["chromium"]["detail"]
+    assert checks["host"]["status"] == "fail" and "not tried" in checks["host"]["detail"]
 
 
 def test_a_host_that_cannot_start_fails_with_its_cause(tmp_path):
@@ -96,11 +104,12 @@ def test_a_host_that_cannot_start_fails_with_its_cause(tmp_path):
     assert "does not start" in checks["host"]["detail"] and "EGO_BROWSER_UNAVAILABLE" in checks["host"]["detail"]
 
 
-def test_an_unwritable_home_fails(tmp_path):
+def test_an_unwritable_home_fails(tmp_path, monkeypatch):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
-    code, checks = _doctor(tmp_path, "--no-launch", EGO_BROWSER_HOME=str(blocker / "home"))
-    assert code == 1 and checks["home"]["status"] == "fail" and str(blocker) in checks["home"]["detail"]
+    monkeypatch.setenv("EGO_BROWSER_HOME", str(blocker / "home"))
+    check = doctor.check_home()
+    assert check["status"] == "fail" and str(blocker) in check["detail"]
 
 
 def test_a_damaged_store_fails(tmp_path):
@@ -110,13 +119,14 @@ def test_a_damaged_store_fails(tmp_path):
     assert check["status"] == "fail" and "damaged" in check["detail"]
 
 
-def test_missing_or_invalid_learnings_fail(tmp_path):
+def test_missing_or_invalid_learnings_fail(tmp_path, monkeypatch):
     empty = tmp_path / "workspace"
     (empty / "learnings").mkdir(parents=True)
-    code, checks = _doctor(tmp_path, "--no-launch", EGO_BROWSER_AGENT_WORKSPACE=str(empty))
-    assert code == 1 and "no packs" in checks["site learnings"]["detail"]
+    monkeypatch.setenv("EGO_BROWSER_AGENT_WORKSPACE", str(empty))
+    monkeypatch.delenv("EGO_BROWSER_LEARNINGS_DIR", raising=False)
+    check = doctor.check_learnings()
+    assert check["status"] == "fail" and "no packs" in check["detail"]
     (empty / "learnings" / "broken").mkdir()
     (empty / "learnings" / "broken" / "manifest.json").write_text("{not json")
-    code, checks = _doctor(tmp_path, "--no-launch", EGO_BROWSER_AGENT_WORKSPACE=str(empty))
-    assert code == 1 and checks["site learnings"]["status"] == "fail"
-    assert "broken:" in checks["site learnings"]["detail"]
+    check = doctor.check_learnings()
+    assert check["status"] == "fail" and "broken:" in check["detail"]

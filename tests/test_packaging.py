@@ -85,7 +85,8 @@ def test_a_fresh_install_works_outside_the_checkout(venv, tmp_path, server):
     outside.mkdir()
     home = tmp_path / "user-home"
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "EGO_BROWSER_CDP_URL",
-                                                              "EGO_BROWSER_AGENT_WORKSPACE", "CLAUDE_CONFIG_DIR", "CODEX_HOME")}
+                                                              "EGO_BROWSER_AGENT_WORKSPACE", "EGO_BROWSER_LEARNINGS_DIR",
+                                                              "CLAUDE_CONFIG_DIR", "CODEX_HOME")}
     env.update(HOME=str(home), EGO_BROWSER_HOME=str(tmp_path / "ego-home"), PATH=f"{venv / 'bin'}{os.pathsep}{env['PATH']}")
     python = str(venv / "bin" / "python")
 
