@@ -22,6 +22,8 @@ from typing import Any
 
 from . import config
 from .errors import BrowserUnavailable, EgoError
+from .hostctl import call as _call
+from .hostctl import host_answers, host_pid
 
 __all__ = ["COMMANDS", "Command", "add_json", "command", "dispatch", "emit", "usage_lines"]
 
@@ -91,38 +93,6 @@ def dispatch(name: str, args: list[str]) -> int:
             print(json.dumps({"error": {"code": exc.code, "message": exc.message}}, indent=1))
         print(f"{exc.code}: {exc.message}", file=sys.stderr)
         return 1
-
-
-async def _call(op: str, args: dict[str, Any], *, start: bool = True) -> Any:
-    from .client.channel import SocketChannel
-
-    channel = SocketChannel()
-    channel.loop = asyncio.get_running_loop()
-    try:
-        if not start and not config.socket_path().exists():
-            return None
-        return await channel.call(op, args)
-    finally:
-        await channel.aclose()
-
-
-def _host_pid() -> int | None:
-    try:
-        return int((config.run_dir() / "host.pid").read_text().strip())
-    except (OSError, ValueError):
-        return None
-
-
-def host_answers() -> bool:
-    import socket
-
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(1)
-            s.connect(str(config.socket_path()))
-        return True
-    except OSError:
-        return False
 
 
 # -- host ----------------------------------------------------------------------------------
@@ -216,7 +186,7 @@ def _find_host() -> tuple[int | None, bool]:
     pid, answers, background = recover_socket(config.run_dir(), config.socket_path(), timeout=10)
     if pid is None and host_answers():
         # a host this check cannot see (no /proc/locks, no pid file): ask it over the socket
-        return _host_pid() or -1, True
+        return host_pid() or -1, True
     if pid is not None and not background:
         raise BrowserUnavailable(
             f"an in-process host (ego_browser.embedded(), pid {pid}) uses {config.home()}; it stops when that "

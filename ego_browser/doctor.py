@@ -165,11 +165,11 @@ def check_learnings() -> dict[str, str]:
 
 def check_host(launch: bool = True) -> dict[str, str]:
     """The running host answers; with none running, one starts (and stops) in a throwaway home."""
-    from .commands import _call, host_answers
+    from .hostctl import call, host_answers
 
     if host_answers():
         try:
-            status = asyncio.run(_call("host.status", {}, start=False))
+            status = asyncio.run(call("host.status", {}, start=False))
         except EgoError as exc:
             return _check("host", "fail", f"the running host does not answer: {exc.message}")
         if status is not None:
