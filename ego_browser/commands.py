@@ -294,6 +294,28 @@ def _stored_spaces() -> list[dict[str, Any]]:
     ]
 
 
+def _profiles_args(p: argparse.ArgumentParser) -> None:
+    from .profile_commands import configure
+
+    configure(p)
+
+
+def _profiles_run(ns: argparse.Namespace) -> int:
+    from .profile_commands import run
+
+    return run(ns)
+
+
+# the profiles module declares its own summary and arguments (profile_commands.py)
+def _declare_profiles() -> None:
+    from .profile_commands import SUMMARY, SYNOPSIS
+
+    command("profiles", SUMMARY, SYNOPSIS, configure=_profiles_args)(_profiles_run)
+
+
+_declare_profiles()
+
+
 # -- guide, help, skills and plugins -----------------------------------------------------------
 
 

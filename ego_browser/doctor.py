@@ -206,9 +206,20 @@ def run_checks(*, launch: bool = True) -> list[dict[str, str]]:
         checks.append(_check("host", "fail", "not tried: fix the failures above first"))
     else:
         checks.append(check_host(launch))
-    return checks
+    return checks + check_profiles(remote=bool(os.environ.get("EGO_BROWSER_CDP_URL")))
+
+
+def check_profiles(*, remote: bool) -> list[dict[str, str]]:
+    """One line per browser profile: WARN for one imported from a far newer browser."""
+    from .profile_commands import chromium_version, doctor_lines
+
+    try:
+        lines = doctor_lines(None if remote else chromium_version())
+    except (OSError, EgoError) as exc:
+        return [_check("profiles", "fail", f"the profile store cannot be read: {getattr(exc, 'message', exc)}")]
+    return [_check(what, level.lower(), detail) for level, what, detail in lines]
 
 
 def print_report(checks: list[dict[str, Any]]) -> None:
     for c in checks:
-        print(f"{c['status'].upper():<4}  {c['name']}: {c['detail']}")
+        print(f"{c['status'].upper()}  {c['name']}: {c['detail']}")

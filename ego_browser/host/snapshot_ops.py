@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import config
 from ..errors import InvalidArgument, StateStoreUnwritable
+from ..snapshot.capture import forget_sessions
 from .core import Host, PageCtx
 from .ops import op
 from .store import OPEN, UNMANAGED
@@ -44,6 +45,9 @@ def ledger_for(host: Host, ctx: PageCtx) -> Any:
         driver.ledger.on_change = lambda d=driver: save_ledger(host, d)
         driver.frames.on_document.append(lambda frame, _old, d=driver: _frame_changed(host, d, frame))
         driver.frames.on_detach.append(lambda frame, d=driver: _frame_changed(host, d, frame))
+        # the walker's per-frame state of a closed page goes with it
+        sessions = list(driver.sessions)
+        driver.on_close.append(lambda d=driver, s=sessions: forget_sessions({*s, *d.sessions}))
     return driver.ledger
 
 
