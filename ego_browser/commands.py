@@ -67,11 +67,12 @@ def emit(ns: argparse.Namespace, data: Any, text: Callable[[Any], None]) -> None
 
 
 def usage_lines() -> list[str]:
-    width = max(len(n) + 1 + len(c.synopsis) for n, c in COMMANDS.items() if not c.hidden)
-    return [
-        f"{PROG} {(name + ' ' + c.synopsis).strip():<{width}}   {c.summary}"
-        for name, c in COMMANDS.items() if not c.hidden
-    ]
+    """Two lines per visible sub-command: how to call it, then what it does."""
+    out = []
+    for name, c in COMMANDS.items():
+        if not c.hidden:
+            out += [f"{PROG} {(name + ' ' + c.synopsis).strip()}", f"    {c.summary}"]
+    return out
 
 
 def parser_for(name: str) -> argparse.ArgumentParser:
