@@ -1,10 +1,11 @@
 # Quick start:  make demo   (sets everything up, then runs a real task)
 #               make test   (sets everything up, then runs the whole suite)
+#               make typecheck (mypy --strict over ego_browser/)
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PYTEST_ARGS ?= -q
 
-.PHONY: setup demo test bench bench-tasks dist plugins clean
+.PHONY: setup demo test typecheck bench bench-tasks dist plugins clean
 
 setup:
 	@./scripts/setup.sh
@@ -14,6 +15,10 @@ demo: setup
 
 test: setup
 	@$(PY) -m pytest $(PYTEST_ARGS)
+
+# mypy --strict over ego_browser/ (settings in pyproject.toml); not yet part of make test
+typecheck: setup
+	@$(PY) -m mypy
 
 bench: setup
 	@./benchmarks/setup_peers.sh

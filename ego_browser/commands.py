@@ -24,6 +24,7 @@ from . import config
 from .errors import BrowserUnavailable, EgoError
 from .hostctl import call as _call
 from .hostctl import host_answers, host_pid
+from .states import Ownership
 
 __all__ = ["COMMANDS", "Command", "add_json", "command", "dispatch", "emit", "usage_lines"]
 
@@ -257,7 +258,7 @@ def _list_spaces(ns: argparse.Namespace) -> int:
         for r in rows:
             status = r.get("status") or ""
             iso = " isolated" if r.get("isolated") else ""
-            reason = f" ({r['reason']})" if r.get("reason") and r["ownership"] != "agent" else ""
+            reason = f" ({r['reason']})" if r.get("reason") and r["ownership"] != Ownership.AGENT else ""
             print(f"{r['id']}\t{r['ownership']}{reason}\t{r['name']}{iso}\ttabs={r.get('tabs', 0)}\t{status}")
 
     emit(ns, {"host_running": running, "spaces": rows}, lambda d: text(d["spaces"]))

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..errors import EgoTimeout
 from ..schema import validated
+from ..states import Ownership
 from .channel import Channel
 from .models import UnmanagedPage
 from .page import Page
@@ -122,7 +123,7 @@ class TaskSpace:
         deadline = loop.time() + timeout / 1000
         while True:
             state = await self._call("space.control")
-            if state["ownership"] == "agent":
+            if state["ownership"] == Ownership.AGENT:
                 return
             remaining = deadline - loop.time()
             if remaining <= 0:

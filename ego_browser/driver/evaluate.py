@@ -53,7 +53,7 @@ def build_expression(js: str, arg: Any, *, api: str = "page.evaluate", has_arg: 
     return js
 
 
-def script_error(details: dict, *, api: str = "page.evaluate") -> PageScriptError:
+def script_error(details: dict[str, Any], *, api: str = "page.evaluate") -> PageScriptError:
     exc = details.get("exception") or {}
     description = exc.get("description") or details.get("text") or "script error"
     first = description.split("\n", 1)[0]
@@ -148,12 +148,12 @@ async def evaluate(
         ) from exc
     details = res.get("exceptionDetails")
     if details is not None:
-        exc = details.get("exception") or {}
-        description = exc.get("description") or details.get("text") or ""
+        thrown = details.get("exception") or {}
+        description = thrown.get("description") or details.get("text") or ""
         elapsed_ms = (time.monotonic() - started) * 1000
         if (
             "Execution was terminated" in description
-            and exc.get("className") is None
+            and thrown.get("className") is None
             and elapsed_ms >= execution_limit_ms * 0.95
         ):
             raise PageEvaluationTimeout(

@@ -20,6 +20,7 @@ import asyncio
 import itertools
 from typing import Any
 
+from .. import jsbundle
 from ..driver import evaluate as ev
 from ..driver.page import PageDriver
 from ..errors import (
@@ -279,17 +280,6 @@ async def wait_for_selector(host: Host, args: dict[str, Any]) -> bool:
 
 # -- wait_for_function ------------------------------------------------------------------------
 
-_POLL_JS = """(async () => {
-  const fn = %(fn)s;
-  const deadline = Date.now() + %(timeout)s;
-  for (;;) {
-    if (await fn()) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise(r => setTimeout(r, %(polling)s));
-  }
-})()"""
-
-
 def _context_gone(exc: BaseException) -> bool:
     text = str(exc).lower()
     if "inspected target navigated or closed" in text:  # a pending awaitPromise when the document goes
@@ -320,13 +310,13 @@ async def wait_for_function(host: Host, args: dict[str, Any]) -> bool:
     timeout_ms = float(args.get("timeout") or 10000)
     polling = float(args.get("polling") or 100)
     body = ev.build_expression(js, args.get("arg"), api=api, has_arg=has_arg)
-    fn = f"async () => ({body})"
+    fn = jsbundle.Raw(f"async () => ({body})")
     before = {p["label"] for p in popup_rows(host, ctx.space.id, ctx.page.label)}
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_ms / 1000
 
     async def run(remaining: float) -> Any:
-        expression = _POLL_JS % {"fn": fn, "timeout": max(0, int(remaining * 1000) - 5), "polling": int(polling)}
+        expression = jsbundle.call("main", "poll_until", fn, max(0, int(remaining * 1000) - 5), int(polling))
         return await driver.session.send(
             "Runtime.evaluate",
             {"expression": expression, "returnByValue": True, "awaitPromise": True, "userGesture": False},

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .. import jsonsafe
+from .. import jsbundle, jsonsafe
 from ..errors import CdpChannelUnavailable, CdpError, EgoTimeout
 from ._core import (
     _MISSING,
@@ -415,10 +415,9 @@ async def _query_role_ax(
             r = await session.send(
                 "Runtime.callFunctionOn",
                 {
-                    "functionDeclaration": "function(...els) { return globalThis.__egoSel ? __egoSel.order(els) : "
-                    + _dumps(_MISSING) + "; }",
+                    "functionDeclaration": jsbundle.function("utility", "engine_order"),
                     "executionContextId": ctx,
-                    "arguments": [{"objectId": o} for _, o in pairs],
+                    "arguments": [{"value": _MISSING}] + [{"objectId": o} for _, o in pairs],
                     "returnByValue": True,
                 },
                 timeout=timeout,
