@@ -292,13 +292,23 @@ class DownloadFailed(EgoError):
 
 
 class CdpError(EgoError):
-    """The browser rejected a CDP command; keeps its code, message and the method."""
+    """The browser rejected a CDP command; keeps its code, message and the method.
+
+    The host sees a subclass saying why (``ego_browser.cdp.errors``: ``ContextDestroyed``,
+    ``NodeNotFound``, ...); rounds see this class, with the same fields either way.
+    ``data`` (the reply's detail) and ``session_id`` stay on the host side.
+    """
 
     code = "EGO_CDP_ERROR"
     fields = ("method", "cdp_code", "cdp_message")
     method: str | None
     cdp_code: int | None
     cdp_message: str | None
+
+    def __init__(self, message: str, *, data: Any = None, session_id: str | None = None, **attrs: Any) -> None:
+        super().__init__(message, **attrs)
+        self.data = data
+        self.session_id = session_id
 
 
 #: the transport's historical spelling; the same class

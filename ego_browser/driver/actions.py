@@ -29,6 +29,7 @@ from typing import Any, TypeVar, Union
 
 from .. import jsbundle
 from ..cdp.connection import Session
+from ..cdp.errors import ContextDestroyed, ObjectNotFound
 from ..errors import (
     CdpError,
     InvalidArgument,
@@ -167,11 +168,9 @@ async def call(handle: ElementHandle, name: str, *args: Any) -> Any:
     for _ in range(2):
         try:
             res = await handle.session.send("Runtime.callFunctionOn", params)
-        except CdpError as exc:
-            if "context" in (exc.cdp_message or "").lower() or "object" in (exc.cdp_message or "").lower():
-                # the element's document or world was replaced: resolve again on the next attempt
-                raise Transient(f"the page changed under the action ({exc.cdp_message})") from None
-            raise
+        except (ContextDestroyed, ObjectNotFound) as exc:
+            # the element's document or world was replaced: resolve again on the next attempt
+            raise Transient(f"the page changed under the action ({exc.cdp_message})") from None
         if "exceptionDetails" in res:
             d = res["exceptionDetails"]
             msg = (d.get("exception") or {}).get("description") or d.get("text") or "error"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import jsbundle
-from ..errors import InvalidArgument
+from ..errors import EgoError, InvalidArgument
 
 __all__ = [
     "KeyDescription",
@@ -392,7 +392,7 @@ class Keyboard:
                 "Browser.grantPermissions",
                 {"permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]},
             )
-        except Exception:
+        except EgoError:  # best effort: without it the fallback below still pastes
             pass
         res = await self._send(
             "Runtime.evaluate",
@@ -416,7 +416,7 @@ class Keyboard:
                         "userGesture": True,
                     },
                 )
-            except Exception:
+            except EgoError:  # the page went on (navigated, closed): nothing to restore
                 pass
 
     async def release_all(self) -> None:

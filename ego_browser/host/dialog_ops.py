@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 import orjson
 
 from .. import jsbundle
+from ..cdp.errors import NoDialog
 from ..driver.page import PageDriver
 from ..errors import CdpChannelUnavailable, CdpError, InvalidState
 from ..states import Ownership
@@ -99,11 +100,9 @@ async def _handle(host: Host, args: dict[str, Any], accept: bool) -> bool:
     closed_before = driver.dialogs_closed
     try:
         await session.send("Page.handleJavaScriptDialog", params, timeout=5.0)
-    except CdpError as exc:
-        if "No dialog is showing" in (exc.cdp_message or ""):
-            driver.drop_dialog(session)
-            return False
-        raise
+    except NoDialog:
+        driver.drop_dialog(session)
+        return False
     # Chromium tells when the dialog closed; a dialog the page opens right after (an alert in
     # a loop) is already the next one in the driver's queue when we look. No timer ever
     # clears the state: if the event is late, the dialog still shows as open, which is true.

@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 from .. import config
-from ..errors import InvalidArgument, StateStoreUnwritable
+from ..errors import EgoError, InvalidArgument, StateStoreUnwritable
 from ..snapshot.capture import forget_sessions
 from .core import Host, PageCtx
 from .ops import op
@@ -250,5 +250,5 @@ async def _title(ctx: PageCtx) -> str:
         )
         value = (res.get("result") or {}).get("value")
         return value if isinstance(value, str) else ""
-    except Exception:
+    except EgoError:  # a busy or closing page: the header goes without its title
         return ""

@@ -21,15 +21,14 @@ import itertools
 from typing import Any
 
 from .. import jsbundle
+from ..cdp.errors import ContextDestroyed, error_type_in
 from ..driver import evaluate as ev
 from ..driver.page import PageDriver
 from ..errors import (
     CdpChannelUnavailable,
-    CdpError,
     EgoTimeout,
     HostDisconnected,
     InvalidArgument,
-    PageScriptError,
     SelectorAmbiguous,
 )
 from .core import Host
@@ -253,10 +252,8 @@ async def wait_for_selector(host: Host, args: dict[str, Any]) -> bool:
         except CdpChannelUnavailable:
             if driver.closed:
                 raise
-        except CdpError as exc:
-            # a frame's document was replaced while we read it: look again at the next change
-            if "context" not in (exc.cdp_message or "").lower():
-                raise
+        except ContextDestroyed:
+            pass  # a frame's document was replaced while we read it: look again at the next change
         remaining = deadline - loop.time()
         if remaining <= 0:
             raise EgoTimeout(
@@ -280,11 +277,6 @@ async def wait_for_selector(host: Host, args: dict[str, Any]) -> bool:
 
 # -- wait_for_function ------------------------------------------------------------------------
 
-def _context_gone(exc: BaseException) -> bool:
-    text = str(exc).lower()
-    if "inspected target navigated or closed" in text:  # a pending awaitPromise when the document goes
-        return True
-    return "context" in text and ("destroyed" in text or "cannot find" in text or "navigated" in text)
 
 
 async def _timeout_message(host: Host, driver: PageDriver, space_id: int, label: str, before: set[str],
@@ -331,15 +323,13 @@ async def wait_for_function(host: Host, args: dict[str, Any]) -> bool:
             res = await guarded(driver, api, run(remaining))
         except EgoTimeout:
             break
-        except CdpError as exc:
-            if not _context_gone(exc):
-                raise
+        except ContextDestroyed:  # also a pending awaitPromise when the document goes (NavigatedAway)
             await _wait_new_context(driver, deadline)
             continue
         details = res.get("exceptionDetails")
         if details is not None:
             text = ((details.get("exception") or {}).get("description") or details.get("text") or "")
-            if _context_gone(PageScriptError(text, js_name=None, stack=None)):
+            if issubclass(error_type_in(text), ContextDestroyed):
                 await _wait_new_context(driver, deadline)
                 continue
             raise ev.script_error(details, api=api)

@@ -106,7 +106,8 @@ M("Download.save_as", [P("path", "path", doc="an absolute file path; parent fold
   _DOWNLOAD + """import os, tempfile
 target = os.path.join(tempfile.mkdtemp(), "exports", "orders.csv")
 await download.save_as(target)
-print(open(target).read())
+with open(target) as f:
+    print(f.read())
 """, errors=("InvalidArgument", "DownloadFailed"),
   rules=(("not _abspath(path)", "download.save_as requires an absolute file path", "path", "an absolute file path"),))
 M("Download.path", [], "str", "Wait for completion; the temp file of this process.",

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import orjson
 
 from .. import jsbundle, jsonsafe
+from ..cdp.errors import ContextDestroyed, error_type_in
 from ..errors import CdpChannelUnavailable, CdpError, InvalidSelector
 from .parse import ParsedSelector
 
@@ -117,17 +118,6 @@ def _session_key(session: Any) -> Any:
     return getattr(session, "session_id", None) or id(session)
 
 
-def _context_gone(exc: Exception) -> bool:
-    text = str(exc).lower()
-    return (
-        "cannot find context" in text
-        or "execution context was destroyed" in text
-        or "inspected target navigated" in text
-        or "cannot find default execution context" in text
-        or "context with specified id" in text
-    )
-
-
 class _FrameGone(Exception):
     """The frame's context went away twice in a row; it counts as having no match."""
 
@@ -149,9 +139,7 @@ async def _with_context(frame: Any, call: Callable[[int], Awaitable[Any]], *, ti
                     _installed.clear()
                 _installed.add(key)
             result = await call(ctx)
-        except CdpError as exc:
-            if not _context_gone(exc):
-                raise
+        except ContextDestroyed:
             _installed.discard(key)
             invalidate = getattr(frame, "invalidate_utility_context", None)
             if invalidate is not None:
@@ -171,8 +159,11 @@ async def _install(session: Any, ctx: int, timeout: float) -> None:
         timeout=timeout,
     )
     if r.get("exceptionDetails"):
-        raise CdpError(
-            "selector engine failed to install: " + _exception_text(r["exceptionDetails"]),
+        text = _exception_text(r["exceptionDetails"])
+        # the world went away while the engine ran: the same retry as a refused command
+        cls = ContextDestroyed if issubclass(error_type_in(text), ContextDestroyed) else CdpError
+        raise cls(
+            "selector engine failed to install: " + text,
             method="Runtime.evaluate",
             cdp_code=None,
             cdp_message=None,

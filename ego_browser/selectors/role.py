@@ -25,6 +25,7 @@ import asyncio
 from typing import Any
 
 from .. import jsbundle, jsonsafe
+from ..cdp.errors import ContextDestroyed
 from ..errors import CdpChannelUnavailable, CdpError, EgoTimeout
 from ._core import (
     _MISSING,
@@ -32,7 +33,6 @@ from ._core import (
     DEFAULT_GROUP,
     Match,
     _backend_ids,
-    _context_gone,
     _dumps,
     _evaluate,
     _exception_text,
@@ -403,9 +403,9 @@ async def _query_role_ax(
                 if object_group:
                     params["objectGroup"] = object_group
                 r = await session.send("DOM.resolveNode", params, timeout=timeout)
-            except CdpError as exc:
-                if _context_gone(exc):
-                    raise
+            except ContextDestroyed:
+                raise
+            except CdpError:
                 return None
             return r["object"].get("objectId")
 

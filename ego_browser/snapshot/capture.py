@@ -51,7 +51,8 @@ import orjson
 
 from ..cdp.connection import Connection, Session
 from .. import jsbundle, jsonsafe
-from ..errors import CdpChannelUnavailable, CdpError, SnapshotFailed, StaleRef
+from ..cdp.errors import ContextDestroyed, FrameNotFound
+from ..errors import CdpChannelUnavailable, CdpError, EgoError, SnapshotFailed, StaleRef
 
 __all__ = [
     "SnapshotFrame",
@@ -248,9 +249,8 @@ def forget_session(session_id: str) -> None:
         del _worlds[k]
 
 
-def _context_gone(exc: CdpError) -> bool:
-    msg = (exc.cdp_message or str(exc)).lower()
-    return "context" in msg or "no frame" in msg or "frame with the given id" in msg
+#: the frame's world is gone (its document replaced, or the frame removed): make a new world
+_WORLD_GONE = (ContextDestroyed, FrameNotFound)
 
 
 async def _run(
@@ -277,9 +277,9 @@ async def _run(
             "DOM.resolveNode",
             {"backendNodeId": root_backend, "executionContextId": w.context_id, "objectGroup": group},
         )
+    except _WORLD_GONE:
+        raise
     except CdpError as exc:
-        if _context_gone(exc) and "node" not in (exc.cdp_message or "").lower():
-            raise
         raise _NodeGone() from exc
     res = await session.send(
         "Runtime.callFunctionOn",
@@ -328,8 +328,8 @@ async def capture_frame(
             res = await _run(frame, w, opts, root_backend, install, group)
         except _NodeGone:
             raise StaleRef(f"Stale ref: node {root_backend} is gone; take a new snapshot", ref=None) from None
-        except CdpError as exc:
-            if attempt < 2 and _context_gone(exc):
+        except _WORLD_GONE:
+            if attempt < 2:
                 w = await _world(frame, fresh=True)
                 install = True
                 continue
@@ -431,7 +431,7 @@ async def _fetch_pending(session: Session, w: _World, pids: list[int]) -> None:
 async def _release(session: Session, group: str) -> None:
     try:
         await session.send("Runtime.releaseObjectGroup", {"objectGroup": group}, timeout=5)
-    except (CdpError, CdpChannelUnavailable, Exception):
+    except EgoError:  # every way a command fails (refused, gone, timed out, blocked by a dialog)
         pass
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import jsbundle
+from ..errors import CdpError
 from .twin import parse_snapshot
 
 __all__ = ["measure", "ax_state", "our_state"]
@@ -30,7 +31,7 @@ async def _ax_all(frame: Any) -> list[dict[str, Any]]:
     params = {"frameId": frame.frame_id} if frame.parent_frame_id else {}
     try:
         res = await frame.session.send("Accessibility.getFullAXTree", params)
-    except Exception:
+    except CdpError:  # a frame its session does not own by id (an OOPIF root): ask for the whole tree
         res = await frame.session.send("Accessibility.getFullAXTree")
     nodes: list[dict[str, Any]] = res["nodes"]
     return nodes
