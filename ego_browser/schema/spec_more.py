@@ -71,7 +71,7 @@ M("Page.keyboard.press", [P("key", "key", doc='a key or chord: "Enter", "Control
 await page.focus("#q")
 await page.keyboard.type("kettle")
 await page.keyboard.press("Enter")
-await page.wait_for_url("**/search.html?q=kettle")
+await page.wait_for_url(re.compile(r"/search\\.html\\?q=kettle"))
 """, errors=("InvalidArgument", "FileChooserOpened"))
 M("Page.keyboard.type", [P("text", "str"), "*", P("delay", "ms>=0", 0, doc="ms between characters")], "None",
   "One trusted keydown/keyup per character on the US layout (\\n is Enter, \\t is Tab); other characters are "
