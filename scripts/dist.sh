@@ -31,6 +31,8 @@ for wheel in "$work"/raw/*.whl; do
 done
 for wheel in "$OUT"/*.whl; do
   case "$wheel" in *-none-any.whl) continue ;; esac
-  auditwheel show "$wheel" | head -3
+  # to a file first: `| head` closes the pipe early and auditwheel dies of a broken pipe
+  auditwheel show "$wheel" >"$work/show.log" 2>&1 || { cat "$work/show.log" >&2; exit 1; }
+  head -3 "$work/show.log"
 done
 say "built: $(cd "$OUT" && ls -1 | tr '\n' ' ')"
