@@ -6,30 +6,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
 from ego_browser import cli, commands
-from tests.conftest import ROOT, Rounds
+from tests.conftest import ROOT
 
 BOUND = 180  # a host start on a loaded machine; never reached when all is well
-
-
-@pytest.fixture
-def fresh():
-    home = tempfile.mkdtemp(prefix="ego-test-cli-")
-    r = Rounds(home)
-    try:
-        yield r
-    finally:
-        r.stop()
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def _spy_chromium(tmp_path: Path) -> tuple[str, Path]:
@@ -74,54 +61,54 @@ def test_usage_errors_exit_2_and_say_what_is_wrong(capsys):
     assert "unknown command 'doctr'" in err and "python -m ego_browser doctor" in err
 
 
-def test_read_only_commands_launch_no_browser_and_list_stored_spaces(fresh, tmp_path):
-    made = fresh.run("t = await task_space('kept offline')\nprint(t.space_id)\n", timeout=BOUND)
+def test_read_only_commands_launch_no_browser_and_list_stored_spaces(fresh_rounds, tmp_path):
+    made = fresh_rounds.run("t = await task_space('kept offline')\nprint(t.space_id)\n", timeout=BOUND)
     assert made.returncode == 0, made.stderr
     space_id = int(made.stdout.split()[-1])
-    assert fresh.cli("host", "stop", timeout=BOUND).returncode == 0
+    assert fresh_rounds.cli("host", "stop", timeout=BOUND).returncode == 0
 
     spy, marker = _spy_chromium(tmp_path)
-    fresh.env["EGO_BROWSER_CHROMIUM"] = spy
-    listed = fresh.cli("spaces", "--json", timeout=BOUND)
+    fresh_rounds.env["EGO_BROWSER_CHROMIUM"] = spy
+    listed = fresh_rounds.cli("spaces", "--json", timeout=BOUND)
     assert listed.returncode == 0, listed.stderr
     data = json.loads(listed.stdout)
     assert data["host_running"] is False
     assert [(s["id"], s["name"], s["ownership"]) for s in data["spaces"]] == [(space_id, "kept offline", "agent")]
-    text = fresh.cli("spaces", timeout=BOUND)
+    text = fresh_rounds.cli("spaces", timeout=BOUND)
     assert "host not running" in text.stdout and "kept offline" in text.stdout
 
-    status = fresh.cli("host", "status", "--json", timeout=BOUND)
+    status = fresh_rounds.cli("host", "status", "--json", timeout=BOUND)
     assert status.returncode == 1 and json.loads(status.stdout) == {"running": False}
-    assert fresh.cli("host", "status", timeout=BOUND).stdout.strip() == "host not running"
+    assert fresh_rounds.cli("host", "status", timeout=BOUND).stdout.strip() == "host not running"
     assert not marker.exists(), "a read-only command ran Chromium: " + marker.read_text()
-    assert not (Path(fresh.home) / "run" / "host.sock").exists()
+    assert not (Path(fresh_rounds.home) / "run" / "host.sock").exists()
 
 
-def test_json_output_of_a_running_host(fresh):
-    made = fresh.run("t = await task_space('json one')\nprint(t.space_id)\n", timeout=BOUND)
+def test_json_output_of_a_running_host(fresh_rounds):
+    made = fresh_rounds.run("t = await task_space('json one')\nprint(t.space_id)\n", timeout=BOUND)
     assert made.returncode == 0, made.stderr
-    status = fresh.cli("host", "status", "--json", timeout=BOUND)
+    status = fresh_rounds.cli("host", "status", "--json", timeout=BOUND)
     assert status.returncode == 0, status.stderr
     s = json.loads(status.stdout)
-    assert s["running"] is True and s["home"] == fresh.home and isinstance(s["pid"], int)
-    listed = json.loads(fresh.cli("spaces", "--json", timeout=BOUND).stdout)
+    assert s["running"] is True and s["home"] == fresh_rounds.home and isinstance(s["pid"], int)
+    listed = json.loads(fresh_rounds.cli("spaces", "--json", timeout=BOUND).stdout)
     assert listed["host_running"] is True
     assert [x["name"] for x in listed["spaces"]] == ["json one"]
-    taken = fresh.cli("spaces", "take-over", str(listed["spaces"][0]["id"]), "--json", timeout=BOUND)
+    taken = fresh_rounds.cli("spaces", "take-over", str(listed["spaces"][0]["id"]), "--json", timeout=BOUND)
     assert json.loads(taken.stdout)["ownership"] == "user"
-    bad = fresh.cli("spaces", "give-back", "9999", "--json", timeout=BOUND)
+    bad = fresh_rounds.cli("spaces", "give-back", "9999", "--json", timeout=BOUND)
     assert bad.returncode == 1
     assert json.loads(bad.stdout)["error"]["code"] == "EGO_TASK_SPACE_NOT_FOUND"
 
 
-def test_a_host_that_cannot_start_shows_its_cause(fresh):
+def test_a_host_that_cannot_start_shows_its_cause(fresh_rounds):
     # a log path the host cannot open kills it before it can report on its ready pipe:
     # the cause is only in its output, which the round must show
-    run = Path(fresh.home) / "run"
+    run = Path(fresh_rounds.home) / "run"
     run.mkdir(mode=0o700, parents=True)
-    os.chmod(fresh.home, 0o700)
+    os.chmod(fresh_rounds.home, 0o700)
     (run / "host.log").mkdir(mode=0o700)
-    proc = fresh.run("t = await task_space('never')\n", timeout=BOUND)
+    proc = fresh_rounds.run("t = await task_space('never')\n", timeout=BOUND)
     assert proc.returncode == 1
     assert "EGO_BROWSER_UNAVAILABLE" in proc.stderr
     assert "IsADirectoryError" in proc.stderr and "host.log" in proc.stderr, proc.stderr
