@@ -187,8 +187,9 @@ async def _file_input(host: Host, ctx: Any, selector: str, api: str, timeout_ms:
         found, total, cleanup = await _candidates(host, ctx, parsed)
         try:
             if total > 1:
-                raise SelectorAmbiguous(f"{api}: selector {selector} matched {total} elements", selector=selector,
-                                        count=total)
+                from .candidates import ambiguous_selector
+
+                raise await ambiguous_selector(host, ctx, api, parsed, total)
             if total == 1:
                 session, object_id = found[0]
                 r = await session.send("Runtime.callFunctionOn", {
