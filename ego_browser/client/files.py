@@ -140,6 +140,6 @@ class Download:
 
     async def delete(self) -> None:
         """Remove the temp file and its folder (a saved copy stays)."""
-        await self._call("download.forget")
+        await self._call("download.delete")
         if self._dir:
             drop_download_dir(self._dir)

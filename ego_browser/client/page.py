@@ -135,7 +135,7 @@ class Page(ActionsMixin, NavMixin):
 
     @validated("Page.wait_for_timeout")
     async def wait_for_timeout(self, ms: float) -> None:
-        await self._call("page.check")
+        await self._call("page.gate")
         await asyncio.sleep(ms / 1000)
 
     # -- scripts and raw CDP ----------------------------------------------------------------

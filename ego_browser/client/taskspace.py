@@ -83,11 +83,11 @@ class TaskSpace:
         return UnmanagedPage(self.space_id, info["target_id"], info.get("opened_by") or "unknown")
 
     async def pages(self) -> list[Page]:
-        rows = await self._call("space.pages")
+        rows = await self._call("task.pages")
         return [page_for(self._channel, self.space_id, r) for r in rows]
 
     async def tabs(self) -> list[dict[str, Any]]:
-        rows = await self._call("space.tabs")
+        rows = await self._call("task.tabs")
         out = []
         for r in rows:
             if r["label"] is not None:
@@ -98,22 +98,22 @@ class TaskSpace:
         return out
 
     async def new_page(self) -> Page:
-        return page_for(self._channel, self.space_id, await self._call("space.new_page"))
+        return page_for(self._channel, self.space_id, await self._call("task.new_page"))
 
     @validated("TaskSpace.adopt")
     async def adopt(self, unmanaged: UnmanagedPage, *, label: str | None = None) -> Page:
-        info = await self._call("space.adopt", target_id=unmanaged.target_id, label=label)
+        info = await self._call("task.adopt", target_id=unmanaged.target_id, label=label)
         return page_for(self._channel, self.space_id, info)
 
     @validated("TaskSpace.release")
     async def release(self, label: str) -> UnmanagedPage:
-        info = await self._call("space.release", label=label)
+        info = await self._call("task.release", label=label)
         return UnmanagedPage(info["space_id"], info["target_id"], info["opened_by"])
 
     # -- control ----------------------------------------------------------------------------
 
     async def hand_off(self) -> None:
-        await self._call("space.hand_off")
+        await self._call("task.hand_off")
 
     @validated("TaskSpace.wait_for_control")
     async def wait_for_control(self, *, interval: float = 20000, timeout: float = 600000) -> None:
@@ -121,7 +121,7 @@ class TaskSpace:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout / 1000
         while True:
-            state = await self._call("space.control")
+            state = await self._call("task.control")
             if state["ownership"] == "agent":
                 return
             remaining = deadline - loop.time()
@@ -132,16 +132,16 @@ class TaskSpace:
 
     @validated("TaskSpace.finish")
     async def finish(self, *, keep: Any) -> dict[str, Any]:
-        return await self._call("space.finish", keep=keep)
+        return await self._call("task.finish", keep=keep)
 
     @validated("TaskSpace.set_status")
     async def set_status(self, text: str) -> None:
-        await self._call("space.set_status", text=text)
+        await self._call("task.set_status", text=text)
 
     @validated("TaskSpace.set_viewport")
     async def set_viewport(self, width: int, height: int) -> None:
-        await self._call("space.set_viewport", width=width, height=height)
+        await self._call("task.set_viewport", width=width, height=height)
 
     @validated("TaskSpace.cdp")
     async def cdp(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 30000) -> dict[str, Any]:
-        return await self._call("space.cdp", method=method, params=params, timeout=timeout)
+        return await self._call("task.cdp", method=method, params=params, timeout=timeout)

@@ -33,7 +33,7 @@ from ..errors import (
     TaskSpaceUserInControl,
 )
 from .browser import BrowserLink
-from .ops import OPS
+from .ops import SYNC_OPS, resolve
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow, Store
 
 __all__ = ["Host", "PageCtx"]
@@ -149,19 +149,23 @@ class Host:
     # -- dispatch ---------------------------------------------------------------------------
 
     async def handle(self, op: str, args: dict[str, Any]) -> Any:
-        spec = OPS.get(op)
+        """Serve one request: bind its arguments against the operation's declaration once
+        (``OpSpec.bind``), then run the handler under the request's deadline."""
+        spec = resolve(op)
         if spec is None:
             raise InvalidArgument(f"unknown host operation: {op}", api=op, option=None, expected=None)
+        at, kwargs = spec.bind(args)
+        op = spec.name
         self.last_request = time.monotonic()
         self.requests += 1
-        deadline = spec.deadline(args)
+        deadline = spec.deadline(kwargs)
         req = _Request()
         req_token = _REQUEST.set(req)
         _CURRENT_OP.set(op)
         progress, token = dispatch.begin()
         try:
             async with asyncio.timeout(deadline) as req.timeout:
-                return await spec.fn(self, args)
+                return await spec.fn(self, at, **kwargs)
         except TimeoutError as exc:
             if isinstance(exc, EgoError):
                 if type(exc) is EgoTimeout and exc.input_dispatched is None:
@@ -192,17 +196,11 @@ class Host:
 
     def handle_sync(self, op: str, args: dict[str, Any]) -> Any:
         """The synchronous members (``page.events()``, waiter arming) answered without awaiting."""
-        from .ops import SYNC_OPS
-
-        fn = SYNC_OPS.get(op)
-        if fn is not None:
-            return fn(self, args)
-        if op != "page.events":
+        spec = resolve(op, SYNC_OPS)
+        if spec is None or spec.sync is None:
             raise InvalidArgument(f"{op} has no synchronous form", api=op, option=None, expected=None)
-        space = self.space_row(args.get("space"))
-        page = self.page_row(space, str(args.get("label")))
-        driver = self.drivers.get(page.target_id or "")
-        return driver.take_events() if driver is not None else []
+        at, kwargs = spec.bind(args)
+        return spec.sync(self, at, **kwargs)
 
     # -- spaces and pages -------------------------------------------------------------------
 
@@ -277,9 +275,9 @@ class Host:
                 return row
         raise PageNotFound(f"page label not found: {label}", label=label)
 
-    async def page_ctx(self, args: dict[str, Any], *, gated: bool = True, activate: bool = False) -> PageCtx:
+    async def page_ctx(self, at: dict[str, Any], *, gated: bool = True, activate: bool = False) -> PageCtx:
         assert self.store is not None
-        key = (args.get("space"), args.get("label"))
+        key = (at.get("space"), at.get("label"))
         cached = self._ctx_rows.get(key)
         if cached is not None and cached[0] == self.store.gen and self.browser.is_live_page(cached[2].target_id):
             # nothing was written since the last request on this page: skip the queries
@@ -287,10 +285,10 @@ class Host:
             if gated:
                 self.gate(space)
         else:
-            space = self.space_row(args.get("space"))
+            space = self.space_row(at.get("space"))
             if gated:
                 self.gate(space)
-            page = self.page_row(space, str(args.get("label")))
+            page = self.page_row(space, str(at.get("label")))
             if len(self._ctx_rows) > 256:
                 self._ctx_rows.clear()
             self._ctx_rows[key] = (self.store.gen, space, page)

@@ -84,14 +84,13 @@ async def guarded(driver: PageDriver, api: str, work: Awaitable[T]) -> T:
             driver.on_dialog.remove(on_dialog)
 
 
-async def _handle(host: Host, args: dict[str, Any], accept: bool) -> bool:
-    ctx = await host.page_ctx(args)
+async def _handle(host: Host, at: dict[str, Any], accept: bool, text: str | None = None) -> bool:
+    ctx = await host.page_ctx(at)
     driver = ctx.driver
     session = driver.dialog_session
     if session is None:
         return False
     params: dict[str, Any] = {"accept": accept}
-    text = args.get("prompt_text")
     if accept and text is not None:
         params["promptText"] = text
     closed_before = driver.dialogs_closed
@@ -145,14 +144,14 @@ async def _settle(host: Host, driver: PageDriver, session: Any) -> None:
         host.background(flush)
 
 
-@op("page.accept_dialog")
-async def accept_dialog(host: Host, args: dict[str, Any]) -> bool:
-    return await _handle(host, args, True)
+@op("Page.accept_dialog")
+async def accept_dialog(host: Host, at: dict[str, Any], *, prompt_text: str | None) -> bool:
+    return await _handle(host, at, True, prompt_text)
 
 
-@op("page.dismiss_dialog")
-async def dismiss_dialog(host: Host, args: dict[str, Any]) -> bool:
-    return await _handle(host, args, False)
+@op("Page.dismiss_dialog")
+async def dismiss_dialog(host: Host, at: dict[str, Any]) -> bool:
+    return await _handle(host, at, False)
 
 
 # -- permission prompts -----------------------------------------------------------------------

@@ -247,16 +247,17 @@ async def _file_input(host: Host, ctx: Any, selector: str, api: str, timeout_ms:
             fut.cancel()
 
 
-@op("page.set_input_files")
-async def set_input_files(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+@op("Page.set_input_files")
+async def set_input_files(host: Host, at: dict[str, Any], *, selector: str, files: Any,
+                          timeout: float) -> dict[str, Any]:
     api = "page.set_input_files"
-    ctx = await host.page_ctx(args, activate=True)
-    files = _check_files(api, args.get("files"))
+    ctx = await host.page_ctx(at, activate=True)
+    files = _check_files(api, files)
     from .dialog_ops import dialog_open_error
 
     if ctx.driver.dialog is not None:
         raise dialog_open_error(api, ctx.driver.dialog)
-    session, oid, multiple = await _file_input(host, ctx, args["selector"], api, float(args.get("timeout") or 3000))
+    session, oid, multiple = await _file_input(host, ctx, selector, api, timeout)
     if len(files) > 1 and not multiple:
         with contextlib.suppress(Exception):
             await session.send("Runtime.releaseObjectGroup", {"objectGroup": _INPUT_GROUP}, timeout=2.0)
@@ -281,9 +282,9 @@ async def set_input_files(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 @sync_op("page.arm_file_chooser")
-def arm_file_chooser(host: Host, args: dict[str, Any]) -> int:
-    space = host.space_row(args.get("space"))
-    row = host.page_row(space, str(args.get("label")))
+def arm_file_chooser(host: Host, at: dict[str, Any]) -> int:
+    space = host.space_row(at.get("space"))
+    row = host.page_row(space, str(at.get("label")))
     state = _state(host, row.target_id or "")
     if state.waiter is not None and not state.waiter.fut.done():
         raise InvalidState(
@@ -296,23 +297,23 @@ def arm_file_chooser(host: Host, args: dict[str, Any]) -> int:
 
 
 @sync_op("page.disarm_file_chooser")
-def disarm_file_chooser(host: Host, args: dict[str, Any]) -> None:
-    space = host.space_row(args.get("space"))
-    row = host.page_row(space, str(args.get("label")))
+def disarm_file_chooser(host: Host, at: dict[str, Any], *, token: int) -> None:
+    space = host.space_row(at.get("space"))
+    row = host.page_row(space, str(at.get("label")))
     state = _states(host).get(row.target_id or "")
-    if state is not None and state.waiter is not None and state.waiter.token == args.get("token"):
+    if state is not None and state.waiter is not None and state.waiter.token == token:
         state.waiter.fut.cancel()
         state.waiter = None
 
 
 @op("page.wait_file_chooser")
-async def wait_file_chooser(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+async def wait_file_chooser(host: Host, at: dict[str, Any], *, token: int, timeout: float) -> dict[str, Any]:
     api = "page.wait_for_file_chooser"
-    ctx = await host.page_ctx(args, gated=False)
+    ctx = await host.page_ctx(at, gated=False)
     state = _state(host, ctx.driver.target_id)
     waiter = state.waiter
-    timeout_ms = float(args.get("timeout") or 10000)
-    if waiter is None or waiter.token != args.get("token"):
+    timeout_ms = timeout
+    if waiter is None or waiter.token != token:
         raise InvalidState(f"{api}: this waiter is no longer armed", api=api)
     try:
         chooser = await asyncio.wait_for(asyncio.shield(waiter.fut), timeout_ms / 1000)
@@ -325,15 +326,15 @@ async def wait_file_chooser(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     return {"id": chooser["id"], "multiple": chooser["multiple"]}
 
 
-@op("file_chooser.set_files")
-async def chooser_set_files(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+@op("FileChooser.set_files")
+async def chooser_set_files(host: Host, at: dict[str, Any], *, id: int, files: Any) -> dict[str, Any]:  # noqa: A002
     api = "FileChooser.set_files"
-    ctx: PageCtx = await host.page_ctx(args, activate=True)
+    ctx: PageCtx = await host.page_ctx(at, activate=True)
     state = _state(host, ctx.driver.target_id)
-    chooser = state.handed.pop(int(args.get("id") or 0), None)
+    chooser = state.handed.pop(id, None)
     if chooser is None:
         raise InvalidState(f"{api}: this file chooser was already handled", api=api)
-    files = _check_files(api, args.get("files"))
+    files = _check_files(api, files)
     if len(files) > 1 and not chooser["multiple"]:
         raise InvalidArgument(f"{api}: {len(files)} files given, but the chooser takes one", api=api,
                               option="files", expected="one file")

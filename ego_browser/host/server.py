@@ -159,7 +159,7 @@ def _encode_reply(rid: Any, op_name: Any, reply: dict[str, Any]) -> bytes:
 
 
 @op("host.status")
-async def status(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+async def status(host: Host, at: dict[str, Any]) -> dict[str, Any]:
     pages = {t for t, i in host.browser.targets.items() if i.get("type") == "page"}
     listed = host.store.listed_target_ids() if host.store is not None else set()
     return {

@@ -98,13 +98,14 @@ def _q(text: str) -> str:
     return " ".join(text.replace("\\", "\\\\").replace('"', '\\"').split())
 
 
-@op("page.snapshot")
-async def snapshot(host: Host, args: dict[str, Any]) -> str:
+@op("Page.snapshot")
+async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | None, include_action_marks: bool,
+                   include_stable_locator: bool, max_length: int | None, interactive: bool, changes: bool) -> str:
     from ..snapshot import take_snapshot
     from ..snapshot.engine import truncate
 
     api = "page.snapshot"
-    root_arg = args.get("root")
+    root_arg = root
     root = None
     if root_arg is not None:
         root = parse_ref(root_arg)
@@ -115,14 +116,11 @@ async def snapshot(host: Host, args: dict[str, Any]) -> str:
             )
     from .dialog_ops import guarded
 
-    ctx = await host.page_ctx(args, activate=True)
+    ctx = await host.page_ctx(at, activate=True)
     ledger = ledger_for(host, ctx)
     # a document still being parsed would come back as a bare root with a stale title
     loading = await _until_parsed(ctx)
-    scope = args.get("scope", "only_within_viewport")
-    marks = args.get("include_action_marks", True)
-    locs = args.get("include_stable_locator", True)
-    interactive = bool(args.get("interactive", False))
+    marks, locs = include_action_marks, include_stable_locator
 
     async def work() -> tuple[str, str]:
         nonlocal root
@@ -151,9 +149,9 @@ async def snapshot(host: Host, args: dict[str, Any]) -> str:
     options = (scope, root, marks, locs, interactive)
     prev = getattr(ctx.driver, "snapshot_prev", None)
     ctx.driver.snapshot_prev = (options, body)
-    if args.get("changes"):
+    if changes:
         body = _changes(prev[1] if prev is not None and prev[0] == options else None, body)
-    return truncate(header(host, ctx, title) + (" (loading)" if loading else "") + "\n" + body, args.get("max_length"))
+    return truncate(header(host, ctx, title) + (" (loading)" if loading else "") + "\n" + body, max_length)
 
 
 def _changes(prev: str | None, body: str) -> str:

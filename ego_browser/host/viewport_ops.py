@@ -47,11 +47,11 @@ async def _on_driver(host: Host, driver: PageDriver) -> None:
             return
 
 
-@op("space.set_viewport")
-async def set_viewport(host: Host, args: dict[str, Any]) -> None:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.set_viewport")
+async def set_viewport(host: Host, at: dict[str, Any], *, width: int, height: int) -> None:
+    space = host.space_row(at.get("space"))
     host.gate(space)
-    size = (int(args["width"]), int(args["height"]))
+    size = (width, height)
     _sizes(host)[space.id] = size
     assert host.store is not None
     for row in host.store.pages(space.id):

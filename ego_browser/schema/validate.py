@@ -23,7 +23,7 @@ from typing import Any
 from ..errors import InvalidArgument
 from .spec import OMIT, REQUIRED, Member, Param, member
 
-__all__ = ["compile_checker", "type_check", "expected_text", "TYPES"]
+__all__ = ["compile_checker", "compile_binder", "type_check", "expected_text", "TYPES"]
 
 
 def _fail(api: str, option: str, expected: str, value: Any) -> InvalidArgument:
@@ -142,6 +142,7 @@ TYPES: dict[str, tuple[str | None, str, str]] = {
     "point": ("_point({v})", "a point {'x': number, 'y': number}", "{x, y}"),
     "clip": ("_clip({v})", "{x, y, width>0, height>0, scale>0 (optional)}", "{x, y, width, height, scale?}"),
     "dict": ("isinstance({v}, dict)", "a dict", "dict"),
+    "list": ("isinstance({v}, list)", "a list", "list"),
     "headers": ("_headers({v})", "a dict of str to str", "dict[str, str]"),
     "path": ("_path({v})", "a file path (str or os.PathLike)", "path"),
     "abspath": ("_abspath({v})", "an absolute file path", "absolute path"),
@@ -263,3 +264,55 @@ def compile_checker(name: str) -> Callable[..., None]:
     fn.__qualname__ = name
     fn.__source__ = "\n".join(lines)
     return fn
+
+
+def compile_binder(m: Member) -> Callable[..., dict[str, Any]]:
+    """Compile the host's binder for the wire form ``m`` of an operation.
+
+    The same checks as :func:`compile_checker` (the host distrusts rounds), but every
+    parameter is keyword-only (wire arguments are a dict) and the function returns the
+    arguments with the declared defaults filled in; an ``OMIT`` parameter not given is left
+    out, so the handler's own default says what "not given" means.
+    """
+    defaults: list[Any] = []
+    parts: list[str] = []
+    body: list[str] = []
+    omit: list[str] = []
+    for p in m.params:
+        if p.kind == "var_kw":
+            raise ValueError(f"{m.name}: a **{p.name} parameter cannot be bound from the wire")
+        if p.default is REQUIRED:
+            parts.append(p.name)
+        else:
+            defaults.append(p.default)
+            parts.append(f"{p.name}=_d[{len(defaults) - 1}]")
+        if p.default is OMIT:
+            omit.append(p.name)
+        expr, expected = type_check(p.type, p.name)
+        if expr is None:
+            continue
+        guard = f"{p.name} is not _OMIT and " if p.default is OMIT else ""
+        body.append(f"    if {guard}not ({expr}):")
+        body.append(f"        raise _fail({m.api!r}, {p.name!r}, {expected!r}, {p.name})")
+        bound = bound_check(p.type, p.name)
+        if bound is not None:
+            body.append(f"    if {guard}not ({bound[0]}):")
+            body.append(f"        raise _fail({m.api!r}, {p.name!r}, {bound[1]!r}, {p.name})")
+    for condition, message, option, expected in m.rules:
+        body.append(f"    if {condition}:")
+        body.append(f"        raise InvalidArgument({message!r}, api={m.api!r}, option={option!r}, "
+                    f"expected={expected!r})")
+    fields = ", ".join(f"{p.name!r}: {p.name}" for p in m.params)
+    body.append(f"    _r = {{{fields}}}")
+    for name in omit:
+        body.append(f"    if {name} is _OMIT:")
+        body.append(f"        del _r[{name!r}]")
+    body.append("    return _r")
+    head = f"def {m.short}({'*, ' if parts else ''}{', '.join(parts)}):"
+    source = "\n".join([head, *body])
+    ns = dict(_NS, _d=defaults, _OMIT=OMIT)
+    exec(compile(source + "\n", f"<wire {m.name}>", "exec"), ns)  # noqa: S102 - our own declarations
+    fn = ns[m.short]
+    fn.__qualname__ = m.api
+    fn.__source__ = source
+    return fn  # type: ignore[no-any-return]
