@@ -21,6 +21,21 @@ touched: set[tuple[int, str]] = set()
 last_page: Page | None = None
 
 
+# one Page object per (channel, space, label) per process
+_pages: dict[tuple[int, int, str], Page] = {}
+
+
+def page_for(channel: Channel, space_id: int, info: dict[str, Any]) -> Page:
+    key = (id(channel), space_id, info["label"])
+    page = _pages.get(key)
+    if page is None:
+        page = Page(channel, space_id, info["label"], info.get("target_id"), info.get("opened_by"))
+        _pages[key] = page
+    else:
+        page._learn(info)
+    return page
+
+
 class Page(ActionsMixin, NavMixin):
     """A managed tab. Obtain it from ``task.page(label)``, ``task.new_page()`` or a receipt."""
 
@@ -80,6 +95,10 @@ class Page(ActionsMixin, NavMixin):
         args["space"] = self._space_id
         args["label"] = self._label
         return await self._channel.call(op, args)
+
+    def _page_for(self, info: dict[str, Any]) -> Page:
+        """The Page of another tab of this space (a popup this one opened)."""
+        return page_for(self._channel, self._space_id, info)
 
     def _learn(self, info: dict[str, Any]) -> None:
         self._target_id = info.get("target_id", self._target_id)

@@ -89,6 +89,9 @@ class NavMixin:
     async def _call(self, op: str, **args: Any) -> Any:  # provided by Page
         raise NotImplementedError
 
+    def _page_for(self, info: dict[str, Any]) -> Any:  # provided by Page
+        raise NotImplementedError
+
     def _sync(self, op: str, **args: Any) -> Any:
         args["space"] = self._space_id
         args["label"] = self._label
@@ -196,10 +199,8 @@ class NavMixin:
         return task
 
     async def _wait_popup(self, token: int, timeout: float) -> Any:
-        from .taskspace import page_for
-
         info = await self._call("page.wait_popup", token=token, timeout=timeout)
-        return page_for(self._channel, self._space_id, info)
+        return self._page_for(info)
 
     async def _wait_download(self, token: int, directory: str, timeout: float) -> Download:
         info = await self._call("page.wait_download", token=token, dir=directory, timeout=timeout)

@@ -9,25 +9,12 @@ from ..errors import EgoTimeout
 from ..schema import validated
 from .channel import Channel
 from .models import UnmanagedPage
-from .page import Page
+from .page import Page, page_for
 
 __all__ = ["TaskSpace", "page_for"]
 
-# one Page object per (channel, space, label) per process
-_pages: dict[tuple[int, int, str], Page] = {}
 #: spaces this process used (for the runner's end-of-round report)
 used_spaces: set[int] = set()
-
-
-def page_for(channel: Channel, space_id: int, info: dict[str, Any]) -> Page:
-    key = (id(channel), space_id, info["label"])
-    page = _pages.get(key)
-    if page is None:
-        page = Page(channel, space_id, info["label"], info.get("target_id"), info.get("opened_by"))
-        _pages[key] = page
-    else:
-        page._learn(info)
-    return page
 
 
 class TaskSpace:

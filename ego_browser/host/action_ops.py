@@ -13,7 +13,7 @@ from collections import OrderedDict
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..driver import actions, dispatch
+from ..driver import actions, dispatch, form_actions
 from ..driver.keyboard import Keyboard
 from ..driver.mouse import Mouse
 from ..driver.page import PageDriver
@@ -151,10 +151,10 @@ ELEMENT_ACTIONS: dict[str, Any] = {
     "Page.dblclick": actions.dblclick,
     "Page.hover": actions.hover,
     "Page.drag_and_drop": actions.drag_and_drop,
-    "Page.fill": actions.fill,
-    "Page.select_option": actions.select_option,
-    "Page.focus": actions.focus,
-    "Page.press": actions.press,
+    "Page.fill": form_actions.fill,
+    "Page.select_option": form_actions.select_option,
+    "Page.focus": form_actions.focus,
+    "Page.press": form_actions.press,
 }
 
 
@@ -167,8 +167,9 @@ def element_action(name: str, run: Any) -> None:
     navigates = any(p.name == "no_wait_after" for p in member.params)
     receipt = member.returns == "ActionReceipt"
 
-    async def handler(host: Host, at: dict[str, Any], *, timeout: float, no_wait_after: bool = False,
-                      **kwargs: Any) -> Any:
+    async def handler(host: Host, at: dict[str, Any], **kwargs: Any) -> Any:
+        timeout = kwargs.pop("timeout")
+        no_wait_after = kwargs.pop("no_wait_after") if navigates else False
         selectors = [kwargs.pop(n) for n in targets]
         for n, text in zip(targets[1:], selectors[1:]):
             kwargs[f"{n}_selector"] = text
@@ -205,7 +206,7 @@ async def find(host: Host, at: dict[str, Any], *, selector: str, limit: int) -> 
 
 
 async def _find(host: Host, ctx: PageCtx, parsed: Any, limit: Any) -> list[dict[str, Any]]:
-    from .snapshot_ops import ledger_for, save_ledger
+    from .ledgers import ledger_for, save_ledger
 
     driver = ctx.driver
     ledger = ledger_for(host, ctx)
@@ -288,7 +289,7 @@ def input_op(name: str) -> None:
     navigates = any(p.name == "no_wait_after" for p in member.params)
 
     async def handler(host: Host, at: dict[str, Any], **kwargs: Any) -> Any:
-        wait = navigates and not kwargs.get("no_wait_after")
+        wait = navigates and not kwargs.pop("no_wait_after")
         for key in _NOT_INPUT:
             kwargs.pop(key, None)
         ctx = await host.page_ctx(at, activate=True)

@@ -12,6 +12,7 @@ from .core import Host
 from .ops import op, sync_op
 from .receipts import run_action
 from .store import CLOSED, OPEN, UNMANAGED
+from .tabs import close_target, create_tab
 
 _INFO_JS = (
     "(() => { const d = document.documentElement, b = document.body;"
@@ -154,15 +155,11 @@ async def close(host: Host, at: dict[str, Any]) -> None:
     ]
     if not others:
         # keep the space's window: its last tab becomes an unmanaged blank one
-        from .spaces import _create_tab
-
-        tid = await _create_tab(host, space, context_id=space.context_id, new_window=False)
+        tid = await create_tab(host, space, context_id=space.context_id, new_window=False)
         try:
             store.add_page(space.id, "#" + tid, tid, "unknown", state=UNMANAGED)
         except StateStoreUnwritable:
-            from .spaces import _close_target
-
-            await _close_target(host, tid)  # no tab that no space lists; the page stays open
+            await close_target(host, tid)  # no tab that no space lists; the page stays open
             raise
     gone = asyncio.get_running_loop().create_future()
 

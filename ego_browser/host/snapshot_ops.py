@@ -1,18 +1,17 @@
-"""``page.snapshot`` and the per-page ref ledgers (created, persisted and staled here)."""
+"""``page.snapshot``: the page as text (the ref ledgers it numbers into are in ``ledgers``)."""
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any
 
 from .. import config
-from ..errors import InvalidArgument, StateStoreUnwritable
+from ..errors import InvalidArgument
 from .core import Host, PageCtx
+from .ledgers import ledger_for, save_ledger
 from .ops import op
 from .store import OPEN, UNMANAGED
 
-logger = logging.getLogger("ego_browser.host")
 
 def parse_ref(value: Any) -> int | None:
     """``@21``, ``ref=21`` or ``21`` -> 21 (the selector language's ref forms); else None."""
@@ -28,45 +27,6 @@ def parse_ref(value: Any) -> int | None:
     except InvalidSelector:
         return None
     return parsed.ref if isinstance(parsed, RefSelector) else None
-
-
-def ledger_for(host: Host, ctx: PageCtx) -> Any:
-    """The page's ledger, loaded from the store the first time this host sees the page."""
-    driver = ctx.driver
-    if driver.ledger is None:
-        from ..snapshot.ledger import RefLedger
-
-        assert host.store is not None
-        data = host.store.load_ledger(ctx.space.id, ctx.page.label)
-        driver.ledger = RefLedger.from_bytes(data, host.browser.instance)
-        driver.ledger_key = (ctx.space.id, ctx.page.label)
-        # backend ids fetched after a snapshot returned: save again once they are bound
-        driver.ledger.on_change = lambda d=driver: save_ledger(host, d)
-        driver.frames.on_document.append(lambda frame, _old, d=driver: _frame_changed(host, d, frame))
-        driver.frames.on_detach.append(lambda frame, d=driver: _frame_changed(host, d, frame))
-    return driver.ledger
-
-
-def _frame_changed(host: Host, driver: Any, frame: Any) -> None:
-    if driver.ledger is not None:
-        driver.ledger.stale_frame(frame.frame_id)
-        save_ledger(host, driver)
-
-
-def save_ledger(host: Host, driver: Any) -> None:
-    """Persist the page's refs (a restarted host keeps them). A store that refuses the write
-    costs only that: the snapshot is still returned and this host keeps the refs in memory."""
-    key = getattr(driver, "ledger_key", None)
-    if key is None or driver.ledger is None or host.store is None:
-        return
-    try:
-        host.store.save_ledger(key[0], key[1], driver.ledger.to_bytes())
-    except StateStoreUnwritable as exc:
-        if not getattr(driver, "ledger_unsaved", False):  # once per page until a save works again
-            logger.warning("refs of page %s not saved: %s", key[1], exc.message)
-        driver.ledger_unsaved = True
-    else:
-        driver.ledger_unsaved = False
 
 
 def header(host: Host, ctx: PageCtx, title: str) -> str:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import config
 from ..errors import (
-    CdpError,
     InvalidArgument,
     PageBudgetReached,
     PageNotFound,
@@ -18,10 +17,14 @@ from ..errors import (
     TaskSpaceNotFound,
     TaskSpaceUserInControl,
 )
-from .core import Host
 from .ops import op
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow
+from .tabs import close_target as _close_target
+from .tabs import create_tab as _create_tab
 from .unlisted_tabs import close_spare_tab, find_spare_tab, first_tab, recover_tabs, undo_first_tab
+
+if TYPE_CHECKING:
+    from .core import Host
 
 AGENT, DELEGATED, USER = "agent", "agentDelegatedToUser", "user"
 
@@ -71,20 +74,6 @@ def _profiles(host: Host) -> list[dict[str, Any]]:
             if child.is_dir() and child.name != "default" and not child.name.startswith("."):
                 found.append({"id": child.name, "name": child.name, "is_default": False})
     return found
-
-
-async def _create_tab(
-    host: Host, space: SpaceRow | None, *, context_id: str | None, new_window: bool, url: str = "about:blank"
-) -> str:
-    assert host.browser.conn is not None
-    params: dict[str, Any] = {"url": url, "newWindow": new_window}
-    if context_id:
-        params["browserContextId"] = context_id
-    res = await host.browser.conn.send("Target.createTarget", params, timeout=10.0)
-    tid = res["targetId"]
-    # the target list learns of it through Target.targetCreated; make sure it is known now
-    host.browser.targets.setdefault(tid, {"targetId": tid, "type": "page", "url": "about:blank", "title": ""})
-    return tid
 
 
 def budget_error(host: Host, space: SpaceRow, count: int, limit: int) -> PageBudgetReached:
@@ -561,16 +550,6 @@ async def finish(host: Host, at: dict[str, Any], *, keep: Any) -> dict[str, Any]
         "closed_labels": [r.label for r in closing],
         "preserved_unmanaged": len(unmanaged),
     }
-
-
-async def _close_target(host: Host, target_id: str) -> None:
-    assert host.browser.conn is not None
-    try:
-        await host.browser.conn.send("Target.closeTarget", {"targetId": target_id}, timeout=5.0)
-    except CdpError:
-        pass  # already gone
-    host._forget_driver(target_id)
-    host.browser.targets.pop(target_id, None)
 
 
 @op("TaskSpace.cdp")

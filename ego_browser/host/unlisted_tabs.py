@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import StateStoreUnwritable
 from .store import UNMANAGED
+from .tabs import close_target as _close_target
+from .tabs import create_tab
 
 if TYPE_CHECKING:
     from .core import Host
@@ -30,15 +32,7 @@ def _store(host: Host):
 
 
 async def _create_tab(host: Host, *, context_id: str | None) -> str:
-    from .spaces import _create_tab as create
-
-    return await create(host, None, context_id=context_id, new_window=True)
-
-
-async def _close_target(host: Host, target_id: str) -> None:
-    from .spaces import _close_target as close
-
-    await close(host, target_id)
+    return await create_tab(host, None, context_id=context_id, new_window=True)
 
 
 async def find_spare_tab(host: Host) -> None:

@@ -9,13 +9,15 @@ A space's own size (``TaskSpace.set_viewport``) lasts as long as the host.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..driver.page import PageDriver
 from ..errors import CdpChannelUnavailable, CdpError
-from .core import Host
 from .ops import HOST_SETUP, op
 from .store import OPEN
+
+if TYPE_CHECKING:
+    from .core import Host
 
 __all__ = ["DEFAULT_VIEWPORT", "apply_viewport"]
 

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import TYPE_CHECKING
 
-from .core import Host
 from .ops import HOST_SETUP
+
+if TYPE_CHECKING:
+    from .core import Host
 
 __all__ = ["refill", "wait_ready"]
 
