@@ -19,12 +19,12 @@ _LAZY = {
     "take_over_task_space": "ego_browser.client.api",
     "profiles": "ego_browser.client.api",
     "embedded": "ego_browser.client.api",
-    "TaskSpace": "ego_browser.client.taskspace",
-    "Page": "ego_browser.client.page",
+    "TaskSpace": "ego_browser.client._generated",
+    "Page": "ego_browser.client._generated",
     "ActionReceipt": "ego_browser.client.models",
     "UnmanagedPage": "ego_browser.client.models",
-    "FileChooser": "ego_browser.client.files",
-    "Download": "ego_browser.client.files",
+    "FileChooser": "ego_browser.client._generated",
+    "Download": "ego_browser.client._generated",
     "help": "ego_browser.helptext",
     "learn_context": "ego_browser.learning",
     "site_skills": "ego_browser.learning",
@@ -62,5 +62,4 @@ if TYPE_CHECKING:  # pragma: no cover
         task_space,
     )
     from .client.models import ActionReceipt, UnmanagedPage  # noqa: F401
-    from .client.page import Page  # noqa: F401
-    from .client.taskspace import TaskSpace  # noqa: F401
+    from .client._generated import Download, FileChooser, Page, TaskSpace  # noqa: F401

@@ -86,16 +86,14 @@ def _failure(exc: BaseException, filename: str, source: str) -> str:
 async def _report_pages() -> None:
     """List pages adopted in the background that this round never touched, and print once a
     notice the host has for the person (its state store was found damaged and replaced)."""
-    from .client.channel import current_channel
-    from .client.page import touched
-    from .client.taskspace import used_spaces
+    from .client.round import current_round
 
-    if not used_spaces:
+    round_ = current_round()
+    if not round_.used_spaces:
         return
     try:
-        report = await asyncio.wait_for(
-            current_channel().call("round.report", {"spaces": sorted(used_spaces), "touched": sorted(touched)}), 5
-        )
+        report = await asyncio.wait_for(round_.channel.call(
+            "round.report", {"spaces": sorted(round_.used_spaces), "touched": sorted(round_.touched)}), 5)
     except Exception:
         return
     if isinstance(report, list):  # a host from before notices

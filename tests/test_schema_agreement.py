@@ -18,12 +18,12 @@ from ego_browser.schema.spec import OMIT, REQUIRED, members
 
 #: runtime objects: schema owner -> (module, attribute)
 CLASSES = {
-    "TaskSpace": ("ego_browser.client.taskspace", "TaskSpace"),
-    "Page": ("ego_browser.client.page", "Page"),
-    "Page.mouse": ("ego_browser.client.input", "Mouse"),
-    "Page.keyboard": ("ego_browser.client.input", "Keyboard"),
-    "FileChooser": ("ego_browser.client.files", "FileChooser"),
-    "Download": ("ego_browser.client.files", "Download"),
+    "TaskSpace": ("ego_browser.client._generated", "TaskSpace"),
+    "Page": ("ego_browser.client._generated", "Page"),
+    "Page.mouse": ("ego_browser.client._generated", "Mouse"),
+    "Page.keyboard": ("ego_browser.client._generated", "Keyboard"),
+    "FileChooser": ("ego_browser.client._generated", "FileChooser"),
+    "Download": ("ego_browser.client._generated", "Download"),
     "ActionReceipt": ("ego_browser.client.models", "ActionReceipt"),
     "UnmanagedPage": ("ego_browser.client.models", "UnmanagedPage"),
 }
