@@ -15,15 +15,10 @@ import traceback
 from types import CodeType, TracebackType
 from typing import Any
 
+# the names a round finds preloaded (API.md §13), generated from the schema
+from ._exports import RUNNER_GLOBALS
+
 __all__ = ["run_source", "compile_script", "script_globals", "RUNNER_GLOBALS"]
-
-#: the names a round finds preloaded (API.md §13)
-RUNNER_GLOBALS = (
-    "task_space", "list_task_spaces", "claim_task_space", "take_over_task_space", "profiles", "help",
-    "learn_context", "site_skills", "run_site_tool", "run_site_browser_tool", "ego_browser", "EgoError",
-    "asyncio", "json", "re",
-)
-
 
 def script_globals() -> dict[str, Any]:
     import json

@@ -15,10 +15,26 @@ from ego_browser.schema import gen_client
 from ego_browser.schema.spec import members
 
 
-def test_generated_module_is_up_to_date():
+def test_generated_modules_are_up_to_date():
     current = gen_client.GENERATED_PATH.read_text(encoding="utf-8")
     assert current == gen_client.generate(), (
         "client/_generated.py is stale: run python -m ego_browser.schema.gen_client")
+    exports = gen_client.EXPORTS_PATH.read_text(encoding="utf-8")
+    assert exports == gen_client.generate_exports(), (
+        "ego_browser/_exports.py is stale: run python -m ego_browser.schema.gen_client")
+
+
+def test_public_names_come_from_the_schema():
+    import ego_browser
+    from ego_browser import runner
+    from ego_browser.schema.spec import CLASSES, FUNCTIONS
+
+    top_classes = {info.runtime for owner, info in CLASSES.items() if "." not in owner}
+    assert set(ego_browser.__all__) >= set(FUNCTIONS) | top_classes
+    for name in set(FUNCTIONS) | top_classes:
+        assert getattr(ego_browser, name) is not None
+    assert set(runner.RUNNER_GLOBALS) >= set(FUNCTIONS) - {"embedded"}
+    assert "embedded" not in runner.RUNNER_GLOBALS
 
 
 def test_generated_members_have_real_signatures_and_docs():

@@ -20,21 +20,27 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .spec import OMIT, REQUIRED, Member, members
+from .spec import CLASSES as SPEC_CLASSES
+from .spec import FUNCTIONS, NOT_IN_ROUNDS, OMIT, REQUIRED, ROUND_EXTRAS, Member, members
 
-__all__ = ["CLASSES", "GENERATED_PATH", "generate", "annotation"]
+__all__ = ["BASES", "GENERATED_PATH", "EXPORTS_PATH", "generate", "generate_exports", "annotation"]
 
 GENERATED_PATH = Path(__file__).resolve().parent.parent / "client" / "_generated.py"
 
-#: schema class -> (generated class, module of its base, the base)
-CLASSES: dict[str, tuple[str, str, str]] = {
-    "TaskSpace": ("TaskSpace", "taskspace", "TaskSpaceBase"),
-    "Page": ("Page", "page", "PageBase"),
-    "Page.mouse": ("Mouse", "input", "MouseBase"),
-    "Page.keyboard": ("Keyboard", "input", "KeyboardBase"),
-    "FileChooser": ("FileChooser", "files", "FileChooserBase"),
-    "Download": ("Download", "files", "DownloadBase"),
+#: generated class -> the client module holding its hand-written base (``<class>Base``)
+BASES: dict[str, str] = {
+    "TaskSpace": "taskspace", "Page": "page", "Mouse": "input", "Keyboard": "input", "FileChooser": "files",
+    "Download": "files",
 }
+#: the public names' table, generated from ``spec.CLASSES`` and ``spec.FUNCTIONS``
+EXPORTS_PATH = GENERATED_PATH.parent.parent / "_exports.py"
+
+
+def _generated_classes() -> dict[str, tuple[str, str, str]]:
+    """schema class -> (generated class, module of its base, the base), in declaration order."""
+    return {owner: (info.runtime, BASES[info.runtime], f"{info.runtime}Base")
+            for owner, info in SPEC_CLASSES.items() if info.module == "ego_browser.client._generated"}
+
 
 #: schema type name -> Python annotation
 _ANNOTATIONS: dict[str, str] = {
@@ -172,7 +178,7 @@ def _method(m: Member) -> list[str]:
 
 
 def _base(owner: str) -> type:
-    _name, module, base = CLASSES[owner]
+    _name, module, base = _generated_classes()[owner]
     return getattr(importlib.import_module(f"ego_browser.client.{module}"), base)  # type: ignore[no-any-return]
 
 
@@ -195,16 +201,17 @@ def generate() -> str:
         "from ..schema import validated",
     ]
     imports: dict[str, list[str]] = {}
-    for _owner, (_cls, module, base) in CLASSES.items():
+    classes = _generated_classes()
+    for _owner, (_cls, module, base) in classes.items():
         imports.setdefault(module, []).append(base)
     imports["models"] = ["ActionReceipt", "UnmanagedPage"]
     for module in sorted(imports):
         out.append(f"from .{module} import {', '.join(sorted(imports[module]))}")
-    names = ", ".join(_q(c[0]) for c in CLASSES.values())
+    names = ", ".join(_q(c[0]) for c in classes.values())
     out += ["", f"__all__ = [{names}]",
             "", "_UNSET: Any = object()", ""]
     every = members()
-    for owner, (name, _module, base) in CLASSES.items():
+    for owner, (name, _module, base) in classes.items():
         cls_member = every[owner]
         base_cls = _base(owner)
         out += ["", f"class {name}({base}):"]
@@ -220,16 +227,36 @@ def generate() -> str:
     return "\n".join(out) + "\n"
 
 
+def generate_exports() -> str:
+    """The text of ``ego_browser/_exports.py``: where each public name lives, and a round's globals.
+
+    A separate data-only module because ``import ego_browser`` must stay cheap: it reads this
+    table, never the schema."""
+    lazy = {name: module for name, module in FUNCTIONS.items()}
+    lazy.update({info.runtime: info.module for owner, info in SPEC_CLASSES.items() if "." not in owner})
+    rounds = [name for name in FUNCTIONS if name not in NOT_IN_ROUNDS] + list(ROUND_EXTRAS)
+    out = ['"""Where each public name of ego_browser lives, and what a round finds preloaded. Generated',
+           'from ``schema/spec.py`` (``CLASSES``, ``FUNCTIONS``) by ``python -m ego_browser.schema.gen_client``."""',
+           "", "LAZY = {"]
+    out += [f"    {_q(name)}: {_q(module)}," for name, module in lazy.items()]
+    out += ["}", "", "RUNNER_GLOBALS = ("]
+    out += _pack([_q(n) for n in rounds], "    ")
+    out += [")"]
+    return "\n".join(out) + "\n"
+
+
 def main(argv: list[str]) -> int:
-    text = generate()
+    outputs = {GENERATED_PATH: generate(), EXPORTS_PATH: generate_exports()}
     if argv[1:] == ["--check"]:
-        same = GENERATED_PATH.exists() and GENERATED_PATH.read_text(encoding="utf-8") == text
-        print("up to date" if same else f"{GENERATED_PATH} is stale: run python -m ego_browser.schema.gen_client")
-        return 0 if same else 1
-    tmp = GENERATED_PATH.with_suffix(".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(GENERATED_PATH)  # atomic: a reader never sees half a module
-    print(f"wrote {GENERATED_PATH}")
+        stale = [p for p, text in outputs.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
+        for path in stale:
+            print(f"{path} is stale: run python -m ego_browser.schema.gen_client")
+        return 1 if stale else 0
+    for path, text in outputs.items():
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)  # atomic: a reader never sees half a module
+        print(f"wrote {path}")
     return 0
 
 

@@ -22,17 +22,8 @@ __all__ = ["signature", "help_text", "overview", "guide", "api_markdown", "topic
 DOCS_PATH = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 
 #: the groups of the overview, in order: (title, owner)
-GROUPS = (
-    ("Top-level functions (module ego_browser; preloaded in rounds)", None),
-    ("TaskSpace (task = await task_space(name))", "TaskSpace"),
-    ("Page (page = task.page(\"p1\"))", "Page"),
-    ("Page.mouse", "Page.mouse"),
-    ("Page.keyboard", "Page.keyboard"),
-    ("FileChooser (from page.wait_for_file_chooser())", "FileChooser"),
-    ("Download (from page.wait_for_event(\"download\"))", "Download"),
-    ("ActionReceipt", "ActionReceipt"),
-    ("UnmanagedPage", "UnmanagedPage"),
-)
+GROUPS = (("Top-level functions (module ego_browser; preloaded in rounds)", None),
+          *((info.title, owner) for owner, info in CLASSES.items()))
 _CALL_NOTE = {"sync": " (sync)", "asynccm": "", "async": "", "property": "", "class": "  (help(\"{name}\"))"}
 
 
