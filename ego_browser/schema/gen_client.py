@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .spec import CLASSES as SPEC_CLASSES
-from .spec import FUNCTIONS, NOT_IN_ROUNDS, OMIT, REQUIRED, ROUND_EXTRAS, Member, members
+from .spec import FUNCTIONS, NOT_IN_ROUNDS, OMIT, REQUIRED, ROUND_EXTRAS, Member, Param, members, signature_parts
 
 __all__ = ["BASES", "GENERATED_PATH", "EXPORTS_PATH", "generate", "generate_exports", "annotation"]
 
@@ -93,43 +93,21 @@ def _default(value: Any) -> str:
 
 
 def _params(m: Member) -> list[str]:
-    parts = ["self"]
-    star = False
-    for i, p in enumerate(m.params):
+    def text(p: Param) -> str:
         if p.kind == "var_kw":
-            parts.append(f"**{p.name}: Any")
-            continue
-        if p.kind == "kw" and not star:
-            parts.append("*")
-            star = True
-        text = f"{p.name}: {annotation(p.type)}"
-        if p.default is not REQUIRED:
-            text += f" = {_default(p.default)}"
-        parts.append(text)
-        if p.kind == "pos_only" and (i + 1 == len(m.params) or m.params[i + 1].kind != "pos_only"):
-            parts.append("/")
-    return parts
+            return f"{p.name}: Any"
+        out = f"{p.name}: {annotation(p.type)}"
+        return out if p.default is REQUIRED else f"{out} = {_default(p.default)}"
+
+    return ["self", *signature_parts(m.params, text)]
 
 
-def _wrap(text: str, indent: str, width: int = 110) -> list[str]:
-    words, lines, line = text.split(), [], ""
-    for word in words:
-        if line and len(indent) + len(line) + 1 + len(word) > width:
-            lines.append(indent + line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    if line:
-        lines.append(indent + line)
-    return lines
-
-
-def _pack(items: list[str], indent: str, width: int = 118) -> list[str]:
-    """Comma-separated ``items`` on as few lines as fit, never breaking inside one."""
+def _pack(items: list[str], indent: str, width: int = 118, sep: str = ",") -> list[str]:
+    """``items`` (each followed by ``sep``) on as few lines as fit, never breaking inside one."""
     lines: list[str] = []
     line = ""
     for item in items:
-        piece = f"{item},"
+        piece = item + sep
         if line and len(indent) + len(line) + 1 + len(piece) > width:
             lines.append(indent + line)
             line = piece
@@ -138,6 +116,10 @@ def _pack(items: list[str], indent: str, width: int = 118) -> list[str]:
     if line:
         lines.append(indent + line)
     return lines
+
+
+def _wrap(text: str, indent: str, width: int = 110) -> list[str]:
+    return _pack(text.split(), indent, width, sep="")
 
 
 def _docstring(text: str, indent: str) -> list[str]:

@@ -12,9 +12,11 @@ page) defined; ``tests/test_docs_examples.py`` runs every one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
-__all__ = ["Member", "Param", "REQUIRED", "OMIT", "member", "members", "lookup", "CLASSES", "FUNCTIONS", "ClassInfo"]
+__all__ = ["Member", "Param", "REQUIRED", "OMIT", "member", "members", "lookup", "CLASSES", "FUNCTIONS", "ClassInfo",
+           "signature_parts"]
 
 
 class _Marker:
@@ -127,6 +129,24 @@ def prop(name: str, returns: str, doc: str, example: str = "") -> None:
 def cls(name: str, doc: str, example: str = "", details: str = "") -> None:
     M(name, [], CLASSES[name].runtime, doc, example, call="class",
       details=details)
+
+
+def signature_parts(params: tuple[Param, ...], text: Callable[[Param], str]) -> list[str]:
+    """A parameter list as Python spells it: ``text(p)`` for each, ``*`` before the first
+    keyword-only one, ``/`` after the last positional-only one, ``**name`` for the rest."""
+    parts: list[str] = []
+    star = False
+    for i, p in enumerate(params):
+        if p.kind == "var_kw":
+            parts.append(f"**{text(p)}")
+            continue
+        if p.kind == "kw" and not star:
+            parts.append("*")
+            star = True
+        parts.append(text(p))
+        if p.kind == "pos_only" and (i + 1 == len(params) or params[i + 1].kind != "pos_only"):
+            parts.append("/")
+    return parts
 
 
 def member(name: str) -> Member:

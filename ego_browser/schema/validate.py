@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InvalidArgument
-from .spec import OMIT, REQUIRED, Member, Param, member
+from .spec import OMIT, REQUIRED, Member, Param, member, signature_parts
 
 __all__ = ["compile_checker", "compile_binder", "type_check", "expected_text", "TYPES"]
 
@@ -208,37 +208,26 @@ def expected_text(type_: Any) -> str:
     return type_check(type_, "v")[1]
 
 
-def _signature_source(m: Member) -> tuple[str, list[Any]]:
+def _signature_source(m: Member, *, keywords_only: bool = False) -> tuple[str, list[Any]]:
+    """The compiled function's parameter list (defaults as ``_d[i]``) and the defaults."""
     defaults: list[Any] = []
-    parts: list[str] = []
-    star = False
-    params = m.params
-    if m.owner:
-        parts.append("self")
-    for i, p in enumerate(params):
-        if p.kind == "var_kw":
-            parts.append(f"**{p.name}")
-            continue
-        if p.kind == "kw" and not star:
-            parts.append("*")
-            star = True
-        text = p.name
-        if p.default is not REQUIRED:
-            defaults.append(p.default)
-            text += f"=_d[{len(defaults) - 1}]"
-        parts.append(text)
-        if p.kind == "pos_only" and (i + 1 == len(params) or params[i + 1].kind != "pos_only"):
-            parts.append("/")
+
+    def text(p: Param) -> str:
+        if p.kind == "var_kw" or p.default is REQUIRED:
+            return p.name
+        defaults.append(p.default)
+        return f"{p.name}=_d[{len(defaults) - 1}]"
+
+    params = tuple(p._replace(kind="kw") for p in m.params) if keywords_only else m.params
+    parts = signature_parts(params, text)
+    if m.owner and not keywords_only:
+        parts.insert(0, "self")
     return ", ".join(parts), defaults
 
 
-def compile_checker(name: str) -> Callable[..., None]:
-    """Compile member ``name``'s checker: its signature, one check per typed parameter."""
-    m = member(name)
-    if m.call == "property":
-        raise ValueError(f"{name} is a property; it takes no arguments")
-    signature, defaults = _signature_source(m)
-    lines = [f"def {m.short}({signature}):"]
+def _check_lines(m: Member) -> list[str]:
+    """One ``if`` per typed parameter (type, then bounds) and per rule, raising ``InvalidArgument``."""
+    lines: list[str] = []
     for p in m.params:
         if p.kind == "var_kw":
             continue
@@ -252,18 +241,31 @@ def compile_checker(name: str) -> Callable[..., None]:
         if bound is not None:
             lines.append(f"    if {guard}not ({bound[0]}):")
             lines.append(f"        raise _fail({m.api!r}, {p.name!r}, {bound[1]!r}, {p.name})")
-    for rule in m.rules:
-        condition, message, option, expected = rule
+    for condition, message, option, expected in m.rules:
         lines.append(f"    if {condition}:")
         lines.append(f"        raise InvalidArgument({message!r}, api={m.api!r}, option={option!r}, "
                      f"expected={expected!r})")
-    lines.append("    return None")
+    return lines
+
+
+def _compile(m: Member, source: str, defaults: list[Any], filename: str) -> Any:
     ns = dict(_NS, _d=defaults, _OMIT=OMIT)
-    exec(compile("\n".join(lines) + "\n", f"<schema {name}>", "exec"), ns)  # noqa: S102 - our own declarations
+    exec(compile(source + "\n", filename, "exec"), ns)  # noqa: S102 - our own declarations
     fn = ns[m.short]
-    fn.__qualname__ = name
-    fn.__source__ = "\n".join(lines)
+    fn.__source__ = source
     return fn
+
+
+def compile_checker(name: str) -> Callable[..., None]:
+    """Compile member ``name``'s checker: its signature, one check per typed parameter."""
+    m = member(name)
+    if m.call == "property":
+        raise ValueError(f"{name} is a property; it takes no arguments")
+    signature, defaults = _signature_source(m)
+    source = "\n".join([f"def {m.short}({signature}):", *_check_lines(m), "    return None"])
+    fn = _compile(m, source, defaults, f"<schema {name}>")
+    fn.__qualname__ = name
+    return fn  # type: ignore[no-any-return]
 
 
 def compile_binder(m: Member) -> Callable[..., dict[str, Any]]:
@@ -274,45 +276,15 @@ def compile_binder(m: Member) -> Callable[..., dict[str, Any]]:
     arguments with the declared defaults filled in; an ``OMIT`` parameter not given is left
     out, so the handler's own default says what "not given" means.
     """
-    defaults: list[Any] = []
-    parts: list[str] = []
-    body: list[str] = []
-    omit: list[str] = []
-    for p in m.params:
-        if p.kind == "var_kw":
-            raise ValueError(f"{m.name}: a **{p.name} parameter cannot be bound from the wire")
-        if p.default is REQUIRED:
-            parts.append(p.name)
-        else:
-            defaults.append(p.default)
-            parts.append(f"{p.name}=_d[{len(defaults) - 1}]")
-        if p.default is OMIT:
-            omit.append(p.name)
-        expr, expected = type_check(p.type, p.name)
-        if expr is None:
-            continue
-        guard = f"{p.name} is not _OMIT and " if p.default is OMIT else ""
-        body.append(f"    if {guard}not ({expr}):")
-        body.append(f"        raise _fail({m.api!r}, {p.name!r}, {expected!r}, {p.name})")
-        bound = bound_check(p.type, p.name)
-        if bound is not None:
-            body.append(f"    if {guard}not ({bound[0]}):")
-            body.append(f"        raise _fail({m.api!r}, {p.name!r}, {bound[1]!r}, {p.name})")
-    for condition, message, option, expected in m.rules:
-        body.append(f"    if {condition}:")
-        body.append(f"        raise InvalidArgument({message!r}, api={m.api!r}, option={option!r}, "
-                    f"expected={expected!r})")
+    if any(p.kind == "var_kw" for p in m.params):
+        raise ValueError(f"{m.name}: a ** parameter cannot be bound from the wire")
+    signature, defaults = _signature_source(m, keywords_only=True)
     fields = ", ".join(f"{p.name!r}: {p.name}" for p in m.params)
-    body.append(f"    _r = {{{fields}}}")
-    for name in omit:
-        body.append(f"    if {name} is _OMIT:")
-        body.append(f"        del _r[{name!r}]")
-    body.append("    return _r")
-    head = f"def {m.short}({'*, ' if parts else ''}{', '.join(parts)}):"
-    source = "\n".join([head, *body])
-    ns = dict(_NS, _d=defaults, _OMIT=OMIT)
-    exec(compile(source + "\n", f"<wire {m.name}>", "exec"), ns)  # noqa: S102 - our own declarations
-    fn = ns[m.short]
+    lines = [f"def {m.short}({signature}):", *_check_lines(m), f"    _r = {{{fields}}}"]
+    for p in m.params:
+        if p.default is OMIT:
+            lines += [f"    if {p.name} is _OMIT:", f"        del _r[{p.name!r}]"]
+    lines.append("    return _r")
+    fn = _compile(m, "\n".join(lines), defaults, f"<wire {m.name}>")
     fn.__qualname__ = m.api
-    fn.__source__ = source
     return fn  # type: ignore[no-any-return]
