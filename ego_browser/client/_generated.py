@@ -53,9 +53,9 @@ class TaskSpace(TaskSpaceBase):
     async def cdp(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 30000) -> dict[str, Any]:
         """A raw browser-level CDP command (Target.* and Browser.* only), scoped to this space's tabs and browser
         context; returns the result."""
-        return await self._call(
+        return await self._call(  # type: ignore[no-any-return]
             "task.cdp", method=method, params=params, timeout=timeout,
-        )  # type: ignore[no-any-return]
+        )
 
 
 class Page(PageBase):
@@ -85,11 +85,11 @@ class Page(PageBase):
     ) -> str:
         """The page as compact text: a header, one node per line with its state and value, refs on nodes to act
         on (help('snapshot') explains the notation)."""
-        return await self._call(
+        return await self._call(  # type: ignore[no-any-return]
             "page.snapshot", scope=scope, root=root, include_action_marks=include_action_marks,
             include_stable_locator=include_stable_locator, max_length=max_length, interactive=interactive,
             changes=changes,
-        )  # type: ignore[no-any-return]
+        )
 
     @validated("Page.find")
     async def find(self, selector: str, *, limit: int = 100) -> list[dict[str, Any]]:
@@ -131,9 +131,9 @@ class Page(PageBase):
         timeout: float = 10000,
     ) -> bool:
         """Wait for the (strict) selector to reach the state."""
-        return await self._call(
+        return await self._call(  # type: ignore[no-any-return]
             "page.wait_for_selector", selector=selector, state=state, timeout=timeout,
-        )  # type: ignore[no-any-return]
+        )
 
     @validated("Page.click")
     async def click(
@@ -197,9 +197,9 @@ class Page(PageBase):
     @validated("Page.select_option")
     async def select_option(self, selector: str, value: Any, *, timeout: float = 3000) -> list[str]:
         """Select options of a <select> (fires input and change); returns the selected values."""
-        return await self._call(
+        return await self._call(  # type: ignore[no-any-return]
             "page.select_option", selector=selector, value=value, timeout=timeout,
-        )  # type: ignore[no-any-return]
+        )
 
     @validated("Page.focus")
     async def focus(self, selector: str, *, timeout: float = 3000) -> ActionReceipt:
@@ -229,9 +229,9 @@ class Page(PageBase):
     async def cdp(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 30000) -> dict[str, Any]:
         """A raw CDP command on the Page's session; afterwards every ref is stale. Scoped to this tab: methods
         that reach other tabs or the whole browser are refused (CdpMethodRefused)."""
-        return await self._call(
+        return await self._call(  # type: ignore[no-any-return]
             "page.cdp", method=method, params=params, timeout=timeout,
-        )  # type: ignore[no-any-return]
+        )
 
     @validated("Page.close")
     async def close(self) -> None:

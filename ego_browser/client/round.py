@@ -22,7 +22,7 @@ __all__ = ["Round", "current_round", "last_page"]
 
 
 class Round:
-    def __init__(self, channel: Channel | None, token: str | None = None) -> None:
+    def __init__(self, channel: Channel, token: str | None = None) -> None:
         self.channel = channel
         self.token = token if token is not None else f"{os.getpid()}-{time.time_ns()}"
         #: (space id, label) of every page this round used or asked for by name

@@ -284,7 +284,7 @@ def input_op(name: str) -> None:
     member declared to return a receipt runs with one, and waits for a navigation it starts
     when it has a ``no_wait_after`` parameter."""
     member = wire.declaration(name)
-    device = member.owner.rpartition(".")[2]  # "mouse" | "keyboard"
+    device = (member.owner or "").rpartition(".")[2]  # "mouse" | "keyboard"
     receipt = member.returns == "ActionReceipt"
     navigates = any(p.name == "no_wait_after" for p in member.params)
 

@@ -25,7 +25,7 @@ _ids = itertools.count(1)
 @dataclass
 class _Waiter:
     token: int
-    fut: asyncio.Future
+    fut: asyncio.Future[dict[str, Any]]
 
 
 @dataclass
@@ -39,7 +39,8 @@ class ChooserState:
 
 
 def _states(host: Host) -> dict[str, ChooserState]:
-    return host.extensions.setdefault("file_choosers", {})
+    states: dict[str, ChooserState] = host.extensions.setdefault("file_choosers", {})
+    return states
 
 
 def _state(host: Host, target_id: str) -> ChooserState:
@@ -49,7 +50,7 @@ def _state(host: Host, target_id: str) -> ChooserState:
 def _on_driver(host: Host, driver: PageDriver) -> None:
     state = _state(host, driver.target_id)
 
-    def opened(params: dict) -> None:
+    def opened(params: dict[str, Any]) -> None:
         state.seq += 1
         chooser = {
             "id": next(_ids),

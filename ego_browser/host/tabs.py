@@ -21,7 +21,7 @@ async def create_tab(
     if context_id:
         params["browserContextId"] = context_id
     res = await host.browser.conn.send("Target.createTarget", params, timeout=10.0)
-    tid = res["targetId"]
+    tid: str = res["targetId"]
     # the target list learns of it through Target.targetCreated; make sure it is known now
     host.browser.targets.setdefault(tid, {"targetId": tid, "type": "page", "url": "about:blank", "title": ""})
     return tid

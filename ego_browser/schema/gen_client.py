@@ -150,12 +150,13 @@ def _method(m: Member) -> list[str]:
     elif returns == "None":
         before, after = "await self._call(", ")"
     else:
-        before, after = "return await self._call(", ")  # type: ignore[no-any-return]"
-    one = f"        {before}{', '.join(args)}{after}"
+        before, after = "return await self._call(", ")"
+    ignore = "  # type: ignore[no-any-return]" if before.startswith("return await") else ""
+    one = f"        {before}{', '.join(args)}{after}{ignore}"
     if len(one) <= 120:
         out.append(one)
     else:
-        out += [f"        {before}", *_pack(args, "            "), f"        {after}"]
+        out += [f"        {before}{ignore}", *_pack(args, "            "), f"        {after}"]
     return out
 
 
