@@ -158,18 +158,21 @@ ELEMENT_ACTIONS: dict[str, Any] = {
 }
 
 
-def element_action(name: str, run: Any) -> None:
+def element_action(name: str, run: Any, *, navigates: bool | None = None) -> None:
     """Register the handler of element action ``name`` (a ``Page`` member) run by driver function
-    ``run(actx, *resolvers, timeout_ms=..., **the other declared arguments)``."""
+    ``run(actx, *resolvers, timeout_ms=..., **the other declared arguments)``. ``navigates``:
+    wait for a navigation the action starts (default: when it declares ``no_wait_after``)."""
     member = wire.declaration(name)
     api = member.api
     targets = [p.name for p in member.params if p.type == "selector"]
-    navigates = any(p.name == "no_wait_after" for p in member.params)
+    switch = any(p.name == "no_wait_after" for p in member.params)
+    if navigates is None:
+        navigates = switch
     receipt = member.returns == "ActionReceipt"
 
     async def handler(host: Host, at: dict[str, Any], **kwargs: Any) -> Any:
         timeout = kwargs.pop("timeout")
-        no_wait_after = kwargs.pop("no_wait_after") if navigates else False
+        no_wait_after = kwargs.pop("no_wait_after") if switch else False
         selectors = [kwargs.pop(n) for n in targets]
         for n, text in zip(targets[1:], selectors[1:]):
             kwargs[f"{n}_selector"] = text
