@@ -15,8 +15,14 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# CI and these machines are often loaded: a property is judged by its examples, never by how
+# fast they were generated or ran (per-test @settings still set their own counts)
+settings.register_profile("loaded", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("loaded")
 _HOME = tempfile.mkdtemp(prefix="ego-test-home-")
 os.environ["EGO_BROWSER_HOME"] = _HOME
 os.environ["EGO_BROWSER_PAGE_BUDGET"] = "3"

@@ -19,12 +19,14 @@ __all__ = ["TestServer", "Response"]
 
 class Response:
     def __init__(self, body: bytes | str = b"", *, status: int = 200, content_type: str = "text/html; charset=utf-8",
-                 headers: dict[str, str] | None = None, delay: float = 0.0, chunks: list[tuple[float, bytes]] | None = None) -> None:
+                 headers: dict[str, str] | None = None, delay: float = 0.0, chunks: list[tuple[Any, bytes]] | None = None) -> None:
         self.body = body.encode() if isinstance(body, str) else body
         self.status = status
         self.headers = {"Content-Type": content_type, **(headers or {})}
         self.delay = delay  # seconds before the status line (headers delayed)
-        self.chunks = chunks  # [(pause, bytes)] streamed after the headers
+        # [(pause, bytes)] streamed after the headers; a pause may be a threading.Event that the
+        # test sets when the chunk may go (an outcome, not a race against the clock)
+        self.chunks = chunks
 
 
 Handler = Callable[["_Request"], Response]
@@ -83,7 +85,9 @@ class TestServer:
                         self.send_header("Transfer-Encoding", "chunked")
                         self.end_headers()
                         for pause, data in [(0.0, resp.body)] + resp.chunks:
-                            if pause:
+                            if isinstance(pause, threading.Event):
+                                pause.wait(30.0)
+                            elif pause:
                                 time.sleep(pause)
                             if data:
                                 self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 import time
 
 import pytest
@@ -43,12 +44,16 @@ async def test_b33_committed_then_streaming(task, server):
 
 
 async def test_b34_commit_with_referer(task, server):
-    url = server.route("/b34", Response("<p id=m>marker</p><script>window.mark=1</script>", chunks=[(0.8, b"<p>end</p>")]))
+    rest = threading.Event()  # the document's end is held back until the checks are done
+    url = server.route("/b34", Response("<p id=m>marker</p><script>window.mark=1</script>", chunks=[(rest, b"<p>end</p>")]))
     page = task.page("p1")
-    await page.goto(url, wait_until="commit", referer="http://127.0.0.1:1/ref")
-    state = await page.evaluate("[document.readyState, document.referrer]")
-    assert state[0] == "loading"
-    assert state[1] == "http://127.0.0.1:1/ref"
+    try:
+        await page.goto(url, wait_until="commit", referer="http://127.0.0.1:1/ref")
+        state = await page.evaluate("[document.readyState, document.referrer]")
+        assert state[0] == "loading"
+        assert state[1] == "http://127.0.0.1:1/ref"
+    finally:
+        rest.set()
 
 
 async def test_b35_b36_domcontentloaded_then_load(task, server):
@@ -153,7 +158,16 @@ async def test_b42_default_state_is_load(task, server):
 
 
 async def test_b43_reload_fresh_document(task, server):
-    url = server.route("/b43", Response("<p>x</p>", chunks=[(0.6, b"<p>y</p>")]))
+    hold = threading.Event()  # set: the next document's end is held back until `release`
+    release = threading.Event()
+
+    def b43(_req):
+        gate = release if hold.is_set() else threading.Event()
+        if gate is not release:
+            gate.set()
+        return Response("<p>x</p>", chunks=[(gate, b"<p>y</p>")])
+
+    url = server.route("/b43", b43)
     page = task.page("p1")
     await page.goto(url)
     tid = (await task.tabs())[0]["target_id"]
@@ -162,8 +176,12 @@ async def test_b43_reload_fresh_document(task, server):
     assert await page.evaluate("window.sentinel") is None
     assert await page.evaluate("document.readyState") == "complete"
     assert (await task.tabs())[0]["target_id"] == tid and page.label == "p1"
-    await page.reload(wait_until="commit")
-    assert await page.evaluate("document.readyState") == "loading"
+    hold.set()
+    try:
+        await page.reload(wait_until="commit")
+        assert await page.evaluate("document.readyState") == "loading"
+    finally:
+        release.set()
 
 
 async def test_b44_wait_for_function(task, server):

@@ -75,12 +75,15 @@ async def test_b156_late_popup_in_ledger_same_round(host, task, server):
 async def test_b156_b157_popup_after_round_and_report(rounds, server):
     server.page("/b157-child", "late popup")
     url = server.page("/b157", "<p>opener</p>")
+    # the popup opens from a timer, not from anything the round awaits; the round waits for its
+    # document to be complete (state, not time): by then the browser has announced the target
+    loaded = "(w) => window[w] && window[w].location.pathname === '/b157-child' && window[w].document.readyState === 'complete'"
     first = rounds.run(
         "task = await task_space('late-popups')\n"
         "page = task.page('p1')\n"
         f"await page.goto({url!r})\n"
-        "await page.evaluate(\"setTimeout(() => window.open('/b157-child'), 300); 1\")\n"
-        "await page.wait_for_timeout(900)\n"
+        "await page.evaluate(\"setTimeout(() => { window.w1 = window.open('/b157-child') }, 300); 1\")\n"
+        f"await page.wait_for_function({loaded!r}, 'w1')\n"
         "print('own output')\n"
     )
     assert first.returncode == 0, first.stderr
@@ -91,13 +94,13 @@ async def test_b156_b157_popup_after_round_and_report(rounds, server):
     # a popup opened after the round ended is adopted and usable in the next round
     second = rounds.run(
         "task = await task_space('late-popups')\n"
-        "await task.page('p1').evaluate(\"setTimeout(() => window.open('/b157-child?after'), 300); 1\")\n"
+        "await task.page('p1').evaluate(\"setTimeout(() => { window.w2 = window.open('/b157-child?after') }, 300); 1\")\n"
         "print('round two')\n"
     )
     assert second.returncode == 0, second.stderr
     third = rounds.run(
         "task = await task_space('late-popups')\n"
-        "await asyncio.sleep(0.3)\n"
+        f"await task.page('p1').wait_for_function({loaded!r}, 'w2')\n"
         "print(await task.page('p2').url())\n"
         "print(await task.page('p3').url())\n"
     )

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import select
 import signal
 import stat
 import subprocess
 import sys
-import time
+import threading
 
 from tests.conftest import ROOT
+from tests.server import Response
 
 
 def test_b176_stdin_file_and_e_behave_alike(rounds, tmp_path):
@@ -91,6 +94,13 @@ def test_b14_b15_a_space_and_its_labels_survive_rounds(rounds, server):
 
 def test_b18_sigkill_mid_round_keeps_the_space(rounds, server):
     url = server.page("/r18", "r18", title="R18")
+    arrived = threading.Event()
+
+    def gate(_req):
+        arrived.set()  # the long evaluate is running in the page
+        return Response("ok", content_type="text/plain")
+
+    server.route("/r18-gate", gate)
     setup = rounds.run('task = await task_space("rounds-b18")\nprint(task.space_id)\n')
     space_id = setup.stdout.strip()
     proc = subprocess.Popen(
@@ -100,11 +110,11 @@ def test_b18_sigkill_mid_round_keeps_the_space(rounds, server):
     proc.stdin.write(
         f"task = await task_space({space_id})\np = await task.new_page()\nawait p.goto('{url}')\n"
         "print(p.label, p.target_id, flush=True)\n"
-        "await p.evaluate('new Promise(r => setTimeout(r, 10000))')\n"
+        "await p.evaluate('fetch(\"/r18-gate\").then(() => new Promise(r => setTimeout(r, 10000)))')\n"
     )
     proc.stdin.close()
     label, target_id = proc.stdout.readline().split()
-    time.sleep(0.3)  # let the long evaluate reach the host
+    assert arrived.wait(60), "the long evaluate never reached the page"
     proc.send_signal(signal.SIGKILL)
     proc.wait(10)
     nxt = rounds.run(
@@ -142,21 +152,34 @@ def test_person_takes_over_and_gives_back_through_the_cli(rounds, server):
 
 def test_two_rounds_on_two_spaces_run_in_parallel(rounds, server):
     """A slow evaluate in one space does not hold up another space's round."""
+    arrived, release = threading.Event(), threading.Event()
+
+    def gate(_req):
+        # the slow space's evaluate is now in flight and stays so until the test says
+        arrived.set()
+        release.wait(60)
+        return Response("go", content_type="text/plain")
+
+    server.route("/r-par-gate", gate)
     url = server.page("/r-par", "par")
     a = rounds.run(f'task = await task_space("rounds-par-a")\nawait task.page("p1").goto("{url}")\n')
     assert a.returncode == 0, a.stderr
     slow = subprocess.Popen(
         [sys.executable, "-m", "ego_browser", "-e",
-         "import time\np = (await task_space('rounds-par-a')).page('p1')\n"
-         "print(await p.evaluate('new Promise(r => setTimeout(() => r(Date.now()), 3000))'))\n"],
-        stdout=subprocess.PIPE, text=True, env=rounds.env, cwd=str(ROOT),
+         "p = (await task_space('rounds-par-a')).page('p1')\n"
+         "print(await p.evaluate('fetch(\"/r-par-gate\").then(r => r.text())'))\n"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=rounds.env, cwd=str(ROOT),
     )
-    time.sleep(0.5)
-    fast = rounds.run(f'task = await task_space("rounds-par-b")\nawait task.page("p1").goto("{url}")\nprint(await task.page("p1").evaluate("Date.now()"))\n')
-    slow_out, _ = slow.communicate(timeout=30)
-    assert fast.returncode == 0, fast.stderr
-    # the second space answered before the first space's slow call finished
-    assert int(fast.stdout) < int(slow_out)
+    try:
+        assert arrived.wait(60), "the slow round's evaluate never started: " + (slow.poll() is not None and slow.communicate()[1] or "")
+        fast = rounds.run(f'task = await task_space("rounds-par-b")\nawait task.page("p1").goto("{url}")\nprint("fast done")\n')
+        # the second space finished while the first space's call was still held open
+        assert fast.returncode == 0 and fast.stdout.strip() == "fast done", fast.stderr
+        assert slow.poll() is None
+    finally:
+        release.set()
+    slow_out, slow_err = slow.communicate(timeout=60)
+    assert slow.returncode == 0 and slow_out.strip() == "go", slow_err
 
 
 def test_plain_script_with_asyncio_run_reaches_the_same_host(rounds, tmp_path):
@@ -183,29 +206,33 @@ def test_host_status_and_restart_keep_spaces(rounds, server):
     pid = int(status.stdout.split("pid ")[1].split()[0])
     browser_pid = int(status.stdout.split("(pid ")[1].split(")")[0])
     # killed host: the browser lives on and the next host reattaches to it
-    os.kill(pid, signal.SIGKILL)
-    for _ in range(100):
-        try:
-            os.kill(pid, 0)
-            time.sleep(0.05)
-        except ProcessLookupError:
-            break
+    with _exit_watch(pid) as exited:
+        os.kill(pid, signal.SIGKILL)
+        assert exited(60), "the host outlived SIGKILL"
     again = rounds.run(f"p = (await task_space({space_id})).page('p1')\nprint(p.target_id is not None, await p.url())\n")
     assert again.returncode == 0, again.stderr
     assert again.stdout == f"True {url}\n"
     status2 = rounds.cli("host", "status")
     assert f"(pid {browser_pid})" in status2.stdout, "the new host reattached to the same Chromium"
     # stopped host: nothing left running; the next host relaunches and restores the labels
-    stopped = rounds.cli("host", "stop")
-    assert stopped.returncode == 0
-    for _ in range(100):
-        try:
-            os.kill(browser_pid, 0)
-            time.sleep(0.05)
-        except ProcessLookupError:
-            break
-    else:
-        raise AssertionError("Chromium outlived `host stop`")
+    with _exit_watch(browser_pid) as exited:
+        stopped = rounds.cli("host", "stop")
+        assert stopped.returncode == 0
+        assert exited(60), "Chromium outlived `host stop`"
     third = rounds.run(f"p = (await task_space({space_id})).page('p1')\nprint(await p.url())\n")
     assert third.returncode == 0, third.stderr
     assert third.stdout == f"{url}\n"
+
+
+@contextlib.contextmanager
+def _exit_watch(pid: int):
+    """``exited(timeout)`` -> True once ``pid`` has exited (a pidfd: an event, not a poll)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        yield lambda timeout: True
+        return
+    try:
+        yield lambda timeout: bool(select.select([fd], [], [], timeout)[0])
+    finally:
+        os.close(fd)

@@ -118,15 +118,10 @@ await page.fill({company!r}, {task['company']!r})
 await page.fill({email!r}, {task['email']!r})
 await page.fill({phone!r}, {task['phone']!r})
 await page.select_option({country!r}, {task['country']!r})
-# the outcome is unknown (next step or errors, maybe on the same URL): wait for a new document
-await page.evaluate("() => window.__before_submit = true")
+# the outcome is unknown (next step or errors, maybe on the same URL): the click waits for the
+# navigation it starts, wait_for_load_state for that new document
 await page.click({nxt!r})
-for attempt in range(3):
-    try:
-        await page.wait_for_function("() => !window.__before_submit && document.readyState === 'complete'")
-        break
-    except ego_browser.EgoError as exc:  # the wait can meet the navigation itself (EGO_CDP_ERROR on main)
-        print(exc.code)
+await page.wait_for_load_state()
 print(await page.snapshot(scope='full_page'))
 """)
     # the form says how it wants the phone number; the agent rewrites it in that format

@@ -7,6 +7,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ..errors import StateStoreUnwritable
+from ..snapshot.capture import forget_sessions
 
 if TYPE_CHECKING:
     from .core import Host, PageCtx
@@ -30,6 +31,9 @@ def ledger_for(host: Host, ctx: PageCtx) -> Any:
         driver.ledger.on_change = lambda d=driver: save_ledger(host, d)
         driver.frames.on_document.append(lambda frame, _old, d=driver: _frame_changed(host, d, frame))
         driver.frames.on_detach.append(lambda frame, d=driver: _frame_changed(host, d, frame))
+        # the walker's per-frame state of a closed page goes with it
+        sessions = list(driver.sessions)
+        driver.on_close.append(lambda d=driver, s=sessions: forget_sessions({*s, *d.sessions}))
     return driver.ledger
 
 

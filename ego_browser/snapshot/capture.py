@@ -190,9 +190,18 @@ async def wait_bid(pid: int, timeout: float = 30.0) -> int | None:
         return None
 
 
-# (session id, frame id) -> world; bounded (oldest dropped)
+# (session id, frame id) -> world; bounded (oldest dropped), and a closed page's are dropped
+# at once (``forget_sessions``): a host that opens and closes a page per round otherwise kept
+# 512 dead worlds with their node maps (the soak's RSS grew ~1 MB per 100 rounds)
 _worlds: dict[tuple[str, str], _World] = {}
 _MAX_WORLDS = 512
+
+
+def forget_sessions(session_ids: Iterable[str]) -> None:
+    """Drop the worlds of sessions that are gone (a closed page and its frames' sessions)."""
+    gone = set(session_ids)
+    for key in [k for k in _worlds if k[0] in gone]:
+        del _worlds[key]
 
 
 @dataclass
