@@ -12,13 +12,14 @@ usage: python -m ego_browser [-e CODE | FILE | -]      run one round (default: t
        python -m ego_browser skill                    print the agent usage guide
        python -m ego_browser help [NAME]              API help
        python -m ego_browser spaces [take-over ID | give-back ID | new NAME]
+       python -m ego_browser profiles [list | new NAME | rm ID | import --from BROWSER[:PROFILE] | --from-dir DIR]
        python -m ego_browser host start|stop|status
        python -m ego_browser doctor
        python -m ego_browser install-skill
        python -m ego_browser validate-skills [ROOT]
 """
 
-SUBCOMMANDS = ("skill", "help", "spaces", "host", "doctor", "install-skill", "validate-skills")
+SUBCOMMANDS = ("skill", "help", "spaces", "profiles", "host", "doctor", "install-skill", "validate-skills")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -248,6 +248,10 @@ def _doctor(args: list[str]) -> int:
             line(False, "host", exc.message)
     else:
         print("OK  host: not running (the first round starts it)")
+    from .profile_commands import chromium_version, doctor_lines
+
+    for level, what, detail in doctor_lines(None if remote else chromium_version()):
+        print(f"{level}  {what}: {detail}")
     return 1 if failed else 0
 
 
@@ -308,6 +312,12 @@ def _install_skill(args: list[str]) -> int:
     return 0
 
 
+def _profiles(args: list[str]) -> int:
+    from .profile_commands import main
+
+    return main(args)
+
+
 def _validate_skills(args: list[str]) -> int:
     if len(args) > 1:
         return _usage("validate-skills takes at most one ROOT", "python -m ego_browser validate-skills [ROOT]")
@@ -320,6 +330,7 @@ _HANDLERS = {
     "host": _host,
     "spaces": _spaces,
     "doctor": _doctor,
+    "profiles": _profiles,
     "help": _help,
     "skill": _skill,
     "install-skill": _install_skill,

@@ -13,8 +13,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "ego_browser"
 
-#: loops still present, each with the engineer who owns breaking it (none today)
-ALLOWED: list[frozenset[str]] = []
+#: loops still present, each with the engineer who owns breaking it
+ALLOWED: list[frozenset[str]] = [
+    # TODO(profiles): profile_commands borrows commands' host helpers, commands dispatches to it
+    frozenset({"ego_browser.commands", "ego_browser.profile_commands"}),
+]
 
 
 def _module_name(path: Path) -> str:

@@ -184,8 +184,10 @@ async def check(host: Any, scope: Scope, method: str, params: dict[str, Any] | N
         )
         raise _refuse(scope, method, None, "browser_wide" if method in _WHY else "not_allowed", why)
     params = dict(params or {})
-    if method in _CONTEXT_DEFAULTED and scope.own_context and "browserContextId" not in params:
-        params["browserContextId"] = scope.own_context
+    # a space of a non-default profile lives in its profile's context: an omitted one means that
+    own = scope.own_context or scope.space.context_id
+    if method in _CONTEXT_DEFAULTED and own and "browserContextId" not in params:
+        params["browserContextId"] = own
     for name in _ID_ARGS:
         if name not in params:
             continue

@@ -132,6 +132,13 @@ class Host:
         await spaces.reconcile_on_start(self)
 
     async def stop(self, *, kill_browser: bool = True) -> None:
+        if self.browser.conn is not None and self.store is not None:
+            from .profile_ops import save_all
+
+            try:
+                await asyncio.wait_for(save_all(self), 15.0)  # profiles keep what their spaces changed
+            except Exception:  # noqa: BLE001 - stopping goes on regardless
+                logger.exception("profiles not saved")
         for hook in list(self.extensions.get("on_stop") or ()):
             try:
                 hook(self)  # features reject what is pending and drop their listeners
@@ -325,10 +332,10 @@ class Host:
             assert self.browser.conn is not None
             driver = await PageDriver.attach(self.browser.conn, target_id)
             driver.input_gate = lambda tid=target_id: self.check_input(tid)
-            # an isolated space's own context, for the host's own context-level calls on it
+            # the space's own context (isolated, or its profile's), for the host's context-level calls
             driver.context_id = next(
                 (s.context_id for s in (self.store.space(r.space_id) for r in self.store.pages_of_target(target_id))
-                 if s is not None and s.isolated and s.context_id), None,
+                 if s is not None and s.context_id), None,
             ) if self.store is not None else None
             driver.frames.on_navigated.append(lambda frame, d=driver: self._navigated(d, frame))
             self.drivers[target_id] = driver

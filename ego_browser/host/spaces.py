@@ -66,14 +66,6 @@ def space_dict(host: Host, space: SpaceRow) -> dict[str, Any]:
     }
 
 
-def _profiles(host: Host) -> list[dict[str, Any]]:
-    found = [{"id": "default", "name": "Default", "is_default": True}]
-    root = host.home / "profiles"
-    if root.is_dir():
-        for child in sorted(root.iterdir()):
-            if child.is_dir() and child.name != "default" and not child.name.startswith("."):
-                found.append({"id": child.name, "name": child.name, "is_default": False})
-    return found
 
 
 def budget_error(host: Host, space: SpaceRow, count: int, limit: int) -> PageBudgetReached:
@@ -124,6 +116,14 @@ async def reconcile_on_start(host: Host) -> None:
         if space.isolated:
             res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})  # type: ignore[union-attr]
             context_id = res["browserContextId"]
+        elif space.profile_id != "default" and not space.closed:
+            from .profile_ops import context_for
+
+            try:
+                context_id = await context_for(host, space.profile_id)  # seeded again from the profile
+            except ProfileNotFound:
+                logger.warning("space %s: its profile %s is gone; its pages reopen in the default profile",
+                               space.id, space.profile_id)
         first = True
         for row in store.pages(space.id):
             if row.state == UNMANAGED:
@@ -203,14 +203,25 @@ async def task_space(host: Host, at: dict[str, Any], *, name_or_id: str | int, p
             space_id=user.id, reason="user_owned",
         )
     profile = profile_id if profile_id is not None else "default"
-    if profile not in {p["id"] for p in _profiles(host)}:
-        raise ProfileNotFound(f"Profile not found: {profile}; see profiles()", profile_id=profile)
+    if not isinstance(profile, str):
+        raise InvalidArgument(
+            f"task_space: profile_id must be a profile id str (got {type(profile).__name__}); see profiles()",
+            api="task_space", option="profile_id", expected="str",
+        )
+    if isolated and profile != "default":
+        raise InvalidArgument(
+            "task_space: an isolated space starts empty and is thrown away, so it takes no profile_id; "
+            "drop isolated=True to use the profile, or drop profile_id for a throw-away space",
+            api="task_space", option="isolated", expected="False with a profile_id",
+        )
     assert host.browser.conn is not None
-    context_id = None
+    from .profile_ops import context_for
+
+    context_id = await context_for(host, profile)  # ProfileNotFound for an unknown or removed profile
     if isolated:
         res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
         context_id = res["browserContextId"]
-    if not isolated:
+    if context_id is None:
         from .warm_tab import wait_ready
 
         await wait_ready(host)  # a spare being prepared in the background is nearer than a new window
@@ -221,7 +232,8 @@ async def task_space(host: Host, at: dict[str, Any], *, name_or_id: str | int, p
             browser_instance=host.browser.instance, target_id=target_id,
         )
     except StateStoreUnwritable:
-        await undo_first_tab(host, target_id, was_spare, context_id)
+        # a profile's context is shared by its spaces: only an isolated one goes with the space
+        await undo_first_tab(host, target_id, was_spare, context_id if isolated else None)
         raise
     if was_spare:
         # a spare may wait in a background window: to the front, as a new window would be
@@ -229,7 +241,7 @@ async def task_space(host: Host, at: dict[str, Any], *, name_or_id: str | int, p
         await host.activate(space_id, target_id)
     else:
         host.active[space_id] = target_id
-    if not isolated:
+    if context_id is None:
         from .warm_tab import refill
 
         refill(host)  # the next new space starts in a tab prepared meanwhile
@@ -259,11 +271,6 @@ async def list_task_spaces(host: Host, at: dict[str, Any]) -> list[dict[str, Any
             "tabs": len(titles),
         })
     return out
-
-
-@op("profiles")
-async def profiles(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
-    return _profiles(host)
 
 
 def _active_tab(host: Host, space: SpaceRow) -> str | None:
@@ -525,6 +532,10 @@ async def finish(host: Host, at: dict[str, Any], *, keep: Any) -> dict[str, Any]
         )
     closing = [r for r in pages if r.label not in kept]
     closing_ids = {r.target_id for r in closing}
+    from .profile_ops import save_on_finish
+
+    # the profile keeps what this space changed (a log-in, site data); finishing never deletes it
+    await save_on_finish(host, space, [r.target_id for r in closing if r.target_id])
     if host.browser.owned and closing_ids and host.spare_tab is None and not any(
         i.get("type") == "page" and t not in closing_ids for t, i in host.browser.targets.items()
     ):

@@ -7,8 +7,9 @@ from .spec import OMIT, M, P, cls, prop
 # -- top-level functions ----------------------------------------------------------------------
 
 M("task_space", [P("name_or_id", "str|int", doc="a name (reused or created) or an existing space id"), "*",
-                 P("profile_id", "str?", None, doc="profile of a new space (see profiles())"),
-                 P("isolated", "bool", False, doc="own browser context (cookies, storage) instead of the profile's")],
+                 P("profile_id", "str?", None, doc="profile of a new space (see profiles()); None: default"),
+                 P("isolated", "bool", False, doc="a throw-away browser context (cookies, storage) instead of a "
+                                                  "profile's; not with a profile_id")],
   "TaskSpace",
   "Reuse the Agent-owned space of that name or create one whose single tab is managed Page p1; an int opens an "
   "existing space.",
@@ -19,7 +20,9 @@ print(task.space_id, page.label)
 """,
   errors=("TaskSpaceNotFound", "TaskSpaceUserInControl", "ProfileNotFound", "InvalidArgument"),
   details="A handed-off space is still returned (its ownership says so); a user-owned space of that name raises "
-          "TaskSpaceUserInControl (reason user_owned). profile_id is only for a new name.")
+          "TaskSpaceUserInControl (reason user_owned). profile_id is only for a new name; the space then starts with "
+          "that profile's cookies, local storage and site permissions, shared with the profile's other spaces, and what "
+          "it changes stays in the profile when it finishes. An unknown or removed profile raises ProfileNotFound.")
 
 M("list_task_spaces", [], "list[{id, name, task_id, ownership, created_by, recent_tab_titles, isolated, status}]",
   'Every task space; ownership is "agent", "agentDelegatedToUser" or "user".',
@@ -52,11 +55,15 @@ print(task.ownership)
 """,
   errors=("TaskSpaceNotFound",))
 
-M("profiles", [], "list[{id, name, is_default}]", "The browser profiles a new space can use (ids are unique).",
+M("profiles", [], "list[{id, name, is_default, created_from, source_version}]",
+  "The browser profiles a new space can use (ids are unique): default (the browser's own) and those the person "
+  "created or imported (created_from names the source browser profile; None for a new empty one).",
   """
 for profile in await profiles():
-    print(profile["id"], profile["name"], profile["is_default"])
-""")
+    print(profile["id"], profile["name"], profile["is_default"], profile["created_from"])
+""",
+  details="Only the person manages profiles, from the command line: python -m ego_browser profiles [list | new NAME "
+          "| rm ID | import --from chrome[:PROFILE] | --from-dir DIR [--name NAME]] (--json for JSON).")
 
 M("help", [P("name", "any", None, doc='a member ("Page.click") or topic ("selectors"); case-insensitive')], "None",
   'Print the overview, or one member or topic: "TaskSpace", "Page.click", "Page.keyboard.press", "selectors", '

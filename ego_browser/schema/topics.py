@@ -293,6 +293,23 @@ except ego_browser.SelectorNotFound as e:
 
 `help("errors")` lists them all.
 
+## Profiles: the user's logins or a clean slate
+
+A space runs in a profile: its cookies, local storage and site permissions. `default` is the
+browser's own. The person may have imported their Chrome data into another profile
+(`python -m ego_browser profiles import --from chrome`); `await profiles()` lists them, with
+`created_from`. Use the user's profile when the task needs their accounts (their mail, their
+shop log-in), only for that task, and never change their account settings unasked; use
+`isolated=True` for anything that should not see or leave data in their profile (a throw-away
+context, emptied when the space goes). What a profile space changes (a new log-in, site data)
+stays in that profile when the space finishes. Only the person imports or removes profiles.
+
+```python
+work = next((p for p in await profiles() if p["created_from"]), None)
+task = await task_space("inbox-triage", profile_id=work["id"] if work else None)
+scratch = await task_space("price-check", isolated=True)
+```
+
 ## Hand off to the person
 
 When the person must act (sign in, solve a challenge, approve a payment), say so with

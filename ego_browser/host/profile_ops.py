@@ -1,0 +1,288 @@
+"""Profiles in the host: the listing, creating and removing them, and the browser context
+that backs the spaces of a non-default profile.
+
+One Chromium serves every profile. Chromium cannot open a second on-disk profile of a running
+headless browser (a second launch on the same user-data directory exits with status 21,
+"Failed to create a ProcessSingleton"), and CDP creates only in-memory contexts, so a profile
+other than ``default`` is one in-memory browser context per profile, shared by its spaces and
+seeded from the profile's files (cookies, local storage, permissions) when its first space
+opens. What the spaces change is written back: cookies and the local storage of the pages
+open when a space finishes, and the cookies again when the host stops. ``default`` is the
+browser's own persistent context, as before. See docs/architecture.md "Profiles".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import logging
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ..errors import CdpError, EgoError, InvalidArgument, InvalidState, ProfileNotFound
+from ..browser_profiles import store as profile_store
+from .ops import HOST_SETUP, op
+
+if TYPE_CHECKING:
+    from .core import Host
+
+logger = logging.getLogger("ego_browser.host")
+
+_SEED_TIMEOUT = 10.0
+
+
+def _state(host: Host) -> dict[str, Any]:
+    return host.extensions.setdefault("profiles", {"contexts": {}, "locks": {}})
+
+
+def list_public(host: Host) -> list[dict[str, Any]]:
+    return [p.public() for p in profile_store.list_profiles(host.home)]
+
+
+@op("profiles")
+async def profiles(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
+    return list_public(host)
+
+
+@op("profiles.create")
+async def create(host: Host, at: dict[str, Any], *, name: Any) -> dict[str, Any]:
+    return profile_store.create(name, host.home).public()
+
+
+def spaces_using(host: Host, profile_id: str) -> list[Any]:
+    assert host.store is not None
+    return [s for s in host.store.spaces() if s.profile_id == profile_id and not s.closed]
+
+
+@op("profiles.remove")
+async def remove(host: Host, at: dict[str, Any], *, id: Any) -> dict[str, Any]:  # noqa: A002
+    profile_id = id
+    if not isinstance(profile_id, str):
+        raise InvalidArgument("profiles rm: ID must be a profile id (see profiles list)", api="profiles rm",
+                              option="id", expected="str")
+    if profile_id == profile_store.DEFAULT:
+        profile_store.remove(profile_id, host.home)  # raises: the browser's own profile stays
+    profile = profile_store.get(profile_id, host.home)
+    using = spaces_using(host, profile_id)
+    if using:
+        listing = ", ".join(f'{s.id} "{s.name}"' for s in using)
+        raise InvalidState(
+            f"profiles rm: profile {profile_id} backs open task space(s) {listing}; finish them first "
+            "(task.finish(), or `python -m ego_browser spaces` to see them) and remove it again",
+            api="profiles rm",
+        )
+    context_id = _state(host)["contexts"].pop(profile_id, None)
+    if context_id and host.browser.conn is not None:
+        with contextlib.suppress(EgoError):
+            await host.browser.conn.send("Target.disposeBrowserContext", {"browserContextId": context_id}, timeout=5.0)
+    profile_store.remove(profile_id, host.home)
+    return profile.public()
+
+
+# -- the context of a profile ----------------------------------------------------------------
+
+
+async def context_for(host: Host, profile_id: str) -> str | None:
+    """The browser context a new space of ``profile_id`` opens in (None: the default one)."""
+    if profile_id == profile_store.DEFAULT:
+        return None
+    profile = profile_store.get(profile_id, host.home)  # ProfileNotFound when it was removed
+    state = _state(host)
+    lock = state["locks"].setdefault(profile_id, asyncio.Lock())
+    async with lock:  # two spaces opening at once share one seeded context
+        known = state["contexts"].get(profile_id) or _surviving_context(host, profile_id)
+        if known:
+            state["contexts"][profile_id] = known
+            return known
+        assert host.browser.conn is not None
+        res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
+        context_id = res["browserContextId"]
+        try:
+            await _seed(host, profile, context_id)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await host.browser.conn.send("Target.disposeBrowserContext", {"browserContextId": context_id})
+            raise
+        state["contexts"][profile_id] = context_id
+        return context_id
+
+
+def _surviving_context(host: Host, profile_id: str) -> str | None:
+    """A restarted host on the same browser: the context its spaces still use."""
+    assert host.store is not None
+    for s in host.store.spaces():
+        if (s.profile_id == profile_id and not s.isolated and s.context_id and not s.closed
+                and s.browser_instance == host.browser.instance):
+            return s.context_id
+    return None
+
+
+async def _seed(host: Host, profile: profile_store.Profile, context_id: str) -> None:
+    conn = host.browser.conn
+    assert conn is not None
+    cookies = profile_store.read_json(profile.path / "cookies.json", [])
+    if cookies:
+        try:
+            await conn.send("Storage.setCookies", {"cookies": cookies, "browserContextId": context_id},
+                            timeout=_SEED_TIMEOUT)
+        except CdpError:
+            # one malformed cookie fails the batch: set them one by one and skip the bad ones
+            for cookie in cookies:
+                try:
+                    await conn.send("Storage.setCookies", {"cookies": [cookie], "browserContextId": context_id})
+                except CdpError as exc:
+                    logger.warning("profile %s: cookie %s not restored: %s", profile["id"], cookie.get("name"), exc)
+    for perm in profile_store.read_json(profile.path / "permissions.json", []):
+        try:
+            await conn.send("Browser.setPermission", {
+                "permission": {"name": perm["name"]}, "setting": perm["setting"], "origin": perm["origin"],
+                "browserContextId": context_id,
+            })
+        except (CdpError, KeyError, TypeError) as exc:
+            logger.warning("profile %s: permission %s not restored: %s", profile["id"], perm, exc)
+    storage = profile_store.read_json(profile.path / "local_storage.json", {})
+    if isinstance(storage, dict) and storage:
+        await _seed_local_storage(host, context_id, storage)
+
+
+async def _seed_local_storage(host: Host, context_id: str, storage: dict[str, dict[str, str]]) -> None:
+    """localStorage can only be written from a document of its origin: a helper tab of the
+    context visits each origin with the request answered by an empty page (Fetch), never the
+    network, and sets the items there."""
+    conn = host.browser.conn
+    assert conn is not None
+    tid = (await conn.send("Target.createTarget", {"url": "about:blank", "browserContextId": context_id}))["targetId"]
+    try:
+        sid = (await conn.send("Target.attachToTarget", {"targetId": tid, "flatten": True}))["sessionId"]
+        loop = asyncio.get_running_loop()
+        committed: dict[str, asyncio.Future] = {}
+
+        def paused(params: dict, _sid: str | None) -> None:
+            conn._spawn(conn.send("Fetch.fulfillRequest", {
+                "requestId": params["requestId"], "responseCode": 200,
+                "responseHeaders": [{"name": "Content-Type", "value": "text/html"}],
+                "body": base64.b64encode(b"<!doctype html><title></title>").decode(),
+            }, session_id=sid))
+
+        def navigated(params: dict, _sid: str | None) -> None:
+            frame = params.get("frame") or {}
+            fut = committed.get(str(frame.get("securityOrigin") or ""))
+            if not frame.get("parentId") and fut is not None and not fut.done():
+                fut.set_result(None)
+
+        offs = [conn.on("Fetch.requestPaused", paused, session_id=sid),
+                conn.on("Page.frameNavigated", navigated, session_id=sid)]
+        try:
+            await conn.send("Page.enable", session_id=sid)
+            await conn.send("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}, session_id=sid)
+            for origin, items in storage.items():
+                if not isinstance(items, dict) or not origin.startswith(("http://", "https://")):
+                    continue
+                committed[origin] = loop.create_future()
+                await conn.send("Page.navigate", {"url": origin + "/"}, session_id=sid, timeout=_SEED_TIMEOUT)
+                try:
+                    await asyncio.wait_for(committed[origin], _SEED_TIMEOUT)
+                except asyncio.TimeoutError:
+                    logger.warning("local storage of %s not restored: the origin did not load", origin)
+                    continue
+                script = (f"(() => {{ if (location.origin !== {orjson.dumps(origin).decode()}) return false;"
+                          f" for (const [k, v] of Object.entries({orjson.dumps(items).decode()}))"
+                          " localStorage.setItem(k, v); return true; })()")
+                res = await conn.send("Runtime.evaluate", {"expression": script, "returnByValue": True},
+                                      session_id=sid, timeout=_SEED_TIMEOUT)
+                if (res.get("result") or {}).get("value") is not True:
+                    logger.warning("local storage of %s not restored: %s", origin, res)
+        finally:
+            for off in offs:
+                off()
+    finally:
+        with contextlib.suppress(EgoError):
+            await conn.send("Target.closeTarget", {"targetId": tid}, timeout=5.0)
+
+
+# -- writing back -----------------------------------------------------------------------------
+
+
+def _cookie_param(c: dict[str, Any]) -> dict[str, Any]:
+    domain = c.get("domain") or ""
+    out: dict[str, Any] = {"name": c["name"], "value": c["value"], "path": c.get("path") or "/",
+                           "secure": bool(c.get("secure")), "httpOnly": bool(c.get("httpOnly"))}
+    if domain.startswith("."):
+        out["domain"] = domain
+    else:  # host-only: given as a url, as CDP keeps it host-only then
+        out["url"] = f"{'https' if c.get('secure') else 'http'}://{domain}{out['path']}"
+        if isinstance(c.get("sourcePort"), int) and c["sourcePort"] > 0:
+            out["sourcePort"] = c["sourcePort"]
+    if not c.get("session") and isinstance(c.get("expires"), (int, float)) and c["expires"] > 0:
+        out["expires"] = c["expires"]
+    if c.get("sameSite"):
+        out["sameSite"] = c["sameSite"]
+    if isinstance(c.get("partitionKey"), dict):
+        out["partitionKey"] = c["partitionKey"]
+    return out
+
+
+async def save_cookies(host: Host, profile_id: str) -> None:
+    context_id = _state(host)["contexts"].get(profile_id)
+    if not context_id or host.browser.conn is None:
+        return
+    try:
+        profile = profile_store.get(profile_id, host.home)
+    except ProfileNotFound:
+        logger.warning("profile %s was removed while its context lived: its cookies are not saved", profile_id)
+        return
+    res = await host.browser.conn.send("Storage.getCookies", {"browserContextId": context_id}, timeout=10.0)
+    profile_store.write_json(profile.path / "cookies.json", [_cookie_param(c) for c in res.get("cookies") or []])
+
+
+async def save_local_storage(host: Host, profile_id: str, target_ids: list[str]) -> None:
+    """The localStorage of the pages about to close, merged into the profile by origin."""
+    try:
+        profile = profile_store.get(profile_id, host.home)
+    except ProfileNotFound:
+        return
+    found: dict[str, dict[str, str]] = {}
+    for tid in target_ids:
+        with contextlib.suppress(EgoError, asyncio.TimeoutError):
+            driver = await host.driver(tid)
+            res = await driver.session.send("Runtime.evaluate", {
+                "expression": "(() => { try { return [location.origin, Object.assign({}, localStorage)]; }"
+                              " catch (e) { return null; } })()",
+                "returnByValue": True,
+            }, timeout=5.0)
+            value = (res.get("result") or {}).get("value")
+            if isinstance(value, list) and len(value) == 2 and str(value[0]).startswith(("http://", "https://")):
+                found[value[0]] = {str(k): str(v) for k, v in (value[1] or {}).items()}
+    if found:
+        path = profile.path / "local_storage.json"
+        current = profile_store.read_json(path, {})
+        current = current if isinstance(current, dict) else {}
+        current.update(found)
+        profile_store.write_json(path, current)
+
+
+async def save_on_finish(host: Host, space: Any, closing_targets: list[str]) -> None:
+    """A finishing space of a non-default profile leaves its data in the profile."""
+    if space.isolated or space.profile_id == profile_store.DEFAULT:
+        return
+    try:
+        await save_local_storage(host, space.profile_id, closing_targets)
+        await save_cookies(host, space.profile_id)
+    except (EgoError, OSError) as exc:
+        logger.warning("profile %s: data of space %s not saved: %s", space.profile_id, space.id, exc)
+
+
+async def save_all(host: Host) -> None:
+    """The host stops: every live profile context's cookies go back to their profile."""
+    for profile_id in list(_state(host)["contexts"]):
+        with contextlib.suppress(EgoError, OSError):
+            await save_cookies(host, profile_id)
+
+
+def _forget_contexts(host: Host) -> None:
+    _state(host)["contexts"].clear()
+
+
+HOST_SETUP.append(lambda host: host.browser.on_disconnect.append(lambda: _forget_contexts(host)))
