@@ -256,8 +256,10 @@ def ego_chromium(extra_args: Sequence[str] = (), *, pipe: bool = False) -> Itera
     from ego_browser.browser.launcher import launch_chromium
 
     profile = tempfile.mkdtemp(prefix="ego-bench-")
+    # die_with_parent: a bench killed mid-run (SIGKILL, a timeout) leaves no Chromium behind; the
+    # benches call this from their main thread, which lives as long as the process
     proc = launch_chromium(profile, executable=CHROMIUM, headless=True, extra_args=list(extra_args),
-                           debugging_port=not pipe)
+                           debugging_port=not pipe, die_with_parent=True)
     try:
         yield proc
     finally:

@@ -180,14 +180,18 @@ async def test_two_profiles_at_once_keep_separate_cookies(host, server, space_na
             await ta2.finish(keep=[])
     finally:
         await ta.finish(keep=[])
-        await tb.finish(keep=[])
+        kept = await tb.finish(keep=["p1"])  # a kept page's storage is saved too
+        saved = store.read_json(config.home() / "profiles" / b["id"] / "local_storage.json", {})
+        await (await ego_browser.claim_task_space(kept["space_id"])).finish(keep=[])
+        assert saved[server.url("/").rstrip("/")] == {"note": "kept by bob"}
     # finishing kept each profile's data: its log-in is in its own file
     saved_a = store.read_json(config.home() / "profiles" / a["id"] / "cookies.json", [])
     saved_b = store.read_json(config.home() / "profiles" / b["id"] / "cookies.json", [])
     assert [c["value"] for c in saved_a if c["name"] == "session"] == ["ann"]
     assert [c["value"] for c in saved_b if c["name"] == "session"] == ["bob"]
-    assert store.read_json(config.home() / "profiles" / a["id"] / "local_storage.json", {})[
-        server.url("/").rstrip("/")] == {"note": "kept by ann"}
+    origin = server.url("/").rstrip("/")
+    assert store.read_json(config.home() / "profiles" / a["id"] / "local_storage.json", {})[origin] == {
+        "note": "kept by ann"}
 
 
 async def test_remove_a_profile_a_space_uses(host, server, space_name):
@@ -314,3 +318,37 @@ def test_import_from_a_named_browser_profile(source, tmp_path):
         import_profile(spec="chrome:Profile 3", source_home=fake_home, home=tmp_path / "ego-home")
     with pytest.raises(InvalidArgument, match="unknown browser 'firefox'"):
         import_profile(spec="firefox", source_home=fake_home, home=tmp_path / "ego-home")
+
+
+_RESTART = """
+import asyncio, sys
+import ego_browser
+from ego_browser.browser_profiles import store
+
+async def main(base):
+    prof = store.create("Restart")
+    async with ego_browser.embedded():
+        task = await ego_browser.task_space("restart", profile_id=prof["id"])
+        await task.page("p1").goto(base + "/login?user=dora")
+    # the host stopped and its Chromium with it: the profile kept the log-in
+    print("saved", [c["value"] for c in store.read_json(prof.path / "cookies.json", []) if c["name"] == "session"])
+    async with ego_browser.embedded():  # a new Chromium: the space's page reopens in its profile
+        task = await ego_browser.task_space("restart")
+        page = task.page("p1")
+        await page.goto(base + "/whoami")
+        print("who", await page.evaluate("document.getElementById('who').textContent"))
+        await task.finish(keep=[])
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+def test_host_stop_saves_and_a_new_browser_reseeds_the_profile(server, tmp_path):
+    serve_login(server)
+    env = {**os.environ, "EGO_BROWSER_HOME": str(tmp_path / "home"),
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    out = subprocess.run([sys.executable, "-c", _RESTART, server.url("").rstrip("/")], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "saved ['dora']" in out.stdout
+    assert "who logged in as dora" in out.stdout

@@ -17,6 +17,7 @@ from ..driver import actions, dispatch, form_actions
 from ..driver.keyboard import Keyboard
 from ..driver.mouse import Mouse
 from ..driver.page import PageDriver
+from ..errors import CdpChannelUnavailable, CdpError
 from ..selectors import engine
 from ..selectors._core import state_fields
 from ..selectors.parse import RefSelector, parse_selector
@@ -29,6 +30,15 @@ from .targeting import EngineFrames, release_handles, resolver
 
 #: rounds whose input state a page remembers (oldest forgotten first)
 _INPUT_STATES = 16
+
+
+#: input that only ends what an earlier command of the same action started
+_RELEASES = frozenset({"mouseReleased", "keyUp"})
+
+
+def _page_gone(driver: PageDriver, exc: Exception) -> bool:
+    """The page the input was for has closed (or its session went with it)."""
+    return driver.closed or "session with given id not found" in str(getattr(exc, "cdp_message", "") or exc).lower()
 
 
 def input_state(driver: PageDriver, token: Any) -> tuple[Mouse, Keyboard]:
@@ -47,8 +57,17 @@ def input_state(driver: PageDriver, token: Any) -> tuple[Mouse, Keyboard]:
             check()  # every mouse/keyboard dispatch re-checks who controls the space
             if method == "Browser.grantPermissions":
                 params = _own_grant(driver, params or {})
+            progress = dispatch.current()
+            sent_before = progress is not None and progress.input_dispatched is True
             dispatch.mark()  # from here on, a timeout cannot promise the page saw nothing
-            return await session.send(method, params, timeout=30.0)
+            try:
+                return await session.send(method, params, timeout=30.0)
+            except (CdpChannelUnavailable, CdpError) as exc:
+                if sent_before and (params or {}).get("type") in _RELEASES and _page_gone(driver, exc):
+                    # the press closed the page (a handler's window.close(), a lookup popup its
+                    # opener closes): the release has nowhere to go, and the press has happened
+                    return {}
+                raise
 
         keyboard = Keyboard(send)
         pair = (Mouse(send, keyboard), keyboard)

@@ -238,7 +238,7 @@ async def save_cookies(host: Host, profile_id: str) -> None:
 
 
 async def save_local_storage(host: Host, profile_id: str, target_ids: list[str]) -> None:
-    """The localStorage of the pages about to close, merged into the profile by origin."""
+    """The localStorage of these pages, merged into the profile by origin."""
     try:
         profile = profile_store.get(profile_id, host.home)
     except ProfileNotFound:
@@ -263,12 +263,13 @@ async def save_local_storage(host: Host, profile_id: str, target_ids: list[str])
         profile_store.write_json(path, current)
 
 
-async def save_on_finish(host: Host, space: Any, closing_targets: list[str]) -> None:
-    """A finishing space of a non-default profile leaves its data in the profile."""
+async def save_on_finish(host: Host, space: Any, targets: list[str]) -> None:
+    """A finishing space of a non-default profile leaves its data in the profile: the local
+    storage of its pages (closing or kept) and the context's cookies."""
     if space.isolated or space.profile_id == profile_store.DEFAULT:
         return
     try:
-        await save_local_storage(host, space.profile_id, closing_targets)
+        await save_local_storage(host, space.profile_id, targets)
         await save_cookies(host, space.profile_id)
     except (EgoError, OSError) as exc:
         logger.warning("profile %s: data of space %s not saved: %s", space.profile_id, space.id, exc)

@@ -535,7 +535,7 @@ async def finish(host: Host, at: dict[str, Any], *, keep: Any) -> dict[str, Any]
     from .profile_ops import save_on_finish
 
     # the profile keeps what this space changed (a log-in, site data); finishing never deletes it
-    await save_on_finish(host, space, [r.target_id for r in closing if r.target_id])
+    await save_on_finish(host, space, [r.target_id for r in pages if r.target_id])
     if host.browser.owned and closing_ids and host.spare_tab is None and not any(
         i.get("type") == "page" and t not in closing_ids for t, i in host.browser.targets.items()
     ):
