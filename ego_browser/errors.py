@@ -24,6 +24,7 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── HostDisconnected                         EGO_TASK_HOST_DISCONNECTED
     │   └── HostUnresponsive                     EGO_HOST_UNRESPONSIVE
     ├── StateStoreUnwritable                     EGO_STATE_STORE_UNWRITABLE
+    ├── MissingAwait                             EGO_MISSING_AWAIT (a round's script)
     └── SiteNotFound / SiteToolNotFound / SitePackInvalid
 
 Errors cross the host socket as ``{"code", "message", "attrs"}`` and are rebuilt on the
@@ -72,6 +73,7 @@ __all__ = [
     "HostDisconnected",
     "HostUnresponsive",
     "StateStoreUnwritable",
+    "MissingAwait",
     "SiteNotFound",
     "SiteToolNotFound",
     "SitePackInvalid",
@@ -171,8 +173,11 @@ class InvalidSelector(EgoError):
 
 
 class SelectorAmbiguous(EgoError):
+    """``candidates``: up to 5 of the matches (strict actions), each ``{ref, role, name, frame}``
+    (``frame`` None for the top document); act on one by its ref."""
+
     code = "EGO_SELECTOR_AMBIGUOUS"
-    fields = ("selector", "count")
+    fields = ("selector", "count", "candidates")
 
 
 class SelectorNotFound(EgoError):
@@ -297,6 +302,14 @@ class StateStoreUnwritable(EgoError):
 class SiteNotFound(EgoError):
     code = "EGO_SITE_NOT_FOUND"
     fields = ("site_id",)
+
+
+class MissingAwait(EgoError):
+    """A round's script called a coroutine (``page.click(...)``) without ``await``: the call
+    never ran. ``line`` is the script line that made it, ``call`` the coroutine's name."""
+
+    code = "EGO_MISSING_AWAIT"
+    fields = ("line", "call")
 
 
 class SiteToolNotFound(EgoError):

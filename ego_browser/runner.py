@@ -3,7 +3,8 @@
 ``EgoError`` → ``CODE: message`` and ``  at line N: <source line>`` on stderr, exit 1.
 Other exceptions → ``Type: message`` with the same line and a short traceback of the
 script's own frames, exit 1. ``SyntaxError`` → message, line, column, source line and caret,
-exit 2, and nothing runs.
+exit 2, and nothing runs. Work the script would drop silently (a coroutine never awaited, a
+background task that failed or was cut off) fails the round too (``round_watch.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 # the names a round finds preloaded (API.md §13), generated from the schema
 from ._exports import RUNNER_GLOBALS
+from .round_watch import RoundWatch
 
 __all__ = ["run_source", "compile_script", "script_globals", "RUNNER_GLOBALS"]
 
@@ -106,9 +108,10 @@ async def _report_pages() -> None:
 _CO_COROUTINE = 0x0080
 
 
-def _run_plain(code: CodeType, ns: dict[str, Any], filename: str, source: str) -> int:
+def _run_plain(code: CodeType, ns: dict[str, Any], filename: str, source: str, watch: RoundWatch) -> int:
     """A script without top-level ``await`` needs no event loop of ours (a trivial round stays cheap)."""
     status = 0
+    failure = None
     try:
         eval(code, ns)  # noqa: S307 - running the agent's script is the point
     except SystemExit as exc:
@@ -119,11 +122,34 @@ def _run_plain(code: CodeType, ns: dict[str, Any], filename: str, source: str) -
         print("KeyboardInterrupt", file=sys.stderr)
         status = 130
     except BaseException as exc:
-        sys.stdout.flush()
-        print(_failure(exc, filename, source), file=sys.stderr)
+        failure = _failure(exc, filename, source)
         status = 1
     finally:
         sys.stdout.flush()
+    _drop_script_objects(ns)
+    return _report(watch, failure, status)
+
+
+def _drop_script_objects(ns: dict[str, Any]) -> None:
+    """Let go of what the script kept, so a coroutine it stored and never awaited, or a failed
+    task it stored and never looked at, is judged now (by the RoundWatch) and not at exit.
+    Reference counting frees nearly all of them; the young generations are collected for the
+    ones in a cycle (a full collection costs a trivial round several ms for nothing)."""
+    import gc
+
+    ns.clear()
+    gc.collect(1)
+
+
+def _report(watch: RoundWatch, failure: str | None, status: int) -> int:
+    """Print the dropped work first (it is usually the cause), then the script's own error."""
+    sys.stdout.flush()
+    for problem in watch.problems:
+        print(problem, file=sys.stderr)
+    if failure is not None:
+        print(failure, file=sys.stderr)
+    if watch.problems and status == 0:
+        return 1
     return status
 
 
@@ -139,24 +165,47 @@ def run_source(source: str, filename: str = "<round>") -> int:
 
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     ns = script_globals()
-    if not code.co_flags & _CO_COROUTINE:
-        return _run_plain(code, ns, filename, source)
+    watch = RoundWatch(filename, source)
+    watch.install()
+    try:
+        if not code.co_flags & _CO_COROUTINE:
+            return _run_plain(code, ns, filename, source, watch)
+        return _run_async(code, ns, filename, source, watch)
+    finally:
+        watch.uninstall()
+
+
+def _run_async(code: CodeType, ns: dict[str, Any], filename: str, source: str, watch: RoundWatch) -> int:
     status = 0
 
     async def main() -> None:
         nonlocal status
+        current = asyncio.current_task()
+        watch.watch_loop(asyncio.get_running_loop(), current)
+        failure = None
         try:
             result = eval(code, ns)  # noqa: S307 - running the agent's script is the point
             if asyncio.iscoroutine(result):
                 await result
+        except asyncio.CancelledError:
+            if not watch.cancelled_main:
+                raise
+            # the watch stopped the script at its first await after dropped work; reported below
         except BaseException as exc:
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
-            sys.stdout.flush()
-            print(_failure(exc, filename, source), file=sys.stderr)
+            failure = _failure(exc, filename, source)
             status = 1
         finally:
             sys.stdout.flush()
+            watch.stop_cancelling()
+            pending = watch.pending_tasks(current)
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.wait(pending, timeout=5)
+            _drop_script_objects(ns)
+            status = _report(watch, failure, status)
             await _report_pages()
             from .client.channel import process_channel
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -64,7 +65,8 @@ class Case:
 
     @property
     def id(self) -> str:
-        return f"{self.fixture}:{self.ours}"
+        extra = f"|{self.theirs}" if self.theirs and self.theirs.startswith("pw:") else ""
+        return f"{self.fixture}:{self.ours}{extra}"
 
 
 HEAD = "<head><title>Title text here</title><style>.gone{display:none}</style></head>"
@@ -273,6 +275,48 @@ FIXTURES: dict[str, str] = {
 <p>can't stop</p>
 <p>AB</p>
 <div class=wrap>Docs <a href="/docs">Docs link</a></div>
+</body>""",
+
+    # issue 13: what agents write (role= with states, text regexes, pseudo filters anywhere,
+    # :has() through shadow roots, chains between engines, tables without headers)
+    "agent": HEAD + """<body>
+<header><nav aria-label="Main"><a href="/home">Home</a><a href="/books">Books</a><a href="/cart" aria-current="page">Cart (3)</a></nav></header>
+<main>
+<h1>Store</h1>
+<section class=results aria-label="Results">
+  <h2>12 books found</h2>
+  <article class=card data-testid=card-1><h3>Dune</h3><p class=price>$9.99</p><button>Add to cart</button><button aria-pressed="true">Saved</button></article>
+  <article class=card data-testid=card-2><h3>Emma</h3><p class=price>$4.50</p><button disabled>Add to cart</button><button aria-pressed="false">Save</button></article>
+  <article class=card data-testid=card-3 style="display:none"><h3>Hidden book</h3><button>Add to cart</button></article>
+  <article class=card data-testid=card-4><h3>1 book left</h3><p class=price>$1</p><a href="/b4">Details</a></article>
+</section>
+<table id=plain><tr><td>Alpha</td><td>10</td></tr><tr><td>Beta</td><td>20</td></tr><tr><td>Gamma ray</td><td>30</td></tr></table>
+<table id=data><caption>Totals</caption><thead><tr><th>Item</th><th>Sum</th></tr></thead><tbody><tr><td>Tea</td><td>3</td></tr><tr><td>Coffee</td><td>4</td></tr></tbody></table>
+<form id=f aria-label="Checkout">
+  <label>Email <input type=email name=email placeholder="you@example.com"></label>
+  <label><input type=checkbox name=gift checked> Gift wrap</label>
+  <label><input type=checkbox name=news> Newsletter</label>
+  <input type=checkbox id=mix aria-label="Mixed box">
+  <div role=checkbox aria-checked="mixed" aria-label="Aria mixed" tabindex=0></div>
+  <label><input type=radio name=ship value=std checked> Standard</label>
+  <label><input type=radio name=ship value=exp> Express</label>
+  <select aria-label="Country"><option>France</option><option selected>Japan</option></select>
+  <fieldset disabled><legend>Old</legend><button type=button>Legacy</button></fieldset>
+  <button type=submit>Place order</button>
+  <button type=button aria-expanded="false" aria-controls=more>More options</button>
+  <button type=button aria-expanded="true">Less options</button>
+  <div role=button aria-disabled="true">Aria off</div>
+</form>
+<div role=tablist><div role=tab aria-selected="true">First tab</div><div role=tab aria-selected="false">Second tab</div></div>
+<ul class=todo><li>Buy milk</li><li>Read <b>Dune</b> again</li><li class=done>Call Bob</li><li><span>Nested item</span></li></ul>
+<div role=heading aria-level=4>Aria four</div>
+<div id=host><template data-shadow="open"><section class=inner><a href="/s1">Shadow link</a><button>Shadow add</button><p>Price $7</p></template></div>
+<div id=invisible style="visibility:hidden"><button>Ghost</button></div>
+<p class=count>Showing 3 of 12 items</p>
+<p class=count>Showing 12 of 12 items</p>
+<div data-test-id=legacy>Legacy test id</div><div data-test=older>Older test</div>
+</main>
+<footer><p>Contact: help@example.com</p></footer>
 </body>""",
 }
 
@@ -678,6 +722,146 @@ CASES: list[Case] = [
 ]
 
 
+# --- issue 13 point 4: what agents write, each compared with Playwright as written -----------
+_AGENT_ROLES = [
+    "role=button", "role=link", "role=heading", "role=checkbox", "role=radio", "role=cell", "role=row",
+    "role=table", "role=columnheader", "role=listitem", "role=tab", "role=combobox", "role=textbox",
+    "role=navigation", "role=region", "role=form", "role=article", "role=list", "role=option",
+    'role=button[name="Add to cart"]', 'role=button[name="add to cart"]', 'role=button[name="add to cart" i]',
+    'role=button[name="Add to cart" s]', 'role=button[name*="cart"]', 'role=button[name*="CART" i]',
+    'role=button[name^="Add"]', 'role=button[name$="options"]', 'role=button[name~="to"]',
+    'role=button[name|="Add"]', "role=button[name=/^add/i]", "role=button[name=/options$/]",
+    "role=button[name=/sav(e|ed)/i]", 'role=link[name="Cart (3)"]', "role=link[name=/cart/i]",
+    'role=heading[name="12 books found"]', "role=heading[level=1]", "role=heading[level=2]",
+    "role=heading[level=3]", "role=heading[level=4]", "role=heading[level=3][name=/dune/i]",
+    "role=checkbox[checked]", "role=checkbox[checked=true]", "role=checkbox[checked=false]",
+    'role=checkbox[checked="mixed"]', "role=checkbox[checked=mixed]", "role=radio[checked]",
+    "role=radio[checked=false]", 'role=checkbox[name="Gift wrap"][checked]', "role=button[pressed]",
+    "role=button[pressed=false]", "role=button[pressed=true]", "role=button[disabled]",
+    "role=button[disabled=false]", "role=button[disabled=true]", "role=button[expanded]",
+    "role=button[expanded=false]", "role=button[expanded=true]", "role=tab[selected]",
+    "role=tab[selected=false]", "role=option[selected]", "role=option[selected=false]",
+    'role=cell[name="Beta"]', 'role=cell[name*="ray"]', "role=cell[name=/^\\d+$/]",
+    'role=cell[name="Tea"]', 'role=columnheader[name="Sum"]', 'role=table[name="Totals"]',
+    'role=textbox[name="Email"]', 'role=combobox[name="Country"]', 'role=navigation[name="Main"]',
+    'role=region[name="Results"]', 'role=form[name="Checkout"]', 'role=listitem[name*="milk"]',
+    "role=button >> nth=0", "role=button >> nth=-1", "role=button[name*=\"cart\" i] >> nth=1",
+    "role=cell >> nth=3", "role=checkbox >> nth=-1",
+]
+_AGENT_TEXT = [
+    "text=/\\d+ books?/", "text=/\\d+ books? found/i", "text=/^Dune$/", "text=/dune/i", "text=/DUNE/",
+    "text=/^\\$\\d+\\.\\d\\d$/", "text=/showing \\d+ of 12/i", "text=/Showing (3|12) of/", "text=/cart/i",
+    "text=/^Add to cart$/", "text=/^add/im", "text=/book left|books found/", "text=/Gamma\\s+ray/",
+    "text=/@example\\.com/", "text=/^$/", "text=/e/", "text=/Shadow/", "text=/Price \\$7/",
+    "text=/[A-Z]{4}/", "text=/milk|Bob/", "text=/Legacy/i", "text=/^Read Dune again$/",
+    'text="Add to cart"', "text=add to cart", "text='Dune'",
+]
+_AGENT_CSS = [
+    'button:text("add to cart")', ':text("dune")', 'li:text("buy")', 'h3:text("book")', ':text("Shadow")',
+    'button:text-matches("^add", "i")', 'p:text-matches("\\\\$\\\\d")', ':text-matches("books? (found|left)")',
+    'li:text-matches("^call", "i")', 'article:has-text("dune") button', 'article:has-text("emma") > button',
+    '.card:has-text("book") h3', 'section:has-text("dune") article:has-text("$4") button',
+    'li:has-text("dune") b', 'form:has-text("gift") label:has-text("news") input', 'tr:has-text("beta") td',
+    'table:has-text("totals") td:text-is("Tea")', ':has-text("store") > h1', 'main > :has-text("12 books") h2',
+    "button:visible", ".card:visible", "article:visible h3", "button:not(:disabled):visible",
+    "#invisible button:visible", 'h3:visible:has-text("book")', "li:visible", "a:visible",
+    "section:has(a)", "article:has(button)", "article:has(> p.price)", "article:has(a[href])",
+    "div:has(a)", "div:has(button)", "#host:has(section a)", "main section:has(h2)", "ul:has(li.done)",
+    "tr:has(td)", "tr:has(th)", "table:has(caption)", "form:has(input:checked)", "label:has(input[type=radio]:checked)",
+    "article:has(h3):has(button[disabled])", "li:has(+ li.done)", "li:has(~ li > span)", "h3:has(+ p)",
+    "section:has(.card h3)", "article:not(:has(a))", ":has(> h1)", "div:has(p:text('Price'))",
+    "div:has(:text-matches('\\\\$7'))", "id=plain", "id=plain td", "data-testid=card-2",
+    "data-testid=card-3", "data-test-id=legacy", "data-test=older",
+]
+_AGENT_CHAINS = [
+    ".card >> text=Add to cart", ".card >> role=button", ".card >> role=button[name*=\"save\" i]",
+    'article >> role=heading[level=3]', "role=article >> role=button", "role=region >> role=link",
+    "#plain >> role=cell", "#plain >> role=row >> nth=1 >> role=cell", "role=row >> nth=2 >> role=cell >> nth=0",
+    "role=table >> role=cell", 'role=table[name="Totals"] >> role=cell', "form >> role=checkbox[checked]",
+    "form >> role=radio >> nth=1", "role=form >> text=Gift", "role=navigation >> text=/cart/i",
+    "section >> article >> h3", "section >> text=/\\$\\d/", "text=Dune >> xpath=..", ".todo >> li >> nth=1 >> b",
+    ".todo >> li >> b", "xpath=//article >> css=button", "xpath=//article >> xpath=//button",
+    "//section >> //h3", "article >> nth=1 >> button", "article >> nth=-1 >> a",
+    "article >> visible=true >> h3", "article >> visible=false", "button >> visible=false", "button >> visible=true >> nth=2",
+    "#host >> a", "#host >> role=link", "#host >> text=shadow add", "#host >> section >> p",
+    "role=link >> nth=2", "role=link >> visible=true", "main >> role=button >> nth=0",
+    ".card >> nth=0 >> role=button >> nth=1", "id=f >> role=button[expanded=false]", "id=f >> label >> input",
+    "data-testid=card-1 >> role=button[pressed]", "data-testid=card-4 >> role=link", "tr >> td >> nth=0",
+    "table >> tr >> td:has-text(\"a\")", "li >> text=again", 'li >> text="Dune"', "li >> text=/^Dune$/",
+    "text=Buy milk >> xpath=ancestor::ul", "header >> nav >> a >> nth=-1", "footer >> text=/help@/",
+    ".card:has-text(\"emma\") >> role=button[disabled]", "role=button >> text=Add", "role=tab >> text=/first/i",
+]
+CASES += [Case("agent", sel) for sel in _AGENT_ROLES + _AGENT_TEXT + _AGENT_CSS + _AGENT_CHAINS]
+# the same forms on the older fixtures (shadow roots, has/text rules, roles, duplicates)
+CASES += _c(
+    "shadow",
+    "#outer >> button", "#outer >> role=button", "#outer >> text=deep", ".host2 >> .deep", "section >> li",
+    "div:has(.deep)", "div:has(a.deepest)", "section:has(input)", ":has(> .inner)", "#outer:has(slot)",
+    "role=button[name=/shadow/i]", "role=link", "text=/deep(est)?/", "text=/^Deep button$/",
+    'button:text("shadow")', "#h4 >> text=/action/i", "#outer >> section", "div >> nth=2 >> button",
+    "#closed >> button", "role=listitem >> text=two",
+)
+CASES += _c(
+    "has",
+    ".card >> button", ".card >> role=button", ".card >> text=save", '.card:has-text("first") >> button',
+    "div:has(button)", "div:has(> h3)", "section:has(span)", 'div:has(:text("phrase"))',
+    "button:text('save')", ":text('save changes')", 'p:text-matches("can.t")', "text=/save changes/i",
+    "text=/^Save$/", "role=button[name=/save/i]", 'role=button[name="Close"]', "#c1 >> text=/save/i >> nth=0",
+)
+CASES += _c(
+    "nth",
+    ".dup >> nth=1 >> xpath=..", "a >> nth=0 >> xpath=following-sibling::a", "role=link[name*=\"link\" i]",
+    "role=button >> nth=1", "text=dup >> visible=true", ".dup:visible", "button:visible", "role=button[disabled]",
+    "#h >> .dup", "#h >> role=button",
+)
+CASES += _c(
+    "css",
+    "#tbl >> role=cell", "#tbl >> role=columnheader", "role=row >> nth=1", 'role=cell[name="Pear"]',
+    "tr:has(td:text-is('Plum'))", "tbody:has(tr.odd)", "form:has(button[disabled])", "form >> role=checkbox[checked]",
+    "form >> role=radio[checked=false]", "role=combobox", "role=option[selected]", "article >> p >> nth=-1",
+    "#sh >> .cell", "div:has(> span.cell)", "ul >> li.a >> nth=1", "main >> text=/para \\d/",
+    "text=/^(Apple|Pear)$/", 'td:text-matches("^P")', "role=list >> role=listitem", "role=listitem[name=/^a/i]",
+)
+
+
+# --- page.get_by_*: our selector strings against Playwright's own builders --------------------
+def _by(fixture: str, call: str) -> Case:
+    from ego_browser.selectors import locators
+
+    method, _, rest = call.partition("(")
+    ours = eval(f"locators.{method.replace('get_', '')}({rest}", {"locators": locators, "re": re})  # noqa: S307
+    return Case(fixture, ours, "pw:" + call)
+
+
+_GET_BY = [
+    'get_by_role("button")', 'get_by_role("button", name="add to cart")', 'get_by_role("button", name="Add")',
+    'get_by_role("button", name="Add to cart", exact=True)', 'get_by_role("button", name="add to cart", exact=True)',
+    'get_by_role("button", name=re.compile("^sav", re.I))', 'get_by_role("button", name="save")',
+    'get_by_role("button", pressed=True)', 'get_by_role("button", disabled=True)', 'get_by_role("button", expanded=False)',
+    'get_by_role("checkbox", checked=True)', 'get_by_role("checkbox", checked=False)', 'get_by_role("radio", checked=True)',
+    'get_by_role("heading", level=3)', 'get_by_role("heading", name="dune")', 'get_by_role("heading", level=2, name="books")',
+    'get_by_role("link", name="cart")', 'get_by_role("link", name=re.compile(r"cart \\(\\d\\)", re.I))',
+    'get_by_role("cell", name="beta")', 'get_by_role("cell", name="Gamma ray", exact=True)', 'get_by_role("tab", selected=True)',
+    'get_by_role("option", selected=True)', 'get_by_role("textbox", name="email")', 'get_by_role("combobox", name="country")',
+    'get_by_role("navigation")', 'get_by_role("region", name="results")', 'get_by_role("listitem", name="milk")',
+    'get_by_text("add to cart")', 'get_by_text("Add to cart", exact=True)', 'get_by_text("dune")', 'get_by_text("Dune", exact=True)',
+    'get_by_text("dune", exact=True)', 'get_by_text("showing 3")', 'get_by_text(re.compile(r"\\d+ books?"))',
+    'get_by_text(re.compile("^call", re.I))', 'get_by_text("Read Dune again", exact=True)', 'get_by_text("Shadow")',
+    'get_by_text("  Buy   milk ")', 'get_by_text("Gamma ray")', 'get_by_text("$9.99")', 'get_by_text("help@example.com")',
+    'get_by_label("email")', 'get_by_label("Email", exact=True)', 'get_by_label("gift")', 'get_by_label("Gift wrap", exact=True)',
+    'get_by_label("newsletter")', 'get_by_label("mixed")', 'get_by_label("Country")', 'get_by_label("results")',
+    'get_by_label(re.compile("^check", re.I))', 'get_by_label("main")', 'get_by_label("standard")',
+    'get_by_placeholder("you@")', 'get_by_placeholder("YOU@EXAMPLE")', 'get_by_placeholder("you@example.com", exact=True)',
+    'get_by_placeholder("you@", exact=True)', 'get_by_test_id("card-1")', 'get_by_test_id("card-3")', 'get_by_test_id("card")',
+]
+CASES += [_by("agent", call) for call in _GET_BY]
+CASES += [_by("role", call) for call in [
+    'get_by_role("button", name="save")', 'get_by_role("button", name="Save", exact=True)', 'get_by_role("link")',
+    'get_by_text("save")', 'get_by_text("Save", exact=True)', 'get_by_label("email")', 'get_by_label("notes")',
+    'get_by_label("Accept terms", exact=True)', 'get_by_label("search box")', 'get_by_role("checkbox", name="accept")',
+]]
+
+
 class Oracle:
     """Playwright and our engine side by side, each on its own /usr/bin/chromium, driven from
     a private event loop thread so that sync (hypothesis) tests can use it."""
@@ -767,4 +951,8 @@ class Oracle:
         return self.run(engine.count(self.frames, selector))
 
     def theirs(self, selector: str) -> list[str]:
-        return self.run(self.pw_page.locator(selector).evaluate_all(f"els => els.map({EID})"))
+        if selector.startswith("pw:"):  # Playwright's own locator builder, e.g. pw:get_by_role("button")
+            locator = eval("page." + selector[3:], {"page": self.pw_page, "re": re})  # noqa: S307 - test data
+        else:
+            locator = self.pw_page.locator(selector)
+        return self.run(locator.evaluate_all(f"els => els.map({EID})"))

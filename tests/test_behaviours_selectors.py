@@ -156,11 +156,12 @@ async def test_b83_look_alikes_in_attribute_quotes_and_selector_lists(task, serv
     ))
     await page.click('[data-value=":has-text("]')
     assert await page.evaluate("log") == ["attr"]
-    t0 = time.monotonic()
-    with pytest.raises(InvalidSelector):
-        await page.click('button, a:has-text("Docs")')
-    assert time.monotonic() - t0 < 1.5, "an invalid selector is not retried"
+    # a selector list with a Playwright filter is a valid list since issue 13: three matches
+    with pytest.raises(SelectorAmbiguous, match="matched 3 elements"):
+        await page.click('button, a:has-text("Docs")', timeout=500)
     assert await page.evaluate("log") == ["attr"]
+    await page.click('button:has-text("plain"), a:text-is("Nothing")')
+    assert await page.evaluate("log") == ["attr", "plain"]
 
 
 async def test_b84_nth_counts_matches_before_the_checks(task, server):
@@ -244,7 +245,7 @@ async def test_b90_xpath_and_numeric_ids(task, server):
         await page.click("#123")
 
 
-@pytest.mark.parametrize("selector", ["text=/x/", "css=a >> css=b", "loc=role:button[pressed=true]"])
+@pytest.mark.parametrize("selector", ["role=button[include-hidden]", "a:near(button)", "loc=role:button[pressed=true]"])
 async def test_b92_unsupported_forms_raise_at_once(task, server, selector):
     page = await open_page(task, server, "/b92", "<button data-k=x aria-pressed=true>x</button><a href=#>b</a>")
     t0 = time.monotonic()

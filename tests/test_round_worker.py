@@ -83,7 +83,9 @@ def test_ctrl_c_reaches_the_script(rounds):
     _wait_worker(rounds)
     proc = subprocess.Popen(
         [sys.executable, "-m", "ego_browser", "-e",
-         "import time\nprint('ready', flush=True)\ntry:\n    time.sleep(60)\n"
+         # 'ready' is printed inside the try: a Ctrl-C landing while print still flushes (the
+         # worker's streams flush in Python) is the script's to catch too (flaky under load before)
+         "import time\ntry:\n    print('ready', flush=True)\n    time.sleep(60)\n"
          "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n    raise SystemExit(9)\n"],
         env=rounds.env, stdout=subprocess.PIPE, text=True, cwd=str(ROOT),
     )

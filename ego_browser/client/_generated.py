@@ -184,6 +184,80 @@ class Page(PageBase):
             target_position=target_position, force=force, timeout=timeout, label=label,
         ))
 
+    @validated("Page.check")
+    async def check(
+        self, selector: str, *, position: dict[str, float] | None = None, force: bool = False, timeout: float = 3000,
+        label: str | None = None,
+    ) -> ActionReceipt:
+        """Check a checkbox or radio button (or the control of a label): nothing happens if it is checked
+        already; else a click (with click's checks), after which it must be checked. Not a checkbox or radio:
+        NotActionable (reason not_checkable) at once."""
+        return ActionReceipt.from_wire(await self._call(
+            "page.check", selector=selector, position=position, force=force, timeout=timeout, label=label,
+        ))
+
+    @validated("Page.uncheck")
+    async def uncheck(
+        self, selector: str, *, position: dict[str, float] | None = None, force: bool = False, timeout: float = 3000,
+        label: str | None = None,
+    ) -> ActionReceipt:
+        """Uncheck a checkbox (nothing happens if it is unchecked). A radio button cannot be unchecked
+        (NotActionable, reason radio): check another of its group."""
+        return ActionReceipt.from_wire(await self._call(
+            "page.uncheck", selector=selector, position=position, force=force, timeout=timeout, label=label,
+        ))
+
+    @validated("Page.set_checked")
+    async def set_checked(
+        self, selector: str, checked: bool, *, position: dict[str, float] | None = None, force: bool = False,
+        timeout: float = 3000, label: str | None = None,
+    ) -> ActionReceipt:
+        """check() when checked is True, else uncheck()."""
+        return ActionReceipt.from_wire(await self._call(
+            "page.set_checked", selector=selector, checked=checked, position=position, force=force, timeout=timeout,
+            label=label,
+        ))
+
+    @validated("Page.is_checked")
+    async def is_checked(self, selector: str, *, timeout: float = 3000) -> bool:
+        """Whether the checkbox or radio button (or a label's control) is checked. Strict; waits for a match; not
+        a checkbox or radio: NotActionable."""
+        return await self._call("page.is_checked", selector=selector, timeout=timeout)  # type: ignore[no-any-return]
+
+    @validated("Page.is_enabled")
+    async def is_enabled(self, selector: str, *, timeout: float = 3000) -> bool:
+        """Whether the element is enabled (not disabled natively, by a disabled fieldset, or by aria-disabled).
+        Strict; waits for a match."""
+        return await self._call("page.is_enabled", selector=selector, timeout=timeout)  # type: ignore[no-any-return]
+
+    @validated("Page.is_visible")
+    async def is_visible(self, selector: str) -> bool:
+        """Whether the element is visible now (a non-empty box, not visibility:hidden). No waiting: no match is
+        False. Strict."""
+        return await self._call("page.is_visible", selector=selector)  # type: ignore[no-any-return]
+
+    @validated("Page.input_value")
+    async def input_value(self, selector: str, *, timeout: float = 3000) -> str:
+        """The value of an input, textarea or select (or a label's control). Strict; waits for a match."""
+        return await self._call("page.input_value", selector=selector, timeout=timeout)  # type: ignore[no-any-return]
+
+    @validated("Page.text_content")
+    async def text_content(self, selector: str, *, timeout: float = 3000) -> str | None:
+        """The element's textContent (hidden text included). Strict; waits for a match."""
+        return await self._call("page.text_content", selector=selector, timeout=timeout)  # type: ignore[no-any-return]
+
+    @validated("Page.inner_text")
+    async def inner_text(self, selector: str, *, timeout: float = 3000) -> str:
+        """The element's rendered text (innerText). Strict; waits for a match."""
+        return await self._call("page.inner_text", selector=selector, timeout=timeout)  # type: ignore[no-any-return]
+
+    @validated("Page.get_attribute")
+    async def get_attribute(self, selector: str, name: str, *, timeout: float = 3000) -> str | None:
+        """The value of the element's attribute name, or None. Strict; waits for a match."""
+        return await self._call(  # type: ignore[no-any-return]
+            "page.get_attribute", selector=selector, name=name, timeout=timeout,
+        )
+
     @validated("Page.fill")
     async def fill(
         self, selector: str, value: str, *, clear_first: bool = True, timeout: float = 3000,

@@ -12,6 +12,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from ..schema import validated
+from .page_locators import LocatorsMixin
 from .page_nav import NavMixin
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ __all__ = ["PageBase"]
 _UNSET: Any = object()
 
 
-class PageBase(NavMixin):
+class PageBase(NavMixin, LocatorsMixin):
     """A managed tab. Obtain it from ``task.page(label)``, ``task.new_page()`` or a receipt."""
 
     def __init__(self, round_: Round, space_id: int, label: str, target_id: str | None = None,

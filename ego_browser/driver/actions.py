@@ -307,11 +307,7 @@ async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
             if first is None:
                 first = b
         if len(passing) > 1:
-            raise SelectorAmbiguous(
-                f"{ctx.api}: selector {ctx.selector} matched {len(passing)} elements; "
-                "use a more specific selector or a ref",
-                selector=ctx.selector, count=len(passing),
-            )
+            raise await _ambiguous(ctx, passing)
         if passing:
             chosen = passing[0]
             chosen._matched = (ctx.selector, len(handles))  # for blocker messages after the checks
@@ -323,6 +319,37 @@ async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
     raise _Blocked(
         reason,
         f"selector {ctx.selector} matched {len(handles)} elements, but none can receive input; {first['message']}",
+    )
+
+
+#: candidates an ambiguity error lists
+SHOWN_CANDIDATES = 5
+
+
+def candidate_listing(rows: list[dict[str, Any]], total: int) -> str:
+    """``@12 button 'Save'; @13 button 'Save' (frame https://...)`` and how many more."""
+    parts = []
+    for r in rows:
+        text = f"{r.get('ref') or '(no ref)'} {r.get('role') or '?'}"
+        if r.get("name"):
+            text += f" {r['name']!r}"
+        if r.get("frame"):
+            text += f" (frame {r['frame']})"
+        parts.append(text)
+    more = total - len(rows)
+    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+
+
+async def _ambiguous(ctx: ActionContext, passing: list[ElementHandle]) -> SelectorAmbiguous:
+    """The error for two or more passing candidates, listing up to 5 (ref, role, name, frame):
+    the resolver gives each handle a ``describe`` (the host's ledger numbers it)."""
+    shown = [h for h in passing if getattr(h, "describe", None) is not None][:SHOWN_CANDIDATES]
+    rows = [await h.describe() for h in shown]  # type: ignore[attr-defined]
+    where = f": {candidate_listing(rows, len(passing))}" if rows else ""
+    return SelectorAmbiguous(
+        f"{ctx.api}: selector {ctx.selector} matched {len(passing)} elements{where}; "
+        "use a more specific selector or one of these refs",
+        selector=ctx.selector, count=len(passing), candidates=rows,
     )
 
 

@@ -86,6 +86,7 @@ OP_MODULES = (
     "ego_browser.host.page_ops",
     "ego_browser.host.snapshot_ops",
     "ego_browser.host.action_ops",
+    "ego_browser.host.state_ops",
     "ego_browser.host.wait_ops",
     "ego_browser.host.viewport_ops",
     "ego_browser.host.warm_tab",

@@ -136,7 +136,9 @@ def events(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
 
 @op("page.gate")
 async def gate(host: Host, at: dict[str, Any]) -> dict[str, Any]:
-    """Label check without touching the tab (``wait_for_timeout`` on a closed page raises)."""
+    """Label check without touching the tab (``wait_for_timeout`` on a closed page raises).
+    Rounds of earlier releases send it as ``page.check`` (now ``Page.check``, the checkbox
+    action, which hands a request without a selector here)."""
     space = host.space_row(at.get("space"))
     row = host.page_row(space, str(at.get("label")))
     return {"label": row.label, "target_id": row.target_id, "opened_by": row.opened_by}

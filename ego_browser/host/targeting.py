@@ -199,10 +199,21 @@ def resolver(
             handle = ElementHandle(ef.session, context_id, m.object_id, _offset_fn(driver, ef.frame))
             handle.gate = driver.check_input
             handle.tier = 0 if ef.is_main else 1
+            # an ambiguity error lists candidates with refs: described only then
+            handle.describe = _describer(host, ctx, ef, m.object_id)
             handles.append(handle)
         return handles
 
     return resolve_selector
+
+
+def _describer(host: Host, ctx: PageCtx, frame: Any, object_id: str) -> Callable[[], Awaitable[dict[str, Any]]]:
+    async def describe() -> dict[str, Any]:
+        from .candidates import describe_candidate
+
+        return await describe_candidate(host, ctx, frame, object_id)
+
+    return describe
 
 
 async def release_handles(driver: PageDriver, group: str = GROUP) -> None:

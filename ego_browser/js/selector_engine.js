@@ -17,7 +17,7 @@
 //  - combinators of a complex CSS selector may cross shadow hosts (parent of a shadow root's
 //    child is the host).
 (() => {
-  const VERSION = 6;
+  const VERSION = 7;
   // the snapshot's element state (element_state.js, pasted in by the Python loader)
   const stateOf = __EGO_ELEMENT_STATE__;
   const G = globalThis;
@@ -180,53 +180,126 @@
     }
   }
 
-  // complex: {full, c: [compound css], k: [combinator after compound i], f: [[kind, text]]}
-  function matchesParents(el, cx, i, memo) {
+  // complex: {full, c: [compound css], k: [combinator after compound i], f: [filters of the last
+  // compound], g: general (filters before the last compound, or :has()), cf: [filters per
+  // compound], lead: leading combinator of a relative selector (inside :has())}.
+  // A filter: ['has'|'is'|'text', text] | ['matches', source, flags] | ['visible'] | ['sel', list].
+  //
+  // `env` bounds a query the way Playwright's scoped evaluator does: nothing at or above
+  // env.scope takes part in matching (an element scope's own ancestors are outside the query),
+  // and for a relative selector compound 0 is env.orig itself (Playwright's implicit :scope).
+  function parentIn(el, env) {
+    if (el === env.scope) return null;
+    return parentOrHost(el);
+  }
+
+  function previousIn(el, env) {
+    if (el === env.scope) return null;
+    return el.previousElementSibling;
+  }
+
+  function filterOk(ctx, el, f) {
+    switch (f[0]) {
+      case 'has': {
+        if (shouldSkipForText(el)) return false;
+        return laxMatcher(f[1])(elementText(ctx.textCache, el));
+      }
+      case 'is': return elementMatchesText(ctx.textCache, el, strictMatcher(f[1])) !== 'none';
+      case 'text': return elementMatchesText(ctx.textCache, el, laxMatcher(f[1])) === 'self';
+      case 'matches': {
+        const key = 're\u0000' + f[1] + '\u0000' + f[2];
+        let m = ctx.matchers.get(key);
+        if (!m) { m = regexMatcher(f[1], f[2]); ctx.matchers.set(key, m); }
+        return elementMatchesText(ctx.textCache, el, m) === 'self';
+      }
+      case 'visible': return isVisible(el);
+      case 'sel': return hasSelector(ctx, el, f[1]);
+      default: throw { invalid: 'unknown pseudo-class filter ' + f[0], part: '' };
+    }
+  }
+
+  function compoundOk(ctx, el, cx, i, env) {
+    if (el === env.scope) return false;
+    if (i === 0 && cx.lead) return el === env.orig;
+    if (!el.matches(cx.c[i])) return false;
+    const fs = cx.cf ? cx.cf[i] : (i === cx.c.length - 1 ? cx.f : null);
+    if (fs) for (const f of fs) if (!filterOk(ctx, el, f)) return false;
+    return true;
+  }
+
+  function matchesParents(ctx, el, cx, i, env, memo) {
     if (i < 0) return true;
-    const key = i;
     let m = memo.get(el);
-    if (m && m.has(key)) return m.get(key);
-    const css = cx.c[i];
-    const comb = cx.k[i];
+    if (m && m.has(i)) return m.get(i);
+    // k[i] joins compound i to i + 1; with a lead, compound 0 is the scope and the lead joins it
+    const comb = cx.lead ? (i === 0 ? cx.lead : cx.k[i - 1]) : cx.k[i];
+    const prevComb = cx.lead ? (i - 1 === 0 ? cx.lead : cx.k[i - 2]) : cx.k[i - 1];
     let result = false;
     if (comb === '>') {
-      const p = parentOrHost(el);
-      result = !!p && p.matches(css) && matchesParents(p, cx, i - 1, memo);
+      const p = parentIn(el, env);
+      result = !!p && compoundOk(ctx, p, cx, i, env) && matchesParents(ctx, p, cx, i - 1, env, memo);
     } else if (comb === '+') {
-      const s = el.previousElementSibling;
-      result = !!s && s.matches(css) && matchesParents(s, cx, i - 1, memo);
+      const sib = previousIn(el, env);
+      result = !!sib && compoundOk(ctx, sib, cx, i, env) && matchesParents(ctx, sib, cx, i - 1, env, memo);
     } else if (comb === ' ') {
-      for (let p = parentOrHost(el); p; p = parentOrHost(p)) {
-        if (p.matches(css)) {
-          if (matchesParents(p, cx, i - 1, memo)) { result = true; break; }
-          if (i > 0 && cx.k[i - 1] === ' ') break;
+      for (let p = parentIn(el, env); p; p = parentIn(p, env)) {
+        if (compoundOk(ctx, p, cx, i, env)) {
+          if (matchesParents(ctx, p, cx, i - 1, env, memo)) { result = true; break; }
+          if (i > 0 && prevComb === ' ') break;
         }
       }
     } else if (comb === '~') {
-      for (let s = el.previousElementSibling; s; s = s.previousElementSibling) {
-        if (s.matches(css)) {
-          if (matchesParents(s, cx, i - 1, memo)) { result = true; break; }
-          if (i > 0 && cx.k[i - 1] === '~') break;
+      for (let sib = previousIn(el, env); sib; sib = previousIn(sib, env)) {
+        if (compoundOk(ctx, sib, cx, i, env)) {
+          if (matchesParents(ctx, sib, cx, i - 1, env, memo)) { result = true; break; }
+          if (i > 0 && prevComb === '~') break;
         }
       }
     }
     if (!m) { m = new Map(); memo.set(el, m); }
-    m.set(key, result);
+    m.set(i, result);
     return result;
   }
 
-  function textFilter(cache, kind, text) {
-    if (kind === 'has') {
-      const matcher = laxMatcher(text);
-      return (el) => !shouldSkipForText(el) && matcher(elementText(cache, el));
+  // Playwright's :has(): does any element in `el`'s scope match the relative selector list?
+  function hasSelector(ctx, el, list) {
+    for (const cx of list) {
+      if (cx.lead) {
+        const scope = parentOrHost(el) || el.getRootNode();
+        const compounds = { c: [null, ...cx.c], k: cx.k, cf: [[], ...(cx.cf || cx.c.map((_, i) => i === cx.c.length - 1 ? cx.f : []))], lead: cx.lead };
+        if (queryComplexGeneral(ctx, compounds, { scope, orig: el }, true).length) return true;
+      } else if (queryComplexGeneral(ctx, cx, { scope: el, orig: el }, true).length) {
+        return true;
+      }
     }
-    const matcher = strictMatcher(text);
-    return (el) => elementMatchesText(cache, el, matcher) !== 'none';
+    return false;
   }
 
-  function queryComplex(ctx, cx) {
+  // The last compound from every root under env.scope, then its filters and the chain above.
+  function queryComplexGeneral(ctx, cx, env, firstOnly) {
+    const n = cx.c.length;
+    const last = cx.c[n - 1];
+    const roots = env.scope === ctx.doc ? ctx.roots : queryRoots(env.scope);
+    const memo = new Map();
+    const out = [];
+    for (const root of roots) {
+      const found = root.querySelectorAll(last);
+      for (let i = 0; i < found.length; i++) {
+        const el = found[i];
+        if (compoundOk(ctx, el, cx, n - 1, env) && matchesParents(ctx, el, cx, n - 2, env, memo)) {
+          out.push(el);
+          if (firstOnly) return out;
+        }
+      }
+    }
+    return out;
+  }
+
+  function queryComplex(ctx, cx, scope) {
+    if (cx.g || scope !== ctx.doc) return queryComplexGeneral(ctx, cx, { scope, orig: scope }, false);
     const roots = ctx.roots;
     const n = cx.c.length;
+    const env = { scope: ctx.doc, orig: ctx.doc };
     let out;
     if (roots.length === 1) {
       out = Array.from(roots[0].querySelectorAll(cx.full));
@@ -235,31 +308,41 @@
       out = Array.from(roots[0].querySelectorAll(cx.full));
       const last = cx.c[n - 1];
       const memo = new Map();
+      const plain = { c: cx.c, k: cx.k };
       for (let r = 1; r < roots.length; r++) {
         const found = roots[r].querySelectorAll(last);
         for (let i = 0; i < found.length; i++) {
-          if (matchesParents(found[i], cx, n - 2, memo)) out.push(found[i]);
+          if (matchesParents(ctx, found[i], plain, n - 2, env, memo)) out.push(found[i]);
         }
       }
     }
     if (cx.f && cx.f.length) {
-      for (const [kind, text] of cx.f) out = out.filter(textFilter(ctx.textCache, kind, text));
+      for (const f of cx.f) out = out.filter((el) => filterOk(ctx, el, f));
     }
     return out;
   }
 
-  function queryCss(ctx, spec) {
-    const doc = ctx.doc;
-    for (const cx of spec.list) {
+  function checkList(doc, list) {
+    for (const cx of list) {
       for (const css of [cx.full, ...cx.c]) {
         const err = checkCss(doc, css);
         if (err !== null) throw { invalid: err, part: css };
       }
+      for (const fs of cx.cf || [cx.f || []]) {
+        for (const f of fs) if (f[0] === 'sel') checkList(doc, f[1]);
+      }
     }
-    if (spec.list.length === 1) return queryComplex(ctx, spec.list[0]);
-    if (ctx.roots.length === 1) return Array.from(doc.querySelectorAll(spec.list.map((cx) => cx.full).join(', ')));
+  }
+
+  function queryCss(ctx, spec, scope) {
+    const doc = ctx.doc;
+    checkList(doc, spec.list);
+    if (spec.list.length === 1) return queryComplex(ctx, spec.list[0], scope);
+    if (scope === doc && ctx.roots.length === 1 && !spec.list.some((cx) => cx.g || (cx.f && cx.f.length))) {
+      return Array.from(doc.querySelectorAll(spec.list.map((cx) => cx.full).join(', ')));
+    }
     let all = [];
-    for (const cx of spec.list) all = all.concat(queryComplex(ctx, cx));
+    for (const cx of spec.list) all = all.concat(queryComplex(ctx, cx, scope));
     return sortInDOMOrder(all);
   }
 
@@ -269,26 +352,44 @@
     return ctx.all;
   }
 
-  function queryText(ctx, spec) {
-    const strict = !!spec.strict;
-    const matcher = strict ? strictMatcher(spec.text) : laxMatcher(spec.text);
+  function regexMatcher(source, flags) {
+    let re;
+    try {
+      re = new RegExp(source, flags);
+    } catch (e) {
+      throw { invalid: String((e && e.message) || e), part: '/' + source + '/' + flags };
+    }
+    return (t) => { re.lastIndex = 0; return re.test(t.full); };
+  }
+
+  // Playwright's text engine from `scope`: the scope element itself, then everything under it
+  // (shadow roots included); lax matches keep the smallest elements, regex ones 'self' only.
+  function queryText(ctx, spec, scope) {
+    const kind = spec.re !== undefined ? 'regex' : spec.strict ? 'strict' : 'lax';
+    const matcher = kind === 'regex' ? regexMatcher(spec.re, spec.flags || '') :
+      kind === 'strict' ? strictMatcher(spec.text) : laxMatcher(spec.text);
     const cache = ctx.textCache;
     const result = [];
     let lastNone = null;
-    for (const element of allElements(ctx)) {
-      if (!strict && lastNone && lastNone.contains(element)) continue;
+    const elements = scope.nodeType === 1 ? [scope, ...queryAllRoots(queryRoots(scope), '*')] :
+      scope === ctx.doc ? allElements(ctx) : queryAllRoots(queryRoots(scope), '*');
+    for (const element of elements) {
+      if (kind === 'lax' && lastNone && lastNone.contains(element)) continue;
       const m = elementMatchesText(cache, element, matcher);
       if (m === 'none') lastNone = element;
-      if (m === 'self' || (m === 'selfAndChildren' && strict)) result.push(element);
+      if (m === 'self' || (m === 'selfAndChildren' && kind === 'strict')) result.push(element);
     }
     return result;
   }
 
-  function queryXPath(ctx, spec) {
+  function queryXPath(ctx, spec, scope) {
     const doc = ctx.doc;
+    let expr = spec.xpath;
+    // Playwright: an absolute path from an element scope is made relative to it
+    if (expr.startsWith('/') && scope.nodeType !== 9) expr = '.' + expr;
     let it;
     try {
-      it = doc.evaluate(spec.xpath, doc, null, XPathResult.ORDERED_NODE_ITERATOR_TYPE, null);
+      it = doc.evaluate(expr, scope, null, XPathResult.ORDERED_NODE_ITERATOR_TYPE, null);
     } catch (e) {
       throw { invalid: String((e && e.message) || e), part: spec.xpath };
     }
@@ -299,12 +400,45 @@
     return result;
   }
 
+  // label=: Playwright's getByLabel: elements whose labels match (aria-labelledby targets, else
+  // aria-label, else for form controls their <label>s); lax = case-insensitive substring,
+  // exact = the whole normalised label.
+  function labelTexts(cache, el) {
+    const ids = el.getAttribute('aria-labelledby');
+    if (ids !== null) {
+      const root = el.getRootNode();
+      const found = [];
+      for (const id of ids.trim().split(/\s+/)) {
+        if (!id) continue;
+        const ref = (root.getElementById ? root.getElementById(id) : null) || el.ownerDocument.getElementById(id);
+        if (ref) found.push(ref);
+      }
+      if (found.length) return found.map((r) => elementText(cache, r));
+    }
+    const aria = el.getAttribute('aria-label');
+    if (aria !== null && aria.trim()) return [{ full: aria, normalized: norm(aria), immediate: [aria] }];
+    const tag = el.nodeName;
+    const control = ['BUTTON', 'METER', 'OUTPUT', 'PROGRESS', 'SELECT', 'TEXTAREA'].includes(tag) ||
+      (tag === 'INPUT' && el.type !== 'hidden');
+    if (control && el.labels) return Array.from(el.labels).map((l) => elementText(cache, l));
+    return [];
+  }
+
+  function queryLabel(ctx, spec, scope) {
+    const needle = norm(spec.text);
+    const lower = needle.toLowerCase();
+    const ok = spec.re !== undefined ? regexMatcher(spec.re, spec.flags || '') :
+      spec.exact ? (t) => t.normalized === needle : (t) => t.normalized.toLowerCase().includes(lower);
+    const roots = scope === ctx.doc ? ctx.roots : queryRoots(scope);
+    return queryAllRoots(roots, '*').filter((el) => labelTexts(ctx.textCache, el).some(ok));
+  }
+
   function stripHash(url) {
     const i = url.indexOf('#');
     return i === -1 ? url : url.substring(0, i);
   }
 
-  function queryHref(ctx, spec) {
+  function queryHref(ctx, spec, scope) {
     const doc = ctx.doc;
     const raw = spec.href;
     const keepHash = raw.includes('#');
@@ -315,7 +449,8 @@
       target = null;
     }
     const result = [];
-    for (const el of queryAllRoots(ctx.roots, 'a[href], area[href]')) {
+    const roots = scope === doc ? ctx.roots : queryRoots(scope);
+    for (const el of queryAllRoots(roots, 'a[href], area[href]')) {
       if (target === null) {
         const attr = el.getAttribute('href') || '';
         if ((keepHash ? attr : stripHash(attr)) === raw) result.push(el);
@@ -497,18 +632,92 @@
 
   // ---------------------------------------------------------------- entry points
   function context(doc) {
-    return { doc, roots: queryRoots(doc), textCache: new Map(), all: null };
+    return { doc, roots: queryRoots(doc), textCache: new Map(), matchers: new Map(), all: null };
+  }
+
+  // One engine from one scope (the document or an element), in Playwright's order.
+  function queryIn(ctx, spec, scope) {
+    switch (spec.k) {
+      case 'css': return queryCss(ctx, spec, scope);
+      case 'text': return queryText(ctx, spec, scope);
+      case 'xpath': return queryXPath(ctx, spec, scope);
+      case 'href': return queryHref(ctx, spec, scope);
+      case 'label': return queryLabel(ctx, spec, scope);
+      case 'chain': return runSteps(ctx, [scope], spec.steps);
+      default: throw { invalid: 'unknown selector kind ' + spec.k, part: '' };
+    }
+  }
+
+  // Playwright's querySelectorAll over '>>' parts: each part from every element the previous
+  // part found, in that order, duplicates dropped; nth= and visible= act on the set itself.
+  function runSteps(ctx, scopes, steps) {
+    let current = scopes;
+    for (const step of steps) {
+      if (step.k === 'nth') {
+        current = pick(current, step);
+      } else if (step.k === 'visible') {
+        current = current.filter((el) => isVisible(el) === step.v);
+      } else {
+        const next = new Set();
+        for (const scope of current) for (const el of queryIn(ctx, step, scope)) next.add(el);
+        current = Array.from(next);
+      }
+    }
+    return current;
+  }
+
+  // Chain segments the page can run alone; `scopes` null means the document. An invalid part
+  // comes back as an empty array carrying `invalid` (later segments pass it on).
+  function chain(scopes, steps) {
+    if (scopes && scopes.invalid !== undefined) return scopes;
+    const ctx = context(document);
+    try {
+      return runSteps(ctx, scopes ? Array.from(scopes) : [document], steps);
+    } catch (e) {
+      if (e && e.invalid !== undefined) {
+        const out = [];
+        out.invalid = e.invalid;
+        out.part = e.part;
+        return out;
+      }
+      throw e;
+    }
+  }
+
+  // The role matches (found for the whole document by Chromium's tree) under each scope, in
+  // Playwright's role-engine order: per scope, its descendants root by root; the scope itself
+  // never matches.
+  function within(scopes, els) {
+    if (scopes && scopes.invalid !== undefined) return scopes;
+    const wanted = new Set(els);
+    const next = new Set();
+    for (const scope of scopes ? Array.from(scopes) : [document]) {
+      if (!wanted.size) break;
+      for (const root of queryRoots(scope)) {
+        const all = root.querySelectorAll('*');
+        for (let i = 0; i < all.length; i++) if (wanted.has(all[i])) next.add(all[i]);
+      }
+    }
+    return Array.from(next);
+  }
+
+  // A chain's last array, shaped like run()'s answer (nth, limit, describe, project, count).
+  function finish(els, spec) {
+    if (els.invalid !== undefined) {
+      if (spec.countOnly) return { invalid: els.invalid, part: els.part };
+      const out = [];
+      out.meta = JSON.stringify({ invalid: els.invalid, part: els.part });
+      return out;
+    }
+    const all = Array.from(els);
+    const elements = pick(all, spec);
+    if (spec.countOnly) return { count: all.length, total: elements.length };
+    return shape(all, elements, spec);
   }
 
   function queryElements(spec) {
     const ctx = context(document);
-    switch (spec.k) {
-      case 'css': return queryCss(ctx, spec);
-      case 'text': return queryText(ctx, spec);
-      case 'xpath': return queryXPath(ctx, spec);
-      case 'href': return queryHref(ctx, spec);
-      default: throw { invalid: 'unknown selector kind ' + spec.k, part: '' };
-    }
+    return queryIn(ctx, spec, document);
   }
 
   function pick(elements, spec) {
@@ -536,6 +745,10 @@
     // one match and nothing to describe: the element itself (saves reading the array back)
     if (spec.single && elements.length === 1 && all.length === 1 && !spec.describe && !spec.project &&
         (spec.limit === undefined || spec.limit === null || spec.limit >= 1)) return elements[0];
+    return shape(all, elements, spec);
+  }
+
+  function shape(all, elements, spec) {
     const limit = spec.limit;
     const out = limit === undefined || limit === null ? elements.slice() : elements.slice(0, limit);
     const meta = { count: all.length, total: elements.length };
@@ -816,6 +1029,110 @@
     return keyed.map((k) => k[1]);
   }
 
+  // ---------------------------------------------------------------- role states
+  // Playwright's role= state attributes, read from the DOM as its role engine does (the
+  // element already has `role` in Chromium's tree).
+  function ariaBool(v) {
+    if (v === null) return undefined;
+    const t = v.toLowerCase();
+    return t === 'true' ? true : t === 'false' ? false : undefined;
+  }
+  const ARIA_DISABLED_ROLES = new Set(['application', 'button', 'composite', 'gridcell', 'group', 'input', 'link',
+    'menuitem', 'scrollbar', 'separator', 'tab', 'checkbox', 'columnheader', 'combobox', 'grid', 'listbox', 'menu',
+    'menubar', 'menuitemcheckbox', 'menuitemradio', 'option', 'radio', 'radiogroup', 'row', 'rowheader',
+    'searchbox', 'select', 'slider', 'spinbutton', 'switch', 'tablist', 'textbox', 'toolbar', 'tree', 'treegrid',
+    'treeitem']);
+  function nativelyDisabled(el) {
+    if (!['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'OPTION', 'OPTGROUP'].includes(el.nodeName)) return false;
+    if (el.hasAttribute('disabled')) return true;
+    if (el.nodeName === 'OPTION' && el.closest('optgroup[disabled]')) return true;
+    const fs = el.closest('fieldset[disabled]');
+    if (!fs) return false;
+    const legend = fs.querySelector(':scope > legend');
+    return !legend || !legend.contains(el);
+  }
+  function ariaDisabledChain(el) {
+    for (let e = el; e; e = parentOrHost(e)) {
+      const v = ariaBool(e.getAttribute('aria-disabled'));
+      if (v !== undefined) return v;
+    }
+    return false;
+  }
+  function roleState(el, role, key) {
+    switch (key) {
+      case 'checked': {
+        if (el.nodeName === 'INPUT' && el.indeterminate) return 'mixed';
+        if (el.nodeName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) return el.checked;
+        const v = (el.getAttribute('aria-checked') || '').toLowerCase();
+        return v === 'true' ? true : v === 'mixed' ? 'mixed' : false;
+      }
+      case 'pressed': {
+        const v = (el.getAttribute('aria-pressed') || '').toLowerCase();
+        return v === 'true' ? true : v === 'mixed' ? 'mixed' : false;
+      }
+      case 'selected':
+        if (el.nodeName === 'OPTION') return el.selected;
+        return ariaBool(el.getAttribute('aria-selected')) === true;
+      case 'expanded':
+        if (el.nodeName === 'DETAILS') return el.open;
+        return ariaBool(el.getAttribute('aria-expanded'));
+      case 'level': {
+        const native = { H1: 1, H2: 2, H3: 3, H4: 4, H5: 5, H6: 6 }[el.nodeName];
+        if (native) return native;
+        const attr = el.getAttribute('aria-level');
+        const v = attr === null ? NaN : Number(attr);
+        return Number.isInteger(v) && v >= 1 ? v : 0;
+      }
+      case 'disabled':
+        return nativelyDisabled(el) || (ARIA_DISABLED_ROLES.has(role) && ariaDisabledChain(el));
+      default: return undefined;
+    }
+  }
+  function roleStatesMatch(el, role, states) {
+    for (const [key, want] of states) if (roleState(el, role, key) !== want) return false;
+    return true;
+  }
+
+  // ---------------------------------------------------------------- element reads
+  // page.is_checked / is_enabled / is_visible / input_value / text_content / inner_text /
+  // get_attribute and check/uncheck's state, with Playwright's semantics (elementState and
+  // friends): a label stands for its control except for visibility and text. Returns
+  // {value} or {error} (the element is not of a kind the read applies to).
+  function checkedOf(el) {
+    if (el.nodeName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) return el.checked;
+    const role = roleOf(el);
+    if (['checkbox', 'menuitemcheckbox', 'option', 'radio', 'switch', 'menuitemradio', 'treeitem'].includes(role)) {
+      return (el.getAttribute('aria-checked') || '').toLowerCase() === 'true';
+    }
+    return 'error';
+  }
+  function readState(node, kind, arg) {
+    const el = retarget(node, kind === 'visible' || kind === 'text' || kind === 'innerText' || kind === 'attribute' ?
+      'none' : 'follow-label');
+    if (!el || !el.isConnected) return { error: 'the element is no longer in the document', detached: true };
+    switch (kind) {
+      case 'checked': {
+        const c = checkedOf(el);
+        if (c === 'error') return { error: 'not a checkbox or radio button (<' + el.localName + '>)' };
+        return { value: c, radio: el.nodeName === 'INPUT' && el.type === 'radio' };
+      }
+      case 'enabled':
+        return { value: !(nativelyDisabled(el) || (ARIA_DISABLED_ROLES.has(roleOf(el) || '') && ariaDisabledChain(el))) };
+      case 'visible': return { value: isVisible(el) };
+      case 'value':
+        if (el.nodeName !== 'INPUT' && el.nodeName !== 'TEXTAREA' && el.nodeName !== 'SELECT') {
+          return { error: 'not an <input>, <textarea> or <select> element (<' + el.localName + '>)' };
+        }
+        return { value: el.value };
+      case 'text': return { value: el.textContent };
+      case 'innerText':
+        if (!(el instanceof el.ownerDocument.defaultView.HTMLElement)) return { error: 'not an HTML element (<' + el.localName + '>)' };
+        return { value: el.innerText };
+      case 'attribute': return { value: el.getAttribute(arg) };
+      default: return { error: 'unknown read ' + kind };
+    }
+  }
+
   // Resolves at the next DOM mutation of the document (subtree, attributes, text) or after
   // `timeoutMs`; lets waits re-query on change instead of polling.
   function nextMutation(timeoutMs) {
@@ -838,6 +1155,11 @@
     version: VERSION,
     run,
     count,
+    chain,
+    within,
+    finish,
+    roleStatesMatch,
+    readState,
     order,
     roleCandidates,
     roleClassify,

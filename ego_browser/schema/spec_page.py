@@ -78,6 +78,42 @@ links = await page.find("main a")
 print(len(links), [link["text"] for link in links])
 await page.click(links[0]["ref"])
 """, errors=("InvalidSelector",))
+M("Page.get_by_role", [P("role", "str+"), "*", P("name", "text|re?", None, doc="accessible name: a substring, any "
+                        "case; with exact=True the whole name, case-sensitive; or a re.Pattern"),
+                        P("exact", "bool", False), P("checked", "bool?", None), P("disabled", "bool?", None),
+                        P("expanded", "bool?", None), P("level", "int>0?", None), P("pressed", "bool?", None),
+                        P("selected", "bool?", None)],
+  "str", "A selector string for elements with this ARIA role (Playwright's get_by_role), e.g. "
+  "role=button[name*=\"Save\" i]: pass it to any action, or chain it with \" >> \". No waiting, no host call.",
+  """
+search = page.get_by_role("button", name="search")
+print(search)
+await page.fill(page.get_by_label("Search products"), "kettle")
+await page.click(search)
+""", call="sync")
+M("Page.get_by_text", [P("text", "text|re"), "*", P("exact", "bool", False)], "str",
+  "A selector string for the smallest elements whose text contains text (any case; exact=True: the whole "
+  "text, case-sensitive; a re.Pattern is tested on the whole text): text=..., as Playwright's get_by_text.",
+  """
+print(len(await page.find(page.get_by_text("toaster"))))
+""", call="sync")
+M("Page.get_by_label", [P("text", "text|re"), "*", P("exact", "bool", False)], "str",
+  "A selector string for form controls (and elements with aria-label/aria-labelledby) whose label contains "
+  "text: label=... (exact=True: label=\"...\", the whole label), as Playwright's get_by_label.",
+  """
+await page.fill(page.get_by_label("Search products", exact=True), "toaster")
+""", call="sync")
+M("Page.get_by_placeholder", [P("text", "str"), "*", P("exact", "bool", False)], "str",
+  "A selector string for elements whose placeholder contains text (any case; exact=True: equal): "
+  "[placeholder*=\"...\" i], as Playwright's get_by_placeholder.",
+  """
+await page.fill(page.get_by_placeholder("kettle"), "kettle")
+""", call="sync")
+M("Page.get_by_test_id", [P("test_id", "str")], "str",
+  "A selector string for the elements whose data-testid equals test_id: [data-testid=\"...\"].",
+  """
+print(page.get_by_test_id("cart-count"), await page.find(page.get_by_test_id("cart-count")))
+""", call="sync")
 M("Page.events", [], "list[{method, params}]",
   "CDP events of this Page since the previous call (read and clear; buffered by the host across rounds).",
   """
@@ -195,6 +231,56 @@ await page.goto("https://shop.example/checkout.html")
 await page.drag_and_drop("#coupon", "#basket")
 print(await page.evaluate("document.querySelector('#basket').textContent"))
 """, errors=_ACTION_ERRORS)
+_GIFT = """
+await page.evaluate("document.body.insertAdjacentHTML('beforeend', '<label><input type=checkbox id=gift> Gift wrap</label>')")
+"""
+_READ_TIMEOUT = P("timeout", "ms>0", 3000, doc="wait this long for the selector to match")
+_READ_ERRORS = ("SelectorNotFound", "SelectorAmbiguous", "InvalidSelector", "NotActionable", "StaleRef")
+M("Page.check", [P("selector", "selector"), "*", _POSITION, _FORCE, _TIMEOUT, _LABEL], "ActionReceipt",
+  "Check a checkbox or radio button (or the control of a label): nothing happens if it is checked already; "
+  "else a click (with click's checks), after which it must be checked. Not a checkbox or radio: NotActionable "
+  "(reason not_checkable) at once.",
+  _GIFT + """await page.check("text=Gift wrap")
+print(await page.is_checked("#gift"))
+""", errors=_ACTION_ERRORS)
+M("Page.uncheck", [P("selector", "selector"), "*", _POSITION, _FORCE, _TIMEOUT, _LABEL], "ActionReceipt",
+  "Uncheck a checkbox (nothing happens if it is unchecked). A radio button cannot be unchecked "
+  "(NotActionable, reason radio): check another of its group.",
+  _GIFT + """await page.check("#gift")
+await page.uncheck("#gift")
+print(await page.is_checked("#gift"))
+""", errors=_ACTION_ERRORS)
+M("Page.set_checked", [P("selector", "selector"), P("checked", "bool"), "*", _POSITION, _FORCE, _TIMEOUT, _LABEL],
+  "ActionReceipt", "check() when checked is True, else uncheck().",
+  _GIFT + """await page.set_checked("#gift", True)
+""", errors=_ACTION_ERRORS)
+M("Page.is_checked", [P("selector", "selector"), "*", _READ_TIMEOUT], "bool",
+  "Whether the checkbox or radio button (or a label's control) is checked. Strict; waits for a match; not a "
+  "checkbox or radio: NotActionable.",
+  _GIFT + """print(await page.is_checked("#gift"))
+""", errors=_READ_ERRORS)
+M("Page.is_enabled", [P("selector", "selector"), "*", _READ_TIMEOUT], "bool",
+  "Whether the element is enabled (not disabled natively, by a disabled fieldset, or by aria-disabled). Strict; "
+  "waits for a match.",
+  """print(await page.is_enabled("button:has-text('Search')"))""", errors=_READ_ERRORS)
+M("Page.is_visible", [P("selector", "selector")], "bool",
+  "Whether the element is visible now (a non-empty box, not visibility:hidden). No waiting: no match is False. "
+  "Strict.",
+  """print(await page.is_visible("h1"), await page.is_visible("#no-such-thing"))""",
+  errors=("SelectorAmbiguous", "InvalidSelector"))
+M("Page.input_value", [P("selector", "selector"), "*", _READ_TIMEOUT], "str",
+  "The value of an input, textarea or select (or a label's control). Strict; waits for a match.",
+  """await page.fill("#q", "kettle")
+print(await page.input_value("#q"))""", errors=_READ_ERRORS)
+M("Page.text_content", [P("selector", "selector"), "*", _READ_TIMEOUT], "str | None",
+  "The element's textContent (hidden text included). Strict; waits for a match.",
+  """print(await page.text_content("h1"))""", errors=_READ_ERRORS)
+M("Page.inner_text", [P("selector", "selector"), "*", _READ_TIMEOUT], "str",
+  "The element's rendered text (innerText). Strict; waits for a match.",
+  """print(await page.inner_text("h1"))""", errors=_READ_ERRORS)
+M("Page.get_attribute", [P("selector", "selector"), P("name", "str+"), "*", _READ_TIMEOUT], "str | None",
+  "The value of the element's attribute name, or None. Strict; waits for a match.",
+  """print(await page.get_attribute("#q", "placeholder"))""", errors=_READ_ERRORS)
 M("Page.fill", [P("selector", "selector"), P("value", "str"), "*", P("clear_first", "bool", True), _TIMEOUT],
   "ActionReceipt",
   "Replace (or with clear_first=False append to) the text of a field, editing host or a wrapper's single field with "

@@ -42,10 +42,19 @@ Element actions, wait_for_selector, find and set_input_files take:
   case-insensitive), loc=href:<url> (links whose resolved href equals it). The snapshot prints
   these as loc= when they are unique.
 - xpath=<expr>, or a selector starting with // or (//.
-- CSS, raw or css=<css>; it pierces open shadow roots. End the last compound with
-  :has-text("...") (substring of the whole text; pair it with a tag: button:has-text("Save")) or
-  :text-is("...") (exact own text).
-- A final ">> nth=N" (N >= 0, or -1 for the last) picks from all matches in match order.
+- role=<role>[name="..."] as Playwright spells it: name= exact and case-sensitive, [name="..." i]
+  any case, [name*="..."] substring, [name=/re/i]; states [checked], [checked=false|"mixed"],
+  [disabled], [expanded=true], [level=2], [pressed], [selected]. Roles and names are Chromium's.
+- text=/regex/flags: tested on the element's whole text (smallest matches).
+- CSS, raw or css=<css>; it pierces open shadow roots. Any compound may carry Playwright's
+  :has-text("...") (substring of the whole text; pair it with a tag: button:has-text("Save")),
+  :text-is("...") (exact own text), :text("...") (smallest element containing it),
+  :text-matches("re", "i") and :visible; :has(...) also sees into shadow roots.
+- id=<id>, data-testid=<id>, label=<text> (elements labelled so; label="..." exact), visible=true.
+- Chains: "a >> b" runs b inside every match of a, between any of these (".card >> role=button",
+  "role=row >> nth=2 >> role=cell"); ">> nth=N" (N >= 0, or -1 for the last) picks one. A final
+  nth counts all matches in match order.
+- page.get_by_role/get_by_text/get_by_label/get_by_placeholder/get_by_test_id build these strings.
 Strictness: one candidate in the top document is used; two or more raise SelectorAmbiguous
 "matched N elements". Frames (same- and cross-process) are searched only when the top document
 has none. Pointer actions act on a match's interactive ancestor (text="Save" on a span inside a
@@ -113,6 +122,10 @@ run_site_browser_tool, ego_browser, EgoError, asyncio, json and re.
   (EGO_STATE_STORE_UNWRITABLE) for the change that needed it; reads and snapshots go on.
 - An uncaught EgoError prints "<code>: <message>" and "  at line <n>: <source line>" to stderr and
   exits 1; other exceptions print "<Type>: <message>" likewise. A SyntaxError exits 2, runs nothing.
+- Dropped work fails the round (exit 1): a coroutine called without await (p.click("#go")) prints
+  "EGO_MISSING_AWAIT: missing await: click() ..." with its line and stops the script at its next
+  await; a background task (asyncio.create_task) that failed unobserved, or was still running when
+  the script ended (it is cancelled), is printed with the line that started it.
 - State (spaces, labels, refs, dialogs, downloads) lives in the host, started by the first round.
 Subcommands: skill (this guide), help [NAME], spaces [take-over ID | give-back ID], install-skill,
 host start|stop|status, doctor, validate-skills [ROOT].
@@ -225,7 +238,12 @@ print(await page.snapshot())
 EOF
 ```
 
-Selectors are strict: two matches raise `SelectorAmbiguous` (narrow it, or add `>> nth=0`).
+Selectors are strict: two matches raise `SelectorAmbiguous`, whose message and `candidates`
+list up to 5 of them with a ref each (act on one by its ref, narrow the selector, or add
+`>> nth=0`). Playwright's spellings work: `role=button[name="Save"]`, `text=/\\d+ items?/`,
+`.card:has-text("Dune") >> role=button`, and `page.get_by_role("button", name="Save")` returns
+such a selector string. `check`/`uncheck`, `is_checked`, `is_visible`, `is_enabled`,
+`input_value`, `text_content`, `inner_text` and `get_attribute` behave as Playwright's.
 To count or pick without a snapshot, `find()` lists every match with a ref:
 
 ```python

@@ -83,6 +83,10 @@ def _headers(v: Any) -> bool:
     return isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, str) for k, x in v.items())
 
 
+def _text_or_re(v: Any) -> bool:
+    return isinstance(v, (str, re.Pattern))
+
+
 def _matcher(v: Any) -> bool:
     return isinstance(v, (str, re.Pattern)) or callable(v)
 
@@ -147,6 +151,7 @@ TYPES: dict[str, tuple[str | None, str, str]] = {
     "path": ("_path({v})", "a file path (str or os.PathLike)", "path"),
     "abspath": ("_abspath({v})", "an absolute file path", "absolute path"),
     "files": ("_files({v})", "a path or a non-empty list of paths", "path | list[path]"),
+    "text|re": ("_text_or_re({v})", "a str or a compiled re.Pattern", "str | re.Pattern"),
     "matcher": ("_matcher({v})", "a str (exact URL or glob), a compiled re.Pattern or a callable",
                 "str | glob | re.Pattern | Callable[[str], bool]"),
     "select_value": ("_select_value({v})", "a str, a dict {value?, label?, index?}, a list of these, or None",
@@ -171,6 +176,7 @@ _NS = {
     "_fail": _fail, "_num": _num, "_point": _point, "_clip": _clip, "_path": _path, "_abspath": _abspath,
     "_files": _files, "_headers": _headers, "_matcher": _matcher, "_select_value": _select_value,
     "_paste": _paste, "_keep": _keep, "_unmanaged": _unmanaged, "InvalidArgument": InvalidArgument,
+    "_text_or_re": _text_or_re,
 }
 
 

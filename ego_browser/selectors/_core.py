@@ -35,6 +35,11 @@ _ROLE_ALIASES: dict[str, tuple[str, ...]] = {
     "text": ("StaticText",),
     "root": ("RootWebArea",),
     "option": ("option", "MenuListOption"),
+    # a table Chromium judges to be for layout (no headers, no caption...) has these roles;
+    # Playwright (and ARIA) still call them cell, row and table
+    "cell": ("cell", "LayoutTableCell"),
+    "row": ("row", "LayoutTableRow"),
+    "table": ("table", "LayoutTable"),
 }
 
 

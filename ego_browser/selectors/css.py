@@ -1,8 +1,10 @@
 """The CSS part of the selector language: Playwright-compatible text filters on CSS.
 
 Splits a selector list into complex selectors and their compounds, keeps native CSS for the
-browser, and pulls out the terminal ``:has-text("...")`` / ``:text-is("...")`` filters with
-their arguments decoded as CSS strings. Playwright-only pseudos are refused here.
+browser, and pulls out Playwright's own pseudo-classes of each compound (``:has-text()``,
+``:text-is()``, ``:text()``, ``:text-matches()``, ``:visible``, and ``:has()``, which in
+Playwright sees into shadow roots) with their arguments decoded as CSS strings. The layout
+pseudos (``:near()`` ...), ``:nth-match()`` and ``:light`` are refused here.
 """
 
 from __future__ import annotations
@@ -15,23 +17,55 @@ __all__ = ["CssComplex", "TextFilter", "css_unescape_string", "parse_css", "CssE
 
 @dataclass(frozen=True)
 class TextFilter:
-    """``:has-text("...")`` (kind ``has``) or ``:text-is("...")`` (kind ``is``), decoded."""
+    """A Playwright pseudo-class on one compound, decoded.
 
-    kind: Literal["has", "is"]
-    text: str
+    ``has`` (``:has-text()``), ``is`` (``:text-is()``), ``text`` (``:text()``), ``matches``
+    (``:text-matches(re, flags)``, ``flags`` set), ``visible`` (``:visible``), ``sel``
+    (``:has(<relative selector list>)``, ``inner`` set: Playwright's own ``:has``, which sees
+    into shadow roots).
+    """
+
+    kind: Literal["has", "is", "text", "matches", "visible", "sel"]
+    text: str = ""
+    flags: str = ""
+    inner: tuple["CssComplex", ...] = ()
+
+    def spec(self) -> list:
+        if self.kind == "sel":
+            return ["sel", [cx.spec() for cx in self.inner]]
+        if self.kind == "matches":
+            return ["matches", self.text, self.flags]
+        if self.kind == "visible":
+            return ["visible"]
+        return [self.kind, self.text]
 
 
 @dataclass(frozen=True)
 class CssComplex:
-    """One complex selector: compounds joined by combinators, plus trailing text filters.
+    """One complex selector: compounds joined by combinators, each with its pseudo filters.
 
     ``combinators[i]`` joins ``compounds[i]`` to ``compounds[i + 1]`` (one of ``' '``, ``'>'``,
     ``'+'``, ``'~'``); ``full`` is the native CSS of the whole complex (filters removed).
+    ``compound_filters[i]`` are the filters of compound ``i`` (empty tuples when none);
+    ``lead`` is the leading combinator of a relative selector (inside ``:has()``).
     """
 
     compounds: tuple[str, ...]
     combinators: tuple[str, ...]
-    filters: tuple[TextFilter, ...] = ()
+    compound_filters: tuple[tuple[TextFilter, ...], ...] = ()
+    lead: str | None = None
+
+    @property
+    def filters(self) -> tuple[TextFilter, ...]:
+        """The last compound's filters."""
+        return self.compound_filters[-1] if self.compound_filters else ()
+
+    @property
+    def general(self) -> bool:
+        """Whether the browser cannot match the complex alone (a filter before the last
+        compound, or a ``:has()`` anywhere)."""
+        cf = self.compound_filters
+        return any(cf[:-1]) or any(f.kind == "sel" for fs in cf for f in fs) or self.lead is not None
 
     @property
     def full(self) -> str:
@@ -40,6 +74,16 @@ class CssComplex:
             out.append(" " if comb == " " else f" {comb} ")
             out.append(compound)
         return "".join(out)
+
+    def spec(self) -> dict:
+        out: dict = {"full": self.full, "c": list(self.compounds), "k": list(self.combinators),
+                     "f": [f.spec() for f in self.filters]}
+        if self.general or any(self.compound_filters[:-1]):
+            out["g"] = True
+            out["cf"] = [[f.spec() for f in fs] for fs in self.compound_filters]
+        if self.lead is not None:
+            out["lead"] = self.lead
+        return out
 
 
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -85,11 +129,12 @@ def css_unescape_string(body: str) -> str:
 
 # ------------------------------------------------------------------------------------ CSS
 
-_PLAYWRIGHT_ONLY = frozenset(
-    {"visible", "text", "text-matches", "nth-match", "near", "above", "below", "left-of", "right-of", "light"}
-)
-_TEXT_FILTERS = {"has-text": "has", "text-is": "is"}
+_PLAYWRIGHT_ONLY = frozenset({"nth-match", "near", "above", "below", "left-of", "right-of", "light"})
+#: Playwright's pseudo-classes we run ourselves, with one quoted argument
+_TEXT_FILTERS = {"has-text": "has", "text-is": "is", "text": "text", "text-matches": "matches"}
 _COMBINATOR_CHARS = ">+~"
+#: how deep :has() may nest inside :has()
+_MAX_HAS_DEPTH = 8
 
 
 class _CssError(Exception):
@@ -144,79 +189,108 @@ def _skip_string(s: str, i: int) -> int:
     raise _CssError("unterminated string")
 
 
-def _parse_filter_arg(s: str, i: int, name: str) -> tuple[str, int]:
-    """Parse ``("...")`` at ``s[i] == '('``; returns (decoded text, index after ')')."""
+def _parse_string_args(s: str, i: int, name: str, most: int) -> tuple[list[str], int]:
+    """Parse ``("...", ...)`` at ``s[i] == '('``: 1..``most`` quoted strings, decoded."""
     n = len(s)
+    args: list[str] = []
     j = i + 1
-    while j < n and s[j] in _CSS_WS:
+    while True:
+        while j < n and s[j] in _CSS_WS:
+            j += 1
+        if j >= n or s[j] not in "\"'":
+            raise _CssError(f":{name}() takes a quoted string, as in :{name}(\"Save\")")
+        end = _skip_string(s, j)
+        args.append(css_unescape_string(s[j + 1 : end - 1]))
+        k = end
+        while k < n and s[k] in _CSS_WS:
+            k += 1
+        if k < n and s[k] == "," and len(args) < most:
+            j = k + 1
+            continue
+        if k >= n or s[k] != ")":
+            raise _CssError(f":{name}() takes exactly one quoted string" if most == 1
+                            else f":{name}() takes a quoted pattern and optional quoted flags")
+        return args, k + 1
+
+
+def _matching_paren(s: str, i: int) -> int:
+    """``s[i] == '('``: the index of its ``')'`` (strings, escapes, brackets skipped)."""
+    n = len(s)
+    depth = 0
+    j = i
+    while j < n:
+        c = s[j]
+        if c == "\\":
+            j = _skip_escape(s, j)
+            continue
+        if c in "\"'":
+            j = _skip_string(s, j)
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return j
         j += 1
-    if j >= n or s[j] not in "\"'":
-        raise _CssError(f":{name}() takes a quoted string, as in :{name}(\"Save\")")
-    end = _skip_string(s, j)
-    text = css_unescape_string(s[j + 1 : end - 1])
-    k = end
-    while k < n and s[k] in _CSS_WS:
-        k += 1
-    if k >= n or s[k] != ")":
-        raise _CssError(f":{name}() takes exactly one quoted string")
-    return text, k + 1
+    raise _CssError("unbalanced '('")
 
 
-def _parse_css(css: str) -> tuple[CssComplex, ...]:
-    """Split CSS into complex selectors and compounds; pull out trailing text filters."""
+def _parse_css(css: str, *, relative: bool = False, has_depth: int = 0) -> tuple[CssComplex, ...]:
+    """Split CSS into complex selectors and compounds; pull out Playwright's pseudo-classes.
+
+    ``relative``: the argument of ``:has()``, where a complex may start with a combinator.
+    """
     s = css
     n = len(s)
     complexes: list[CssComplex] = []
     compounds: list[str] = []
     combinators: list[str] = []
-    filters: list[TextFilter] = []
-    filter_pos: list[int] = []  # index in compounds of the compound holding filters
-    buf: list[str] = []  # text of the current compound
+    cfilters: list[tuple[TextFilter, ...]] = []
+    current: list[TextFilter] = []  # filters of the compound being read
+    buf: list[str] = []  # native text of the current compound
     pending: str | None = None  # combinator seen since the last compound
+    lead: str | None = None
     depth = 0  # parentheses
     i = 0
 
     def end_compound() -> None:
-        nonlocal pending
+        nonlocal pending, lead
         text = "".join(buf).strip()
         buf.clear()
-        has_filter = bool(filter_pos) and filter_pos[-1] == len(compounds)
         if not text:
-            if has_filter:
+            if current:
                 text = "*"
             else:
                 raise _CssError("a combinator or comma has no selector on one side")
         if compounds:
             combinators.append(pending or " ")
         elif pending:
-            raise _CssError(f"selector starts with the combinator {pending!r}")
+            if not relative:
+                raise _CssError(f"selector starts with the combinator {pending!r}")
+            lead = pending
         pending = None
         compounds.append(text)
+        cfilters.append(tuple(current))
+        current.clear()
 
     def end_complex() -> None:
-        nonlocal pending
-        if buf and "".join(buf).strip() or (filter_pos and filter_pos[-1] == len(compounds)):
+        nonlocal pending, lead
+        if "".join(buf).strip() or current:
             end_compound()
         if pending is not None:
             raise _CssError(f"selector ends with the combinator {pending!r}")
         if not compounds:
             raise _CssError("empty selector")
-        for pos in filter_pos:
-            if pos != len(compounds) - 1:
-                raise _CssError(":has-text() and :text-is() may only end the last compound")
-        complexes.append(CssComplex(tuple(compounds), tuple(combinators), tuple(filters)))
+        filters = tuple(cfilters) if any(cfilters) else ()  # () when no compound has any
+        complexes.append(CssComplex(tuple(compounds), tuple(combinators), filters, lead))
         compounds.clear()
         combinators.clear()
-        filters.clear()
-        filter_pos.clear()
-
-    def in_filter_tail() -> bool:
-        return bool(filter_pos) and filter_pos[-1] == len(compounds)
+        cfilters.clear()
+        lead = None
 
     while i < n:
         c = s[i]
-        if depth == 0 and in_filter_tail() and c not in _CSS_WS + _COMBINATOR_CHARS + ",:":
-            raise _CssError(":has-text() and :text-is() must come last in their compound")
         if c == "\\":
             j = _skip_escape(s, i)
             buf.append(s[i:j])
@@ -266,20 +340,35 @@ def _parse_css(css: str) -> tuple[CssComplex, ...]:
                 continue
             j = _ident_at(s, i + 1)
             name = s[i + 1 : j].lower()
-            if name in _TEXT_FILTERS:
+            if name in _TEXT_FILTERS or name == "visible" or (name == "has" and depth == 0):
                 if depth != 0:
                     raise _CssError(f":{name}() cannot be nested inside another pseudo-class")
+                if name == "visible":
+                    if j < n and s[j] == "(":
+                        raise _CssError(":visible takes no argument")
+                    current.append(TextFilter("visible"))
+                    i = j
+                    continue
                 if j >= n or s[j] != "(":
-                    raise _CssError(f":{name} needs a quoted argument, as in :{name}(\"Save\")")
-                text, k = _parse_filter_arg(s, j, name)
-                filter_pos.append(len(compounds))
-                filters.append(TextFilter(_TEXT_FILTERS[name], text))
+                    raise _CssError(f":{name} needs a quoted argument, as in :{name}(\"Save\")" if name != "has"
+                                    else ":has needs a selector, as in :has(a)")
+                if name == "has":
+                    if has_depth >= _MAX_HAS_DEPTH:
+                        raise _CssError(":has() nested too deeply")
+                    close = _matching_paren(s, j)
+                    inner = s[j + 1 : close]
+                    if not inner.strip():
+                        raise _CssError(":has() needs a selector, as in :has(a)")
+                    current.append(TextFilter("sel", inner=_parse_css(inner, relative=True, has_depth=has_depth + 1)))
+                    i = close + 1
+                    continue
+                kind = _TEXT_FILTERS[name]
+                args, k = _parse_string_args(s, j, name, 2 if kind == "matches" else 1)
+                current.append(TextFilter(kind, args[0], args[1] if len(args) > 1 else ""))
                 i = k
                 continue
             if name in _PLAYWRIGHT_ONLY:
                 raise _CssError(f"the Playwright-only pseudo-class :{name} is not supported")
-            if in_filter_tail():
-                raise _CssError(":has-text() and :text-is() must come last in their compound")
             if name == "scope" and depth == 0 and (j >= n or s[j] != "("):
                 buf.append(":root")  # Playwright: :scope of a document query is its root element
             else:
@@ -301,9 +390,11 @@ def _parse_css(css: str) -> tuple[CssComplex, ...]:
                     raise _CssError(f"selector ends with the combinator {comb!r}")
                 i = j
                 continue
-            if not "".join(buf).strip() and not in_filter_tail():
-                if compounds or comb != " " or filters:
+            if not "".join(buf).strip() and not current:
+                if compounds or comb != " " and not relative or pending is not None:
                     raise _CssError(f"combinator {comb!r} has no selector before it")
+                if comb != " ":
+                    pending = comb  # the lead of a relative selector
                 i = j  # leading whitespace
                 continue
             end_compound()
@@ -320,8 +411,6 @@ def _parse_css(css: str) -> tuple[CssComplex, ...]:
     if depth != 0:
         raise _CssError("unbalanced '('")
     end_complex()
-    if len(complexes) > 1 and any(cx.filters for cx in complexes):
-        raise _CssError(":has-text() and :text-is() cannot be used in a selector list")
     return tuple(complexes)
 
 

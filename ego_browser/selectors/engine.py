@@ -111,6 +111,13 @@ async def query_frame(
     if nth == "selector":
         nth = parsed.nth
     try:
+        if parsed.kind == "chain":
+            from .chain import query_chain
+
+            return await query_chain(
+                frame, parsed, limit=limit, nth=nth, describe=describe, objects=objects,
+                object_group=object_group, project=project, timeout=timeout, backend_ids=backend_ids,
+            )
         if parsed.kind == "role":
             return await _query_role(
                 frame, parsed, limit=limit, nth=nth, describe=describe, objects=objects,

@@ -38,7 +38,7 @@ __all__ = [
     "parse_selector",
 ]
 
-Kind = Literal["css", "text", "xpath", "role", "href"]
+Kind = Literal["css", "text", "xpath", "role", "href", "label", "chain", "nth", "visible"]
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,15 @@ class ParsedSelector:
     xpath: str | None = None
     role: str | None = None
     name: str | None = None
-    name_op: Literal["=", "*="] | None = None
+    name_op: str | None = None  # "=", "*=", "^=", "$=", "|=", "~=" (role=), "re" (a regex)
+    name_exact: bool = True  # role: case-sensitive name comparison ([name="x" i] turns it off)
+    name_flags: str = ""  # role: the flags of a /regex/ name
+    states: tuple[tuple[str, Any], ...] = ()  # role=: (checked|pressed|selected|expanded|level|disabled|description, value)
+    regex: tuple[str, str] | None = None  # text=/re/flags: (source, flags)
     href: str | None = None
     nth: int | None = None
+    visible: bool | None = None  # visible=true|false (a chain step)
+    steps: tuple["ParsedSelector", ...] = ()  # kind "chain": the '>>' parts before a terminal nth
     _spec: dict = field(default_factory=dict, compare=False, repr=False)
 
     def to_spec(self) -> dict[str, Any]:
@@ -74,20 +80,22 @@ class ParsedSelector:
             return self._spec
         spec: dict[str, Any]
         if self.kind == "css":
-            spec = {
-                "k": "css",
-                "list": [
-                    {
-                        "full": cx.full,
-                        "c": list(cx.compounds),
-                        "k": list(cx.combinators),
-                        "f": [[f.kind, f.text] for f in cx.filters],
-                    }
-                    for cx in self.css
-                ],
-            }
+            spec = {"k": "css", "list": [cx.spec() for cx in self.css]}
         elif self.kind == "text":
-            spec = {"k": "text", "text": self.text, "strict": self.exact}
+            if self.regex is not None:
+                spec = {"k": "text", "re": self.regex[0], "flags": self.regex[1]}
+            else:
+                spec = {"k": "text", "text": self.text, "strict": self.exact}
+        elif self.kind == "label":
+            spec = {"k": "label", "text": self.text, "exact": self.exact}
+            if self.regex is not None:
+                spec.update(re=self.regex[0], flags=self.regex[1])
+        elif self.kind == "chain":
+            spec = {"k": "chain", "steps": [st.to_spec() for st in self.steps]}
+        elif self.kind == "nth":
+            spec = {"k": "nth", "nth": self.nth}
+        elif self.kind == "visible":
+            spec = {"k": "visible", "v": self.visible}
         elif self.kind == "xpath":
             spec = {"k": "xpath", "xpath": self.xpath}
         elif self.kind == "href":
@@ -193,6 +201,10 @@ def _engine_of(part: str) -> tuple[str, str]:
 
 # ------------------------------------------------------------------------------------ locators
 
+_ATTRIBUTE_ENGINES = ("id", "data-testid", "data-test-id", "data-test")
+#: the most '>>' parts one selector may chain
+MAX_CHAIN = 16
+
 _ROLE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_-]*)\s*(?:\[(.*)\])?\s*$", re.S)
 _ROLE_ATTR = re.compile(r"^\s*([A-Za-z-]+)\s*(\*?=)\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')\s*$", re.S)
 
@@ -220,7 +232,9 @@ def _parse_main(selector: str, part: str) -> dict[str, Any]:
         return _css_fields(selector, body)
     if name == "text":
         if body[:1] == "/" and body.rfind("/") > 0:
-            raise _invalid(selector, "regular expressions (text=/re/) are not supported; use text=<substring>")
+            # Playwright: a regex tested on the element's whole text (the browser judges its syntax)
+            last = body.rfind("/")
+            return {"kind": "text", "text": body, "regex": (body[1:last], body[last + 1 :])}
         if len(body) > 1 and body[0] == body[-1] and body[0] in "\"'":
             return {"kind": "text", "text": _playwright_unquote(body), "exact": True}
         if not normalize_whitespace(body):
@@ -239,18 +253,44 @@ def _parse_main(selector: str, part: str) -> dict[str, Any]:
             return _css_fields(selector, rest)
         if kind == "role":
             role, name_value, op = _parse_role(selector, rest)
-            return {"kind": "role", "role": role, "name": name_value, "name_op": op}
+            # ours: name= exact, name*= a case-insensitive substring
+            return {"kind": "role", "role": role, "name": name_value, "name_op": op, "name_exact": op != "*="}
         if kind == "href":
             href = rest.strip()
             if not href:
                 raise _invalid(selector, "loc=href: needs a URL")
             return {"kind": "href", "href": href}
         raise _invalid(selector, f"unknown locator kind loc={kind}: (expected css, role or href)")
+    if name == "role":
+        from .role_parse import parse_playwright_role
+
+        return parse_playwright_role(selector, body)
+    if name in _ATTRIBUTE_ENGINES:
+        # Playwright's attribute engines: [attr="value"], through shadow roots
+        value = body
+        quoted = '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ") + '"'
+        return _css_fields(selector, f"[{name}={quoted}]")
+    if name == "label":
+        # ours (Playwright spells it internal:label): quoted = the whole label, exactly
+        if body[:1] == "/" and body.rfind("/") > 0:
+            last = body.rfind("/")
+            return {"kind": "label", "text": body, "regex": (body[1:last], body[last + 1 :])}
+        if len(body) > 1 and body[0] == body[-1] and body[0] in "\"'":
+            return {"kind": "label", "text": _playwright_unquote(body), "exact": True}
+        if not normalize_whitespace(body):
+            raise _invalid(selector, "label= needs some text")
+        return {"kind": "label", "text": body, "exact": False}
+    if name == "visible":
+        value = body.strip()
+        if value not in ("true", "false"):
+            raise _invalid(selector, f"visible= expects true or false, got {value!r}")
+        return {"kind": "visible", "visible": value == "true"}
     if name == "ref":
         raise _invalid(selector, f"a ref is ref=<digits>, got ref={body}")
     if name == "nth":
         raise _invalid(selector, "nth= must follow a selector, as in '.item >> nth=0'")
-    raise _invalid(selector, f"unknown selector engine {name}= (supported: css=, text=, xpath=, loc=, refs)")
+    raise _invalid(selector, f"unknown selector engine {name}= (supported: css=, text=, xpath=, role=, label=, id=, "
+                             "data-testid=, visible=, nth=, loc=, refs)")
 
 
 def _css_fields(selector: str, css: str) -> dict[str, Any]:
@@ -264,12 +304,7 @@ def _css_fields(selector: str, css: str) -> dict[str, Any]:
 
 
 def _parse_nth(selector: str, part: str) -> int:
-    name, body = _engine_of(part)
-    if name != "nth":
-        raise _invalid(
-            selector,
-            f"'>> {part}': only one terminal '>> nth=N' step is supported after a selector; chains are not",
-        )
+    _name, body = _engine_of(part)
     value = body.strip()
     if not re.fullmatch(r"-?\d+", value):
         raise _invalid(selector, f"nth= expects an integer >= 0 or -1, got {value!r}")
@@ -295,20 +330,34 @@ def _parse_cached(selector: str) -> Selector:
     if stripped.startswith("@"):
         raise _invalid(selector, "a ref is @<digits>, as in @21")
     parts = _split_parts(selector)
-    if len(parts) > 2:
-        raise _invalid(selector, "only one terminal '>> nth=N' step is supported; '>>' chains are not")
+    if len(parts) > MAX_CHAIN:
+        raise _invalid(selector, f"at most {MAX_CHAIN} '>>' parts in one selector")
     nth = None
-    if len(parts) == 2:
-        main = parts[0]
-        nth = _parse_nth(selector, parts[1])
-        if not main:
-            raise _invalid(selector, "'>> nth=N' needs a selector before it")
-        if _REF_AT.match(main) or _REF_EQ.match(main) or _DIGITS.match(main) or main.startswith("@"):
-            raise _invalid(selector, "'>> nth=N' cannot follow a ref")
-    else:
-        main = parts[0]
-    fields = _parse_main(selector, main)
-    return ParsedSelector(source=selector, nth=nth, **fields)
+    if len(parts) > 1 and _engine_of(parts[-1])[0] == "nth":
+        nth = _parse_nth(selector, parts[-1])
+        parts = parts[:-1]
+    for part in parts:
+        if not part:
+            raise _invalid(selector, "an empty part around '>>'")
+        if _REF_AT.match(part) or _REF_EQ.match(part) or _DIGITS.match(part) or part.startswith("@"):
+            raise _invalid(selector, "a ref stands alone: it cannot be chained with '>>'"
+                           if len(parts) > 1 or nth is None else "'>> nth=N' cannot follow a ref")
+    steps = []
+    for i, part in enumerate(parts):
+        if _engine_of(part)[0] == "nth":
+            if i == 0:
+                raise _invalid(selector, "nth= must follow a selector, as in '.item >> nth=0'")
+            steps.append(ParsedSelector(source=part, kind="nth", nth=_parse_nth(selector, part)))
+        else:
+            steps.append(ParsedSelector(source=part, **_parse_main(selector, part)))
+    if steps[0].kind == "visible":
+        raise _invalid(selector, "visible= must follow a selector, as in 'button >> visible=true'")
+    if len(steps) == 1:
+        only = steps[0]
+        return ParsedSelector(source=selector, nth=nth, **{
+            f: getattr(only, f) for f in ("kind", "css", "text", "exact", "xpath", "role", "name", "name_op",
+                                          "name_exact", "name_flags", "states", "regex", "href", "visible")})
+    return ParsedSelector(source=selector, kind="chain", steps=tuple(steps), nth=nth)
 
 
 def parse_selector(selector: Any) -> Selector:

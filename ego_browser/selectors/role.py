@@ -22,6 +22,7 @@ unsure (names are Chromium's), and so does a modal dialog in the document.
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from .. import jsonsafe
@@ -42,6 +43,7 @@ from ._core import (
     _with_context,
 )
 from .parse import ParsedSelector, normalize_whitespace
+from .role_parse import py_flags
 
 #: roles whose possible elements are known: candidates are these tags, any [role] naming the
 #: role, custom elements (and contenteditable roots for textbox); other roles query the document
@@ -103,11 +105,42 @@ _tmp_groups = iter(range(1, 1 << 62))
 _DOC_QUERY_TIMEOUT = 2.0
 
 
+def _words(parsed: ParsedSelector) -> list[str]:
+    """Words the accessible name must contain (the in-page prefilter); none for a regex."""
+    if parsed.name is None or parsed.name_op == "re":
+        return []
+    needle = normalize_whitespace(parsed.name).lower()
+    return needle.split(" ") if needle else []
+
+
 def _candidate_spec(parsed: ParsedSelector) -> dict[str, Any]:
     role = parsed.role or ""
-    needle = normalize_whitespace(parsed.name).lower() if parsed.name is not None else ""
-    return {"role": role, "tags": list(_ROLE_TAGS[role]), "words": needle.split(" ") if needle else [],
-            "editable": role == "textbox", "named": parsed.name is not None}
+    # a name or a state is Chromium's (or the page's) to judge: every candidate is unsure then
+    return {"role": role, "tags": list(_ROLE_TAGS[role]), "words": _words(parsed),
+            "editable": role == "textbox", "named": parsed.name is not None or bool(parsed.states)}
+
+
+def text_matches(actual: str, op: str, value: str, exact: bool, flags: str = "") -> bool:
+    """Playwright's matchesAttributePart on a normalised accessible name or description."""
+    actual = normalize_whitespace(actual)
+    if op == "re":
+        return re.search(value, actual, py_flags(flags)) is not None
+    value = normalize_whitespace(value)
+    if not exact:
+        actual, value = actual.upper(), value.upper()
+    if op == "=":
+        return actual == value
+    if op == "*=":
+        return value in actual
+    if op == "^=":
+        return actual.startswith(value)
+    if op == "$=":
+        return actual.endswith(value)
+    if op == "|=":
+        return actual == value or actual.startswith(value + "-")
+    if op == "~=":
+        return value in actual.split(" ")
+    return False
 
 
 async def _role_candidates(frame: Any, parsed: ParsedSelector, timeout: float) -> tuple[list[str], str] | None:
@@ -115,9 +148,7 @@ async def _role_candidates(frame: Any, parsed: ParsedSelector, timeout: float) -
     role = parsed.role or ""
     if role not in _ROLE_TAGS:
         return None
-    needle = normalize_whitespace(parsed.name).lower() if parsed.name is not None else ""
-    spec = {"role": role, "tags": list(_ROLE_TAGS[role]), "words": needle.split(" ") if needle else [],
-            "editable": role == "textbox"}
+    spec = {"role": role, "tags": list(_ROLE_TAGS[role]), "words": _words(parsed), "editable": role == "textbox"}
     group = f"ego-sel-tmp-{next(_tmp_groups)}"
     res = await _evaluate(frame, f"__egoSel.roleCandidates({_dumps(spec)})", by_value=False, group=group, timeout=timeout)
     array_id = res.get("objectId")
@@ -176,13 +207,20 @@ async def _document_query(frame: Any, roles: tuple[str, ...], timeout: float) ->
 
 
 def _name_ok(node: dict, parsed: ParsedSelector) -> bool:
-    name = parsed.name
-    if name is None:
-        return True
-    actual = normalize_whitespace(str((node.get("name") or {}).get("value") or ""))
-    if parsed.name_op == "*=":
-        return normalize_whitespace(name).lower() in actual.lower()
-    return actual == normalize_whitespace(name)
+    if parsed.name is not None:
+        actual = str((node.get("name") or {}).get("value") or "")
+        if not text_matches(actual, parsed.name_op or "=", parsed.name, parsed.name_exact, parsed.name_flags):
+            return False
+    for key, want in parsed.states:
+        if key == "description":
+            actual = str((node.get("description") or {}).get("value") or "")
+            if want[0] == "re":
+                ok = text_matches(actual, "re", want[1], True, want[2])
+            else:
+                ok = text_matches(actual, want[0], want[1], want[2])
+            if not ok:
+                return False
+    return True
 
 
 async def _ax_nodes(frame: Any, parsed: ParsedSelector, timeout: float) -> list[dict]:
@@ -209,9 +247,6 @@ async def _ax_nodes(frame: Any, parsed: ParsedSelector, timeout: float) -> list[
         if group is not None:
             await _release_group(session, group)
     nodes = [n for n in nodes if (n.get("role") or {}).get("value") in roles]
-    name = parsed.name
-    op = parsed.name_op
-    wanted = normalize_whitespace(name).lower() if op == "*=" else normalize_whitespace(name) if name is not None else None
     out = []
     seen: set[int] = set()
     for node in nodes:
@@ -220,19 +255,81 @@ async def _ax_nodes(frame: Any, parsed: ParsedSelector, timeout: float) -> list[
         backend = node.get("backendDOMNodeId")
         if backend is None or backend in seen:
             continue
-        if wanted is not None:
-            actual = normalize_whitespace(str((node.get("name") or {}).get("value") or ""))
-            if op == "*=":
-                if wanted not in actual.lower():
-                    continue
-            elif actual != wanted:
-                continue
+        if not _name_ok(node, parsed):
+            continue
         seen.add(backend)
         out.append(node)
     return out
 
 
+#: states the page judges (Playwright reads them from the DOM, not from the AX tree)
+_DOM_STATES = ("checked", "pressed", "selected", "expanded", "level", "disabled")
+
+
 async def _query_role(
+    frame: Any,
+    parsed: ParsedSelector,
+    *,
+    limit: int | None,
+    nth: int | None,
+    describe: bool,
+    objects: bool,
+    object_group: str | None,
+    project: str | None,
+    timeout: float,
+    backend_ids: bool = True,
+) -> _FrameResult:
+    states = [(k, v) for k, v in parsed.states if k in _DOM_STATES]
+    if not states:
+        return await _query_role_base(
+            frame, parsed, limit=limit, nth=nth, describe=describe, objects=objects, object_group=object_group,
+            project=project, timeout=timeout, backend_ids=backend_ids,
+        )
+    # every match, then the page keeps those in the asked states; nth and limit after that
+    temp = f"ego-sel-tmp-{next(_tmp_groups)}"
+    group = object_group if (objects and object_group) else temp
+    found = await _query_role_base(
+        frame, parsed, limit=None, nth=None, describe=describe, objects=True, object_group=group,
+        project=project, timeout=timeout, backend_ids=backend_ids,
+    )
+    session = frame.session
+    matches = found.matches
+    if matches:
+        r = await session.send(
+            "Runtime.callFunctionOn",
+            {"functionDeclaration": "function(role, states, ...els) { return els.map((e) => __egoSel.roleStatesMatch(e, role, states)); }",
+             "objectId": matches[0].object_id,
+             "arguments": [{"value": parsed.role}, {"value": [[k, v] for k, v in states]}]
+             + [{"objectId": m.object_id} for m in matches],
+             "returnByValue": True},
+            timeout=timeout,
+        )
+        if r.get("exceptionDetails"):
+            raise CdpError("selector engine error: " + _exception_text(r["exceptionDetails"]),
+                           method="Runtime.callFunctionOn", cdp_code=None, cdp_message=None)
+        flags = r["result"].get("value") or []
+        kept = [m for m, ok in zip(matches, flags) if ok]
+    else:
+        kept = []
+    count_all = len(kept)
+    if nth is not None:
+        i = _nth_index(nth, count_all)
+        chosen = [kept[i]] if i is not None else []
+    else:
+        chosen = kept
+    total = len(chosen)
+    out = chosen if limit is None else chosen[:limit]
+    if not objects:
+        await _release_group(session, temp)
+        return _FrameResult([], count_all, total)
+    keep_ids = {id(m) for m in out}
+    drop = [m.object_id for m in matches if id(m) not in keep_ids and m.object_id]
+    if drop:
+        await asyncio.gather(*(_release(session, o) for o in drop))
+    return _FrameResult(out, count_all, total)
+
+
+async def _query_role_base(
     frame: Any,
     parsed: ParsedSelector,
     *,

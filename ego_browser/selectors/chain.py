@@ -1,0 +1,127 @@
+"""``a >> b >> c``: Playwright's chained selectors, in one frame.
+
+Each part runs from every element the previous part found (Playwright's ``querySelectorAll``
+over parts). The page runs the CSS/text/XPath/href/nth/visible parts itself
+(``__egoSel.chain``); a ``role=`` part is Chromium's to answer, so it is resolved for the whole
+document by :mod:`ego_browser.selectors.role` and then kept to the elements under the current
+scopes, in Playwright's role-engine order (``__egoSel.within``). The elements between segments
+stay in the page as one array object (a temporary object group, released at the end).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from ..errors import CdpError
+from ._core import (
+    DEFAULT_GROUP,
+    _context_gone,
+    _evaluate,
+    _exception_text,
+    _FrameGone,
+    _FrameResult,
+    _invalid_from_engine,
+    _materialize,
+)
+from .parse import ParsedSelector
+
+_groups = itertools.count(1)
+
+
+def _segments(steps: tuple[ParsedSelector, ...]) -> list[list[ParsedSelector]]:
+    """Consecutive page-run steps together; each role step alone."""
+    out: list[list[ParsedSelector]] = []
+    for step in steps:
+        if step.kind == "role" or not out or out[-1][0].kind == "role":
+            out.append([step])
+        else:
+            out[-1].append(step)
+    return out
+
+
+async def _call(session: Any, fn: str, *, this: str | None, ctx: int | None, args: list[dict], group: str,
+                by_value: bool, timeout: float) -> dict:
+    params: dict[str, Any] = {"functionDeclaration": fn, "arguments": args, "silent": True}
+    if this is not None:
+        params["objectId"] = this
+    else:
+        params["executionContextId"] = ctx
+    if by_value:
+        params["returnByValue"] = True
+    else:
+        params["objectGroup"] = group
+    r = await session.send("Runtime.callFunctionOn", params, timeout=timeout)
+    if r.get("exceptionDetails"):
+        raise CdpError("selector engine error: " + _exception_text(r["exceptionDetails"]),
+                       method="Runtime.callFunctionOn", cdp_code=None, cdp_message=None)
+    return r["result"]
+
+
+async def query_chain(
+    frame: Any,
+    parsed: ParsedSelector,
+    *,
+    limit: int | None,
+    nth: int | None,
+    describe: bool,
+    objects: bool,
+    object_group: str | None,
+    project: str | None,
+    timeout: float,
+    backend_ids: bool,
+) -> _FrameResult:
+    from .role import _query_role
+
+    session = frame.session
+    temp = f"ego-sel-chain-{next(_groups)}"
+    current: str | None = None  # objectId of the scopes array; None = the document
+    try:
+        # installs the engine and learns the context the handles live in
+        await _evaluate(frame, "true", by_value=True, group=None, timeout=timeout)
+        ctx = await frame.utility_context()
+        for segment in _segments(parsed.steps):
+            if segment[0].kind == "role":
+                found = await _query_role(
+                    frame, segment[0], limit=None, nth=None, describe=False, objects=True, object_group=temp,
+                    project=None, timeout=timeout, backend_ids=False,
+                )
+                els = [{"objectId": m.object_id} for m in found.matches if m.object_id]
+                scopes = {"objectId": current} if current else {"value": None}
+                res = await _call(session, "function(scopes, ...els) { return __egoSel.within(scopes, els); }",
+                                  this=None if current is None else current, ctx=ctx, args=[scopes, *els],
+                                  group=temp, by_value=False, timeout=timeout)
+            else:
+                specs = [s.to_spec() for s in segment]
+                res = await _call(
+                    session, "function(scopes, steps) { return __egoSel.chain(scopes, steps); }",
+                    this=current, ctx=ctx, args=[{"objectId": current} if current else {"value": None}, {"value": specs}],
+                    group=temp, by_value=False, timeout=timeout,
+                )
+            current = res.get("objectId")
+            if current is None:
+                return _FrameResult([], 0, 0)
+        spec: dict[str, Any] = {"nth": nth}
+        if not objects:
+            spec["countOnly"] = True
+            value = (await _call(session, "function(spec) { return __egoSel.finish(this, spec); }", this=current,
+                                 ctx=None, args=[{"value": spec}], group=temp, by_value=True, timeout=timeout)).get("value") or {}
+            if "invalid" in value:
+                raise _invalid_from_engine(parsed, value)
+            return _FrameResult([], value.get("count", 0), value.get("total", 0))
+        spec.update(limit=limit, describe=describe)
+        if project:
+            spec["project"] = project
+        res = await _call(session, "function(spec) { return __egoSel.finish(this, spec); }", this=current, ctx=None,
+                          args=[{"value": spec}], group=object_group or DEFAULT_GROUP, by_value=False, timeout=timeout)
+        return await _materialize(frame, parsed, res, backend_ids=backend_ids, timeout=timeout)
+    except CdpError as exc:
+        if _context_gone(exc):
+            raise _FrameGone(frame.frame_id) from None
+        raise
+    finally:
+        try:
+            await session.send("Runtime.releaseObjectGroup", {"objectGroup": temp}, timeout=5.0)
+        except Exception:  # noqa: BLE001 - best effort: the frame may be gone
+            pass
+
