@@ -76,7 +76,9 @@ def test_rules_are_enforced_by_the_host_too(table):
 def test_earlier_spellings_still_reach_their_operation(table):
     assert ops.resolve("space.pages") is table["task.pages"]
     assert ops.resolve("download.forget") is table["download.delete"]
-    assert ops.resolve("page.check") is table["page.gate"]
+    # page.check was wait_for_timeout's gate; today it is Page.check, which needs a selector
+    assert ops.resolve("page.check", args={"space": 1, "label": "p1"}) is table["page.gate"]
+    assert ops.resolve("page.check", args={"space": 1, "label": "p1", "selector": "#c"}) is table["page.check"]
 
 
 async def test_a_round_sending_bad_arguments_gets_invalid_argument(task, server):

@@ -158,7 +158,7 @@ class Host:
     async def handle(self, op: str, args: dict[str, Any]) -> Any:
         """Serve one request: bind its arguments against the operation's declaration once
         (``OpSpec.bind``), then run the handler under the request's deadline."""
-        spec = resolve(op)
+        spec = resolve(op, args=args if isinstance(args, dict) else None)
         if spec is None:
             raise InvalidArgument(f"unknown host operation: {op}", api=op, option=None, expected=None)
         at, kwargs = spec.bind(args)

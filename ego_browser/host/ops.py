@@ -131,11 +131,14 @@ def sync_op(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return register
 
 
-def resolve(name: str, table: dict[str, OpSpec] | None = None) -> OpSpec | None:
+def resolve(name: str, table: dict[str, OpSpec] | None = None, args: dict[str, Any] | None = None) -> OpSpec | None:
     """The operation a request names (an earlier release's spelling too)."""
-    from ..schema.wire import LEGACY_NAMES
+    from ..schema.wire import LEGACY_NAMES, LEGACY_SHAPES
 
     table = OPS if table is None else table
+    shape = LEGACY_SHAPES.get(name)
+    if shape is not None and args is not None and shape[0] not in args:
+        return table.get(shape[1])  # an old spelling that is now another operation's name
     return table.get(name) or table.get(LEGACY_NAMES.get(name, ""))
 
 

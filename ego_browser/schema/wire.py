@@ -23,7 +23,7 @@ from typing import Any
 
 from .spec import OMIT, REQUIRED, Member, Param, members
 
-__all__ = ["ENVELOPES", "LEGACY_NAMES", "WIRE_ONLY", "declaration", "envelope", "wire_members"]
+__all__ = ["ENVELOPES", "LEGACY_NAMES", "LEGACY_SHAPES", "WIRE_ONLY", "declaration", "envelope", "wire_members"]
 
 _ = OMIT
 
@@ -101,9 +101,14 @@ REPLACED: dict[str, tuple[Param, ...]] = {
 #: members whose space id travels in the envelope although they are top-level functions
 _TASK_ENVELOPE = frozenset({"claim_task_space", "take_over_task_space"})
 
+#: old wire names that are another operation's name today: name -> (the argument today's
+#: operation requires, the old operation a request without it means)
+LEGACY_SHAPES: dict[str, tuple[str, str]] = {
+    "page.check": ("selector", "page.gate"),  # wait_for_timeout's gate before Page.check existed
+}
+
 #: old wire names (rounds of an earlier release may still send them) -> today's
 LEGACY_NAMES: dict[str, str] = {
-    "page.check": "page.gate",
     "space.info": "task.info",
     "space.control": "task.control",
     "download.forget": "download.delete",
