@@ -12,13 +12,13 @@ from __future__ import annotations
 import ast
 import asyncio
 import sys
-import traceback
-from types import CodeType, TracebackType
+from types import CodeType
 from typing import Any
 
 # the names a round finds preloaded (API.md §13), generated from the schema
 from ._exports import RUNNER_GLOBALS
 from .round_watch import RoundWatch
+from .script_errors import _failure
 
 __all__ = ["run_source", "compile_script", "script_globals", "RUNNER_GLOBALS"]
 
@@ -49,34 +49,6 @@ def _syntax_error(exc: SyntaxError, source: str) -> str:
     text = lines[lineno - 1] if 0 < lineno <= len(lines) else (exc.text or "").rstrip("\n")
     out = [f"SyntaxError: {exc.msg} (line {lineno}, column {col})", f"  {text}"]
     out.append("  " + " " * max(col - 1, 0) + "^")
-    return "\n".join(out)
-
-
-def _script_frames(tb: TracebackType | None, filename: str) -> list[traceback.FrameSummary]:
-    return [f for f in traceback.extract_tb(tb) if f.filename == filename]
-
-
-def _failure(exc: BaseException, filename: str, source: str) -> str:
-    from .errors import EgoError
-
-    frames = _script_frames(exc.__traceback__, filename)
-    lines = source.splitlines()
-    where = ""
-    if frames:
-        last = frames[-1]
-        line = lines[last.lineno - 1].strip() if last.lineno and 0 < last.lineno <= len(lines) else ""
-        where = f"  at line {last.lineno}: {line}"
-    if isinstance(exc, EgoError):
-        return f"{exc.code}: {exc.message}" + (f"\n{where}" if where else "")
-    out = []
-    if len(frames) > 1:
-        out.append("Traceback (script frames):")
-        for f in frames[:-1]:
-            src = lines[f.lineno - 1].strip() if f.lineno and 0 < f.lineno <= len(lines) else ""
-            out.append(f"  line {f.lineno} in {f.name}: {src}")
-    out.append(f"{type(exc).__name__}: {exc}")
-    if where:
-        out.append(where)
     return "\n".join(out)
 
 

@@ -17,6 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent / "ego_browser"
 ALLOWED: list[frozenset[str]] = [
     # TODO(profiles): profile_commands borrows commands' host helpers, commands dispatches to it
     frozenset({"ego_browser.commands", "ego_browser.profile_commands"}),
+    # TODO(selectors): role_parse borrows parse's helpers, parse dispatches to it
+    frozenset({"ego_browser.selectors.parse", "ego_browser.selectors.role_parse"}),
 ]
 
 
