@@ -1,10 +1,11 @@
 # Quick start:  make demo   (sets everything up, then runs a real task)
 #               make test   (sets everything up, then runs the whole suite)
+#               make typecheck (mypy --strict over ego_browser/)
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PYTEST_ARGS ?= -q
 
-.PHONY: setup demo test bench bench-tasks clean
+.PHONY: setup demo test typecheck bench bench-tasks dist plugins clean
 
 setup:
 	@./scripts/setup.sh
@@ -15,6 +16,10 @@ demo: setup
 test: setup
 	@$(PY) -m pytest $(PYTEST_ARGS)
 
+# mypy --strict over ego_browser/ (settings in pyproject.toml); not yet part of make test
+typecheck: setup
+	@$(PY) -m mypy
+
 bench: setup
 	@./benchmarks/setup_peers.sh
 	@$(PY) benchmarks/run_all.py
@@ -24,5 +29,13 @@ bench-tasks: setup
 	@./benchmarks/setup_peers.sh
 	@$(PY) benchmarks/tasks/run.py
 
+# sdist + manylinux wheel (built from the sdist, repaired and checked by auditwheel) in dist/
+dist: setup
+	@./scripts/dist.sh dist
+
+# the skill packaged for nine agent hosts, in dist/plugins/
+plugins: setup
+	@$(PY) -m ego_browser package-plugins --output dist/plugins
+
 clean:
-	rm -rf build *.egg-info ego_browser/_snapshot.c ego_browser/_snapshot*.so .pytest_cache
+	rm -rf build dist *.egg-info ego_browser/_snapshot.c ego_browser/_snapshot*.so .pytest_cache

@@ -7,31 +7,39 @@ import sys
 
 __all__ = ["main"]
 
-USAGE = """\
-usage: python -m ego_browser [-e CODE | FILE | -]      run one round (default: the script on stdin)
-       python -m ego_browser skill                    print the agent usage guide
-       python -m ego_browser help [NAME]              API help
-       python -m ego_browser spaces [take-over ID | give-back ID | new NAME]
-       python -m ego_browser profiles [list | new NAME | rm ID | import --from BROWSER[:PROFILE] | --from-dir DIR]
-       python -m ego_browser host start|stop|status
-       python -m ego_browser doctor
-       python -m ego_browser install-skill
-       python -m ego_browser validate-skills [ROOT]
+ROUND_USAGE = """\
+usage: python -m ego_browser [-e CODE | FILE | -]   run one round (default: the script on stdin)
+       python -m ego_browser COMMAND [--help]     a sub-command:
 """
 
-SUBCOMMANDS = ("skill", "help", "spaces", "profiles", "host", "doctor", "install-skill", "validate-skills")
+
+def _usage() -> str:
+    from .commands import usage_lines
+
+    return ROUND_USAGE + "".join(f"  {line}\n" for line in usage_lines()) + (
+        "Every sub-command takes --help. Rounds: python -m ego_browser skill prints the usage guide.\n"
+    )
+
+
+def _is_command(head: str) -> bool:
+    """Sub-command names are lower-case words; anything else is a script path (no import needed)."""
+    if not head.replace("-", "").isalpha() or not head.islower():
+        return False
+    from .commands import COMMANDS
+
+    return head in COMMANDS
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv == ["-"]:
         if sys.stdin is None or sys.stdin.isatty():
-            sys.stderr.write(USAGE)
+            sys.stderr.write(_usage())
             return 2
         return _round(sys.stdin.read(), "<stdin>")
     head = argv[0]
     if head in ("-h", "--help"):
-        sys.stdout.write(USAGE)
+        sys.stdout.write(_usage())
         return 0
     if head == "--version":
         from ._version import __version__
@@ -40,25 +48,28 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if head == "-e":
         if len(argv) != 2:
-            sys.stderr.write("-e takes exactly one argument: the code to run\n" + USAGE)
+            sys.stderr.write("-e takes exactly one argument: the code to run\n" + _usage())
             return 2
         return _round(argv[1], "<string>")
-    if head in SUBCOMMANDS:
+    if _is_command(head):
         from . import commands
 
         return commands.dispatch(head, argv[1:])
     if head.startswith("-"):
-        sys.stderr.write(f"unknown option {head}\n" + USAGE)
+        sys.stderr.write(f"unknown option {head}\n" + _usage())
         return 2
     path = head
     if len(argv) > 1:
-        sys.stderr.write("a script file takes no further arguments\n" + USAGE)
+        sys.stderr.write(f"unknown command {head!r} (or a script file given arguments)\n" + _usage())
         return 2
     try:
         with open(path, encoding="utf-8") as fh:
             source = fh.read()
     except OSError as exc:
-        sys.stderr.write(f"cannot read {path}: {exc.strerror}\n" + USAGE)
+        if not os.path.exists(path) and path.replace("-", "").isalpha():
+            sys.stderr.write(f"unknown command {path!r}\n" + _usage())
+            return 2
+        sys.stderr.write(f"cannot read {path}: {exc.strerror}\n" + _usage())
         return 2
     return _round(source, os.path.abspath(path))
 

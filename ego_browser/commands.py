@@ -1,132 +1,183 @@
-"""The CLI subcommands: host management, the person's side of spaces, doctor, skills."""
+"""The CLI sub-commands: host management, the person's side of spaces, doctor, skills, plugins.
+
+Each sub-command is declared once, with :func:`command`: its one-line summary, its argparse
+set-up and its handler. ``python -m ego_browser NAME --help`` and the top-level usage come from
+these declarations, so a new sub-command (``profiles``) is one more declaration. Commands with
+machine-readable output call :func:`add_json` in their set-up and print through :func:`emit`;
+with ``--json`` an ``EgoError`` is printed as ``{"error": {"code", "message"}}`` too.
+"""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import json
 import os
 import signal
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from . import config
 from .errors import BrowserUnavailable, EgoError
+from .hostctl import call as _call
+from .hostctl import host_answers, host_pid
+from .states import Ownership
 
-__all__ = ["dispatch"]
+__all__ = ["COMMANDS", "Command", "add_json", "command", "dispatch", "emit", "usage_lines"]
+
+PROG = "python -m ego_browser"
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    summary: str
+    synopsis: str  # the arguments, as the top-level usage shows them
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+    hidden: bool = False  # internal entry points (the host daemon, the warm worker)
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def command(name: str, summary: str, synopsis: str = "", *, hidden: bool = False,
+            configure: Callable[[argparse.ArgumentParser], None] | None = None) -> Callable:
+    """Declare a sub-command; the decorated function takes the parsed arguments, returns the status."""
+
+    def register(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+        COMMANDS[name] = Command(name, summary, synopsis, configure or (lambda p: None), run, hidden)
+        return run
+
+    return register
+
+
+def add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+
+
+def emit(ns: argparse.Namespace, data: Any, text: Callable[[Any], None]) -> None:
+    """Print ``data`` as JSON with ``--json``, else through ``text``."""
+    if getattr(ns, "json", False):
+        print(json.dumps(data, indent=1, sort_keys=True, default=str))
+    else:
+        text(data)
+
+
+def usage_lines() -> list[str]:
+    """Two lines per visible sub-command: how to call it, then what it does."""
+    out = []
+    for name, c in COMMANDS.items():
+        if not c.hidden:
+            out += [f"{PROG} {(name + ' ' + c.synopsis).strip()}", f"    {c.summary}"]
+    return out
+
+
+def parser_for(name: str) -> argparse.ArgumentParser:
+    cmd = COMMANDS[name]
+    parser = argparse.ArgumentParser(prog=f"{PROG} {name}", description=cmd.summary)
+    cmd.configure(parser)
+    return parser
 
 
 def dispatch(name: str, args: list[str]) -> int:
-    handler = _HANDLERS[name]
     try:
-        return handler(args)
+        ns = parser_for(name).parse_args(args)
+    except SystemExit as exc:  # --help (0) or a usage error (2; argparse printed why)
+        return exc.code if isinstance(exc.code, int) else 2
+    try:
+        return COMMANDS[name].run(ns)
     except EgoError as exc:
+        if getattr(ns, "json", False):
+            print(json.dumps({"error": {"code": exc.code, "message": exc.message}}, indent=1))
         print(f"{exc.code}: {exc.message}", file=sys.stderr)
         return 1
-
-
-def _usage(message: str, usage: str) -> int:
-    print(f"{message}\nusage: {usage}", file=sys.stderr)
-    return 2
-
-
-async def _call(op: str, args: dict[str, Any], *, start: bool = True) -> Any:
-    from .client.channel import SocketChannel
-
-    channel = SocketChannel()
-    channel.loop = asyncio.get_running_loop()
-    try:
-        if not start and not config.socket_path().exists():
-            return None
-        return await channel.call(op, args)
-    finally:
-        await channel.aclose()
-
-
-def _host_pid() -> int | None:
-    try:
-        return int((config.run_dir() / "host.pid").read_text().strip())
-    except (OSError, ValueError):
-        return None
-
-
-def _host_answers() -> bool:
-    import socket
-
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(1)
-            s.connect(str(config.socket_path()))
-        return True
-    except OSError:
-        return False
 
 
 # -- host ----------------------------------------------------------------------------------
 
 
-def _host(args: list[str]) -> int:
-    usage = "python -m ego_browser host start|stop|status"
-    if not args:
-        return _usage("host needs an action", usage)
-    action, rest = args[0], args[1:]
-    if action == "serve":
-        ready_fd = None
-        if rest[:1] == ["--ready-fd"] and len(rest) == 2:
-            ready_fd = int(rest[1])
-        elif rest:
-            return _usage("unexpected arguments", "python -m ego_browser host serve [--ready-fd FD]")
+def _host_args(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="action", metavar="{start,stop,status}", required=True)
+    sub.add_parser("start", help="start the background host (and its browser) unless it runs",
+                   description="Start the background host (and its browser) unless it runs.")
+    sub.add_parser("stop", help="stop the host and the browser it launched",
+                   description="Stop the host and the browser it launched.")
+    status = sub.add_parser("status", help="show the running host (never starts one); exit 1 when none runs",
+                            description="Show the running host; never starts one. Exit status 1 when none runs.")
+    add_json(status)
+    serve = sub.add_parser("serve")  # the daemon itself, started by the first round
+    serve.add_argument("--ready-fd", type=int)
+    worker = sub.add_parser("worker")  # the warm round worker, started by the host
+    worker.add_argument("--lifeline", type=int, required=True)
+
+
+@command("host", "manage the background host that owns the browser", "start|stop|status", configure=_host_args)
+def _host(ns: argparse.Namespace) -> int:
+    if ns.action == "serve":
         from .host.server import serve
 
-        return asyncio.run(serve(ready_fd))
-    if action == "worker":
-        if rest[:1] != ["--lifeline"] or len(rest) != 2:
-            return _usage("unexpected arguments", "python -m ego_browser host worker --lifeline FD")
+        return asyncio.run(serve(ns.ready_fd))
+    if ns.action == "worker":
         from .round_worker import serve as serve_worker
 
-        return serve_worker(int(rest[1]))
-    if rest:
-        return _usage(f"host {action} takes no arguments", usage)
-    if action == "start":
+        return serve_worker(ns.lifeline)
+    if ns.action == "start":
         status = asyncio.run(_call("host.status", {}))
         print(f"host running: pid {status['pid']}, browser {status['browser']}, endpoint {status['endpoint']}")
         return 0
-    if action == "status":
-        pid, answers = _find_host()
-        if pid is None:
-            print("host not running")
-            return 1
-        if not answers:
-            print(
-                f"host running: pid {pid}, but it does not answer on {config.socket_path()}\n"
-                "python -m ego_browser host stop stops it (and its browser)"
-            )
-            return 1
-        status = asyncio.run(_call("host.status", {}, start=False))
+    if ns.action == "status":
+        return _host_status(ns)
+    return _host_stop()
+
+
+def _host_status(ns: argparse.Namespace) -> int:
+    pid, answers = _find_host()
+    if pid is None:
+        emit(ns, {"running": False}, lambda d: print("host not running"))
+        return 1
+    if not answers:
+        emit(ns, {"running": True, "pid": pid, "answers": False, "socket": str(config.socket_path())}, lambda d: print(
+            f"host running: pid {pid}, but it does not answer on {config.socket_path()}\n"
+            f"{PROG} host stop stops it (and its browser)"))
+        return 1
+    status = asyncio.run(_call("host.status", {}, start=False))
+    if status is None:  # it went away between the two looks
+        emit(ns, {"running": False}, lambda d: print("host not running"))
+        return 1
+
+    def text(s: dict[str, Any]) -> None:
         print(
-            f"host running: pid {status['pid']}\nendpoint: {status['endpoint']}\nbrowser: {status['browser']}"
-            f" (pid {status['browser_pid']})\nhome: {status['home']}\nuptime: {status['uptime_s']}s, "
-            f"requests: {status['requests']}\ntabs: {status.get('pages')}, listed by no space: "
-            f"{status.get('orphan_pages')}\nstate store: {status.get('store_bytes')} bytes"
+            f"host running: pid {s['pid']}\nendpoint: {s['endpoint']}\nbrowser: {s['browser']}"
+            f" (pid {s['browser_pid']})\nhome: {s['home']}\nuptime: {s['uptime_s']}s, "
+            f"requests: {s['requests']}\ntabs: {s.get('pages')}, listed by no space: "
+            f"{s.get('orphan_pages')}\nstate store: {s.get('store_bytes')} bytes"
         )
-        if status.get("notice"):
-            print(f"notice: {status['notice']}")
+        if s.get("notice"):
+            print(f"notice: {s['notice']}")
+
+    emit(ns, {"running": True, "answers": True, **status}, text)
+    return 0
+
+
+def _host_stop() -> int:
+    pid, answers = _find_host()
+    if pid is None:
+        print("host not running")
         return 0
-    if action == "stop":
-        pid, answers = _find_host()
-        if pid is None:
-            print("host not running")
-            return 0
-        if answers:
-            asyncio.run(_call("host.stop", {}, start=False))
-        else:
-            # no socket to ask through: the lock proved which process it is, so signal it
-            os.kill(pid, signal.SIGTERM)
-        if not _wait_exit(pid, 15):
-            print(f"host (pid {pid}) did not stop within 15s", file=sys.stderr)
-            return 1
-        print("host stopped")
-        return 0
-    return _usage(f"unknown host action {action!r}", usage)
+    if answers:
+        asyncio.run(_call("host.stop", {}, start=False))
+    else:
+        # no socket to ask through: the lock proved which process it is, so signal it
+        os.kill(pid, signal.SIGTERM)
+    if not _wait_exit(pid, 15):
+        print(f"host (pid {pid}) did not stop within 15s", file=sys.stderr)
+        return 1
+    print("host stopped")
+    return 0
 
 
 def _find_host() -> tuple[int | None, bool]:
@@ -135,9 +186,9 @@ def _find_host() -> tuple[int | None, bool]:
     from .host.lockfile import recover_socket
 
     pid, answers, background = recover_socket(config.run_dir(), config.socket_path(), timeout=10)
-    if pid is None and _host_answers():
+    if pid is None and host_answers():
         # a host this check cannot see (no /proc/locks, no pid file): ask it over the socket
-        return _host_pid() or -1, True
+        return host_pid() or -1, True
     if pid is not None and not background:
         raise BrowserUnavailable(
             f"an in-process host (ego_browser.embedded(), pid {pid}) uses {config.home()}; it stops when that "
@@ -165,146 +216,133 @@ def _alive(pid: int) -> bool:
 # -- the person's side -----------------------------------------------------------------------
 
 
-def _spaces(args: list[str]) -> int:
-    usage = "python -m ego_browser spaces [take-over ID | give-back ID | new NAME]"
-    if not args:
-        rows = asyncio.run(_call("list_task_spaces", {}))
+def _spaces_args(p: argparse.ArgumentParser) -> None:
+    add_json(p)
+    sub = p.add_subparsers(dest="action", metavar="{take-over,give-back,new}")
+    for name, what in (("take-over", "give space ID to the person: the agent's actions there fail until give-back"),
+                       ("give-back", "return space ID to the agent")):
+        one = sub.add_parser(name, help=what, description=what[0].upper() + what[1:] + ".")
+        one.add_argument("id", type=int, metavar="ID", help="the space id (first column of `spaces`)")
+        add_json(one)
+    new = sub.add_parser("new", help="create a space owned by the person", description="Create a space owned by the person.")
+    new.add_argument("name", metavar="NAME")
+    add_json(new)
+
+
+@command("spaces", "list the task spaces (never starts the host), or hand one over",
+         "[take-over ID | give-back ID | new NAME]", configure=_spaces_args)
+def _spaces(ns: argparse.Namespace) -> int:
+    if ns.action is None:
+        return _list_spaces(ns)
+    if ns.action == "new":
+        info = asyncio.run(_call("spaces.create", {"name": ns.name}))
+    else:
+        op = "spaces.take_over" if ns.action == "take-over" else "spaces.give_back"
+        info = asyncio.run(_call(op, {"space": ns.id}))
+    emit(ns, info, lambda i: print(f"space {i['id']} ({i['name']}): ownership {i['ownership']}"))
+    return 0
+
+
+def _list_spaces(ns: argparse.Namespace) -> int:
+    """From the running host, else from the state store read-only: listing launches nothing."""
+    rows = asyncio.run(_call("list_task_spaces", {}, start=False)) if host_answers() else None
+    running = rows is not None
+    if rows is None:
+        rows = _stored_spaces()
+
+    def text(rows: list[dict[str, Any]]) -> None:
+        if not running:
+            print("(host not running: spaces as stored; tabs = pages recorded open)")
         if not rows:
             print("no task spaces")
         for r in rows:
             status = r.get("status") or ""
             iso = " isolated" if r.get("isolated") else ""
-            reason = f" ({r['reason']})" if r.get("reason") and r["ownership"] != "agent" else ""
+            reason = f" ({r['reason']})" if r.get("reason") and r["ownership"] != Ownership.AGENT else ""
             print(f"{r['id']}\t{r['ownership']}{reason}\t{r['name']}{iso}\ttabs={r.get('tabs', 0)}\t{status}")
-        return 0
-    if len(args) == 2 and args[0] == "new":
-        info = asyncio.run(_call("spaces.create", {"name": args[1]}))
-        print(f"space {info['id']} ({info['name']}): ownership {info['ownership']}")
-        return 0
-    if len(args) != 2 or args[0] not in ("take-over", "give-back"):
-        return _usage("unknown spaces command", usage)
-    try:
-        space_id = int(args[1])
-    except ValueError:
-        return _usage(f"ID must be a number (got {args[1]!r})", usage)
-    op = "spaces.take_over" if args[0] == "take-over" else "spaces.give_back"
-    info = asyncio.run(_call(op, {"space": space_id}))
-    print(f"space {info['id']} ({info['name']}): ownership {info['ownership']}")
+
+    emit(ns, {"host_running": running, "spaces": rows}, lambda d: text(d["spaces"]))
     return 0
 
 
-# -- doctor ----------------------------------------------------------------------------------
-
-
-def _doctor(args: list[str]) -> int:
-    if args:
-        return _usage("doctor takes no arguments", "python -m ego_browser doctor")
-    failed = False
-
-    def line(ok: bool, what: str, detail: str) -> None:
-        nonlocal failed
-        failed |= not ok
-        print(f"{'OK' if ok else 'FAIL'}  {what}: {detail}")
-
-    line(sys.version_info >= (3, 11), "python", sys.version.split()[0] + " (3.11+ needed)")
-    remote = os.environ.get("EGO_BROWSER_CDP_URL")
-    if remote:
-        try:
-            from .browser.launcher import resolve_cdp_url
-
-            line(True, "cdp endpoint", resolve_cdp_url(remote))
-        except EgoError as exc:
-            line(False, "cdp endpoint", exc.message)
-    else:
-        try:
-            from .browser.launcher import find_chromium
-
-            line(True, "chromium", find_chromium())
-        except EgoError as exc:
-            line(False, "chromium", exc.message)
-    home = config.home()
-    try:
-        config.ensure_home(home)
-        probe = home / ".doctor-probe"
-        probe.write_text("ok")
-        probe.unlink()
-        line(True, "home", f"{home} is writable")
-    except (OSError, EgoError) as exc:
-        line(False, "home", f"{home}: {exc}")
-    ok, detail = _store_check(home / "state.sqlite3")
-    line(ok, "state store", detail)
-    try:
-        from . import _snapshot  # noqa: F401
-
-        line(True, "snapshot core", "Cython extension loaded")
-    except ImportError:
-        line(False, "snapshot core", "Cython extension missing (run `make setup`); the pure-Python twin is slower")
-    if _host_answers():
-        try:
-            status = asyncio.run(_call("host.status", {}, start=False))
-            line(True, "host", f"pid {status['pid']}, browser {status['browser']}")
-            line(True, "cdp", status["endpoint"])
-        except EgoError as exc:
-            line(False, "host", exc.message)
-    else:
-        print("OK  host: not running (the first round starts it)")
-    from .profile_commands import chromium_version, doctor_lines
-
-    for level, what, detail in doctor_lines(None if remote else chromium_version()):
-        print(f"{level}  {what}: {detail}")
-    return 1 if failed else 0
-
-
-def _store_check(path: Any) -> tuple[bool, str]:
-    """SQLite's quick check of the state store, read-only (a running host is not disturbed)."""
+def _stored_spaces() -> list[dict[str, Any]]:
     import sqlite3
 
-    from .host.store import integrity_problem
+    from .host.store import OPEN, UNMANAGED
 
-    kept = sorted(p.name for p in path.parent.glob(path.name + ".corrupt-*") if not p.name.endswith(("-wal", "-shm")))
-    earlier = f"; damaged copies kept: {', '.join(kept)}" if kept else ""
+    path = config.home() / "state.sqlite3"
     if not path.exists():
-        return True, f"{path} not created yet (the first round creates it){earlier}"
+        return []
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
-        try:
-            problem = integrity_problem(db)
-        finally:
-            db.close()
+    except sqlite3.Error:
+        return []
+    try:
+        spaces = db.execute(
+            "SELECT id, name, task_id, ownership, created_by, isolated, status, reason FROM spaces "
+            "WHERE closed=0 ORDER BY id"
+        ).fetchall()
+        tabs = dict(db.execute(
+            "SELECT space_id, COUNT(*) FROM pages WHERE state IN (?, ?) GROUP BY space_id", (OPEN, UNMANAGED)
+        ).fetchall())
     except sqlite3.Error as exc:
-        problem = str(exc)
-    if problem:
-        return False, (
-            f"{path} is damaged ({problem}); the next host start moves it aside and starts a fresh one "
-            f"(python -m ego_browser host stop first if a host runs){earlier}"
-        )
-    return True, f"{path} passes SQLite's quick check{earlier}"
+        raise EgoError(f"the state store {path} cannot be read ({exc}); {PROG} doctor checks it") from None
+    finally:
+        db.close()
+    return [
+        {"id": i, "name": n, "task_id": t, "ownership": o, "created_by": c, "isolated": bool(iso),
+         "status": s, "reason": r, "tabs": tabs.get(i, 0), "recent_tab_titles": []}
+        for i, n, t, o, c, iso, s, r in spaces
+    ]
 
 
-# -- guide, help and skills ----------------------------------------------------------------
+def _profiles_args(p: argparse.ArgumentParser) -> None:
+    from .profile_commands import configure
+
+    configure(p)
 
 
-def _help(args: list[str]) -> int:
-    if len(args) > 1:
-        return _usage("help takes at most one name", "python -m ego_browser help [NAME]")
+def _profiles_run(ns: argparse.Namespace) -> int:
+    from .profile_commands import run
+
+    return run(ns)
+
+
+# the profiles module declares its own summary and arguments (profile_commands.py)
+def _declare_profiles() -> None:
+    from .profile_commands import SUMMARY, SYNOPSIS
+
+    command("profiles", SUMMARY, SYNOPSIS, configure=_profiles_args)(_profiles_run)
+
+
+_declare_profiles()
+
+
+# -- guide, help, skills and plugins -----------------------------------------------------------
+
+
+def _name_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name", nargs="?", metavar="NAME", help='a member ("Page.click") or topic ("selectors")')
+
+
+@command("help", "API help: the overview, or one member or topic", "[NAME]", configure=_name_arg)
+def _help(ns: argparse.Namespace) -> int:
     from .helptext import help as show
 
-    show(args[0] if args else None)
+    show(ns.name)
     return 0
 
 
-def _skill(args: list[str]) -> int:
-    if args:
-        return _usage(f"skill takes no arguments (got {' '.join(args)})", "python -m ego_browser skill")
+@command("skill", "print the agent usage guide for this version")
+def _skill(ns: argparse.Namespace) -> int:
     from .helptext import guide
 
     sys.stdout.write(guide())
     return 0
 
 
-def _install_skill(args: list[str]) -> int:
-    if args:
-        return _usage("install-skill takes no arguments", "python -m ego_browser install-skill")
+@command("install-skill", "copy the entry skill into ~/.agents, Claude Code's and Codex's skill folders")
+def _install_skill(ns: argparse.Namespace) -> int:
     from .learning.install import install_skill
 
     for line in install_skill():
@@ -312,27 +350,51 @@ def _install_skill(args: list[str]) -> int:
     return 0
 
 
-def _profiles(args: list[str]) -> int:
-    from .profile_commands import main
-
-    return main(args)
+def _root_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("root", nargs="?", metavar="ROOT", help="a learnings folder (default: the bundled one)")
 
 
-def _validate_skills(args: list[str]) -> int:
-    if len(args) > 1:
-        return _usage("validate-skills takes at most one ROOT", "python -m ego_browser validate-skills [ROOT]")
+@command("validate-skills", "check every site-learnings pack without running any of it", "[ROOT]",
+         configure=_root_arg)
+def _validate_skills(ns: argparse.Namespace) -> int:
     from .learning.validate import main as validate_main
 
-    return validate_main(args)
+    return validate_main([ns.root] if ns.root else [])
 
 
-_HANDLERS = {
-    "host": _host,
-    "spaces": _spaces,
-    "doctor": _doctor,
-    "profiles": _profiles,
-    "help": _help,
-    "skill": _skill,
-    "install-skill": _install_skill,
-    "validate-skills": _validate_skills,
-}
+def _doctor_args(p: argparse.ArgumentParser) -> None:
+    add_json(p)
+    p.add_argument("--no-launch", action="store_true",
+                   help="skip the checks that run Chromium and start a host (when none runs)")
+
+
+@command("doctor", "check the set-up; exit 1 if any check fails", "[--json] [--no-launch]", configure=_doctor_args)
+def _doctor(ns: argparse.Namespace) -> int:
+    from .doctor import print_report, run_checks
+
+    checks = run_checks(launch=not ns.no_launch)
+    failed = any(c["status"] == "fail" for c in checks)
+    emit(ns, {"ok": not failed, "checks": checks}, lambda d: print_report(d["checks"]))
+    return 1 if failed else 0
+
+
+def _plugins_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--output", metavar="DIR", default=os.path.join("dist", "plugins"),
+                   help="parent folder of ego-browser-v<version>/ (default: dist/plugins)")
+    add_json(p)
+
+
+@command("package-plugins", "build the skill as plugins for nine agent hosts (Claude Code, Codex, ...)",
+         "[--output DIR]", configure=_plugins_args)
+def _package_plugins(ns: argparse.Namespace) -> int:
+    from .plugins import package_plugins
+
+    paths = package_plugins(ns.output)
+
+    def text(rows: list[dict[str, Any]]) -> None:
+        for r in rows:
+            print(f"{r['bytes']:>9}  {r['path']}")
+        print(f"{len(rows)} artifacts in {os.path.dirname(rows[0]['path'])}")
+
+    emit(ns, [{"path": str(p), "bytes": p.stat().st_size} for p in paths], text)
+    return 0

@@ -86,8 +86,10 @@ class EgoError(Exception):
     """Root of every ego_browser error; ``code`` is stable, ``message`` is ``str(e)``."""
 
     code: ClassVar[str] = "EGO_ERROR"
-    #: attribute names carried across the host socket (besides the message)
+    #: attribute names carried across the host socket (besides the message); each is also
+    #: annotated in the class body, so type checkers and readers see a real attribute
     fields: ClassVar[tuple[str, ...]] = ()
+    message: str
 
     def __init__(self, message: str, **attrs: Any) -> None:
         super().__init__(message)
@@ -100,53 +102,68 @@ class EgoError(Exception):
     def attrs(self) -> dict[str, Any]:
         return {name: getattr(self, name, None) for name in self.fields}
 
-    def __reduce__(self):  # keep pickling (multiprocessing, pytest-xdist) lossless
+    def __reduce__(self) -> tuple[Any, ...]:  # keep pickling (multiprocessing, pytest-xdist) lossless
         return (_rebuild, (self.code, self.message, self.attrs()))
 
 
 class InvalidArgument(EgoError, ValueError):
     code = "EGO_INVALID_ARGUMENT"
     fields = ("api", "option", "expected")
+    api: str | None
+    option: str | None
+    expected: str | None
 
 
 class InvalidState(EgoError):
     code = "EGO_INVALID_STATE"
     fields = ("api",)
+    api: str | None
 
 
 class TaskSpaceNotFound(EgoError):
     code = "EGO_TASK_SPACE_NOT_FOUND"
     fields = ("space",)
+    space: int | str | None
 
 
 class ProfileNotFound(EgoError):
     code = "EGO_PROFILE_NOT_FOUND"
     fields = ("profile_id",)
+    profile_id: str | None
 
 
 class TaskSpaceUserInControl(EgoError):
     code = "EGO_TASK_SPACE_USER_IN_CONTROL"
     fields = ("space_id", "reason")
+    space_id: int | None
+    reason: str | None
 
 
 class PageBudgetReached(EgoError):
     code = "EGO_PAGE_BUDGET_REACHED"
     fields = ("space_id", "count", "limit", "pages")
+    space_id: int | None
+    count: int | None
+    limit: int | None
+    pages: list[Any] | None
 
 
 class PageNotFound(EgoError):
     code = "EGO_PAGE_NOT_FOUND"
     fields = ("label",)
+    label: str | None
 
 
 class PageClosed(EgoError):
     code = "EGO_PAGE_CLOSED"
     fields = ("label",)
+    label: str | None
 
 
 class PageReleased(EgoError):
     code = "EGO_PAGE_RELEASED"
     fields = ("label",)
+    label: str | None
 
 
 class PageCrashed(EgoError):
@@ -155,21 +172,26 @@ class PageCrashed(EgoError):
 
     code = "EGO_PAGE_CRASHED"
     fields = ("label",)
+    label: str | None
 
 
 class StaleRef(EgoError):
     code = "EGO_STALE_REF"
     fields = ("ref",)
+    ref: int | str | None
 
 
 class UnknownRef(EgoError):
     code = "EGO_UNKNOWN_REF"
     fields = ("ref",)
+    ref: int | str | None
 
 
 class InvalidSelector(EgoError):
     code = "EGO_INVALID_SELECTOR"
     fields = ("selector", "detail")
+    selector: str | None
+    detail: str | None
 
 
 class SelectorAmbiguous(EgoError):
@@ -178,21 +200,30 @@ class SelectorAmbiguous(EgoError):
 
     code = "EGO_SELECTOR_AMBIGUOUS"
     fields = ("selector", "count", "candidates")
+    selector: str | None
+    count: int | None
+    candidates: list[dict[str, Any]] | None
 
 
 class SelectorNotFound(EgoError):
     code = "EGO_SELECTOR_NOT_FOUND"
     fields = ("selector", "timeout_ms")
+    selector: str | None
+    timeout_ms: int | float | None
 
 
 class NotActionable(EgoError):
     code = "EGO_NOT_ACTIONABLE"
     fields = ("selector", "timeout_ms", "reason")
+    selector: str | None
+    timeout_ms: int | float | None
+    reason: str | None
 
 
 class SnapshotFailed(EgoError):
     code = "EGO_SNAPSHOT_FAILED"
     fields = ("label",)
+    label: str | None
 
 
 class EgoTimeout(EgoError, TimeoutError):
@@ -201,54 +232,89 @@ class EgoTimeout(EgoError, TimeoutError):
     before repeating), False when none had; None for calls that send no input."""
 
     code = "EGO_TIMEOUT"
-    fields = ("api", "timeout_ms", "input_dispatched")
+    fields: ClassVar[tuple[str, ...]] = ("api", "timeout_ms", "input_dispatched")
+    api: str | None
+    timeout_ms: int | float | None
+    input_dispatched: bool | None
 
 
 class NavigationTimeout(EgoTimeout):
     code = "EGO_NAVIGATION_TIMEOUT"
     fields = ("api", "timeout_ms", "committed", "url", "ready_state")
+    api: str | None
+    timeout_ms: int | float | None
+    committed: bool | None
+    url: str | None
+    ready_state: str | None
 
 
 class PageEvaluationTimeout(EgoTimeout):
     code = "EGO_PAGE_EVALUATION_TIMED_OUT"
     fields = ("api", "timeout_ms", "execution_stopped", "may_have_late_effects", "page_responsive")
+    api: str | None
+    timeout_ms: int | float | None
+    execution_stopped: bool | None
+    may_have_late_effects: bool | None
+    page_responsive: bool | None
 
 
 class NavigationFailed(EgoError):
     code = "EGO_NAVIGATION_FAILED"
     fields = ("url", "error_text")
+    url: str | None
+    error_text: str | None
 
 
 class UrlOpenedInPopup(EgoError):
     code = "EGO_URL_OPENED_IN_POPUP"
     fields = ("popup_label", "url")
+    popup_label: str | None
+    url: str | None
 
 
 class FileChooserOpened(EgoError):
     code = "EGO_FILE_CHOOSER_OPENED"
     fields = ("api",)
+    api: str | None
 
 
 class PageScriptError(EgoError):
     code = "EGO_PAGE_SCRIPT_ERROR"
     fields = ("js_name", "stack")
+    js_name: str | None
+    stack: str | None
 
 
 class FetchFailed(EgoError):
     code = "EGO_FETCH_FAILED"
     fields = ("url",)
+    url: str | None
 
 
 class DownloadFailed(EgoError):
     code = "EGO_DOWNLOAD_FAILED"
     fields = ("reason",)
+    reason: str | None
 
 
 class CdpError(EgoError):
-    """The browser rejected a CDP command; keeps its code, message and the method."""
+    """The browser rejected a CDP command; keeps its code, message and the method.
+
+    The host sees a subclass saying why (``ego_browser.cdp.errors``: ``ContextDestroyed``,
+    ``NodeNotFound``, ...); rounds see this class, with the same fields either way.
+    ``data`` (the reply's detail) and ``session_id`` stay on the host side.
+    """
 
     code = "EGO_CDP_ERROR"
     fields = ("method", "cdp_code", "cdp_message")
+    method: str | None
+    cdp_code: int | None
+    cdp_message: str | None
+
+    def __init__(self, message: str, *, data: Any = None, session_id: str | None = None, **attrs: Any) -> None:
+        super().__init__(message, **attrs)
+        self.data = data
+        self.session_id = session_id
 
 
 #: the transport's historical spelling; the same class
@@ -263,21 +329,27 @@ class CdpMethodRefused(EgoError):
 
     code = "EGO_CDP_METHOD_REFUSED"
     fields = ("method", "argument", "reason")
+    method: str | None
+    argument: str | None
+    reason: str | None
 
 
 class CdpChannelUnavailable(EgoError):
     code = "EGO_CDP_CHANNEL_UNAVAILABLE"
     fields = ("method",)
+    method: str | None
 
 
 class BrowserUnavailable(EgoError):
     code = "EGO_BROWSER_UNAVAILABLE"
     fields = ("endpoint",)
+    endpoint: str | None
 
 
 class HostDisconnected(EgoError):
     code = "EGO_TASK_HOST_DISCONNECTED"
-    fields = ("api",)
+    fields: ClassVar[tuple[str, ...]] = ("api",)
+    api: str | None
 
 
 class HostUnresponsive(HostDisconnected):
@@ -286,6 +358,8 @@ class HostUnresponsive(HostDisconnected):
 
     code = "EGO_HOST_UNRESPONSIVE"
     fields = ("api", "timeout_ms")
+    api: str | None
+    timeout_ms: int | float | None
 
 
 class StateStoreUnwritable(EgoError):
@@ -297,11 +371,14 @@ class StateStoreUnwritable(EgoError):
 
     code = "EGO_STATE_STORE_UNWRITABLE"
     fields = ("path", "reason")
+    path: str | None
+    reason: str | None
 
 
 class SiteNotFound(EgoError):
     code = "EGO_SITE_NOT_FOUND"
     fields = ("site_id",)
+    site_id: str | None
 
 
 class MissingAwait(EgoError):
@@ -310,16 +387,22 @@ class MissingAwait(EgoError):
 
     code = "EGO_MISSING_AWAIT"
     fields = ("line", "call")
+    line: int | None
+    call: str | None
 
 
 class SiteToolNotFound(EgoError):
     code = "EGO_SITE_TOOL_NOT_FOUND"
     fields = ("site_id", "tool")
+    site_id: str | None
+    tool: str | None
 
 
 class SitePackInvalid(EgoError):
     code = "EGO_SITE_PACK_INVALID"
     fields = ("site_id", "problems")
+    site_id: str | None
+    problems: list[str] | None
 
 
 def _all_classes() -> dict[str, type[EgoError]]:

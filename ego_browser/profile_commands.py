@@ -104,7 +104,8 @@ def _print_report(report: dict[str, Any]) -> None:
 
 def _remove(profile_id: str) -> dict[str, Any]:
     from .browser_profiles import store
-    from .commands import _call, _host_answers
+    from .hostctl import call as _call
+    from .hostctl import host_answers as _host_answers
 
     if _host_answers():
         import asyncio

@@ -74,7 +74,7 @@ class RoundWatch:
         if origin:
             filename, lineno, _func = origin[0]
             if filename == self.filename:
-                return lineno
+                return int(lineno)
         return None
 
     def _where(self, lineno: int) -> str:

@@ -60,9 +60,9 @@ if [ "$want" = "$have" ] && "$VENV/bin/python" -c 'import ego_browser._snapshot'
   exit 0
 fi
 
-say "installing ego_browser (editable, with the Cython extension) and test dependencies"
+say "installing ego_browser (editable, with the Cython extension), test and dist dependencies"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip setuptools wheel Cython
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[test]"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[test,dist]"
 # build the extension in place too, so the source tree imports the compiled module
 "$VENV/bin/python" setup.py -q build_ext --inplace >/dev/null
 "$VENV/bin/python" -c 'import ego_browser._snapshot' || { echo "[setup] the Cython extension did not build" >&2; exit 1; }

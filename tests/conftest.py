@@ -100,3 +100,17 @@ def rounds():
     r = Rounds(home)
     yield r
     r.stop()
+
+
+@pytest.fixture
+def fresh_rounds():
+    """Rounds against a host of a private home of their own (tests that stop, break or inspect it)."""
+    import shutil
+
+    home = tempfile.mkdtemp(prefix="ego-test-fresh-")
+    r = Rounds(home)
+    try:
+        yield r
+    finally:
+        r.stop()
+        shutil.rmtree(home, ignore_errors=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+from pathlib import Path
 
 import pytest
 
@@ -41,7 +42,7 @@ async def test_b142_download_flow(host, task, server, tmp_path):
     assert target.read_bytes() == BODY
     temp = await dl.path()
     assert temp != str(target) and os.path.basename(os.path.dirname(temp)).startswith("ego-browser-download-")
-    assert open(temp, "rb").read() == BODY
+    assert Path(temp).read_bytes() == BODY
     await dl.delete()
     assert not os.path.exists(temp) and not os.path.exists(os.path.dirname(temp))
     assert target.exists()  # the saved copy stays
@@ -69,7 +70,7 @@ async def test_b143_two_spaces_never_mix(host, task, server, space_name):
         assert db.suggested_filename() == "b.bin" and db.url().endswith("/b143/b")
         path_b = await db.path()
         assert os.path.dirname(path_a) != os.path.dirname(path_b)
-        assert open(path_a, "rb").read() == b"A" * 1000 and open(path_b, "rb").read() == b"B" * 2000
+        assert Path(path_a).read_bytes() == b"A" * 1000 and Path(path_b).read_bytes() == b"B" * 2000
         await da.delete()
         assert not os.path.exists(path_a) and os.path.exists(path_b)
         await db.delete()

@@ -27,17 +27,6 @@ from tests.conftest import Rounds
 ROUND_BOUND = 30
 
 
-@pytest.fixture
-def fresh_rounds():
-    home = tempfile.mkdtemp(prefix="ego-test-faults-")
-    r = Rounds(home)
-    try:
-        yield r
-    finally:
-        r.stop()
-        shutil.rmtree(home, ignore_errors=True)
-
-
 def _status(r: Rounds) -> str:
     proc = r.cli("host", "status", timeout=ROUND_BOUND)
     assert proc.returncode == 0, proc.stdout + proc.stderr

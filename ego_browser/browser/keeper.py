@@ -21,6 +21,8 @@ Readiness to the launcher: one JSON line on stdout (``{"pid": N, "instance": ...
 ``{"error": ...}``), then stdout is closed.
 """
 
+from __future__ import annotations  # annotations stay text: nothing more is imported at start
+
 import json
 import os
 import select
@@ -29,13 +31,18 @@ import socket
 import subprocess
 import sys
 
+TYPE_CHECKING = False  # typing is not imported at run time (the keeper starts with python -I -S)
+if TYPE_CHECKING:  # pragma: no cover
+    from types import FrameType
+    from typing import Any, TextIO
+
 _SID = b',"sessionId":"'
 #: a client this far behind is dropped rather than growing the keeper without bound
 _MAX_CLIENT_BACKLOG = 512 * 1024 * 1024
 _CHUNK = 1 << 20
 
 
-def _die_with_parent():
+def _die_with_parent() -> None:
     """In Chromium, before exec: SIGKILL when the keeper goes, whatever killed it."""
     import ctypes
 
@@ -43,30 +50,31 @@ def _die_with_parent():
 
 
 class Keeper:
-    def __init__(self, socket_path, chromium_args):
+    def __init__(self, socket_path: str, chromium_args: list[str]) -> None:
         self.socket_path = socket_path
         self.args = chromium_args
         self.poll = select.epoll()
-        self.tags = {}  # fd -> what it is
+        self.tags: dict[int, str] = {}  # fd -> what it is
         self.to_browser = bytearray()
         self.from_browser = bytearray()
         #: our own request ids, far above any client's, so a root reply is told apart
         self.ids = 2_000_000_000
-        self.waiting = {}  # keeper's own request id -> what it was for
-        self.client = None  # (socket, inbox bytearray, outbox bytearray)
-        self.session = None  # bytes: the current client's browser session id
-        self.pending_client = None  # a socket waiting for its session
+        self.waiting: dict[int, str] = {}  # keeper's own request id -> what it was for
+        #: (socket, inbox, outbox) of the current client
+        self.client: tuple[socket.socket, bytearray, bytearray] | None = None
+        self.session: bytes | None = None  # the current client's browser session id
+        self.pending_client: socket.socket | None = None  # a socket waiting for its session
         self.detaching = False
-        self.stale = set()
+        self.stale: set[bytes] = set()
         self.instance = ""
-        self.ready_out = sys.stdout
+        self.ready_out: TextIO | None = sys.stdout
         self.terminating = False
         self.browser_blocked = False  # Chromium's pipe is full: wait until it is writable
         self.client_blocked = False
 
     # -- start ------------------------------------------------------------------------------
 
-    def start(self):
+    def start(self) -> None:
         os.umask(0o077)
         # bound under a temporary name and renamed: the socket is never seen half set up, and
         # the relative name keeps long run-directory paths under the 108-byte limit
@@ -87,7 +95,7 @@ class Keeper:
         r_in, w_in = os.pipe()  # keeper -> Chromium (its fd 3)
         r_out, w_out = os.pipe()  # Chromium -> keeper (its fd 4)
 
-        def child():
+        def child() -> None:
             _die_with_parent()
             if os.getppid() != keeper_pid:  # the keeper died before the prctl took hold
                 os._exit(1)
@@ -112,7 +120,7 @@ class Keeper:
 
     # -- loop -------------------------------------------------------------------------------
 
-    def run(self):
+    def run(self) -> int:
         signal.signal(signal.SIGTERM, self._on_term)
         signal.signal(signal.SIGINT, self._on_term)
         while True:
@@ -136,15 +144,15 @@ class Keeper:
                     if events & select.EPOLLOUT and self.client is not None:
                         self._flush_client()
 
-    def _watch(self, fd, events, what):
+    def _watch(self, fd: int, events: int, what: str) -> None:
         self.poll.register(fd, events)
         self.tags[fd] = what
 
-    def _unwatch(self, fd):
+    def _unwatch(self, fd: int) -> None:
         self.poll.unregister(fd)
         del self.tags[fd]
 
-    def _on_term(self, signum, frame):
+    def _on_term(self, signum: int, frame: FrameType | None) -> None:
         # Chromium got the same signal from the process group and is closing its profile
         # cleanly; the keeper leaves when the pipe closes. Sent to the keeper alone, pass it on.
         if not self.terminating:
@@ -154,7 +162,7 @@ class Keeper:
             except OSError:
                 pass
 
-    def _finish(self):
+    def _finish(self) -> int:
         try:
             if os.stat(self.socket_name).st_ino == self.socket_ino:
                 os.unlink(self.socket_name)
@@ -165,8 +173,10 @@ class Keeper:
             self._tell({"error": f"Chromium exited with status {code} before it answered on its DevTools pipe"})
         return 0
 
-    def _tell(self, info):
+    def _tell(self, info: dict[str, Any]) -> None:
         out, self.ready_out = self.ready_out, None
+        if out is None:
+            return
         try:
             out.write(json.dumps(info) + "\n")
             out.flush()
@@ -176,17 +186,17 @@ class Keeper:
 
     # -- browser side -----------------------------------------------------------------------
 
-    def _request(self, purpose, method, params):
+    def _request(self, purpose: str, method: str, params: dict[str, Any]) -> None:
         self.ids += 1
         self.waiting[self.ids] = purpose
         self._to_browser(json.dumps({"id": self.ids, "method": method, "params": params}).encode())
 
-    def _to_browser(self, message):
+    def _to_browser(self, message: bytes) -> None:
         buf = self.to_browser
         buf += message
         buf += b"\0"
 
-    def _flush_browser(self):
+    def _flush_browser(self) -> None:
         buf = self.to_browser
         try:
             n = os.write(self.browser_in, buf)
@@ -203,7 +213,7 @@ class Keeper:
             else:
                 self._unwatch(self.browser_in)
 
-    def _read_browser(self):
+    def _read_browser(self) -> bool:
         try:
             data = os.read(self.browser_out, _CHUNK)
         except BlockingIOError:
@@ -227,7 +237,7 @@ class Keeper:
         del buf[:begin]
         return True
 
-    def _route(self, msg):
+    def _route(self, msg: bytes) -> None:
         """One message from Chromium: the client's (session stripped), a child session's, or ours."""
         if msg.endswith(b'"}'):
             i = msg.rfind(_SID, max(0, len(msg) - 80))
@@ -252,8 +262,9 @@ class Keeper:
             return
         self._own(obj)
 
-    def _own(self, msg):
-        purpose = self.waiting.pop(msg.get("id"), None)
+    def _own(self, msg: dict[str, Any]) -> None:
+        msg_id = msg.get("id")
+        purpose = self.waiting.pop(msg_id, None) if isinstance(msg_id, int) else None
         if purpose is None:
             # our sessions' attach/detach events; the browser target id names this launch
             if msg.get("method") == "Target.attachedToTarget" and not self.instance:
@@ -288,7 +299,7 @@ class Keeper:
 
     # -- client side ------------------------------------------------------------------------
 
-    def _accept(self):
+    def _accept(self) -> None:
         try:
             sock, _ = self.listener.accept()
         except BlockingIOError:
@@ -301,12 +312,12 @@ class Keeper:
         self._drop_client()
         self._serve_pending()
 
-    def _serve_pending(self):
+    def _serve_pending(self) -> None:
         if self.pending_client is not None and not self.detaching and self.client is None \
                 and "attach" not in self.waiting.values():
             self._request("attach", "Target.attachToBrowserTarget", {})
 
-    def _drop_client(self):
+    def _drop_client(self) -> None:
         if self.client is None:
             return
         sock = self.client[0]
@@ -319,7 +330,9 @@ class Keeper:
             self.detaching = True
             self.session = None
 
-    def _read_client(self):
+    def _read_client(self) -> None:
+        if self.client is None:
+            return
         sock, inbox, _ = self.client
         try:
             data = sock.recv(_CHUNK)
@@ -342,11 +355,11 @@ class Keeper:
         # a partial message stays here: a client killed mid-write never corrupts the pipe
         del inbox[:begin]
 
-    def _scoped(self, msg):
+    def _scoped(self, msg: bytes) -> bytes:
         """Address a client message without its own session to the client's browser session."""
         msg = msg.rstrip()
         if b'"sessionId"' not in msg:
-            return msg[:-1] + _SID + self.session + b'"}'
+            return msg[:-1] + _SID + (self.session or b"") + b'"}'
         if msg.endswith(b'"}'):
             i = msg.rfind(_SID, max(0, len(msg) - 80))
             if i >= 0 and msg[i + len(_SID):-2] not in (b"", b"null"):
@@ -355,11 +368,13 @@ class Keeper:
             obj = json.loads(msg)
         except ValueError:
             return msg  # Chromium answers a malformed message with an error of its own
-        if not obj.get("sessionId"):
+        if not obj.get("sessionId") and self.session is not None:
             obj["sessionId"] = self.session.decode()
         return json.dumps(obj).encode()
 
-    def _to_client(self, message):
+    def _to_client(self, message: bytes) -> None:
+        if self.client is None:
+            return
         outbox = self.client[2]
         outbox += message
         outbox += b"\0"
@@ -367,7 +382,9 @@ class Keeper:
             self._drop_client()
             self._serve_pending()
 
-    def _flush_client(self):
+    def _flush_client(self) -> None:
+        if self.client is None:
+            return
         sock, _, outbox = self.client
         try:
             n = sock.send(outbox)
@@ -384,7 +401,7 @@ class Keeper:
             self.poll.modify(sock.fileno(), select.EPOLLIN | (select.EPOLLOUT if blocked else 0))
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     socket_path = None
     i = 0
     while i < len(argv) and argv[i] != "--":

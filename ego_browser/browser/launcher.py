@@ -388,7 +388,7 @@ def resolve_cdp_url(url: str, *, timeout: float = 5.0) -> str:
     try:
         with urllib.request.urlopen(version_url, timeout=timeout) as resp:  # noqa: S310 (local endpoint)
             info = orjson.loads(resp.read())
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure to read it (refused, bad JSON, HTTP error) means no endpoint
         raise BrowserUnavailable(
             f"cannot reach the CDP endpoint {url} ({exc}); check EGO_BROWSER_CDP_URL", endpoint=url
         ) from exc

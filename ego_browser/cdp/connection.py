@@ -1,8 +1,9 @@
-"""One browser websocket, many flat sessions.
+"""One browser websocket, many flat sessions: the asyncio shell over ``cdp/protocol.py``.
 
-The transport and nothing else: request ids mapped to futures, ``sessionId`` routing, event
-fan-out to any number of subscribers, a deadline on every request, and connection loss that
-rejects everything pending. Feature state (frames, dialogs, network) lives in ``driver/``.
+The protocol core does the bookkeeping (ids, the pending table, ``sessionId`` routing,
+decoding, typed error replies); this shell adds what needs an event loop: a future per
+request, a deadline on every request, the reader task, and connection loss that rejects
+everything pending. Feature state (frames, dialogs, network) lives in ``driver/``.
 
 Subscribers are plain callables run from the reader; they must not block. A subscriber that
 returns a coroutine gets it scheduled as a task owned by the connection (cancelled on close),
@@ -13,35 +14,22 @@ handler, never silently dropped.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
-import re
 from collections.abc import Callable
 from typing import Any
 
-import orjson
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from .. import jsonsafe
-from ..errors import BrowserUnavailable, CdpChannelUnavailable, CdpError, EgoTimeout, InvalidArgument
+from ..errors import BrowserUnavailable, CdpChannelUnavailable
+from .protocol import ANY_SESSION, ERROR, EVENT, REPLY, Handler, Protocol
 
 __all__ = ["Connection", "Session", "ANY_SESSION", "DEFAULT_TIMEOUT"]
 
 logger = logging.getLogger("ego_browser.cdp")
 
-#: subscribe to an event whatever session it comes from
-ANY_SESSION = object()
 #: seconds; callers pass their own deadline, this is the backstop
 DEFAULT_TIMEOUT = 30.0
-
-Handler = Callable[[dict[str, Any], "str | None"], Any]
-
-_dumps = orjson.dumps
-_loads = orjson.loads
-_JSONDecodeError = orjson.JSONDecodeError
-#: the id of a reply too broken to parse (Chromium writes it first), so its caller still hears
-_REPLY_ID = re.compile(r'\s*\{\s*"id"\s*:\s*(\d+)\s*,')
 
 
 class Connection:
@@ -51,14 +39,10 @@ class Connection:
     def __init__(self, ws: ClientConnection, url: str) -> None:
         self.url = url
         self._ws = ws
-        self._ids = itertools.count(1)
-        # id -> (future, method, session_id)
-        self._pending: dict[int, tuple[asyncio.Future, str, str | None]] = {}
-        # (method, session_id | ANY_SESSION) -> handlers
-        self._handlers: dict[tuple[str, object], list[Handler]] = {}
+        self._protocol = Protocol()
+        self._pending = self._protocol.pending  # the same dict, for send()'s finally
         self._close_handlers: list[Callable[[BaseException | None], Any]] = []
         self._tasks: set[asyncio.Task] = set()
-        self._closed: BaseException | None = None
         self._loop = asyncio.get_running_loop()
         self._reader = self._loop.create_task(self._read_loop(), name="ego-cdp-reader")
 
@@ -83,7 +67,7 @@ class Connection:
                 ),
                 timeout,
             )
-        except (OSError, asyncio.TimeoutError, ConnectionClosed, Exception) as exc:
+        except Exception as exc:  # noqa: BLE001 - refused, bad URL, handshake, timeout: all mean no browser there
             raise BrowserUnavailable(
                 f"cannot connect to the browser's CDP endpoint {url}: {exc}; check that the browser "
                 "is running (python -m ego_browser doctor)",
@@ -93,15 +77,15 @@ class Connection:
 
     @property
     def closed(self) -> bool:
-        return self._closed is not None
+        return self._protocol.closed is not None
 
     async def close(self) -> None:
         """Close the socket, reject what is pending, and leave no task or callback behind."""
-        if self._closed is None:
-            self._fail_all(CdpChannelUnavailable("CDP connection closed", method=None))
+        if self._protocol.closed is None:
+            self._fail_all("CDP connection closed")
         try:
             await self._ws.close()
-        except Exception:  # the socket may already be gone; the state above is what matters
+        except Exception:  # noqa: BLE001 - the socket may already be gone; the state above is what matters
             pass
         if not self._reader.done():
             self._reader.cancel()
@@ -132,31 +116,18 @@ class Connection:
     ) -> dict[str, Any]:
         """Send one command and return its ``result`` dict.
 
-        Raises ``CdpError`` (the browser's code and message, and the method), ``EgoTimeout``
+        Raises ``CdpError`` (the browser's code and message, and the method; its subclass in
+        ``cdp/errors.py`` says why: ``ContextDestroyed``, ``NodeNotFound``, ...), ``EgoTimeout``
         naming the method at the deadline, ``CdpChannelUnavailable`` if the connection or
         the session goes away first.
         """
-        if self._closed is not None:
-            raise CdpChannelUnavailable(
-                f"CDP channel unavailable: {method} (connection closed)", method=method
-            )
-        msg_id = next(self._ids)
-        message: dict[str, Any] = {"id": msg_id, "method": method}
-        if params:
-            message["params"] = params
-        if session_id is not None:
-            message["sessionId"] = session_id
-        try:
-            text = _dumps(message).decode()
-        except TypeError:
-            text = _encode_slow(message, method)
         fut = self._loop.create_future()
-        self._pending[msg_id] = (fut, method, session_id)
+        msg_id, text = self._protocol.command(method, params, session_id, fut)
         handle = self._loop.call_later(timeout, self._expire, msg_id, timeout) if timeout else None
         try:
             await self._ws.send(text)
         except ConnectionClosed as exc:
-            self._pending.pop(msg_id, None)
+            self._protocol.forget(msg_id)
             if handle:
                 handle.cancel()
             raise CdpChannelUnavailable(
@@ -170,62 +141,31 @@ class Connection:
             self._pending.pop(msg_id, None)
 
     def _expire(self, msg_id: int, timeout: float) -> None:
-        entry = self._pending.pop(msg_id, None)
-        if entry is None:
-            return
-        fut, method, _ = entry
-        if not fut.done():
-            fut.set_exception(
-                EgoTimeout(
-                    f"CDP request timed out: {method} (after {round(timeout * 1000)}ms)",
-                    api=method,
-                    timeout_ms=round(timeout * 1000),
-                )
-            )
+        expired = self._protocol.expire(msg_id, timeout)
+        if expired is not None and not expired[0].done():
+            expired[0].set_exception(expired[1])
 
     def reject_session(self, session_id: str, reason: str, exc: Exception | None = None) -> None:
         """Fail every pending request of one session (its target went away, or a dialog now
         blocks it: pass ``exc`` to say so). Requests already answered keep their answer."""
-        for msg_id, (fut, method, sid) in list(self._pending.items()):
-            if sid == session_id:
-                del self._pending[msg_id]
-                if not fut.done():
-                    fut.set_exception(
-                        exc if exc is not None
-                        else CdpChannelUnavailable(f"CDP channel unavailable: {method} ({reason})", method=method)
-                    )
+        for fut, error in self._protocol.reject_session(session_id, reason, exc):
+            if not fut.done():
+                fut.set_exception(error)
 
     # -- events -----------------------------------------------------------------------------
 
     def on(self, method: str, handler: Handler, *, session_id: object = ANY_SESSION) -> Callable[[], None]:
         """Subscribe ``handler(params, session_id)``; returns the function that unsubscribes."""
-        key = (method, session_id)
-        self._handlers.setdefault(key, []).append(handler)
-
-        def off() -> None:
-            handlers = self._handlers.get(key)
-            if handlers is not None:
-                _discard(handlers, handler)
-                if not handlers:
-                    self._handlers.pop(key, None)
-
-        return off
+        return self._protocol.subscribe(method, handler, session_id)
 
     def subscriber_count(self) -> int:
-        return sum(len(h) for h in self._handlers.values())
+        return self._protocol.subscriber_count()
 
     def _dispatch(self, method: str, params: dict[str, Any], session_id: str | None) -> None:
-        handlers = self._handlers
-        found = handlers.get((method, session_id))
-        anyh = handlers.get((method, ANY_SESSION))
-        if anyh:
-            found = found + anyh if found else anyh
-        if not found:
-            return
-        for handler in tuple(found):
+        for handler in self._protocol.handlers_for(method, session_id):
             try:
                 result = handler(params, session_id)
-            except Exception as exc:  # report, never kill the reader
+            except Exception as exc:  # noqa: BLE001 - a subscriber's bug is reported, never kills the reader
                 self._loop.call_exception_handler(
                     {"message": f"CDP event handler for {method} failed", "exception": exc}
                 )
@@ -250,96 +190,41 @@ class Connection:
 
     async def _read_loop(self) -> None:
         error: BaseException | None = None
-        pending = self._pending
+        receive = self._protocol.receive
         try:
             async for raw in self._ws:
-                try:
-                    msg = _loads(raw)
-                except _JSONDecodeError:
-                    msg = self._decode_slow(raw)
-                    if msg is None:
-                        continue
-                try:
-                    msg_id = msg.get("id")
-                    if msg_id is not None:
-                        entry = pending.pop(msg_id, None)
-                        if entry is None:
-                            continue  # expired already
-                        fut, method, _ = entry
-                        if fut.done():
-                            continue
-                        err = msg.get("error")
-                        if err is None:
-                            fut.set_result(msg.get("result", {}))
-                        else:
-                            fut.set_exception(
-                                CdpError(
-                                    f"{method}: {err.get('message', 'CDP error')}"
-                                    + (f" ({err['data']})" if err.get("data") else ""),
-                                    method=method,
-                                    cdp_code=err.get("code"),
-                                    cdp_message=err.get("message"),
-                                )
-                            )
-                    else:
-                        method = msg.get("method")
-                        if method:
-                            self._dispatch(method, msg.get("params", {}), msg.get("sessionId"))
-                except Exception as exc:  # a frame of an unexpected shape: drop it, keep the connection
-                    logger.warning("CDP frame dropped (%s): %.200s", exc, raw)
+                found = receive(raw)
+                if found is None:
+                    continue
+                kind = found[0]
+                if kind is REPLY:
+                    if not found[1].done():
+                        found[1].set_result(found[2])
+                elif kind is EVENT:
+                    self._dispatch(found[1], found[2], found[3])
+                elif kind is ERROR and not found[1].done():
+                    found[1].set_exception(found[2])
         except ConnectionClosed as exc:
             error = exc
         except asyncio.CancelledError:
             error = None
             raise
-        except Exception as exc:  # the socket itself failed: the connection can't be trusted any more
+        except Exception as exc:  # noqa: BLE001 - the socket itself failed: the connection can't be trusted any more
             error = exc
             logger.exception("CDP reader failed")
         finally:
-            if self._closed is None:
-                self._fail_all(
-                    CdpChannelUnavailable(
-                        f"CDP connection lost: {error or 'closed'}", method=None
-                    ),
-                    cause=error,
-                )
+            if self._protocol.closed is None:
+                self._fail_all(f"CDP connection lost: {error or 'closed'}", cause=error)
 
-    def _decode_slow(self, raw: str | bytes) -> dict[str, Any] | None:
-        """A frame orjson refused (a page's lone surrogate, usually): decode it tolerantly. If it
-        is not JSON at all, drop it; when it was a reply, fail that one request, never the rest."""
-        try:
-            msg = jsonsafe.loads(raw)
-            if isinstance(msg, dict):
-                return msg
-            problem = f"a JSON {type(msg).__name__}, not an object"
-        except ValueError as exc:
-            problem = str(exc)
-        text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
-        logger.warning("CDP frame dropped (%s): %.200s", problem, text)
-        match = _REPLY_ID.match(text)
-        entry = self._pending.pop(int(match.group(1)), None) if match else None
-        if entry is not None and not entry[0].done():
-            fut, method, _ = entry
-            fut.set_exception(
-                CdpError(f"{method}: the browser's reply could not be read ({problem})",
-                         method=method, cdp_code=None, cdp_message=problem)
-            )
-        return None
-
-    def _fail_all(self, exc: CdpChannelUnavailable, cause: BaseException | None = None) -> None:
-        self._closed = exc
-        pending, self._pending = self._pending, {}
-        for fut, method, _ in pending.values():
+    def _fail_all(self, reason: str, cause: BaseException | None = None) -> None:
+        for fut, exc in self._protocol.close(reason):
             if not fut.done():
-                fut.set_exception(
-                    CdpChannelUnavailable(f"CDP channel unavailable: {method} ({exc.message})", method=method)
-                )
-        self._handlers.clear()
+                fut.set_exception(exc)
         handlers, self._close_handlers = self._close_handlers, []
         for handler in handlers:
             try:
                 handler(cause)
-            except Exception as err:
+            except Exception as err:  # noqa: BLE001 - one close handler's bug must not skip the others
                 self._loop.call_exception_handler({"message": "CDP close handler failed", "exception": err})
 
     # -- sessions ---------------------------------------------------------------------------
@@ -367,20 +252,6 @@ class Session:
 
     def __repr__(self) -> str:
         return f"<Session {self.session_id[:8]}>"
-
-
-def _encode_slow(message: dict[str, Any], method: str) -> str:
-    """A command whose parameters orjson refuses: lone surrogates are sent as U+FFFD; a value
-    with no JSON form is the caller's argument error (nothing is sent)."""
-    try:
-        return jsonsafe.dumps(message).decode()
-    except jsonsafe.Unencodable as exc:
-        where = exc.path.removeprefix("params.")
-        raise InvalidArgument(
-            f"{method}: {where} cannot be sent to the browser: {exc}; pass JSON values only "
-            "(str, bool, None, finite numbers, ints within 64 bits, lists and dicts)",
-            api=method, option=where, expected="a JSON-serialisable value",
-        ) from None
 
 
 def _discard(items: list, item: Any) -> None:

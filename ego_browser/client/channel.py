@@ -19,6 +19,7 @@ import itertools
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -251,6 +252,7 @@ async def start_host() -> None:
         return
     read_fd, write_fd = os.pipe()
     log = config.open_private(run_dir / "host.out")
+    log_start = log.seek(0, os.SEEK_END)  # the log is appended to: show only this start's lines
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", "ego_browser", "host", "serve", "--ready-fd", str(write_fd)],
@@ -265,7 +267,8 @@ async def start_host() -> None:
         message = await asyncio.wait_for(loop.run_in_executor(None, _read_all, read_fd), START_TIMEOUT)
     except asyncio.TimeoutError:
         raise BrowserUnavailable(
-            f"the ego_browser host did not start within {START_TIMEOUT:.0f}s; see {run_dir / 'host.log'}",
+            f"the ego_browser host did not start within {START_TIMEOUT:.0f}s; see {run_dir / 'host.log'}"
+            f"{log_tail(run_dir / 'host.out', log_start)}",
             endpoint=str(config.socket_path()),
         ) from None
     finally:
@@ -273,14 +276,37 @@ async def start_host() -> None:
     text = message.decode(errors="replace").strip()
     if text == "ok":
         return
+    if not text:
+        # the pipe closed without a word: the host died (reap it to learn how) or lost the race
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
     if text == "busy" or (not text and proc.poll() in (None, 3)):
         await _wait_for_socket(loop.time() + START_TIMEOUT)
         return
+    if not text:  # it died before it could say why: its output (a traceback) is the cause
+        text = f"exited with status {proc.poll()}"
     raise BrowserUnavailable(
-        f"the ego_browser host could not start: {text or 'exited with status %s' % proc.poll()} "
+        f"the ego_browser host could not start: {text}{log_tail(run_dir / 'host.out', log_start)} "
         "(python -m ego_browser doctor checks the set-up)",
         endpoint=str(config.socket_path()),
     )
+
+
+def log_tail(path: Path, start: int = 0, lines: int = 8) -> str:
+    """The last lines written to ``path`` after offset ``start``, ready to append to a message."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(start)
+            text = fh.read()[-16384:].decode(errors="replace")
+    except OSError:
+        return ""
+    # traceback carets (^^^^) only point at columns: no cause in them
+    kept = [ln.rstrip() for ln in text.splitlines() if ln.strip().strip("^~")][-lines:]
+    if not kept:
+        return ""
+    return f"; last lines of {path}:\n" + "\n".join(f"    {ln}" for ln in kept) + "\n"
 
 
 async def _open() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EgoTimeout
 from ..schema import validated
+from ..states import Ownership
 from .models import UnmanagedPage
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ class TaskSpaceBase:
         deadline = loop.time() + timeout / 1000
         while True:
             state = await self._call("task.control")
-            if state["ownership"] == "agent":
+            if state["ownership"] == Ownership.AGENT:
                 return
             remaining = deadline - loop.time()
             if remaining <= 0:

@@ -12,7 +12,7 @@ hit test again → re-read the box → press. Transient blockers are retried, pa
 0, 20, 100, 100, 500, 500… ms, until ``timeout_ms``; then the last blocker is raised as
 ``<api> timed out after <N>ms: <blocker>``. Input is delivered at most once.
 
-Coordinates: the helpers in ``js/actionability.js`` work in the element's frame viewport; the
+Coordinates: the helpers in ``js/utility/actionability.js`` work in the element's frame viewport; the
 handle's ``frame_offset`` (top-left of that frame's viewport in the top-level viewport) turns
 them into the top-level coordinates that ``Input.dispatchMouseEvent`` on the top page session
 expects. Chromium routes top-session input into same-process and out-of-process iframes alike.
@@ -25,10 +25,11 @@ import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Union
+from typing import Any, TypeVar, Union
 
+from .. import jsbundle
 from ..cdp.connection import Session
+from ..cdp.errors import ContextDestroyed, ObjectNotFound
 from ..errors import (
     CdpError,
     InvalidArgument,
@@ -61,7 +62,7 @@ RETRY_PAUSES_MS = (0, 20, 100, 100, 500)
 Offset = Union[tuple[float, float], Callable[[], Awaitable[tuple[float, float]]]]
 
 
-@dataclass
+@dataclass(slots=True)  # slots: what the pipeline records about a candidate must be a field here
 class ElementHandle:
     """One candidate element, as the host's resolver hands it over.
 
@@ -79,12 +80,27 @@ class ElementHandle:
     #: the page's input gate (``PageDriver.check_input``): checked before every in-page call
     #: of an action, since some of them edit the page (values, focus, selection)
     gate: Callable[[], None] | None = None
+    #: strictness tier (API.md §9): 0 for a candidate in the top document, 1 in a frame
+    tier: int = 0
+    # what the action pipeline learns about the candidate it picked:
+    #: (selector, candidates) it was picked from, for blocker messages after the checks
+    matched: tuple[str | None, int] = (None, 1)
+    #: frames' candidates to try when this top-document one turns out covered
+    frame_candidates: int = 0
+    #: the result of the helper fused into the check call (None when it did not run)
+    fused: Any = None
+    #: the last in-page call was ``afterMove`` (the pointer has not moved since)
+    last_call_js: bool = False
+    #: ``async () -> {ref, role, name, frame}``, given by the host's resolver: an ambiguity
+    #: error lists up to 5 candidates so described
+    describe: Callable[[], Awaitable[dict[str, Any]]] | None = None
 
     async def offset(self) -> tuple[float, float]:
         off = self.frame_offset
         if callable(off):
-            return tuple(await off())  # type: ignore[return-value]
-        return off  # type: ignore[return-value]
+            x, y = await off()
+            return x, y
+        return off
 
 
 @dataclass
@@ -129,19 +145,6 @@ Resolve = Callable[[], Awaitable[list[ElementHandle]]]
 
 # ---- in-page helper calls ------------------------------------------------------------------
 
-_SOURCE: str | None = None
-_CALL = (
-    "function(name, ...args) { const A = globalThis.__egoActions;"
-    " if (!A || typeof A[name] !== 'function') return {__ego_missing: true}; return A[name](this, ...args); }"
-)
-
-
-def _source() -> str:
-    global _SOURCE
-    if _SOURCE is None:
-        _SOURCE = (Path(__file__).resolve().parent.parent / "js" / "actionability.js").read_text("utf-8")
-    return _SOURCE
-
 
 #: helpers that change the page (focus, selection, a value set by script): input, for
 #: ``EgoTimeout.input_dispatched``
@@ -155,7 +158,7 @@ async def call(handle: ElementHandle, name: str, *args: Any) -> Any:
     if name in _MUTATING:
         dispatch.mark()
     params = {
-        "functionDeclaration": _CALL,
+        "functionDeclaration": jsbundle.function("utility", "action_helper"),
         "objectId": handle.object_id,
         "arguments": [{"value": name}] + [{"value": a} for a in args],
         "returnByValue": True,
@@ -164,11 +167,9 @@ async def call(handle: ElementHandle, name: str, *args: Any) -> Any:
     for _ in range(2):
         try:
             res = await handle.session.send("Runtime.callFunctionOn", params)
-        except CdpError as exc:
-            if "context" in (exc.cdp_message or "").lower() or "object" in (exc.cdp_message or "").lower():
-                # the element's document or world was replaced: resolve again on the next attempt
-                raise Transient(f"the page changed under the action ({exc.cdp_message})") from None
-            raise
+        except (ContextDestroyed, ObjectNotFound) as exc:
+            # the element's document or world was replaced: resolve again on the next attempt
+            raise Transient(f"the page changed under the action ({exc.cdp_message})") from None
         if "exceptionDetails" in res:
             d = res["exceptionDetails"]
             msg = (d.get("exception") or {}).get("description") or d.get("text") or "error"
@@ -177,7 +178,8 @@ async def call(handle: ElementHandle, name: str, *args: Any) -> Any:
         if isinstance(value, dict) and value.get("__ego_missing"):
             ev = await handle.session.send(
                 "Runtime.evaluate",
-                {"expression": "globalThis.__egoActions = " + _source(), "contextId": handle.context_id},
+                {"expression": "globalThis.__egoActions = " + jsbundle.program("utility", "actionability"),
+                 "contextId": handle.context_id},
             )
             if "exceptionDetails" in ev:
                 raise PageScriptError(f"cannot install actionability helpers: {ev['exceptionDetails']}", js_name="actionability.js", stack=None)
@@ -200,7 +202,7 @@ async def target_handle(handle: ElementHandle, action: str) -> ElementHandle:
     if "exceptionDetails" in res or not obj:
         raise _Blocked("hidden", "element is not attached to the DOM")
     out = ElementHandle(handle.session, handle.context_id, obj, handle.frame_offset, handle.gate)
-    out._matched = getattr(handle, "_matched", None) or (None, 1)
+    out.matched = handle.matched
     return out
 
 
@@ -233,7 +235,10 @@ def _check_timeout(api: str, timeout_ms: Any) -> float:
     return float(timeout_ms)
 
 
-async def _retry(ctx: ActionContext, timeout_ms: float, attempt: Callable[[], Awaitable[Any]]) -> Any:
+_T = TypeVar("_T")
+
+
+async def _retry(ctx: ActionContext, timeout_ms: float, attempt: Callable[[], Awaitable[_T]]) -> _T:
     deadline = time.monotonic() + timeout_ms / 1000
     last: _Blocked | None = None
     n = 0
@@ -271,28 +276,27 @@ async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
 
     ``fused`` = ``(helper, *args)``: when a tier has a single candidate, that helper runs in
     the same in-page call as the checks, right after they pass (one round trip instead of
-    two); its result is left on the handle as ``_fused`` (``None`` when it did not run).
+    two); its result is left on the handle as ``fused`` (``None`` when it did not run).
     """
     handles = await resolve()
     if not handles:
         raise _Blocked("not_found", f"selector {ctx.selector} matched 0 elements")
     tiers = (
-        [h for h in handles if getattr(h, "tier", 0) == 0],
-        [h for h in handles if getattr(h, "tier", 0) != 0],
+        [h for h in handles if h.tier == 0],
+        [h for h in handles if h.tier != 0],
     )
-    first: dict | None = None
+    first: dict[str, Any] | None = None
     for index, tier in enumerate(tiers):
         if not tier or (frames_only and index == 0):
             continue
         passing: list[ElementHandle] = []
-        single = fused is not None and len(tier) == 1
         for h in tier:
-            h._fused = None
-            if single:
+            h.fused = None
+            if fused is not None and len(tier) == 1:
                 r = await call(h, "checkThen", action, *fused)
                 b = r.get("blocker")
                 if b is None:
-                    h._fused = r.get("value")
+                    h.fused = r.get("value")
             else:
                 b = await call(h, "check", action)
             if b is None:
@@ -310,8 +314,8 @@ async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
             raise await _ambiguous(ctx, passing)
         if passing:
             chosen = passing[0]
-            chosen._matched = (ctx.selector, len(handles))  # for blocker messages after the checks
-            chosen._frame_candidates = len(tiers[1]) if index == 0 else 0
+            chosen.matched = (ctx.selector, len(handles))  # for blocker messages after the checks
+            chosen.frame_candidates = len(tiers[1]) if index == 0 else 0
             return chosen
     if first is None:
         raise _Blocked("not_found", f"selector {ctx.selector} matched 0 elements")
@@ -343,8 +347,8 @@ def candidate_listing(rows: list[dict[str, Any]], total: int) -> str:
 async def _ambiguous(ctx: ActionContext, passing: list[ElementHandle]) -> SelectorAmbiguous:
     """The error for two or more passing candidates, listing up to 5 (ref, role, name, frame):
     the resolver gives each handle a ``describe`` (the host's ledger numbers it)."""
-    shown = [h for h in passing if getattr(h, "describe", None) is not None][:SHOWN_CANDIDATES]
-    rows = [await h.describe() for h in shown]  # type: ignore[attr-defined]
+    shown = [h.describe for h in passing if h.describe is not None][:SHOWN_CANDIDATES]
+    rows = [await describe() for describe in shown]
     where = f": {candidate_listing(rows, len(passing))}" if rows else ""
     return SelectorAmbiguous(
         f"{ctx.api}: selector {ctx.selector} matched {len(passing)} elements{where}; "
@@ -361,14 +365,14 @@ async def _pick_and_point(ctx: ActionContext, resolve: Resolve, action: str, pos
     try:
         return (h, *await _point_at(ctx, h, action, position, force, label))
     except _Blocked as blocked:
-        if blocked.reason != "intercepted" or force or not getattr(h, "_frame_candidates", 0):
+        if blocked.reason != "intercepted" or force or not h.frame_candidates:
             raise
     h = await _pick(ctx, resolve, action, ("pointerPrep", action, position, force), frames_only=True)
     return (h, *await _point_at(ctx, h, action, position, force, label))
 
 
 def _after_checks(h: ElementHandle, message: str) -> str:
-    sel, n = getattr(h, "_matched", (None, 1))
+    sel, n = h.matched
     if sel is None:
         return message
     return f"selector {sel} matched {n} elements, but none can receive input; {message}"
@@ -382,8 +386,7 @@ async def _viewport(ctx: ActionContext) -> tuple[float, float]:
         return await ctx.viewport()
     res = await ctx.mouse._send(
         "Runtime.evaluate",
-        {"expression": "[window.visualViewport ? visualViewport.width : innerWidth, "
-                       "window.visualViewport ? visualViewport.height : innerHeight]", "returnByValue": True},
+        {"expression": jsbundle.call("main", "viewport_size"), "returnByValue": True},
     )
     w, h = res["result"]["value"]
     return float(w), float(h)
@@ -405,7 +408,7 @@ async def _settle_scroll(h: ElementHandle, action: str, before: str) -> bool:
     return moved
 
 
-async def _scroll_into_view(ctx: ActionContext, h: ElementHandle, action: str, position: dict | None) -> None:
+async def _scroll_into_view(ctx: ActionContext, h: ElementHandle, action: str, position: dict[str, Any] | None) -> None:
     """Trusted wheel events over each scroll container until the press point is in view."""
     stuck = 0
     for _ in range(30):
@@ -446,7 +449,7 @@ async def _scroll_into_view(ctx: ActionContext, h: ElementHandle, action: str, p
             await call(h, "raf", 4)
 
 
-async def _press_point(h: ElementHandle, action: str, position: dict | None) -> tuple[float, float, float, float]:
+async def _press_point(h: ElementHandle, action: str, position: dict[str, Any] | None) -> tuple[float, float, float, float]:
     """(frame x, frame y, top x, top y) of the press point, from a fresh box."""
     box = await call(h, "box", action)
     if box is None:
@@ -468,7 +471,7 @@ async def _hit(h: ElementHandle, action: str, fx: float, fy: float) -> None:
         raise _Blocked("intercepted", _after_checks(h, text))
 
 
-def _point_of(box: dict | None, position: dict | None) -> tuple[float, float]:
+def _point_of(box: dict[str, Any] | None, position: dict[str, Any] | None) -> tuple[float, float]:
     """The press point in frame coordinates from a ``box`` helper result (as ``pressPoint``)."""
     if box is None:
         raise _Blocked("hidden", "element is not attached to the DOM")
@@ -486,7 +489,7 @@ def _raise_hit(h: ElementHandle, who: str | None) -> None:
 
 
 async def _point_at(
-    ctx: ActionContext, h: ElementHandle, action: str, position: dict | None, force: bool, label: str | None
+    ctx: ActionContext, h: ElementHandle, action: str, position: dict[str, Any] | None, force: bool, label: str | None
 ) -> tuple[float, float]:
     """Scroll, hit-test, move, hit-test again, re-read the box; returns the top-level point.
 
@@ -494,7 +497,7 @@ async def _point_at(
     point in view, its box and hit test are used as they are (same order, one call fewer);
     the hit test after the move and the box re-read share one call.
     """
-    prep = getattr(h, "_fused", None)
+    prep = h.fused
     if prep is not None and prep.get("hidden") and ctx.bring_to_front is not None:
         await ctx.bring_to_front()
     top_doc = not callable(h.frame_offset)
@@ -522,10 +525,10 @@ async def _point_at(
     fx2, fy2 = _point_of(after.get("box"), position)
     ox, oy = await h.offset()
     x2, y2 = fx2 + ox, fy2 + oy
-    h._last_call_js = True  # afterMove was the last call, unless the pointer moves again
+    h.last_call_js = True  # afterMove was the last call, unless the pointer moves again
     if abs(x2 - x) > 0.5 or abs(y2 - y) > 0.5:
         await ctx.mouse.move(x2, y2)
-        h._last_call_js = False
+        h.last_call_js = False
         x, y = x2, y2
     return x, y
 
@@ -540,17 +543,17 @@ async def click(
     button: str = "left",
     click_count: int = 1,
     delay: float = 0,
-    position: dict | None = None,
+    position: dict[str, Any] | None = None,
     force: bool = False,
     timeout_ms: float = 3000,
     label: str | None = None,
     action: str = "click",
-) -> dict:
+) -> dict[str, Any]:
     """Trusted click on the resolved element. Returns ``{"x", "y"}`` (top-level viewport)."""
     _validate_pointer(ctx.api, button=button, click_count=click_count, delay=delay, position=position)
     timeout_ms = _check_timeout(ctx.api, timeout_ms)
 
-    async def attempt() -> dict:
+    async def attempt() -> dict[str, Any]:
         _h, x, y = await _pick_and_point(ctx, resolve, action, position, force, label)
         await ctx.mouse.press_here(button=button, click_count=click_count, delay=delay)
         return {"x": x, "y": y}
@@ -559,20 +562,20 @@ async def click(
 
 
 async def dblclick(ctx: ActionContext, resolve: Resolve, *, button: str = "left", delay: float = 0,
-                   position: dict | None = None, force: bool = False, timeout_ms: float = 3000,
-                   label: str | None = None) -> dict:
+                   position: dict[str, Any] | None = None, force: bool = False, timeout_ms: float = 3000,
+                   label: str | None = None) -> dict[str, Any]:
     return await click(ctx, resolve, button=button, click_count=2, delay=delay, position=position,
                        force=force, timeout_ms=timeout_ms, label=label, action="dblclick")
 
 
-async def hover(ctx: ActionContext, resolve: Resolve, *, position: dict | None = None, force: bool = False,
-                timeout_ms: float = 3000, label: str | None = None) -> dict:
+async def hover(ctx: ActionContext, resolve: Resolve, *, position: dict[str, Any] | None = None, force: bool = False,
+                timeout_ms: float = 3000, label: str | None = None) -> dict[str, Any]:
     _validate_position(ctx.api, "position", position)
     timeout_ms = _check_timeout(ctx.api, timeout_ms)
 
-    async def attempt() -> dict:
+    async def attempt() -> dict[str, Any]:
         h, x, y = await _pick_and_point(ctx, resolve, "hover", position, force, label)
-        if getattr(h, "_last_call_js", False):
+        if h.last_call_js:
             ctx._finished_on(h)
         return {"x": x, "y": y}
 
@@ -585,14 +588,14 @@ async def drag_and_drop(
     resolve_target: Resolve,
     *,
     button: str = "left",
-    source_position: dict | None = None,
-    target_position: dict | None = None,
+    source_position: dict[str, Any] | None = None,
+    target_position: dict[str, Any] | None = None,
     force: bool = False,
     timeout_ms: float = 3000,
     label: str | None = None,
     target_selector: str | None = None,
     steps: int = 5,
-) -> dict:
+) -> dict[str, Any]:
     """Trusted press on the source, interpolated moves, release on the target.
 
     Both elements get the hover checks (visible, size, hit target; disabled is fine).
@@ -604,7 +607,7 @@ async def drag_and_drop(
     tctx = ActionContext(ctx.mouse, ctx.keyboard, target_selector or ctx.selector, ctx.api, ctx.show_label, ctx.viewport)
     pressed = False
 
-    async def attempt() -> dict:
+    async def attempt() -> dict[str, Any]:
         nonlocal pressed
         if not pressed:
             src = await _pick(ctx, resolve_source, "drag")

@@ -30,12 +30,12 @@ class Progress:
 _current: contextvars.ContextVar[Progress | None] = contextvars.ContextVar("ego_request_progress", default=None)
 
 
-def begin() -> tuple[Progress, contextvars.Token]:
+def begin() -> tuple[Progress, contextvars.Token[Progress | None]]:
     progress = Progress()
     return progress, _current.set(progress)
 
 
-def end(token: contextvars.Token) -> None:
+def end(token: contextvars.Token[Progress | None]) -> None:
     _current.reset(token)
 
 

@@ -13,7 +13,8 @@ from typing import Any
 
 import orjson
 
-from ..errors import CdpError, EgoTimeout, InvalidArgument, PageEvaluationTimeout, PageScriptError
+from ..cdp.errors import CdpInternalError, ContextDestroyed, NavigatedAway, ScriptTerminated, TargetClosed
+from ..errors import CdpError, EgoError, EgoTimeout, InvalidArgument, PageEvaluationTimeout, PageScriptError
 from .page import PageDriver
 
 __all__ = ["evaluate", "is_function_source", "build_expression", "EXECUTION_LIMIT_MS", "TRANSPORT_LIMIT_MS"]
@@ -53,7 +54,7 @@ def build_expression(js: str, arg: Any, *, api: str = "page.evaluate", has_arg: 
     return js
 
 
-def script_error(details: dict, *, api: str = "page.evaluate") -> PageScriptError:
+def script_error(details: dict[str, Any], *, api: str = "page.evaluate") -> PageScriptError:
     exc = details.get("exception") or {}
     description = exc.get("description") or details.get("text") or "script error"
     first = description.split("\n", 1)[0]
@@ -70,7 +71,7 @@ async def _page_responsive(driver: PageDriver) -> bool:
     try:
         await driver.session.send("Runtime.evaluate", {"expression": "1", "returnByValue": True}, timeout=1.0)
         return True
-    except Exception:
+    except EgoError:
         return False
 
 
@@ -106,7 +107,7 @@ async def evaluate(
             # script scheduled): interrupt it so the page is usable again
             try:
                 await driver.session.send("Runtime.terminateExecution", timeout=2.0)
-            except Exception:  # noqa: BLE001 - the check below tells whether it worked
+            except EgoError:  # the check below tells whether it worked
                 pass
             raise PageEvaluationTimeout(
                 f"{api} timed out after {round(transport_limit_ms)}ms: the page was still busy running script "
@@ -122,9 +123,9 @@ async def evaluate(
             may_have_late_effects=True, page_responsive=True,
         ) from None
     except CdpError as exc:
-        if (time.monotonic() - started) * 1000 >= execution_limit_ms * 0.95 and "Internal error" in (
-            exc.cdp_message or str(exc)
-        ):
+        if isinstance(exc, (CdpInternalError, ScriptTerminated)) and (
+            time.monotonic() - started
+        ) * 1000 >= execution_limit_ms * 0.95:
             # V8 stopped the script at the execution limit (Chromium answers "Internal error")
             raise PageEvaluationTimeout(
                 f"{api} timed out after {round(execution_limit_ms)}ms: the script was still running and "
@@ -132,13 +133,12 @@ async def evaluate(
                 api=api, timeout_ms=round(execution_limit_ms), execution_stopped=True,
                 may_have_late_effects=True, page_responsive=await _page_responsive(driver),
             ) from None
-        if "Cannot find context" in (exc.cdp_message or ""):
+        if isinstance(exc, (TargetClosed, NavigatedAway)):
+            raise  # the page went away, not the script's doing
+        if isinstance(exc, ContextDestroyed):
             raise PageScriptError(
                 f"{api}: the page navigated while the script ran; run it again", js_name=None, stack=None
             ) from exc
-        low = (exc.cdp_message or "").lower()
-        if "session" in low or "attached" in low or "target" in low:
-            raise  # the page went away, not the script's doing
         # we built the command, so what the browser refuses is the script or its result (a value
         # that cannot be copied out: window, a DOM node, a cyclic or very deep object)
         raise PageScriptError(
@@ -148,12 +148,12 @@ async def evaluate(
         ) from exc
     details = res.get("exceptionDetails")
     if details is not None:
-        exc = details.get("exception") or {}
-        description = exc.get("description") or details.get("text") or ""
+        thrown = details.get("exception") or {}
+        description = thrown.get("description") or details.get("text") or ""
         elapsed_ms = (time.monotonic() - started) * 1000
         if (
             "Execution was terminated" in description
-            and exc.get("className") is None
+            and thrown.get("className") is None
             and elapsed_ms >= execution_limit_ms * 0.95
         ):
             raise PageEvaluationTimeout(

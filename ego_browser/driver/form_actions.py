@@ -41,7 +41,7 @@ async def fill(
     *,
     clear_first: bool = True,
     timeout_ms: float = 3000,
-) -> dict:
+) -> dict[str, Any]:
     """Fill the field, its editing host or a wrapper's single fillable descendant.
 
     One native insertion (``Input.insertText``) → one trusted ``input`` with ``data == value``;
@@ -57,18 +57,19 @@ async def fill(
     timeout_ms = _check_timeout(ctx.api, timeout_ms)
     delivered = False
 
-    async def insert(h: ElementHandle, before: str) -> dict:
+    async def insert(h: ElementHandle, before: str) -> dict[str, Any]:
         if value == "":
             if clear_first and before != "":
                 await ctx.keyboard.press("Delete")
         else:
             await ctx.keyboard.insert_text(value)
-        return await call(h, "fillVerify", value, before, clear_first)
+        verified: dict[str, Any] = await call(h, "fillVerify", value, before, clear_first)
+        return verified
 
-    async def attempt() -> dict:
+    async def attempt() -> dict[str, Any]:
         nonlocal delivered
         picked = await _pick(ctx, resolve, "fill", None if delivered else ("fillStart", value, clear_first))
-        start = picked._fused
+        start = picked.fused
         if start is not None and start.get("detached"):
             raise _Blocked("hidden", "element is not attached to the DOM")
         if start is not None and "prep" in start:
@@ -131,7 +132,7 @@ async def fill(
 # ---- select_option -------------------------------------------------------------------------
 
 
-def _descriptors(api: str, value: Any) -> tuple[list[dict], bool]:
+def _descriptors(api: str, value: Any) -> tuple[list[dict[str, Any]], bool]:
     if value is None:
         return [], True
     items = value if isinstance(value, list) else [value]
@@ -167,11 +168,12 @@ async def select_option(ctx: ActionContext, resolve: Resolve, value: Any, *, tim
 
     async def attempt() -> list[str]:
         h = await _pick(ctx, resolve, "select", ("selectOption", descriptors, clear))
-        res = h._fused if h._fused is not None else await call(h, "selectOption", descriptors, clear)
+        res = h.fused if h.fused is not None else await call(h, "selectOption", descriptors, clear)
         if "missing" in res:
             raise _Blocked("option_not_found", f"did not find some options; available options: {res['missing']}")
         ctx._finished_on(h)
-        return res["values"]
+        values: list[str] = res["values"]
+        return values
 
     return await _retry(ctx, timeout_ms, attempt)
 
@@ -179,12 +181,12 @@ async def select_option(ctx: ActionContext, resolve: Resolve, value: Any, *, tim
 # ---- focus and press -----------------------------------------------------------------------
 
 
-async def focus(ctx: ActionContext, resolve: Resolve, *, timeout_ms: float = 3000) -> dict:
+async def focus(ctx: ActionContext, resolve: Resolve, *, timeout_ms: float = 3000) -> dict[str, Any]:
     """Focus the element, its nearest focusable ancestor (through slots) or its single
     editable descendant."""
     timeout_ms = _check_timeout(ctx.api, timeout_ms)
 
-    async def attempt() -> dict:
+    async def attempt() -> dict[str, Any]:
         h = await _pick(ctx, resolve, "focus")
         if not await call(h, "focus", "focus"):
             raise _Blocked("not_focusable", "element did not take focus")
@@ -193,7 +195,7 @@ async def focus(ctx: ActionContext, resolve: Resolve, *, timeout_ms: float = 300
     return await _retry(ctx, timeout_ms, attempt)
 
 
-async def press(ctx: ActionContext, resolve: Resolve, key: str, *, delay: float = 0, timeout_ms: float = 3000) -> dict:
+async def press(ctx: ActionContext, resolve: Resolve, key: str, *, delay: float = 0, timeout_ms: float = 3000) -> dict[str, Any]:
     """``focus`` then ``keyboard.press(key)``; the key is validated before anything happens."""
     for token in split_chord(key):
         try:
@@ -205,7 +207,7 @@ async def press(ctx: ActionContext, resolve: Resolve, key: str, *, delay: float 
         raise _bad(ctx.api, "delay", "a finite number >= 0", delay)
     timeout_ms = _check_timeout(ctx.api, timeout_ms)
 
-    async def attempt() -> dict:
+    async def attempt() -> dict[str, Any]:
         h = await _pick(ctx, resolve, "press")
         if not await call(h, "focus", "press"):
             raise _Blocked("not_focusable", "element did not take focus")

@@ -59,7 +59,7 @@ class FrameTree:
         self.main_frame_id: str | None = None
         self._frames: dict[str, Frame] = {}
         self._context_frames: dict[tuple[str, int], Frame] = {}
-        self._utility_pending: dict[str, asyncio.Future] = {}
+        self._utility_pending: dict[str, asyncio.Future[int]] = {}
         #: called with (frame, old_loader_id) when a frame's document changes
         self.on_document: list[Callable[[Frame, str | None], Any]] = []
         #: called with (frame,) when a frame goes away
@@ -101,7 +101,7 @@ class FrameTree:
 
     # -- building ---------------------------------------------------------------------------
 
-    def load_tree(self, tree: dict, session: Session, *, parent_id: str | None = None, oopif: bool = False) -> None:
+    def load_tree(self, tree: dict[str, Any], session: Session, *, parent_id: str | None = None, oopif: bool = False) -> None:
         """Merge a ``Page.getFrameTree`` result for ``session``."""
         info = tree["frame"]
         frame_id = info["id"]
@@ -125,7 +125,7 @@ class FrameTree:
         for child in tree.get("childFrames", ()):
             self.load_tree(child, session, parent_id=frame_id)
 
-    def frame_attached(self, params: dict, session: Session) -> None:
+    def frame_attached(self, params: dict[str, Any], session: Session) -> None:
         frame_id = params["frameId"]
         if frame_id in self._frames:
             frame = self._frames[frame_id]
@@ -134,7 +134,7 @@ class FrameTree:
             return
         self._frames[frame_id] = Frame(frame_id, params.get("parentFrameId"), session)
 
-    def frame_navigated(self, params: dict, session: Session) -> None:
+    def frame_navigated(self, params: dict[str, Any], session: Session) -> None:
         info = params["frame"]
         frame_id = info["id"]
         frame = self._frames.get(frame_id)
@@ -156,12 +156,12 @@ class FrameTree:
         for cb in self.on_navigated:
             cb(frame)
 
-    def navigated_within_document(self, params: dict) -> None:
+    def navigated_within_document(self, params: dict[str, Any]) -> None:
         frame = self._frames.get(params["frameId"])
         if frame is not None:
             frame.url = params["url"]
 
-    def frame_detached(self, params: dict, session: Session) -> None:
+    def frame_detached(self, params: dict[str, Any], session: Session) -> None:
         frame = self._frames.get(params["frameId"])
         if frame is None:
             return
@@ -203,7 +203,7 @@ class FrameTree:
                 continue
             self._remove(frame)
 
-    def lifecycle_event(self, params: dict) -> None:
+    def lifecycle_event(self, params: dict[str, Any]) -> None:
         frame = self._frames.get(params["frameId"])
         if frame is None:
             return
@@ -234,7 +234,7 @@ class FrameTree:
 
     # -- execution contexts -----------------------------------------------------------------
 
-    def context_created(self, params: dict, session: Session) -> None:
+    def context_created(self, params: dict[str, Any], session: Session) -> None:
         ctx = params["context"]
         aux = ctx.get("auxData") or {}
         frame = self._frames.get(aux.get("frameId", ""))
@@ -249,7 +249,7 @@ class FrameTree:
             frame.installed = set()
             self._context_frames[key] = frame
 
-    def context_destroyed(self, params: dict, session: Session) -> None:
+    def context_destroyed(self, params: dict[str, Any], session: Session) -> None:
         frame = self._context_frames.pop((session.session_id, params["executionContextId"]), None)
         if frame is None:
             return
@@ -279,7 +279,7 @@ class FrameTree:
             {"frameId": frame.frame_id, "worldName": UTILITY_WORLD, "grantUniveralAccess": True},
             timeout=timeout,
         )
-        ctx = res["executionContextId"]
+        ctx: int = res["executionContextId"]
         frame.utility_context = ctx
         frame.installed = set()
         self._context_frames[(frame.session.session_id, ctx)] = frame

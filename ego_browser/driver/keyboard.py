@@ -22,7 +22,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..errors import InvalidArgument
+from .. import jsbundle
+from ..errors import EgoError, InvalidArgument
 
 __all__ = [
     "KeyDescription",
@@ -378,7 +379,7 @@ class Keyboard:
     async def insert_text(self, text: str) -> None:
         await self._send("Input.insertText", {"text": text})
 
-    async def paste(self, content: str | dict) -> None:
+    async def paste(self, content: str | dict[str, Any]) -> None:
         """Fill the clipboard (text, and HTML when given), send the paste shortcut, restore.
 
         The clipboard is written from the top document (``navigator.clipboard.write`` with a
@@ -391,12 +392,12 @@ class Keyboard:
                 "Browser.grantPermissions",
                 {"permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]},
             )
-        except Exception:
+        except EgoError:  # best effort: without it the fallback below still pastes
             pass
         res = await self._send(
             "Runtime.evaluate",
             {
-                "expression": f"({_CLIPBOARD_WRITE})({_json(text)}, {_json(html)})",
+                "expression": jsbundle.call("main", "clipboard_write", text, html),
                 "awaitPromise": True,
                 "returnByValue": True,
                 "userGesture": True,
@@ -415,7 +416,7 @@ class Keyboard:
                         "userGesture": True,
                     },
                 )
-            except Exception:
+            except EgoError:  # the page went on (navigated, closed): nothing to restore
                 pass
 
     async def release_all(self) -> None:
@@ -445,28 +446,6 @@ def _paste_content(content: Any) -> tuple[str, str | None]:
         f"keyboard.paste: content must be a str or {{'text': str, 'html': str | None}} (got {content!r})",
         api="keyboard.paste", option="content", expected='str or {"text": str, "html": str | None}',
     )
-
-
-_CLIPBOARD_WRITE = """async (text, html) => {
-  let saved = null;
-  try { saved = await navigator.clipboard.readText(); } catch (e) {}
-  try {
-    const items = {"text/plain": new Blob([text], {type: "text/plain"})};
-    if (html != null) items["text/html"] = new Blob([html], {type: "text/html"});
-    await navigator.clipboard.write([new ClipboardItem(items)]);
-    return {saved, via: "clipboard"};
-  } catch (e) {
-    const onCopy = (ev) => {
-      ev.stopImmediatePropagation(); ev.preventDefault();
-      ev.clipboardData.setData("text/plain", text);
-      if (html != null) ev.clipboardData.setData("text/html", html);
-    };
-    window.addEventListener("copy", onCopy, {capture: true, once: true});
-    const ok = document.execCommand("copy");
-    window.removeEventListener("copy", onCopy, {capture: true});
-    return {saved, via: ok ? "execCommand" : "failed"};
-  }
-}"""
 
 
 def chord_is_valid(key: str) -> bool:

@@ -137,6 +137,6 @@ class Mouse:
         )
 
 
-def _retrieve(task: asyncio.Future) -> None:
+def _retrieve(task: asyncio.Future[Any]) -> None:
     if not task.cancelled():
         task.exception()  # a release after a failure: its own failure has nothing to add

@@ -6,7 +6,8 @@ import asyncio
 import time
 from typing import Any
 
-from ..errors import CdpError, EgoTimeout, InvalidArgument, NavigationFailed, NavigationTimeout
+from ..cdp.errors import InvalidReferrer, InvalidUrl
+from ..errors import CdpError, EgoError, EgoTimeout, InvalidArgument, NavigationFailed, NavigationTimeout
 from .page import PageDriver
 
 __all__ = ["goto", "reload", "wait_for_load_state", "LOAD_STATES", "network_idle", "NavTracker", "tracker",
@@ -237,7 +238,7 @@ async def _ready_state(driver: PageDriver) -> str | None:
             "Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True}, timeout=1.0
         )
         return (res.get("result") or {}).get("value")
-    except Exception:
+    except EgoError:  # unknown: a busy or closing page
         return None
 
 
@@ -267,16 +268,14 @@ async def goto(
             "(the server has not answered yet)",
             api=api, timeout_ms=round(timeout_ms), committed=False, url=url, ready_state=await _ready_state(driver),
         ) from None
-    except CdpError as exc:
+    except InvalidUrl as exc:
         # Chromium refuses what it cannot parse as a URL (or a referrer) before any request
-        if "invalid url" in (exc.cdp_message or "").lower() or "invalid referrer" in (exc.cdp_message or "").lower():
-            bad = "referer" if "referrer" in (exc.cdp_message or "").lower() else "url"
-            raise InvalidArgument(
-                f"{api}: {bad} {params.get('referrer' if bad == 'referer' else 'url')!r} is not a valid URL; "
-                "pass an absolute URL such as https://example.com/path",
-                api=api, option=bad, expected="an absolute URL",
-            ) from None
-        raise
+        bad = "referer" if isinstance(exc, InvalidReferrer) else "url"
+        raise InvalidArgument(
+            f"{api}: {bad} {params.get('referrer' if bad == 'referer' else 'url')!r} is not a valid URL; "
+            "pass an absolute URL such as https://example.com/path",
+            api=api, option=bad, expected="an absolute URL",
+        ) from None
     if res.get("errorText"):
         raise NavigationFailed(
             f"{api}: navigation to {url} failed: {res['errorText']}", url=url, error_text=res["errorText"]

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..cdp import Connection, Session
-from ..errors import CdpChannelUnavailable, CdpError, PageCrashed
+from ..errors import CdpChannelUnavailable, CdpError, EgoError, PageCrashed
 from .frames import Frame, FrameTree
 
 __all__ = ["PageDriver", "EVENT_BUFFER"]
@@ -147,7 +147,7 @@ class PageDriver:
             res = await self.session.send(
                 "Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True}, timeout=2.0
             )
-        except Exception:
+        except EgoError:  # no answer (a dialog, a busy page): lifecycle events will tell
             return
         state = (res.get("result") or {}).get("value")
         main = self.frames.main

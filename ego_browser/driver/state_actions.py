@@ -19,14 +19,12 @@ from .actions import ActionContext, ElementHandle, Resolve, Transient, _ambiguou
 
 __all__ = ["set_checked", "check", "uncheck", "read_state"]
 
-_READ = ("function(kind, arg) { return globalThis.__egoSel ? __egoSel.readState(this, kind, arg) "
-         ": {missing: true}; }")
-
-
 async def _read(h: ElementHandle, kind: str, arg: Any = None) -> dict[str, Any]:
     """``{value}`` or ``{error}`` from the page; installs the selector engine in the handle's
     world if a ref's handle got there first."""
-    params = {"functionDeclaration": _READ, "objectId": h.object_id,
+    from .. import jsbundle
+
+    params = {"functionDeclaration": jsbundle.function("utility", "element_read"), "objectId": h.object_id,
               "arguments": [{"value": kind}, {"value": arg}], "returnByValue": True}
     for _ in range(2):
         try:
@@ -55,8 +53,8 @@ async def pick_one(ctx: ActionContext, resolve: Resolve, *, required: bool = Tru
     match if it has one (two are ambiguous), else the frames' (same rule). ``None`` for no
     match when not ``required`` (else a retryable not-found)."""
     handles = await resolve()
-    top = [h for h in handles if getattr(h, "tier", 0) == 0]
-    tier = top or [h for h in handles if getattr(h, "tier", 0) != 0]
+    top = [h for h in handles if h.tier == 0]
+    tier = top or [h for h in handles if h.tier != 0]
     if len(tier) > 1:
         raise await _ambiguous(ctx, tier)
     if not tier:
@@ -72,13 +70,14 @@ def _not_checkable(ctx: ActionContext, error: str) -> NotActionable:
                          selector=ctx.selector, timeout_ms=0, reason="not_checkable")
 
 
-async def set_checked(ctx: ActionContext, resolve: Resolve, *, checked: bool, position: dict | None = None,
+async def set_checked(ctx: ActionContext, resolve: Resolve, *, checked: bool, position: dict[str, float] | None = None,
                       force: bool = False, timeout_ms: float = 3000, label: str | None = None) -> dict[str, Any]:
     """Make the element checked (or not). Returns ``{"changed": bool}``."""
     timeout_ms = _check_timeout(ctx.api, timeout_ms)
 
     async def state() -> tuple[ElementHandle, dict[str, Any]]:
         h = await pick_one(ctx, resolve)
+        assert h is not None  # required: no match is a retryable not-found
         return h, await _read(h, "checked")
 
     h, now = await _retry(ctx, timeout_ms, state)

@@ -13,6 +13,7 @@ from collections import OrderedDict
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..cdp.errors import TargetClosed
 from ..driver import actions, dispatch, form_actions
 from ..driver.keyboard import Keyboard
 from ..driver.mouse import Mouse
@@ -38,7 +39,7 @@ _RELEASES = frozenset({"mouseReleased", "keyUp"})
 
 def _page_gone(driver: PageDriver, exc: Exception) -> bool:
     """The page the input was for has closed (or its session went with it)."""
-    return driver.closed or "session with given id not found" in str(getattr(exc, "cdp_message", "") or exc).lower()
+    return driver.closed or isinstance(exc, TargetClosed)
 
 
 def input_state(driver: PageDriver, token: Any) -> tuple[Mouse, Keyboard]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CdpMethodRefused
+from ..states import OpenedBy
 from .store import OPEN, UNMANAGED, SpaceRow
 
 __all__ = ["Scope", "scope_of", "check", "filter_result", "PAGE", "TASK"]
@@ -239,7 +240,7 @@ def filter_result(host: Any, scope: Scope, method: str, result: Any) -> Any:
         host.browser.targets.setdefault(tid, {"targetId": tid, "type": "page", "url": "about:blank", "title": ""})
         store = host.store
         if store is not None and not store.pages_of_target(tid):
-            store.add_page(scope.space.id, "#" + tid, tid, "agent", state=UNMANAGED)
+            store.add_page(scope.space.id, "#" + tid, tid, OpenedBy.AGENT, state=UNMANAGED)
     return result
 
 

@@ -32,6 +32,7 @@ from ..errors import (
     TaskSpaceNotFound,
     TaskSpaceUserInControl,
 )
+from ..states import Ownership
 from .browser import BrowserLink
 from .ops import SYNC_OPS, resolve
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow, Store
@@ -221,8 +222,8 @@ class Host:
     def gate(self, space: SpaceRow) -> None:
         """Refuse an agent request on a space the person controls; otherwise remember the
         request as in flight on that space, so that a take-over can stop it."""
-        if space.ownership != "agent":
-            reason = space.reason or ("handed_off" if space.ownership == "agentDelegatedToUser" else "user_owned")
+        if space.ownership != Ownership.AGENT:
+            reason = space.reason or ("handed_off" if space.ownership == Ownership.DELEGATED else "user_owned")
             raise TaskSpaceUserInControl(
                 f"the user controls task space {space.id} (\"{space.name}\", reason: {reason}); "
                 "wait with task.wait_for_control() or ask the user to hand it back",
@@ -259,7 +260,7 @@ class Host:
         for row in store.pages_of_target(target_id):
             if row.state == OPEN:
                 space = store.space(row.space_id)
-                if space is not None and space.ownership != "agent":
+                if space is not None and space.ownership != Ownership.AGENT:
                     self.gate(space)
         if len(self._input_ok) > 256:
             self._input_ok.clear()

@@ -28,8 +28,11 @@ from typing import Any, TypeVar
 
 import orjson
 
+from .. import jsbundle
+from ..cdp.errors import NoDialog
 from ..driver.page import PageDriver
 from ..errors import CdpChannelUnavailable, CdpError, InvalidState
+from ..states import Ownership
 from .core import Host
 from .ops import HOST_SETUP, op
 
@@ -96,11 +99,9 @@ async def _handle(host: Host, at: dict[str, Any], accept: bool, text: str | None
     closed_before = driver.dialogs_closed
     try:
         await session.send("Page.handleJavaScriptDialog", params, timeout=5.0)
-    except CdpError as exc:
-        if "No dialog is showing" in (exc.cdp_message or ""):
-            driver.drop_dialog(session)
-            return False
-        raise
+    except NoDialog:
+        driver.drop_dialog(session)
+        return False
     # Chromium tells when the dialog closed; a dialog the page opens right after (an alert in
     # a loop) is already the next one in the driver's queue when we look. No timer ever
     # clears the state: if the event is late, the dialog still shows as open, which is true.
@@ -156,50 +157,6 @@ async def dismiss_dialog(host: Host, at: dict[str, Any]) -> bool:
 
 # -- permission prompts -----------------------------------------------------------------------
 
-_PERMISSION_JS = r"""
-(() => {
-  const report = globalThis.%(binding)s;
-  if (typeof report !== 'function' || globalThis.__egoPermWrapped) return;
-  Object.defineProperty(globalThis, '__egoPermWrapped', {value: true});
-  try { delete globalThis.%(binding)s; } catch (e) {}
-  const perms = navigator.permissions;
-  const ask = (names) => {
-    for (const name of names) {
-      const p = perms && perms.query ? perms.query({name}).then(s => s.state, () => 'prompt')
-                                     : Promise.resolve('prompt');
-      p.then(state => { if (state === 'prompt') report(JSON.stringify({name})); });
-    }
-  };
-  const geo = navigator.geolocation;
-  if (geo) {
-    for (const m of ['getCurrentPosition', 'watchPosition']) {
-      const orig = geo[m];
-      if (typeof orig === 'function') {
-        geo[m] = function(...a) { ask(['geolocation']); return orig.apply(this, a); };
-      }
-    }
-  }
-  if (globalThis.Notification && typeof Notification.requestPermission === 'function') {
-    const orig = Notification.requestPermission;
-    Notification.requestPermission = function(...a) {
-      if (Notification.permission === 'default') report(JSON.stringify({name: 'notifications'}));
-      return orig.apply(this, a);
-    };
-  }
-  const md = navigator.mediaDevices;
-  if (md && typeof md.getUserMedia === 'function') {
-    const orig = md.getUserMedia;
-    md.getUserMedia = function(c, ...a) {
-      const names = [];
-      if (c && c.video) names.push('camera');
-      if (c && c.audio) names.push('microphone');
-      ask(names);
-      return orig.call(this, c, ...a);
-    };
-  }
-})();
-""" % {"binding": BINDING}
-
 _REASONS = {"geolocation": "location", "notifications": "notifications", "camera": "camera", "microphone": "microphone"}
 
 
@@ -213,8 +170,8 @@ def _permission_requested(host: Host, driver: PageDriver, payload: str) -> None:
         return
     for space in host.store.spaces():
         for row in host.store.pages(space.id):
-            if row.target_id == driver.target_id and space.ownership == "agent":
-                host.store.update_space(space.id, ownership="user", reason=reason)
+            if row.target_id == driver.target_id and space.ownership == Ownership.AGENT:
+                host.store.update_space(space.id, ownership=Ownership.USER, reason=reason)
                 logger.info("space %s handed to the person: permission prompt %s", space.id, reason)
                 return
 
@@ -227,13 +184,14 @@ async def install_permission_watch(host: Host, driver: PageDriver) -> None:
             _permission_requested(host, driver, params.get("payload") or "")
 
     driver._offs.append(session.on("Runtime.bindingCalled", called))
+    watch = jsbundle.call("main", "permission_watch", BINDING)
     try:
         await session.send("Runtime.addBinding", {"name": BINDING}, timeout=5.0)
         await session.send(
-            "Page.addScriptToEvaluateOnNewDocument", {"source": _PERMISSION_JS, "runImmediately": True}, timeout=5.0
+            "Page.addScriptToEvaluateOnNewDocument", {"source": watch, "runImmediately": True}, timeout=5.0
         )
         # the current document too (it was loaded before we attached)
-        await session.send("Runtime.evaluate", {"expression": _PERMISSION_JS, "silent": True}, timeout=5.0)
+        await session.send("Runtime.evaluate", {"expression": watch, "silent": True}, timeout=5.0)
     except (CdpError, CdpChannelUnavailable, TimeoutError) as exc:
         logger.debug("permission watch not installed on %s: %s", driver.target_id, exc)
 

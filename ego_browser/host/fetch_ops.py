@@ -18,42 +18,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from .. import jsbundle
 from ..errors import EgoTimeout, FetchFailed, InvalidArgument
 from .core import Host
 from .dialog_ops import guarded
 from .ops import op
 from .user_files import write_file
-
-_FETCH_JS = """(async (o) => {
-  const ctrl = new AbortController();
-  const timer = setTimeout(() => ctrl.abort(), o.timeout);
-  const init = {method: o.method, signal: ctrl.signal};
-  if (o.headers) init.headers = o.headers;
-  if (o.body !== null && o.body !== undefined) init.body = o.body;
-  for (const k of ['cache', 'credentials', 'integrity', 'keepalive', 'mode', 'redirect', 'referrer', 'referrerPolicy'])
-    if (o.init[k] !== null && o.init[k] !== undefined) init[k] = o.init[k];
-  try {
-    const r = await window.fetch(o.url, init);
-    const headers = {};
-    r.headers.forEach((v, k) => { headers[k] = v; });
-    let body;
-    if (o.binary) {
-      const b = new Uint8Array(await r.arrayBuffer());
-      let s = '';
-      for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode.apply(null, b.subarray(i, i + 0x8000));
-      body = btoa(s);
-    } else {
-      body = await r.text();
-    }
-    return {ok: r.ok, status: r.status, status_text: r.statusText, url: r.url, headers, body};
-  } catch (e) {
-    return {error: (e && e.name === 'AbortError') ? 'timeout' : String((e && e.message) || e)};
-  } finally {
-    clearTimeout(timer);
-  }
-})(%s)"""
 
 _INIT_KEYS = {
     "cache": "cache", "credentials": "credentials", "integrity": "integrity", "keepalive": "keepalive",
@@ -77,7 +47,7 @@ async def fetch(host: Host, at: dict[str, Any], *, url: str, timeout: float, sav
         "binary": bool(save_as),
         "init": {js: init[py] for py, js in _INIT_KEYS.items()},
     }
-    expression = _FETCH_JS % orjson.dumps(options).decode()
+    expression = jsbundle.call("main", "page_fetch", options)
 
     async def run() -> dict[str, Any]:
         return await ctx.driver.session.send(

@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 from typing import Any
 
+from .. import jsbundle
 from ..driver import dispatch
 from ..errors import (
     CdpError,
@@ -44,25 +45,6 @@ def _check_files(api: str, files: Any) -> list[str]:
     from ..client.files import file_list
 
     return file_list(api, files)
-
-
-_FIND_INPUT_JS = """function() {
-  const isFile = (e) => e && e.localName === 'input' && (e.type || '').toLowerCase() === 'file';
-  if (isFile(this)) return {el: this, n: 1};
-  if (this.localName === 'label' && this.control) {
-    if (isFile(this.control)) return {el: this.control, n: 1};
-  }
-  const found = [];
-  const walk = (root) => {
-    for (const e of root.querySelectorAll('*')) {
-      if (isFile(e)) found.push(e);
-      if (e.shadowRoot) walk(e.shadowRoot);
-    }
-  };
-  walk(this);
-  if (this.shadowRoot) walk(this.shadowRoot);
-  return {el: found[0] || null, n: found.length};
-}"""
 
 
 _INPUT_GROUP = "ego-file-input"
@@ -100,7 +82,7 @@ async def _file_input(host: Host, ctx: Any, selector: str, api: str, timeout_ms:
             if total == 1:
                 session, object_id = found[0]
                 r = await session.send("Runtime.callFunctionOn", {
-                    "objectId": object_id, "functionDeclaration": _FIND_INPUT_JS, "returnByValue": False,
+                    "objectId": object_id, "functionDeclaration": jsbundle.function("utility", "find_file_input"), "returnByValue": False,
                 }, timeout=5.0)
                 oid = r["result"]["objectId"]
                 props = await session.send("Runtime.callFunctionOn", {

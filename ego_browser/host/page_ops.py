@@ -5,22 +5,16 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from .. import jsbundle
 from ..driver import evaluate as ev
 from ..driver import navigation as nav
 from ..errors import CdpError, EgoTimeout, StateStoreUnwritable
+from ..states import OpenedBy
 from .core import Host
 from .ops import op, sync_op
 from .receipts import run_action
 from .store import CLOSED, OPEN, UNMANAGED
 from .tabs import close_target, create_tab
-
-_INFO_JS = (
-    "(() => { const d = document.documentElement, b = document.body;"
-    " return {url: location.href, title: document.title, w: innerWidth, h: innerHeight,"
-    " sx: scrollX, sy: scrollY,"
-    " pw: Math.max(d ? d.scrollWidth : 0, b ? b.scrollWidth : 0),"
-    " ph: Math.max(d ? d.scrollHeight : 0, b ? b.scrollHeight : 0)}; })()"
-)
 
 
 @op("Page.goto")
@@ -89,7 +83,7 @@ async def info(host: Host, at: dict[str, Any]) -> dict[str, Any]:
     try:
         # a dialog opening meanwhile (a script alerting again) answers at once, not at 5 s
         res = await guarded(ctx.driver, "page.info", ctx.driver.session.send(
-            "Runtime.evaluate", {"expression": _INFO_JS, "returnByValue": True}, timeout=5.0
+            "Runtime.evaluate", {"expression": jsbundle.call("main", "page_info"), "returnByValue": True}, timeout=5.0
         ))
     except InvalidState:
         if ctx.driver.dialog is None:
@@ -159,7 +153,7 @@ async def close(host: Host, at: dict[str, Any]) -> None:
         # keep the space's window: its last tab becomes an unmanaged blank one
         tid = await create_tab(host, space, context_id=space.context_id, new_window=False)
         try:
-            store.add_page(space.id, "#" + tid, tid, "unknown", state=UNMANAGED)
+            store.add_page(space.id, "#" + tid, tid, OpenedBy.UNKNOWN, state=UNMANAGED)
         except StateStoreUnwritable:
             await close_target(host, tid)  # no tab that no space lists; the page stays open
             raise

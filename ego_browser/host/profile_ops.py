@@ -19,8 +19,7 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
+from .. import jsbundle
 from ..errors import CdpError, EgoError, InvalidArgument, InvalidState, ProfileNotFound
 from ..browser_profiles import store as profile_store
 from .ops import HOST_SETUP, op
@@ -187,9 +186,7 @@ async def _seed_local_storage(host: Host, context_id: str, storage: dict[str, di
                 except asyncio.TimeoutError:
                     logger.warning("local storage of %s not restored: the origin did not load", origin)
                     continue
-                script = (f"(() => {{ if (location.origin !== {orjson.dumps(origin).decode()}) return false;"
-                          f" for (const [k, v] of Object.entries({orjson.dumps(items).decode()}))"
-                          " localStorage.setItem(k, v); return true; })()")
+                script = jsbundle.call("main", "local_storage_seed", origin, items)
                 res = await conn.send("Runtime.evaluate", {"expression": script, "returnByValue": True},
                                       session_id=sid, timeout=_SEED_TIMEOUT)
                 if (res.get("result") or {}).get("value") is not True:
@@ -248,8 +245,7 @@ async def save_local_storage(host: Host, profile_id: str, target_ids: list[str])
         with contextlib.suppress(EgoError, asyncio.TimeoutError):
             driver = await host.driver(tid)
             res = await driver.session.send("Runtime.evaluate", {
-                "expression": "(() => { try { return [location.origin, Object.assign({}, localStorage)]; }"
-                              " catch (e) { return null; } })()",
+                "expression": jsbundle.call("main", "local_storage_read"),
                 "returnByValue": True,
             }, timeout=5.0)
             value = (res.get("result") or {}).get("value")

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from .. import config
-from ..errors import InvalidArgument
+from ..errors import EgoError, InvalidArgument
 from .core import Host, PageCtx
 from .ledgers import ledger_for, save_ledger
 from .ops import op
@@ -204,5 +204,5 @@ async def _title(ctx: PageCtx) -> str:
         )
         value = (res.get("result") or {}).get("value")
         return value if isinstance(value, str) else ""
-    except Exception:
+    except EgoError:  # a busy or closing page: the header goes without its title
         return ""

@@ -17,6 +17,7 @@ from ..errors import (
     TaskSpaceNotFound,
     TaskSpaceUserInControl,
 )
+from ..states import CreatedBy, OpenedBy, Ownership
 from .ops import op
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow
 from .tabs import close_target as _close_target
@@ -26,7 +27,7 @@ from .unlisted_tabs import close_spare_tab, find_spare_tab, first_tab, recover_t
 if TYPE_CHECKING:
     from .core import Host
 
-AGENT, DELEGATED, USER = "agent", "agentDelegatedToUser", "user"
+AGENT, DELEGATED, USER = Ownership.AGENT, Ownership.DELEGATED, Ownership.USER
 
 logger = logging.getLogger("ego_browser.host")
 
@@ -54,7 +55,7 @@ def space_dict(host: Host, space: SpaceRow) -> dict[str, Any]:
         if row is not None and row.state == OPEN:
             user_page = {"label": row.label, "target_id": row.target_id, "opened_by": row.opened_by}
         elif host.browser.is_live_page(space.user_page):
-            user_page = {"label": None, "target_id": space.user_page, "opened_by": "unknown"}
+            user_page = {"label": None, "target_id": space.user_page, "opened_by": OpenedBy.UNKNOWN}
     return {
         "id": space.id,
         "name": space.name,
@@ -92,10 +93,10 @@ def adopt_popup(host: Host, info: dict) -> None:
     try:
         if space.ownership == AGENT:
             store.add_labelled_page(
-                space.id, info["targetId"], "agent", opener=parent.label, url=info.get("url"), reported=False
+                space.id, info["targetId"], OpenedBy.AGENT, opener=parent.label, url=info.get("url"), reported=False
             )
         else:
-            store.add_page(space.id, "#" + info["targetId"], info["targetId"], "unknown", state=UNMANAGED)
+            store.add_page(space.id, "#" + info["targetId"], info["targetId"], OpenedBy.UNKNOWN, state=UNMANAGED)
     except StateStoreUnwritable as exc:
         # the page opened it, so it stays open; task.tabs() adopts it once the store takes writes
         logger.warning("popup %s not recorded: %s", info["targetId"], exc.message)
@@ -341,7 +342,7 @@ async def person_create(host: Host, at: dict[str, Any], *, name: Any) -> dict[st
     try:
         space_id, _row = store.create_space_with_page(
             name=name.strip(), isolated=False, context_id=None, profile_id="default",
-            browser_instance=host.browser.instance, target_id=target_id, created_by="user",
+            browser_instance=host.browser.instance, target_id=target_id, created_by=CreatedBy.USER,
             ownership=USER, reason="user_owned",
         )
     except StateStoreUnwritable:
@@ -425,7 +426,7 @@ async def new_page(host: Host, at: dict[str, Any]) -> dict[str, Any]:
         raise budget_error(host, space, count, limit)
     target_id = await _create_tab(host, space, context_id=space.context_id, new_window=False)
     try:
-        row = _store(host).add_labelled_page(space.id, target_id, "agent", url="about:blank")
+        row = _store(host).add_labelled_page(space.id, target_id, OpenedBy.AGENT, url="about:blank")
     except StateStoreUnwritable:
         await _close_target(host, target_id)  # no tab that no space lists
         raise
@@ -464,7 +465,7 @@ async def adopt(host: Host, at: dict[str, Any], *, target_id: str, label: str | 
             )
     if row.state == UNMANAGED:
         store.delete_page_record(space.id, row.label)
-    opened_by = row.opened_by if row.opened_by != "agent" or row.state == UNMANAGED else "agent"
+    opened_by = row.opened_by if row.opened_by != OpenedBy.AGENT or row.state == UNMANAGED else OpenedBy.AGENT
     new = store.add_page(space.id, label, target_id, opened_by, url=(host.browser.targets.get(target_id) or {}).get("url"))
     return _page_dict(new)
 
@@ -474,7 +475,7 @@ async def release(host: Host, at: dict[str, Any], *, label: str) -> dict[str, An
     space = host.space_row(at.get("space"))
     host.gate(space)
     row = host.page_row(space, label)
-    if row.opened_by == "agent":
+    if row.opened_by == OpenedBy.AGENT:
         raise InvalidArgument(
             f"TaskSpace.release: page {row.label} was created by the agent; close it instead of releasing it",
             api="TaskSpace.release", option="label", expected="a page adopted from an unmanaged tab",

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StateStoreUnwritable
+from ..states import CreatedBy, OpenedBy, Ownership, PageState
 
 __all__ = ["Store", "SpaceRow", "PageRow", "integrity_problem", "quarantine"]
 
@@ -85,11 +86,12 @@ CREATE TABLE IF NOT EXISTS ledgers (
 );
 """
 
-# page states; an unmanaged tab of a space is stored with label "#<target id>"
-OPEN = "open"
-CLOSED = "closed"
-RELEASED = "released"
-UNMANAGED = "unmanaged"
+# page states (the names other modules import); an unmanaged tab of a space is stored with
+# label "#<target id>"
+OPEN = PageState.OPEN
+CLOSED = PageState.CLOSED
+RELEASED = PageState.RELEASED
+UNMANAGED = PageState.UNMANAGED
 
 
 @dataclass
@@ -97,9 +99,9 @@ class SpaceRow:
     id: int
     name: str
     task_id: str
-    ownership: str
+    ownership: Ownership
     reason: str | None
-    created_by: str
+    created_by: CreatedBy
     isolated: bool
     context_id: str | None
     profile_id: str
@@ -118,8 +120,8 @@ class PageRow:
     space_id: int
     label: str
     target_id: str | None
-    opened_by: str
-    state: str
+    opened_by: OpenedBy
+    state: PageState
     opener: str | None = None
     url: str | None = None
     reported: bool = True
@@ -286,7 +288,7 @@ class Store:
 
     # -- helpers ----------------------------------------------------------------------------
 
-    def _tx(self, statements: list[tuple[str, tuple]]) -> None:
+    def _tx(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -307,13 +309,18 @@ class Store:
 
     # -- spaces -----------------------------------------------------------------------------
 
-    def _space(self, row: tuple) -> SpaceRow:
+    def _space(self, row: tuple[Any, ...]) -> SpaceRow:
         return SpaceRow(
-            id=row[0], name=row[1], task_id=row[2], ownership=row[3], reason=row[4], created_by=row[5],
+            id=row[0], name=row[1], task_id=row[2], ownership=Ownership(row[3]), reason=row[4],
+            created_by=CreatedBy(row[5]),
             isolated=bool(row[6]), context_id=row[7], profile_id=row[8], status=row[9],
             next_label=row[10], user_page=row[11], browser_instance=row[12], control_since=row[13],
             window_id=row[14], created_at=row[15], closed=bool(row[16]),
         )
+
+    @staticmethod
+    def _page(r: tuple[Any, ...]) -> PageRow:
+        return PageRow(r[0], r[1], r[2], OpenedBy(r[3]), PageState(r[4]), r[5], r[6], bool(r[7]), r[8])
 
     _SPACE_COLS = (
         "id, name, task_id, ownership, reason, created_by, isolated, context_id, profile_id, status, "
@@ -339,21 +346,22 @@ class Store:
     @_writes
     def create_space(
         self, *, name: str, isolated: bool, context_id: str | None, profile_id: str,
-        browser_instance: str, created_by: str = "agent",
+        browser_instance: str, created_by: CreatedBy = CreatedBy.AGENT,
     ) -> int:
         self.gen += 1
         now = time.time()
         cur = self.db.execute(
             "INSERT INTO spaces(name, task_id, ownership, created_by, isolated, context_id, profile_id,"
-            " browser_instance, control_since, created_at) VALUES (?, ?, 'agent', ?, ?, ?, ?, ?, ?, ?)",
-            (name, uuid.uuid4().hex, created_by, int(isolated), context_id, profile_id, browser_instance, now, now),
+            " browser_instance, control_since, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (name, uuid.uuid4().hex, Ownership.AGENT, created_by, int(isolated), context_id, profile_id, browser_instance, now, now),
         )
-        return int(cur.lastrowid)
+        return int(cur.lastrowid or 0)
 
     @_writes
     def create_space_with_page(
         self, *, name: str, isolated: bool, context_id: str | None, profile_id: str,
-        browser_instance: str, target_id: str, created_by: str = "agent", ownership: str = "agent",
+        browser_instance: str, target_id: str, created_by: CreatedBy = CreatedBy.AGENT,
+        ownership: Ownership = Ownership.AGENT,
         reason: str | None = None,
     ) -> tuple[int, PageRow]:
         """A new space and its first tab in one transaction: either both are recorded or neither
@@ -369,11 +377,11 @@ class Store:
                 (name, uuid.uuid4().hex, ownership, reason, created_by, int(isolated), context_id, profile_id,
                  browser_instance, now, now),
             )
-            space_id = int(cur.lastrowid)
-            if created_by == "agent":
-                label, state, opened_by = self._next_label(space_id), OPEN, "agent"
+            space_id = int(cur.lastrowid or 0)
+            if created_by == CreatedBy.AGENT:
+                label, state, opened_by = self._next_label(space_id), OPEN, OpenedBy.AGENT
             else:
-                label, state, opened_by = "#" + target_id, UNMANAGED, "unknown"
+                label, state, opened_by = "#" + target_id, UNMANAGED, OpenedBy.UNKNOWN
             row = self._insert_page(space_id, label, target_id, opened_by, None, "about:blank", True, state)
             db.execute("COMMIT")
         except BaseException:
@@ -386,6 +394,8 @@ class Store:
         self.gen += 1
         if not fields:
             return
+        if "ownership" in fields:
+            fields["ownership"] = Ownership(fields["ownership"])  # a value outside the set is a bug here
         cols = ", ".join(f"{k}=?" for k in fields)
         self.db.execute(f"UPDATE spaces SET {cols} WHERE id=?", (*fields.values(), space_id))
 
@@ -431,7 +441,7 @@ class Store:
 
     @_writes
     def add_labelled_page(
-        self, space_id: int, target_id: str, opened_by: str, *, opener: str | None = None,
+        self, space_id: int, target_id: str, opened_by: OpenedBy, *, opener: str | None = None,
         url: str | None = None, reported: bool = True,
     ) -> PageRow:
         """Take the next label and record the tab under it in one transaction."""
@@ -454,7 +464,7 @@ class Store:
             " WHERE space_id=? ORDER BY seq",
             (space_id,),
         ).fetchall()
-        return [PageRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8]) for r in rows]
+        return [self._page(r) for r in rows]
 
     def all_target_ids(self) -> set[str]:
         """Every tab any record names (open spaces, any state)."""
@@ -479,20 +489,21 @@ class Store:
             " FROM pages p JOIN spaces s ON s.id = p.space_id WHERE p.target_id=? AND s.closed=0",
             (target_id,),
         ).fetchall()
-        return [PageRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8]) for r in rows]
+        return [self._page(r) for r in rows]
 
     @_writes
     def add_page(
-        self, space_id: int, label: str, target_id: str, opened_by: str, *,
-        opener: str | None = None, url: str | None = None, reported: bool = True, state: str = OPEN,
+        self, space_id: int, label: str, target_id: str, opened_by: OpenedBy, *,
+        opener: str | None = None, url: str | None = None, reported: bool = True, state: PageState = OPEN,
     ) -> PageRow:
         self.gen += 1
         return self._insert_page(space_id, label, target_id, opened_by, opener, url, reported, state)
 
     def _insert_page(
-        self, space_id: int, label: str, target_id: str, opened_by: str, opener: str | None,
-        url: str | None, reported: bool, state: str,
+        self, space_id: int, label: str, target_id: str, opened_by: OpenedBy, opener: str | None,
+        url: str | None, reported: bool, state: PageState,
     ) -> PageRow:
+        opened_by, state = OpenedBy(opened_by), PageState(state)  # a value outside the sets is a bug here
         (seq,) = self.db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM pages").fetchone()
         self.db.execute(
             "INSERT OR REPLACE INTO pages(space_id, label, target_id, opened_by, state, opener, url, reported, seq)"
@@ -510,7 +521,7 @@ class Store:
         self.db.execute(f"UPDATE pages SET {cols} WHERE space_id=? AND label=?", (*fields.values(), space_id, label))
 
     @_writes
-    def retire_page(self, space_id: int, label: str, state: str) -> None:
+    def retire_page(self, space_id: int, label: str, state: PageState) -> None:
         self.gen += 1
         statements = [
             ("UPDATE pages SET state=? WHERE space_id=? AND label=?", (state, space_id, label)),

@@ -15,7 +15,7 @@ from typing import Any
 from ..driver.actions import ElementHandle, Transient
 from ..driver.frames import Frame
 from ..driver.page import PageDriver
-from ..errors import CdpChannelUnavailable, CdpError, StaleRef
+from ..errors import CdpChannelUnavailable, CdpError, EgoError, StaleRef
 from ..selectors import engine
 from ..selectors.parse import RefSelector, parse_selector
 from .core import Host, PageCtx
@@ -225,7 +225,7 @@ async def release_handles(driver: PageDriver, group: str = GROUP) -> None:
     async def one(session: Any) -> None:
         try:
             await session.send("Runtime.releaseObjectGroup", {"objectGroup": group}, timeout=2.0)
-        except (CdpError, CdpChannelUnavailable, Exception):
+        except EgoError:  # every way a command fails (refused, gone, timed out, blocked by a dialog)
             pass
 
     sessions = list(driver.sessions.values())

@@ -14,6 +14,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from ..errors import StateStoreUnwritable
+from ..states import CreatedBy, OpenedBy, Ownership
 from .store import UNMANAGED
 from .tabs import close_target as _close_target
 from .tabs import create_tab
@@ -120,11 +121,11 @@ def recover_tabs(host: Host) -> None:
     try:
         space_id, _row = store.create_space_with_page(
             name="recovered tabs", isolated=False, context_id=None, profile_id="default",
-            browser_instance=host.browser.instance, target_id=tabs[0], created_by="user",
-            ownership="user", reason="user_owned",
+            browser_instance=host.browser.instance, target_id=tabs[0], created_by=CreatedBy.USER,
+            ownership=Ownership.USER, reason="user_owned",
         )
         for tid in tabs[1:]:
-            store.add_page(space_id, "#" + tid, tid, "unknown", state=UNMANAGED)
+            store.add_page(space_id, "#" + tid, tid, OpenedBy.UNKNOWN, state=UNMANAGED)
     except StateStoreUnwritable as exc:
         logger.warning("tabs of the damaged store not recovered: %s", exc.message)
         return

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..driver.page import PageDriver
 from ..errors import CdpChannelUnavailable, CdpError
+from ..states import OpenedBy
 from .ops import HOST_SETUP, op
 from .store import OPEN
 
@@ -44,7 +45,7 @@ async def _on_driver(host: Host, driver: PageDriver) -> None:
     if host.store is None:
         return
     for row in host.store.pages_of_target(driver.target_id):
-        if row.state == OPEN and (row.opened_by == "agent" or row.opener):
+        if row.state == OPEN and (row.opened_by == OpenedBy.AGENT or row.opener):
             await apply_viewport(driver, _sizes(host).get(row.space_id, DEFAULT_VIEWPORT))
             return
 

@@ -20,15 +20,15 @@ import asyncio
 import itertools
 from typing import Any
 
+from .. import jsbundle
+from ..cdp.errors import ContextDestroyed, error_type_in
 from ..driver import evaluate as ev
 from ..driver.page import PageDriver
 from ..errors import (
     CdpChannelUnavailable,
-    CdpError,
     EgoTimeout,
     HostDisconnected,
     InvalidArgument,
-    PageScriptError,
     SelectorAmbiguous,
 )
 from .core import Host
@@ -247,10 +247,8 @@ async def wait_for_selector(host: Host, at: dict[str, Any], *, selector: str, st
         except CdpChannelUnavailable:
             if driver.closed:
                 raise
-        except CdpError as exc:
-            # a frame's document was replaced while we read it: look again at the next change
-            if "context" not in (exc.cdp_message or "").lower():
-                raise
+        except ContextDestroyed:
+            pass  # a frame's document was replaced while we read it: look again at the next change
         remaining = deadline - loop.time()
         if remaining <= 0:
             raise EgoTimeout(
@@ -274,22 +272,6 @@ async def wait_for_selector(host: Host, at: dict[str, Any], *, selector: str, st
 
 # -- wait_for_function ------------------------------------------------------------------------
 
-_POLL_JS = """(async () => {
-  const fn = %(fn)s;
-  const deadline = Date.now() + %(timeout)s;
-  for (;;) {
-    if (await fn()) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise(r => setTimeout(r, %(polling)s));
-  }
-})()"""
-
-
-def _context_gone(exc: BaseException) -> bool:
-    text = str(exc).lower()
-    if "inspected target navigated or closed" in text:  # a pending awaitPromise when the document goes
-        return True
-    return "context" in text and ("destroyed" in text or "cannot find" in text or "navigated" in text)
 
 
 async def _timeout_message(host: Host, driver: PageDriver, space_id: int, label: str, before: set[str],
@@ -313,13 +295,13 @@ async def wait_for_function(host: Host, at: dict[str, Any], *, js: str, arg: Any
     driver = ctx.driver
     timeout_ms = timeout
     body = ev.build_expression(js, arg, api=api, has_arg=has_arg)
-    fn = f"async () => ({body})"
+    fn = jsbundle.Raw(f"async () => ({body})")
     before = {p["label"] for p in popup_rows(host, ctx.space.id, ctx.page.label)}
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_ms / 1000
 
     async def run(remaining: float) -> Any:
-        expression = _POLL_JS % {"fn": fn, "timeout": max(0, int(remaining * 1000) - 5), "polling": int(polling)}
+        expression = jsbundle.call("main", "poll_until", fn, max(0, int(remaining * 1000) - 5), int(polling))
         return await driver.session.send(
             "Runtime.evaluate",
             {"expression": expression, "returnByValue": True, "awaitPromise": True, "userGesture": False},
@@ -334,15 +316,13 @@ async def wait_for_function(host: Host, at: dict[str, Any], *, js: str, arg: Any
             res = await guarded(driver, api, run(remaining))
         except EgoTimeout:
             break
-        except CdpError as exc:
-            if not _context_gone(exc):
-                raise
+        except ContextDestroyed:  # also a pending awaitPromise when the document goes (NavigatedAway)
             await _wait_new_context(driver, deadline)
             continue
         details = res.get("exceptionDetails")
         if details is not None:
             text = ((details.get("exception") or {}).get("description") or details.get("text") or "")
-            if _context_gone(PageScriptError(text, js_name=None, stack=None)):
+            if issubclass(error_type_in(text), ContextDestroyed):
                 await _wait_new_context(driver, deadline)
                 continue
             raise ev.script_error(details, api=api)

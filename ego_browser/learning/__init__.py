@@ -109,7 +109,7 @@ async def _resolve_url(api: str, url: str | None, page: Any) -> str:
     elif _current_url is not None:
         source = _current_url
     elif _last_page() is not None:
-        source = _last_page().url  # type: ignore[union-attr]
+        source = _last_page().url
     else:
         raise InvalidArgument(
             f"{api}: pass a url (or page=) - there is no current page to take it from",
@@ -126,7 +126,7 @@ async def _resolve_url(api: str, url: str | None, page: Any) -> str:
 
 
 @validated("site_skills")
-async def site_skills(url: str | None = None, *, page: Any = None) -> list[dict]:
+async def site_skills(url: str | None = None, *, page: Any = None) -> list[dict[str, Any]]:
     """``[{id, name, domains, dir}]`` of every pack matching the URL's host, sorted by id.
 
     ``url=None`` uses ``page.url()`` when ``page`` is given, else the injected ``current_url``.
@@ -136,7 +136,7 @@ async def site_skills(url: str | None = None, *, page: Any = None) -> list[dict]
 
 
 @validated("learn_context")
-async def learn_context(url: str | None = None, *, page: Any = None) -> dict:
+async def learn_context(url: str | None = None, *, page: Any = None) -> dict[str, Any]:
     """``{url, sites, knowledge, tools, problems}`` for the URL (see :func:`site_skills` for
     how ``url=None`` is resolved). Broken packs and bad note paths are listed in ``problems``."""
     url = await _resolve_url("learn_context", url, page)

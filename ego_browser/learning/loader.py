@@ -191,7 +191,7 @@ def read_manifest_json(pack_dir: Path) -> Any:
         raise SitePackInvalid(f"site pack {site_id!r}: {problem}", site_id=site_id, problems=[problem]) from None
 
 
-def load_pack(pack_dir: str | os.PathLike) -> Pack:
+def load_pack(pack_dir: str | os.PathLike[str]) -> Pack:
     """Read and validate one pack; :class:`SitePackInvalid` names the pack and every problem."""
     from .models import ManifestError, parse_manifest
 

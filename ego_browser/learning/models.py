@@ -16,6 +16,7 @@ manifest's own form::
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Annotated, Any, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -243,7 +244,7 @@ def _where(loc: list[Any]) -> str:
     return text or "manifest"
 
 
-def _describe(err: dict[str, Any], data: Any) -> str | None:
+def _describe(err: Mapping[str, Any], data: Any) -> str | None:
     """One readable problem for a pydantic error, or ``None`` to drop it (the other union arm)."""
     loc = list(err.get("loc", ()))
     # an argument spec is "str" or an object: pydantic reports both arms of the union

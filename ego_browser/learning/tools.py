@@ -170,8 +170,9 @@ def load_tool_module(pack: Pack, path: Path) -> Any:
 
 
 def forget_tool_module(module: Any) -> None:
-    if sys.modules.get(module.__name__) is module:
-        del sys.modules[module.__name__]
+    name = module.__name__
+    if sys.modules.get(name) is module:
+        del sys.modules[name]
 
 
 async def run_node_tool_in(

@@ -18,6 +18,7 @@ import ast
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..errors import SitePackInvalid
 from .loader import iter_pack_dirs, learnings_root, path_problem, read_manifest_json
@@ -25,7 +26,7 @@ from .loader import iter_pack_dirs, learnings_root, path_problem, read_manifest_
 __all__ = ["main", "validate_pack", "validate_skills"]
 
 
-def validate_skills(root: str | os.PathLike | None = None) -> list[str]:
+def validate_skills(root: str | os.PathLike[str] | None = None) -> list[str]:
     """Problems of every pack under ``root`` (default: :func:`learnings_root`), in folder order."""
     root = learnings_root() if root is None else Path(root)
     if not root.is_dir():
@@ -72,7 +73,8 @@ def validate_pack(pack_dir: Path) -> list[str]:
             _add(problems, where, problem)
             if problem is None and table_name == "node_tools" and isinstance(tool.get("callable"), str):
                 path = (pack_dir / tool["file"]).resolve()
-                args = tool.get("args") if isinstance(tool.get("args"), dict) else {}
+                raw_args = tool.get("args")
+                args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
                 for p in check_callable(path, tool["callable"], list(args)):
                     problems.append(f"node_tools.{name}.callable: {p}")
     return problems
@@ -110,7 +112,8 @@ def _top_level_definition(body: list[ast.stmt], name: str) -> ast.AST | None:
             if any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
                 found = node
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-            if isinstance(node.target, ast.Name) and node.target.id == name and getattr(node, "value", 1):
+            if isinstance(node.target, ast.Name) and node.target.id == name and (
+                    not isinstance(node, ast.AnnAssign) or node.value is not None):
                 found = node
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:

@@ -71,7 +71,7 @@ M("Page.keyboard.press", [P("key", "key", doc='a key or chord: "Enter", "Control
 await page.focus("#q")
 await page.keyboard.type("kettle")
 await page.keyboard.press("Enter")
-await page.wait_for_url("**/search.html?q=kettle")
+await page.wait_for_url(re.compile(r"/search\\.html\\?q=kettle"))
 """, errors=("InvalidArgument", "FileChooserOpened"))
 M("Page.keyboard.type", [P("text", "str"), "*", P("delay", "ms>=0", 0, doc="ms between characters")], "None",
   "One trusted keydown/keyup per character on the US layout (\\n is Enter, \\t is Tab); other characters are "
@@ -106,7 +106,8 @@ M("Download.save_as", [P("path", "path", doc="an absolute file path; parent fold
   _DOWNLOAD + """import os, tempfile
 target = os.path.join(tempfile.mkdtemp(), "exports", "orders.csv")
 await download.save_as(target)
-print(open(target).read())
+with open(target) as f:
+    print(f.read())
 """, errors=("InvalidArgument", "DownloadFailed"),
   rules=(("not _abspath(path)", "download.save_as requires an absolute file path", "path", "an absolute file path"),))
 M("Download.path", [], "str", "Wait for completion; the temp file of this process.",

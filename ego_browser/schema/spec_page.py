@@ -148,7 +148,7 @@ M("Page.wait_for_url", [P("matcher", "matcher", doc="exact URL, glob (**, *, {a,
   """
 await page.fill("#q", "kettle")
 await page.click("button:has-text('Search')")
-await page.wait_for_url("**/search.html?q=*")
+await page.wait_for_url(lambda url: "/search.html?q=" in url)
 """, errors=("EgoTimeout", "UrlOpenedInPopup"))
 M("Page.expect_navigation", ["*", P("url", "matcher?", None, doc="only a navigation to a matching URL counts"),
                              P("wait_until", _WAIT_UNTIL, "load"), P("timeout", "ms>0", 30000)],
@@ -306,7 +306,7 @@ M("Page.press", [P("selector", "selector"), P("key", "key", doc='a key or chord:
   """
 await page.fill("#q", "toaster")
 await page.press("#q", "Enter")
-await page.wait_for_url("**/search.html?q=toaster")
+await page.wait_for_url(re.compile(r"[?&]q=toaster"))
 """, errors=_ACTION_ERRORS)
 
 # -- dialogs, files, fetch ----------------------------------------------------------------------

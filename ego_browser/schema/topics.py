@@ -195,7 +195,7 @@ page = task.page("p1")
 await page.goto("https://shop.example/")
 await page.fill("#q", "kettle")
 await page.click("button:has-text('Search')")
-await page.wait_for_url("**/search.html?q=kettle")
+await page.wait_for_url(re.compile(r"/search\\.html\\?q=kettle"))
 await page.wait_for_selector("#results tr >> nth=0")
 print(await page.snapshot())
 EOF
@@ -203,6 +203,9 @@ EOF
 
 A click (or `press`) that starts a navigation returns once the new document has committed
 (`receipt.navigation`); `wait_for_url()` and `wait_for_load_state()` then wait for it to load.
+Match the part of the URL you care about with `re.compile(...)` (searched anywhere in the URL)
+or a callable: a glob must match the whole final URL, so a redirect that adds a parameter, a
+trailing slash or a fragment makes `wait_for_url("**/search.html?q=kettle")` time out.
 
 The snapshot is the page as text: one node per line with its state and value, `[ref=N]` on
 nodes you can act on, and a `loc=` where a stable locator is unique. `help("snapshot")`

@@ -8,15 +8,14 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, Protocol
 
 import orjson
 
-from .. import jsonsafe
+from .. import jsbundle, jsonsafe
+from ..cdp.errors import ContextDestroyed, error_type_in
 from ..errors import CdpChannelUnavailable, CdpError, InvalidSelector
 from .parse import ParsedSelector
 
@@ -44,7 +43,7 @@ _ROLE_ALIASES: dict[str, tuple[str, ...]] = {
 
 
 class SessionLike(Protocol):
-    def send(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = ...) -> Awaitable[dict]: ...
+    def send(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = ...) -> Awaitable[dict[str, Any]]: ...
 
 
 class FrameLike(Protocol):
@@ -72,7 +71,8 @@ class Match:
 
     @property
     def frame_id(self) -> str:
-        return self.frame.frame_id
+        frame_id: str = self.frame.frame_id
+        return frame_id
 
     @property
     def loader_id(self) -> str | None:
@@ -111,13 +111,9 @@ class Resolution:
 # ------------------------------------------------------------------------------------ engine
 
 
-@lru_cache(maxsize=1)
 def engine_source() -> str:
-    js = Path(__file__).resolve().parent.parent / "js"
-    # find rows report state in the snapshot's words: the same function, pasted in
-    return (js / "selector_engine.js").read_text(encoding="utf-8").replace(
-        "__EGO_ELEMENT_STATE__", (js / "element_state.js").read_text(encoding="utf-8").strip().rstrip(";")
-    )
+    """The engine's install program (``js/utility/selector_engine.js``; yields ``true``)."""
+    return jsbundle.program("utility", "selector_engine")
 
 
 _installed: set[tuple[Any, int]] = set()
@@ -127,22 +123,11 @@ def _session_key(session: Any) -> Any:
     return getattr(session, "session_id", None) or id(session)
 
 
-def _context_gone(exc: Exception) -> bool:
-    text = str(exc).lower()
-    return (
-        "cannot find context" in text
-        or "execution context was destroyed" in text
-        or "inspected target navigated" in text
-        or "cannot find default execution context" in text
-        or "context with specified id" in text
-    )
-
-
 class _FrameGone(Exception):
     """The frame's context went away twice in a row; it counts as having no match."""
 
 
-async def _with_context(frame: Any, call, *, timeout: float):
+async def _with_context(frame: Any, call: Callable[[int], Awaitable[Any]], *, timeout: float) -> Any:
     """Run ``call(ctx)`` with the engine installed in the frame's utility context.
 
     ``call`` returns a CDP result, or ``_MISSING`` when the engine is not there (a context
@@ -159,9 +144,7 @@ async def _with_context(frame: Any, call, *, timeout: float):
                     _installed.clear()
                 _installed.add(key)
             result = await call(ctx)
-        except CdpError as exc:
-            if not _context_gone(exc):
-                raise
+        except ContextDestroyed:
             _installed.discard(key)
             invalidate = getattr(frame, "invalidate_utility_context", None)
             if invalidate is not None:
@@ -181,15 +164,18 @@ async def _install(session: Any, ctx: int, timeout: float) -> None:
         timeout=timeout,
     )
     if r.get("exceptionDetails"):
-        raise CdpError(
-            "selector engine failed to install: " + _exception_text(r["exceptionDetails"]),
+        text = _exception_text(r["exceptionDetails"])
+        # the world went away while the engine ran: the same retry as a refused command
+        cls = ContextDestroyed if issubclass(error_type_in(text), ContextDestroyed) else CdpError
+        raise cls(
+            "selector engine failed to install: " + text,
             method="Runtime.evaluate",
             cdp_code=None,
             cdp_message=None,
         )
 
 
-def _exception_text(details: dict) -> str:
+def _exception_text(details: dict[str, Any]) -> str:
     exc = details.get("exception") or {}
     return exc.get("description") or details.get("text") or "exception"
 
@@ -198,12 +184,12 @@ def _dumps(value: Any) -> str:
     return jsonsafe.dumps(value).decode()  # a selector's lone surrogate is sent as U+FFFD
 
 
-async def _evaluate(frame: Any, expression: str, *, by_value: bool, group: str | None, timeout: float):
+async def _evaluate(frame: Any, expression: str, *, by_value: bool, group: str | None, timeout: float) -> Any:
     """Evaluate ``expression`` (which may use ``__egoSel``) in the frame's utility world."""
     session = frame.session
     guarded = f"globalThis.__egoSel ? ({expression}) : {_dumps(_MISSING)}"
 
-    async def call(ctx: int):
+    async def call(ctx: int) -> Any:
         params: dict[str, Any] = {"expression": guarded, "contextId": ctx, "silent": True}
         if by_value:
             params["returnByValue"] = True
@@ -242,13 +228,13 @@ class _FrameResult:
     total: int  # after nth
 
 
-def _invalid_from_engine(parsed: ParsedSelector, value: dict) -> InvalidSelector:
+def _invalid_from_engine(parsed: ParsedSelector, value: dict[str, Any]) -> InvalidSelector:
     part = value.get("part") or ""
     detail = f"{value.get('invalid')}" + (f" (in {part!r})" if part else "")
     return InvalidSelector(f"Invalid selector {parsed.source!r}: {detail}", selector=parsed.source, detail=detail)
 
 
-async def _materialize(frame: Any, parsed: ParsedSelector, res: dict, *, backend_ids: bool, timeout: float) -> _FrameResult:
+async def _materialize(frame: Any, parsed: ParsedSelector, res: dict[str, Any], *, backend_ids: bool, timeout: float) -> _FrameResult:
     session = frame.session
     array_id = res.get("objectId")
     if array_id is None:
@@ -306,7 +292,8 @@ async def _backend_ids(session: Any, object_ids: list[str], timeout: float) -> l
             r = await session.send("DOM.describeNode", {"objectId": oid}, timeout=timeout)
         except CdpError:
             return None
-        return r["node"].get("backendNodeId")
+        backend: int | None = r["node"].get("backendNodeId")
+        return backend
 
     return list(await asyncio.gather(*(one(oid) for oid in object_ids)))
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from ..cdp.errors import ContextDestroyed
 from ..errors import CdpError
 from ._core import (
     DEFAULT_GROUP,
-    _context_gone,
     _evaluate,
     _exception_text,
     _FrameGone,
@@ -115,10 +115,8 @@ async def query_chain(
         res = await _call(session, "function(spec) { return __egoSel.finish(this, spec); }", this=current, ctx=None,
                           args=[{"value": spec}], group=object_group or DEFAULT_GROUP, by_value=False, timeout=timeout)
         return await _materialize(frame, parsed, res, backend_ids=backend_ids, timeout=timeout)
-    except CdpError as exc:
-        if _context_gone(exc):
-            raise _FrameGone(frame.frame_id) from None
-        raise
+    except ContextDestroyed:
+        raise _FrameGone(frame.frame_id) from None
     finally:
         try:
             await session.send("Runtime.releaseObjectGroup", {"objectGroup": temp}, timeout=5.0)

@@ -10,7 +10,7 @@ pseudos (``:near()`` ...), ``:nth-match()`` and ``:light`` are refused here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = ["CssComplex", "TextFilter", "css_unescape_string", "parse_css", "CssError"]
 
@@ -30,7 +30,7 @@ class TextFilter:
     flags: str = ""
     inner: tuple["CssComplex", ...] = ()
 
-    def spec(self) -> list:
+    def spec(self) -> list[Any]:
         if self.kind == "sel":
             return ["sel", [cx.spec() for cx in self.inner]]
         if self.kind == "matches":
@@ -75,8 +75,8 @@ class CssComplex:
             out.append(compound)
         return "".join(out)
 
-    def spec(self) -> dict:
-        out: dict = {"full": self.full, "c": list(self.compounds), "k": list(self.combinators),
+    def spec(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"full": self.full, "c": list(self.compounds), "k": list(self.combinators),
                      "f": [f.spec() for f in self.filters]}
         if self.general or any(self.compound_filters[:-1]):
             out["g"] = True
@@ -362,7 +362,7 @@ def _parse_css(css: str, *, relative: bool = False, has_depth: int = 0) -> tuple
                     current.append(TextFilter("sel", inner=_parse_css(inner, relative=True, has_depth=has_depth + 1)))
                     i = close + 1
                     continue
-                kind = _TEXT_FILTERS[name]
+                kind: Literal["has", "is", "text", "matches"] = _TEXT_FILTERS[name]  # type: ignore[assignment]
                 args, k = _parse_string_args(s, j, name, 2 if kind == "matches" else 1)
                 current.append(TextFilter(kind, args[0], args[1] if len(args) > 1 else ""))
                 i = k

@@ -1,6 +1,6 @@
 """Resolve selectors in a page's frames (API.md §9) with the in-page engine.
 
-The engine (``ego_browser/js/selector_engine.js``) is installed once per execution context in
+The engine (``ego_browser/js/utility/selector_engine.js``) is installed once per execution context in
 the frame's isolated world and called with ``Runtime.evaluate(contextId=...)``. Refs are not
 resolved here: :func:`parse_selector` returns a ``RefSelector`` and the host resolves it
 through its ledger. ``loc=role:`` uses Chromium's accessibility tree
@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Literal
 
+from .. import jsbundle
 from ..errors import CdpChannelUnavailable, CdpError
 from ._core import (
     _MISSING,
@@ -157,7 +158,7 @@ async def fill_backend_ids(matches: list[Match], *, timeout: float = 10.0) -> No
     for m in todo:
         by_session.setdefault(id(m.frame.session), []).append(m)
     results = await asyncio.gather(
-        *(_backend_ids(ms[0].frame.session, [m.object_id for m in ms], timeout) for ms in by_session.values())
+        *(_backend_ids(ms[0].frame.session, [m.object_id for m in ms if m.object_id], timeout) for ms in by_session.values())
     )
     for ms, ids in zip(by_session.values(), results):
         for m, backend in zip(ms, ids):
@@ -203,7 +204,9 @@ async def resolve(
     frames = await _frames(target)
     if not frames:
         return Resolution([], 0, parsed.source)
-    kw = dict(describe=describe, backend_ids=backend_ids, object_group=object_group, project=project, timeout=timeout)
+    kw: dict[str, Any] = dict(
+        describe=describe, backend_ids=backend_ids, object_group=object_group, project=project, timeout=timeout
+    )
     top, others = frames[0], frames[1:]
     if parsed.nth is not None:
         return await _resolve_nth(top, others, parsed, kw)
@@ -231,7 +234,7 @@ async def _release_matches(matches: list[Match]) -> None:
     await asyncio.gather(*(_release(m.frame.session, m.object_id) for m in matches if m.object_id))
 
 
-async def _resolve_nth(top: Any, others: list[Any], parsed: ParsedSelector, kw: dict) -> Resolution:
+async def _resolve_nth(top: Any, others: list[Any], parsed: ParsedSelector, kw: dict[str, Any]) -> Resolution:
     nth = parsed.nth
     assert nth is not None
     first = await query_frame(top, parsed, nth=nth, **kw)
@@ -299,8 +302,7 @@ async def retarget(
     session = match.frame.session
     params: dict[str, Any] = {
         "objectId": match.object_id,
-        "functionDeclaration": "function(b) { const r = globalThis.__egoSel && __egoSel.retarget(this, b);"
-        " return r === this ? null : r; }",
+        "functionDeclaration": jsbundle.function("utility", "retarget"),
         "arguments": [{"value": behavior}],
     }
     if object_group:
@@ -347,7 +349,7 @@ async def wait_for_dom_change(frame: Any, timeout_ms: float, *, timeout: float |
     session = frame.session
     budget = timeout if timeout is not None else timeout_ms / 1000 + 5.0
 
-    async def call(ctx: int):
+    async def call(ctx: int) -> str | bool:
         r = await session.send(
             "Runtime.evaluate",
             {
@@ -360,7 +362,8 @@ async def wait_for_dom_change(frame: Any, timeout_ms: float, *, timeout: float |
         return _MISSING if value == _MISSING else bool(value)
 
     try:
-        return await _with_context(frame, call, timeout=budget)
+        changed: bool = await _with_context(frame, call, timeout=budget)
+        return changed
     except _FrameGone:
         return True  # the document changed under us: that is a change
 

@@ -31,7 +31,7 @@ def _css_quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ").replace("\r", "\\d ") + '"'
 
 
-def _flags(pattern: re.Pattern) -> str:
+def _flags(pattern: re.Pattern[str]) -> str:
     out = ""
     if pattern.flags & re.IGNORECASE:
         out += "i"
@@ -42,11 +42,9 @@ def _flags(pattern: re.Pattern) -> str:
     return out
 
 
-def _regex(pattern: re.Pattern) -> str:
+def _regex(pattern: re.Pattern[str]) -> str:
     """``/source/flags``; a bare ``/`` in the source is escaped (it would end the literal)."""
-    source = pattern.pattern
-    if isinstance(source, bytes):
-        source = source.decode()
+    source = str(pattern.pattern)
     out = []
     escaped = False
     for c in source:
@@ -89,7 +87,7 @@ def by_role(role: str, *, name: Any = None, exact: bool = False, checked: bool |
     return out
 
 
-def by_text(text: Any, *, exact: bool = False) -> str:
+def by_text(text: str | re.Pattern[str], *, exact: bool = False) -> str:
     if isinstance(text, re.Pattern):
         return "text=" + _regex(text)
     if exact:
@@ -99,7 +97,7 @@ def by_text(text: Any, *, exact: bool = False) -> str:
     return "text=" + _words_regex(text, whole=False)
 
 
-def by_label(text: Any, *, exact: bool = False) -> str:
+def by_label(text: str | re.Pattern[str], *, exact: bool = False) -> str:
     if isinstance(text, re.Pattern):
         return "label=" + _regex(text)
     if exact:

@@ -25,7 +25,8 @@ import asyncio
 import re
 from typing import Any
 
-from .. import jsonsafe
+from .. import jsbundle, jsonsafe
+from ..cdp.errors import ContextDestroyed
 from ..errors import CdpChannelUnavailable, CdpError, EgoTimeout
 from ._core import (
     _MISSING,
@@ -33,7 +34,6 @@ from ._core import (
     DEFAULT_GROUP,
     Match,
     _backend_ids,
-    _context_gone,
     _dumps,
     _evaluate,
     _exception_text,
@@ -500,9 +500,9 @@ async def _query_role_ax(
                 if object_group:
                     params["objectGroup"] = object_group
                 r = await session.send("DOM.resolveNode", params, timeout=timeout)
-            except CdpError as exc:
-                if _context_gone(exc):
-                    raise
+            except ContextDestroyed:
+                raise
+            except CdpError:
                 return None
             return r["object"].get("objectId")
 
@@ -512,10 +512,9 @@ async def _query_role_ax(
             r = await session.send(
                 "Runtime.callFunctionOn",
                 {
-                    "functionDeclaration": "function(...els) { return globalThis.__egoSel ? __egoSel.order(els) : "
-                    + _dumps(_MISSING) + "; }",
+                    "functionDeclaration": jsbundle.function("utility", "engine_order"),
                     "executionContextId": ctx,
-                    "arguments": [{"objectId": o} for _, o in pairs],
+                    "arguments": [{"value": _MISSING}] + [{"objectId": o} for _, o in pairs],
                     "returnByValue": True,
                 },
                 timeout=timeout,

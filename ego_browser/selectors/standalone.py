@@ -54,7 +54,7 @@ class PageFrames:
         out: list[StandaloneFrame] = []
         live: set[tuple[str, str | None]] = set()
 
-        def walk(node: dict, is_main: bool) -> None:
+        def walk(node: dict[str, Any], is_main: bool) -> None:
             f = node["frame"]
             key = (f["id"], f.get("loaderId"))
             live.add(key)

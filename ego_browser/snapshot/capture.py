@@ -42,16 +42,17 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
 import orjson
 
 from ..cdp.connection import Connection, Session
-from .. import jsonsafe
-from ..errors import CdpChannelUnavailable, CdpError, SnapshotFailed, StaleRef
+from .. import jsbundle, jsonsafe
+from ..cdp.errors import ContextDestroyed, FrameNotFound
+from ..errors import CdpChannelUnavailable, CdpError, EgoError, SnapshotFailed, StaleRef
 
 __all__ = [
     "SnapshotFrame",
@@ -63,16 +64,10 @@ __all__ = [
     "frame_owner",
     "resolved_bid",
     "wait_bid",
-    "WALKER_SOURCE",
     "WORLD_NAME",
 ]
 
 WORLD_NAME = "ego_snapshot"
-_JS = Path(__file__).resolve().parent.parent / "js"
-# the element-state function is shared with the selector engine's find rows
-WALKER_SOURCE = (_JS / "snapshot_walker.js").read_text().replace(
-    "__EGO_ELEMENT_STATE__", (_JS / "element_state.js").read_text().strip().rstrip(";")
-)
 #: values per walker row: depth, role, name, flags, lid, url, locs, state, value
 STRIDE = 9
 
@@ -82,7 +77,14 @@ _SERIALIZE = {
     "additionalParameters": {"maxNodeDepth": 0, "includeShadowTree": "none"},
 }
 _CALL_ON = "function(o){return __egoSnap(this,o)}"
-_CALL_ON_INSTALL = "function(o){" + WALKER_SOURCE.rstrip().rstrip(";") + ";return __egoSnap(this,o)}"
+
+
+@lru_cache(maxsize=1)
+def _call_on_install() -> str:
+    """``_CALL_ON`` that installs the walker first (a world the walker has not run in yet)."""
+    return "function(o){" + jsbundle.program("snapshot", "snapshot_walker") + ";return __egoSnap(this,o)}"
+
+
 _OBJECT_GROUP = "ego_snapshot"
 _group_seq = 0
 
@@ -139,7 +141,7 @@ _next_pending = -1
 _resolved: dict[int, int | None] = {}
 _MAX_RESOLVED = 200_000
 #: pending id -> future, created only when someone waits
-_waiters: dict[int, asyncio.Future] = {}
+_waiters: dict[int, asyncio.Future[int | None]] = {}
 _unresolved: set[int] = set()
 
 
@@ -180,7 +182,8 @@ async def wait_bid(pid: int, timeout: float = 30.0) -> int | None:
     """Wait until a pending id is resolved; its backend id, or None if the node is gone."""
     r = resolved_bid(pid)
     if r is not _NOT_YET:
-        return r
+        bid: int | None = r
+        return bid
     fut = _waiters.get(pid)
     if fut is None:
         fut = _waiters[pid] = asyncio.get_running_loop().create_future()
@@ -210,13 +213,13 @@ class FrameCapture:
 
     frame_id: str
     loader_id: str
-    rows: list
+    rows: list[Any]
     #: walker local id -> backend node id (for this document)
     lids: dict[int, int]
     #: locator key -> count in this document (only when requested)
     keys: dict[str, int] | None
     #: background fetch of pending backend ids started by this capture (or None)
-    fetch: asyncio.Task | None = None
+    fetch: asyncio.Task[None] | None = None
 
 
 async def _world(frame: SnapshotFrame, fresh: bool = False) -> _World:
@@ -246,18 +249,19 @@ def forget_session(session_id: str) -> None:
         del _worlds[k]
 
 
-def _context_gone(exc: CdpError) -> bool:
-    msg = (exc.cdp_message or str(exc)).lower()
-    return "context" in msg or "no frame" in msg or "frame with the given id" in msg
+#: the frame's world is gone (its document replaced, or the frame removed): make a new world
+_WORLD_GONE = (ContextDestroyed, FrameNotFound)
 
 
-async def _run(frame: SnapshotFrame, w: _World, opts: dict, root_backend: int | None, install: bool, group: str):
+async def _run(
+    frame: SnapshotFrame, w: _World, opts: dict[str, Any], root_backend: int | None, install: bool, group: str
+) -> dict[str, Any]:
     session = frame.session
     if root_backend is None:
-        expr = ("(" + WALKER_SOURCE.rstrip().rstrip(";") + ", " if install else "(") + (
+        expr = ("(" + jsbundle.program("snapshot", "snapshot_walker") + ", " if install else "(") + (
             "__egoSnap(null, " + orjson.dumps(opts).decode() + "))"
         )
-        return await session.send(
+        res: dict[str, Any] = await session.send(
             "Runtime.evaluate",
             {
                 "expression": expr,
@@ -267,25 +271,27 @@ async def _run(frame: SnapshotFrame, w: _World, opts: dict, root_backend: int | 
                 "awaitPromise": False,
             },
         )
+        return res
     try:
         node = await session.send(
             "DOM.resolveNode",
             {"backendNodeId": root_backend, "executionContextId": w.context_id, "objectGroup": group},
         )
+    except _WORLD_GONE:
+        raise
     except CdpError as exc:
-        if _context_gone(exc) and "node" not in (exc.cdp_message or "").lower():
-            raise
         raise _NodeGone() from exc
-    return await session.send(
+    res = await session.send(
         "Runtime.callFunctionOn",
         {
-            "functionDeclaration": _CALL_ON_INSTALL if install else _CALL_ON,
+            "functionDeclaration": _call_on_install() if install else _CALL_ON,
             "objectId": node["object"]["objectId"],
             "arguments": [{"value": opts}],
             "serializationOptions": _SERIALIZE,
             "objectGroup": group,
         },
     )
+    return res
 
 
 class _NodeGone(Exception):
@@ -322,8 +328,8 @@ async def capture_frame(
             res = await _run(frame, w, opts, root_backend, install, group)
         except _NodeGone:
             raise StaleRef(f"Stale ref: node {root_backend} is gone; take a new snapshot", ref=None) from None
-        except CdpError as exc:
-            if attempt < 2 and _context_gone(exc):
+        except _WORLD_GONE:
+            if attempt < 2:
                 w = await _world(frame, fresh=True)
                 install = True
                 continue
@@ -425,7 +431,7 @@ async def _fetch_pending(session: Session, w: _World, pids: list[int]) -> None:
 async def _release(session: Session, group: str) -> None:
     try:
         await session.send("Runtime.releaseObjectGroup", {"objectGroup": group}, timeout=5)
-    except (CdpError, CdpChannelUnavailable, Exception):
+    except EgoError:  # every way a command fails (refused, gone, timed out, blocked by a dialog)
         pass
 
 
@@ -435,7 +441,8 @@ async def frame_owner(parent: SnapshotFrame, frame_id: str) -> int | None:
         res = await parent.session.send("DOM.getFrameOwner", {"frameId": frame_id})
     except (CdpError, CdpChannelUnavailable):
         return None
-    return res.get("backendNodeId")
+    backend: int | None = res.get("backendNodeId")
+    return backend
 
 
 # -- adapter for tests and benchmarks -------------------------------------------------------
@@ -454,7 +461,7 @@ class CdpSnapshotTarget:
         self.main_session = session
         self._children: dict[str, tuple[Session, str]] = {}  # target id -> (session, parent session id)
         self._frames: list[SimpleFrame] = []
-        self._offs: list = []
+        self._offs: list[Any] = []
 
     @classmethod
     async def attach(cls, conn: Connection, target_id: str) -> CdpSnapshotTarget:
@@ -480,7 +487,7 @@ class CdpSnapshotTarget:
             "Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True}
         )
 
-    def _on_attached(self, params: dict, session_id: str | None):
+    def _on_attached(self, params: dict[str, Any], session_id: str | None) -> Awaitable[None] | None:
         info = params.get("targetInfo", {})
         if info.get("type") != "iframe":
             return None
@@ -494,7 +501,7 @@ class CdpSnapshotTarget:
         except (CdpError, CdpChannelUnavailable):
             pass
 
-    def _on_detached(self, params: dict, session_id: str | None) -> None:
+    def _on_detached(self, params: dict[str, Any], session_id: str | None) -> None:
         tid = params.get("targetId")
         if tid in self._children:
             sess, _ = self._children.pop(tid)
@@ -503,7 +510,7 @@ class CdpSnapshotTarget:
     async def goto(self, url: str, *, wait_load: bool = True) -> None:
         loaded = asyncio.get_running_loop().create_future()
 
-        def on_load(params, sid):
+        def on_load(params: dict[str, Any], sid: str | None) -> None:
             if not loaded.done():
                 loaded.set_result(None)
 
@@ -520,7 +527,7 @@ class CdpSnapshotTarget:
         """Re-read the frame trees of the page and of every OOPIF session."""
         frames: dict[str, SimpleFrame] = {}
 
-        def walk(node: dict, session: Session, parent: str | None) -> None:
+        def walk(node: dict[str, Any], session: Session, parent: str | None) -> None:
             f = node["frame"]
             fid = f["id"]
             if fid not in frames or frames[fid].session is self.main_session:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
 
@@ -198,7 +199,7 @@ async def settle(ledger: RefLedger, timeout: float = 30.0) -> None:
         ledger.on_change()
 
 
-def _after_fetch(ledger: RefLedger, fetches: list) -> None:
+def _after_fetch(ledger: RefLedger, fetches: list[Any]) -> None:
     """When the background fetches of this snapshot end: rebind and let the host save."""
 
     def done(_fut: Any) -> None:
@@ -228,8 +229,8 @@ async def _take(
     # which frames: all of them (uniqueness of locators is judged page-wide); for a subtree
     # only the root frame's descendants are printed
     order = list(frames.values())
-    tasks = []
-    kw = {"viewport": viewport, "locs": locs, "all_keys": multi and locs, "marks": marks,
+    tasks: list[Awaitable[FrameCapture | None]] = []
+    kw: dict[str, Any] = {"viewport": viewport, "locs": locs, "all_keys": multi and locs, "marks": marks,
           "doc_known": ledger.knows_doc}
     for f in order:
         if f is root_frame:
@@ -242,13 +243,13 @@ async def _take(
         if f.parent_frame_id is not None and f.parent_frame_id in frames:
             owned.append(f)
             owner_tasks.append(frame_owner(frames[f.parent_frame_id], f.frame_id))
-    results = await asyncio.gather(*tasks, *owner_tasks)
+    results: list[Any] = await asyncio.gather(*tasks, *owner_tasks)
     caps: dict[str, FrameCapture] = {}
     for f, cap in zip(order, results[: len(order)]):
         if cap is not None:
             caps[f.frame_id] = cap
     # (parent frame id, owner backend id) -> child frame id
-    children: dict[tuple[str, int], str] = {}
+    children: dict[tuple[str | None, int], str] = {}
     for f, bid in zip(owned, results[len(order):]):
         if bid is not None:
             children[(f.parent_frame_id, bid)] = f.frame_id
@@ -268,15 +269,15 @@ async def _take(
                 for k, v in cap.keys.items():
                     totals[k] = totals.get(k, 0) + v
 
-    depth: list = []
-    role: list = []
-    name: list = []
-    flags: list = []
-    key: list = []
-    url: list = []
-    loc: list = []
-    state: list = []
-    value: list = []
+    depth: list[Any] = []
+    role: list[Any] = []
+    name: list[Any] = []
+    flags: list[Any] = []
+    key: list[Any] = []
+    url: list[Any] = []
+    loc: list[Any] = []
+    state: list[Any] = []
+    value: list[Any] = []
     seen: set[str] = set()
 
     def emit(fid: str, offset: int) -> None:
@@ -291,7 +292,7 @@ async def _take(
         if offset:
             d = [x + offset for x in d]
         lids = rows[4::STRIDE]
-        ks: list = [None] * n
+        ks: list[Any] = [None] * n
         lidmap = cap.lids
         loader = cap.loader_id
         iframes = []
@@ -360,6 +361,7 @@ async def _take(
         depth, role, name, flags, key, url, loc, state, value = interactive_table(
             depth, role, name, flags, key, url, loc, state, value
         )
+    text: str
     text, next_ref, shown = render_tree(
         depth, role, name, flags, key, url, loc, state, value, ledger.keys, ledger.next_ref, marks, locs
     )

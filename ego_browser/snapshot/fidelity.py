@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import jsbundle
+from ..errors import CdpError
 from .twin import parse_snapshot
 
 __all__ = ["measure", "ax_state", "our_state"]
@@ -25,16 +27,17 @@ _ROLE_ALIASES = {"image": "img", "Iframe": "iframe", "DisclosureTriangle": "butt
                  "LabelText": "container", "MenuListPopup": "listbox", "RootWebArea": "root"}
 
 
-async def _ax_all(frame) -> list[dict]:
+async def _ax_all(frame: Any) -> list[dict[str, Any]]:
     params = {"frameId": frame.frame_id} if frame.parent_frame_id else {}
     try:
         res = await frame.session.send("Accessibility.getFullAXTree", params)
-    except Exception:
+    except CdpError:  # a frame its session does not own by id (an OOPIF root): ask for the whole tree
         res = await frame.session.send("Accessibility.getFullAXTree")
-    return res["nodes"]
+    nodes: list[dict[str, Any]] = res["nodes"]
+    return nodes
 
 
-def _ax_role_name(n: dict) -> tuple[str, str]:
+def _ax_role_name(n: dict[str, Any]) -> tuple[str, str]:
     role = n.get("role", {}).get("value", "")
     return _ROLE_ALIASES.get(role, role), " ".join(str(n.get("name", {}).get("value", "")).split())
 
@@ -42,7 +45,7 @@ def _ax_role_name(n: dict) -> tuple[str, str]:
 _VALUE_ROLES = {"textbox", "searchbox", "spinbutton", "slider", "progressbar", "combobox", "listbox"}
 
 
-def ax_state(n: dict, by_id: dict | None = None) -> dict:
+def ax_state(n: dict[str, Any], by_id: dict[str, Any] | None = None) -> dict[str, Any]:
     """Chromium's checked/disabled/expanded/selected/level/value of an AX node, in our words.
 
     A listbox has no value in Chromium's tree: its selected options (which we print too) are."""
@@ -81,10 +84,10 @@ def ax_state(n: dict, by_id: dict | None = None) -> dict:
     return out
 
 
-def our_state(role: str, state: str, value: str) -> dict:
+def our_state(role: str, state: str, value: str) -> dict[str, Any]:
     """The same fields read off a printed line's state marks and value."""
     marks = set(state.split())
-    out = {}
+    out: dict[str, Any] = {}
     if "[checked]" in marks:
         out["checked"] = "true"
     if "[checked=mixed]" in marks:
@@ -103,33 +106,18 @@ def our_state(role: str, state: str, value: str) -> dict:
     return out
 
 
-async def _visible_texts(frame) -> list[str]:
+async def _visible_texts(frame: Any) -> list[str]:
     w = await frame.session.send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": "fidelity"})
-    js = r"""(() => { const out = [];
-      const walk = (root) => { const it = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
-        for (let n = it.nextNode(); n; n = it.nextNode()) {
-          if (n.nodeType === 1) { if (n.shadowRoot) walk(n.shadowRoot); continue; }
-          const p = n.parentElement; if (!p || ['SCRIPT','STYLE','NOSCRIPT','TITLE','OPTION','TEXTAREA'].includes(p.tagName)) continue;
-          if (!p.checkVisibility({visibilityProperty: true}) || p.closest('[aria-hidden=true]')) continue;
-          const t = n.data.replace(/[\s\u00a0]+/g, ' ').trim(); if (t && !/^[\u200b-\u200f\u2060\ufeff]+$/.test(t)) out.push(t); } };
-      walk(document); return out; })()"""
+    js = jsbundle.call("fidelity", "visible_texts")
     r = await frame.session.send("Runtime.evaluate", {"expression": js, "returnByValue": True,
                                                       "contextId": w["executionContextId"]})
-    return r["result"]["value"]
+    texts: list[str] = r["result"]["value"]
+    return texts
 
 
-async def _control_backend_ids(frame) -> set[int]:
+async def _control_backend_ids(frame: Any) -> set[int]:
     w = await frame.session.send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": "fidelity"})
-    js = r"""(() => { const out = [];
-      const walk = (root) => { for (const el of root.querySelectorAll('*')) {
-          if (el.shadowRoot) walk(el.shadowRoot);
-          if (!el.matches('button, input:not([type=hidden]), select, textarea, a[href], iframe')) continue;
-          if (el.disabled || !el.checkVisibility({visibilityProperty: true}) || el.closest('[aria-hidden=true]')) continue;
-          const r = el.getBoundingClientRect();  // no pointer reaches a zero-size box: no ref there
-          if (!(r.width > 0 && r.height > 0) && getComputedStyle(el).display !== 'contents' && el.tagName !== 'IFRAME') continue;
-          if (el.tagName === 'IFRAME' && el.loading === 'lazy') continue;
-          out.push(el); } };
-      walk(document); return out; })()"""
+    js = jsbundle.call("fidelity", "control_elements")
     r = await frame.session.send("Runtime.evaluate", {
         "expression": js, "contextId": w["executionContextId"],
         "serializationOptions": {"serialization": "deep", "maxDepth": 2,
@@ -145,7 +133,7 @@ async def measure(target: Any, ledger: Any, body: str) -> dict[str, Any]:
     controls_bound, controls_total}`` and the first misses of each kind (``*_misses``)."""
     table = parse_snapshot(body)
     printed: dict[int, tuple[str, str]] = {}
-    states: dict[int, dict] = {}
+    states: dict[int, dict[str, Any]] = {}
     for role, name, key, st, val in zip(table[1], table[2], table[4], table[7], table[8]):
         if key is not None:
             printed[key[1]] = (role, name)

@@ -235,11 +235,11 @@ class RefLedger:
                 doc_list.append([key[0], key[1]])
             return i
 
-        active = []
+        active: list[Any] = []
         for ref, key in self.active.items():
             if key[2] >= 0:  # pending keys are saved once resolved
                 active += (ref, doc(key), key[2])
-        stale = []
+        stale: list[Any] = []
         for ref, key in self.stale.items():
             if key[2] >= 0:
                 stale += (ref, doc(key), key[2], 1 if self.keys.get(key) == ref else 0)

@@ -12,6 +12,7 @@ its own line) are left out; kept nodes move up to their nearest kept ancestor.
 from __future__ import annotations
 
 from difflib import SequenceMatcher
+from typing import Any
 
 from .twin import FLAG_REF
 
@@ -23,8 +24,8 @@ _FRAMING = frozenset({"root", "iframe", "dialog", "alertdialog", "row", "table",
                       "menubar", "tablist", "toolbar", "listbox", "tree", "radiogroup"})
 
 
-def interactive_table(depth: list, role: list, name: list, flags: list, key: list, url: list, loc: list,
-                      state: list, value: list) -> tuple[list, ...]:
+def interactive_table(depth: list[Any], role: list[Any], name: list[Any], flags: list[Any], key: list[Any], url: list[Any], loc: list[Any],
+                      state: list[Any], value: list[Any]) -> tuple[list[Any], ...]:
     """The ``interactive=True`` node table (same columns as the input)."""
     n = len(depth)
     parent = [-1] * n
@@ -58,7 +59,7 @@ def interactive_table(depth: list, role: list, name: list, flags: list, key: lis
             p = parent[i]
             if p != -1 and role[p] == "row" and needed[p]:
                 keep[i] = True
-    out: tuple[list, ...] = ([], [], [], [], [], [], [], [], [])
+    out: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [])
     new_depth = [0] * n
     for i in range(n):
         if not keep[i]:

@@ -29,6 +29,8 @@ by that child, with several is kept; an unnamed, ref-less, stateless ``cell`` di
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["FLAG_REF", "INDENT", "ZERO_WIDTH", "render_tree", "is_blank", "clean_name", "parse_snapshot"]
 
 FLAG_REF = 1
@@ -59,7 +61,7 @@ def clean_name(name: str) -> str:
     return name
 
 
-def _lone_item(i: int, r: str, parent: list, role: list, name: list, flags: list, state: list, value: list) -> bool:
+def _lone_item(i: int, r: str, parent: list[Any], role: list[Any], name: list[Any], flags: list[Any], state: list[Any], value: list[Any]) -> bool:
     """A ``cell`` in a ``row`` / ``listitem`` in a ``list`` that says nothing of its own."""
     p = parent[i]
     if p == -1 or role[p] != ("row" if r == "cell" else "list"):
@@ -68,20 +70,20 @@ def _lone_item(i: int, r: str, parent: list, role: list, name: list, flags: list
 
 
 def render_tree(
-    depth: list,
-    role: list,
-    name: list,
-    flags: list,
-    key: list,
-    url: list,
-    loc: list,
-    state: list,
-    value: list,
-    refs: dict,
+    depth: list[Any],
+    role: list[Any],
+    name: list[Any],
+    flags: list[Any],
+    key: list[Any],
+    url: list[Any],
+    loc: list[Any],
+    state: list[Any],
+    value: list[Any],
+    refs: dict[Any, Any],
     next_ref: int,
     marks: bool,
     locs: bool,
-) -> tuple[str, int, list]:
+) -> tuple[str, int, list[Any]]:
     """Compact and print the node table.
 
     ``refs`` maps a node key to its number and gets the new numbers (from ``next_ref`` on, in
@@ -192,22 +194,24 @@ def render_tree(
     return "\n".join(lines), next_ref, shown
 
 
-def parse_snapshot(text: str) -> tuple[list, list, list, list, list, list, list, list, list, dict]:
+def parse_snapshot(text: str) -> tuple[
+    list[Any], list[Any], list[Any], list[Any], list[Any], list[Any], list[Any], list[Any], list[Any], dict[Any, Any]
+]:
     """Parse printed snapshot lines (no header) back into a node table.
 
     Refs come back as keys ``("ref", N)`` with a ``refs`` dict mapping them to ``N``, so that
     printing the table again reproduces the numbers. Used to check idempotence.
     """
-    depth: list = []
-    role: list = []
-    name: list = []
-    flags: list = []
-    key: list = []
-    url: list = []
-    loc: list = []
-    state: list = []
-    value: list = []
-    refs: dict = {}
+    depth: list[Any] = []
+    role: list[Any] = []
+    name: list[Any] = []
+    flags: list[Any] = []
+    key: list[Any] = []
+    url: list[Any] = []
+    loc: list[Any] = []
+    state: list[Any] = []
+    value: list[Any] = []
+    refs: dict[Any, Any] = {}
     for line in text.split("\n"):
         if not line:
             continue

@@ -1,0 +1,367 @@
+"""``python -m ego_browser package-plugins``: the entry skill packaged for nine agent hosts.
+
+Every artifact holds its host's manifest layout, a full copy of the skill (real files, never a
+link to this checkout) and a README for that host alone. The nine are built in a scratch folder
+next to the output; only when all nine are built are they moved into
+``<output>/ego-browser-v<version>/`` (one ``os.replace`` each, on the same file system), so a
+failed build leaves the artifacts of an earlier build as they were.
+
+The host layouts follow what ego-lite ships for the same hosts (Claude-compatible plugins,
+Codex with its marketplace at the archive root, WorkBuddy as a marketplace root, npm archives
+with everything under ``package/`` for OpenCode and DeepSeek Harness).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import tarfile
+import tempfile
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ._version import __version__
+from .learning.install import MANIFEST, skill_source
+
+__all__ = ["HOSTS", "Host", "package_plugins", "artifact_dir"]
+
+NAME = "ego-browser"
+SKILL_DIR = f"skills/{NAME}"
+_SKIP_DIRS = {"__pycache__", ".git"}
+_EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same sources give the same archives
+
+REQUIREMENTS = f"""\
+## Requirements
+
+- Python 3.11 or newer with ego_browser installed: `pip install ego_browser` (see
+  `{SKILL_DIR}/references/install.md`), so that `python -m ego_browser` runs in the agent's shell.
+- A Chromium or Google Chrome ego_browser can launch (`python -m ego_browser doctor` checks).
+- An agent host that reads Skills and can run local shell commands.
+
+After installing, ask the agent to use the ego-browser skill; its first step is
+`python -m ego_browser skill`, which prints the usage guide of the installed version.
+"""
+
+
+@dataclass(frozen=True)
+class Host:
+    key: str  # the artifact's name part: ego-browser-<key>-v<version>.<ext>
+    title: str
+    ext: str  # "zip" or "tgz" (an npm archive: everything under package/)
+    layout: Callable[[Path, dict[str, Any]], None]  # writes the host's files into the plugin root
+    install: str  # the host-specific README section (markdown)
+
+    def artifact(self, version: str = __version__) -> str:
+        return f"{NAME}-{self.key}-v{version}.{self.ext}"
+
+
+def _meta(skill: Path) -> dict[str, Any]:
+    text = (skill / "SKILL.md").read_text(encoding="utf-8")
+    description = ""
+    if text.startswith("---"):
+        for line in text.split("---", 2)[1].splitlines():
+            if line.startswith("description:"):
+                description = line.split(":", 1)[1].strip()
+    if not description:
+        raise ValueError(f"{skill / 'SKILL.md'} has no description in its front matter")
+    return {
+        "name": NAME,
+        "version": __version__,
+        "description": description,
+        "author": {"name": "The ego_browser authors"},
+        "license": "MIT",
+        "keywords": ["browser", "automation", "chromium", "web"],
+    }
+
+
+def _json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _claude_manifest(root: Path, meta: dict[str, Any]) -> None:
+    _json(root / ".claude-plugin" / "plugin.json", {**meta, "skills": f"./{SKILL_DIR}"})
+
+
+def _claude(root: Path, meta: dict[str, Any]) -> None:
+    _claude_manifest(root, meta)
+
+
+def _codex(root: Path, meta: dict[str, Any]) -> None:
+    _json(root / ".codex-plugin" / "plugin.json", {
+        **meta, "skills": f"./{SKILL_DIR}",
+        "interface": {"displayName": "ego-browser", "shortDescription": "Drive a real Chromium from Python",
+                      "category": "Productivity"},
+    })
+    # the marketplace points at the archive root itself, so one ZIP serves both install routes
+    _json(root / ".agents" / "plugins" / "marketplace.json", {
+        "name": f"{NAME}-codex-local",
+        "plugins": [{"name": NAME, "source": {"source": "local", "path": "./"}, "path": "./",
+                     "description": meta["description"]}],
+    })
+
+
+def _cursor(root: Path, meta: dict[str, Any]) -> None:
+    _json(root / ".cursor-plugin" / "plugin.json", {**meta, "skills": [f"./{SKILL_DIR}"]})
+
+
+def _grok(root: Path, meta: dict[str, Any]) -> None:
+    _json(root / "plugin.json", {**meta, "skills": [f"./{SKILL_DIR}"]})  # Agent Plugins manifest
+
+
+def _workbuddy(plugin_root: Path, meta: dict[str, Any]) -> None:
+    for folder in (".claude-plugin", ".codebuddy-plugin", ".workbuddy-plugin"):
+        _json(plugin_root / folder / "plugin.json", {**meta, "skills": f"./{SKILL_DIR}"})
+
+
+def _npm_package(root: Path, meta: dict[str, Any], package: str, exports: dict[str, str]) -> None:
+    _json(root / "package.json", {
+        "name": package, "version": meta["version"], "description": meta["description"], "license": "MIT",
+        "type": "module", "main": "./index.js", "exports": exports,
+        "files": ["*.js", "README.md", "skills/"], "keywords": meta["keywords"],
+    })
+
+
+_OPENCODE_JS = """\
+// OpenCode plugin: adds the packaged ego-browser skill to the instructions and an
+// /ego-browser command. The skill files sit next to this file (skills/ego-browser).
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const skillDir = path.join(here, "skills", "ego-browser");
+export const skillFile = path.join(skillDir, "SKILL.md");
+
+export const EgoBrowserPlugin = async () => ({
+  config: async (config) => {
+    config.instructions = [...(config.instructions ?? []), skillFile];
+    config.command = {
+      ...(config.command ?? {}),
+      "ego-browser": {
+        description: "Drive a real Chromium with ego_browser (Python)",
+        template: `Read ${skillFile} and follow it. Start with: python -m ego_browser skill\\n\\n$ARGUMENTS`,
+      },
+    };
+  },
+});
+
+export default EgoBrowserPlugin;
+"""
+
+_DSH_JS = """\
+// DeepSeek Harness bundle: registers the packaged ego-browser skill (skills/ego-browser).
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const skills = [{ name: "ego-browser", dir: path.join(here, "skills", "ego-browser") }];
+
+export function register(harness) {
+  for (const skill of skills) harness?.skills?.register?.(skill);
+  return { skills };
+}
+
+export default { name: "ego-browser", skills, register };
+"""
+
+
+def _opencode(root: Path, meta: dict[str, Any]) -> None:
+    _npm_package(root, meta, "ego-browser-opencode", {".": "./index.js", "./server": "./index.js"})
+    (root / "index.js").write_text(_OPENCODE_JS, encoding="utf-8")
+
+
+def _deepseek(root: Path, meta: dict[str, Any]) -> None:
+    _npm_package(root, meta, "ego-browser-deepseek-harness", {".": "./dsh.js", "./dsh": "./dsh.js"})
+    (root / "dsh.js").write_text(_DSH_JS, encoding="utf-8")
+    (root / "index.js").write_text('export { default, skills, register } from "./dsh.js";\n', encoding="utf-8")
+
+
+HOSTS: tuple[Host, ...] = (
+    Host("claude-code", "Claude Code", "zip", _claude, """\
+Extract the ZIP into a persistent folder, then load it for a session:
+
+```bash
+claude --plugin-dir /absolute/path/to/ego-browser-claude-code
+```
+
+Use `/ego-browser:ego-browser` (or ask for the ego-browser skill). For a persistent install, add
+the folder to a plugin marketplace. `python -m ego_browser install-skill` installs the same skill
+into `~/.claude/skills` without a plugin.
+"""),
+    Host("codex", "Codex", "zip", _codex, """\
+`.codex-plugin/plugin.json` and `skills/` sit at the archive root, and
+`.agents/plugins/marketplace.json` points at that same root (`"path": "./"`). Extract the ZIP,
+then add the folder as a marketplace and install the plugin:
+
+```bash
+codex plugin marketplace add /absolute/path/to/ego-browser-codex
+codex plugin add ego-browser@ego-browser-codex-local
+```
+
+Restart Codex if the plugin does not appear, then ask it to use `$ego-browser`. Remove it with
+`codex plugin remove ego-browser@ego-browser-codex-local`.
+"""),
+    Host("cursor", "Cursor", "zip", _cursor, """\
+Extract the ZIP and load it with the Cursor CLI:
+
+```bash
+cursor-agent --plugin-dir /absolute/path/to/ego-browser-cursor
+```
+
+The skill is declared in `.cursor-plugin/plugin.json`. Use `/ego-browser` in the session.
+"""),
+    Host("github-copilot", "GitHub Copilot CLI", "zip", _claude, """\
+Extract the ZIP and load it with the Copilot CLI (it reads the Claude-compatible manifest):
+
+```bash
+copilot --plugin-dir /absolute/path/to/ego-browser-github-copilot
+```
+
+Use `/ego-browser`. A personal `ego-browser` skill (from `install-skill`) takes precedence over
+the plugin's copy: remove one of the two so the version you expect is the one used.
+"""),
+    Host("grok-build", "Grok Build", "zip", _grok, """\
+Extract the ZIP, then install the folder:
+
+```bash
+grok plugin install /absolute/path/to/ego-browser-grok-build
+```
+
+The package holds the Agent Plugins `plugin.json` and the skill folder. Use `/ego-browser`;
+remove it with `grok plugin uninstall ego-browser`.
+"""),
+    Host("workbuddy", "WorkBuddy", "zip", _workbuddy, """\
+Extract the ZIP as a marketplace root: it holds `.claude-plugin/marketplace.json` and
+`plugins/ego-browser/` with `.codebuddy-plugin/plugin.json`, `.workbuddy-plugin/plugin.json` and
+the Claude-compatible manifest. In WorkBuddy, add the extracted folder as a local marketplace,
+select **ego-browser-workbuddy-local** and install **ego-browser**; then start a new task and
+ask it to use the ego-browser skill.
+"""),
+    Host("qwenwork", "QwenWork Desktop", "zip", _claude, """\
+Upload the ZIP as an expert kit (Extensions → Expert kits → Add → Upload kit), then install it.
+The kit uses the Claude-compatible `.claude-plugin/plugin.json`. Start a new task and ask it to
+use ego-browser.
+"""),
+    Host("opencode", "OpenCode", "tgz", _opencode, """\
+Extract the npm archive into a persistent folder and register its entry point:
+
+```bash
+mkdir -p /absolute/path/to/ego-browser-opencode
+tar -xzf ego-browser-opencode-v{version}.tgz -C /absolute/path/to/ego-browser-opencode
+opencode plugin "file:///absolute/path/to/ego-browser-opencode/package/index.js" -g
+```
+
+The package `ego-browser-opencode` exports `index.js` (as `.` and `./server`); it adds the
+packaged skill to the instructions and an `/ego-browser` command. Remove its entry from the
+`plugin` array of `opencode.json` to uninstall.
+"""),
+    Host("deepseek-harness", "DeepSeek Harness", "tgz", _deepseek, """\
+Extract the npm archive into a persistent folder and add its `package/` folder to a profile:
+
+```bash
+mkdir -p /absolute/path/to/ego-browser-deepseek-harness
+tar -xzf ego-browser-deepseek-harness-v{version}.tgz -C /absolute/path/to/ego-browser-deepseek-harness
+dsh plugin --profile web add /absolute/path/to/ego-browser-deepseek-harness/package
+```
+
+The package `ego-browser-deepseek-harness` exports `./dsh` (`dsh.js`), which registers the
+packaged skill. Use `/ego-browser`; remove it with
+`dsh plugin --profile web remove ego-browser-deepseek-harness`.
+"""),
+)
+
+
+def _copy_skill(skill: Path, dest: Path) -> None:
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        return {n for n in names if n in _SKIP_DIRS or n == MANIFEST or n.endswith(".pyc")}
+
+    for path in skill.rglob("*"):
+        if path.is_symlink() and not path.resolve().is_relative_to(skill.resolve()):
+            raise ValueError(f"{path} links out of the skill ({path.resolve()}); a plugin must hold real files")
+    shutil.copytree(skill, dest, ignore=ignore, symlinks=False)
+
+
+def _readme(host: Host, version: str) -> str:
+    return (f"# ego-browser for {host.title}\n\nThe ego-browser skill (ego_browser {version}) packaged for "
+            f"{host.title}: drive a real Chromium from Python, in the agent's own task space.\n\n"
+            f"{REQUIREMENTS}\n## Install in {host.title}\n\n{host.install.replace('{version}', version)}")
+
+
+def _stage(host: Host, skill: Path, meta: dict[str, Any], scratch: Path) -> Path:
+    """The plugin tree of one host, ready to archive; returns the folder the archive holds."""
+    top = scratch / host.key
+    if host.key == "workbuddy":  # a marketplace root with the plugin under plugins/
+        plugin = top / "plugins" / NAME
+        _json(top / ".claude-plugin" / "marketplace.json", {
+            "name": f"{NAME}-workbuddy-local", "owner": meta["author"],
+            "plugins": [{"name": NAME, "source": f"./plugins/{NAME}", "description": meta["description"],
+                         "version": meta["version"]}],
+        })
+    elif host.ext == "tgz":
+        plugin = top / "package"
+    else:
+        plugin = top
+    plugin.mkdir(parents=True)
+    _copy_skill(skill, plugin / SKILL_DIR)
+    host.layout(plugin, meta)
+    readme = _readme(host, meta["version"])
+    (top / ("package" if host.ext == "tgz" else "") / "README.md").write_text(readme, encoding="utf-8")
+    if host.key == "workbuddy":
+        (plugin / "README.md").write_text(readme, encoding="utf-8")
+    return top
+
+
+def _files(top: Path) -> list[Path]:
+    return sorted((p for p in top.rglob("*") if p.is_file()), key=lambda p: p.relative_to(top).as_posix())
+
+
+def _archive(host: Host, top: Path, dest: Path) -> None:
+    if host.ext == "zip":
+        with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:
+            for path in _files(top):
+                info = zipfile.ZipInfo(path.relative_to(top).as_posix(), _EPOCH)
+                info.external_attr = (0o755 if os.access(path, os.X_OK) else 0o644) << 16
+                info.compress_type = zipfile.ZIP_DEFLATED
+                zf.writestr(info, path.read_bytes())
+        return
+    with tarfile.open(dest, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+        for path in _files(top):
+            data = path.read_bytes()
+            info = tarfile.TarInfo(path.relative_to(top).as_posix())
+            info.size, info.mtime, info.mode = len(data), 0, 0o755 if os.access(path, os.X_OK) else 0o644
+            tar.addfile(info, io.BytesIO(data))
+
+
+def artifact_dir(output: Path, version: str = __version__) -> Path:
+    return Path(output) / f"{NAME}-v{version}"
+
+
+def package_plugins(output: str | os.PathLike, *, skill: Path | None = None,
+                    hosts: tuple[Host, ...] = HOSTS) -> list[Path]:
+    """Build every host's artifact; returns their paths. Nothing is replaced unless all build."""
+    skill = Path(skill) if skill is not None else skill_source()
+    meta = _meta(skill)
+    final = artifact_dir(Path(output), meta["version"])
+    final.parent.mkdir(parents=True, exist_ok=True)
+    # the scratch folder sits beside the output so the final moves are renames, not copies
+    scratch = Path(tempfile.mkdtemp(prefix=f".{NAME}-plugins-", dir=final.parent))
+    try:
+        built = []
+        for host in hosts:
+            top = _stage(host, skill, meta, scratch / "trees")
+            dest = scratch / host.artifact(meta["version"])
+            _archive(host, top, dest)
+            built.append(dest)
+        final.mkdir(exist_ok=True)
+        out = []
+        for path in built:
+            os.replace(path, final / path.name)
+            out.append(final / path.name)
+        return out
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -1,0 +1,57 @@
+"""The driver's dialog queue and the dialog guard, against a scripted browser (no Chromium)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from ego_browser.errors import InvalidState
+from ego_browser.host.dialog_ops import guarded
+from ego_browser.testing import FakeBrowser
+
+from .kit import SESSION, attached, close, round_trip
+
+
+def opening(browser: FakeBrowser, message: str, kind: str = "alert") -> None:
+    browser.emit("Page.javascriptDialogOpening",
+                 {"url": "https://a.test/", "message": message, "type": kind, "hasBrowserHandler": False},
+                 session_id=SESSION)
+
+
+async def test_dialogs_queue_in_order_and_leave_only_by_the_browsers_word():
+    browser = FakeBrowser()
+    driver = await attached(browser)
+    try:
+        opening(browser, "first")
+        opening(browser, "second", "prompt")
+        await round_trip(driver)
+        assert driver.dialog["message"] == "first" and driver.dialog_session is driver.session
+        browser.emit("Page.javascriptDialogClosed", {"result": True, "userInput": ""}, session_id=SESSION)
+        await round_trip(driver)
+        assert driver.dialog["message"] == "second" and driver.dialog["type"] == "prompt"
+        assert driver.dialogs_closed == 1
+        browser.emit("Page.javascriptDialogClosed", {"result": False, "userInput": ""}, session_id=SESSION)
+        await round_trip(driver)
+        assert driver.dialog is None
+    finally:
+        await close(driver)
+
+
+async def test_a_dialog_opening_fails_the_pages_pending_requests_instead_of_hanging_them():
+    browser = FakeBrowser()
+    driver = await attached(browser)
+    try:
+        browser.hang("Runtime.evaluate")
+        work = asyncio.ensure_future(guarded(driver, "page.evaluate", driver.session.send(
+            "Runtime.evaluate", {"expression": "alert(1)"})))
+        await browser.command("Runtime.evaluate")
+        opening(browser, "from the script")
+        with pytest.raises(InvalidState, match="opened while it ran"):
+            await asyncio.wait_for(work, 10)
+        # and while it shows, nothing more is sent to the page
+        with pytest.raises(InvalidState, match="is open and blocks the page"):
+            await guarded(driver, "page.evaluate", driver.session.send("Runtime.evaluate", {"expression": "1"}))
+        assert len(browser.sent("Runtime.evaluate", session_id=SESSION)) == 2  # the readyState seed and ours
+    finally:
+        await close(driver)
