@@ -129,6 +129,15 @@ class Host:
             raise RuntimeError("the host has not started: its features are built by Host.start")
         return self._features
 
+    def take_spare_tab(self) -> str | None:
+        """The unused tab no space lists (``spare_tab``), handed to the caller once; ``None`` if
+        there is none or it is no longer a blank page."""
+        tid, self.spare_tab = self.spare_tab, None
+        info = self.browser.targets.get(tid or "")
+        if tid is None or info is None or info.get("type") != "page" or info.get("url") not in ("about:blank", ""):
+            return None
+        return tid
+
     # -- life cycle -------------------------------------------------------------------------
 
     async def start(self) -> None:

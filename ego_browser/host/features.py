@@ -19,6 +19,7 @@ from .profile_ops import ProfileContexts
 from .viewport_ops import Viewports
 from .wait_ops import NavigationTracking, PopupLog
 from .warm_tab import WarmTab
+from .windows import Windows
 
 if TYPE_CHECKING:
     from ..driver.page import PageDriver
@@ -43,11 +44,12 @@ class Features:
     choosers: Choosers
     downloads: Downloads
     profiles: ProfileContexts
+    windows: Windows
 
     def all(self) -> tuple[Feature, ...]:
         """Every feature, in the order pages are set up (navigation tracking first)."""
         return (self.navigations, self.popups, self.viewports, self.warm, self.permissions, self.choosers,
-                self.downloads, self.profiles)
+                self.downloads, self.profiles, self.windows)
 
 
 def build(host: Host) -> Features:
@@ -61,4 +63,5 @@ def build(host: Host) -> Features:
         choosers=Choosers(),
         downloads=Downloads(host),
         profiles=ProfileContexts(host),
+        windows=Windows(host),
     )
