@@ -28,15 +28,28 @@ import orjson
 from ..errors import BrowserUnavailable
 
 __all__ = [
+    "DISABLED_FEATURES",
     "REQUIRED_FLAGS",
     "BrowserProcess",
+    "check_display",
     "find_chromium",
+    "headless_enabled",
+    "launched_headless",
     "launch_chromium",
     "pid_alive",
     "process_matches",
     "resolve_cdp_url",
     "start_time",
 ]
+
+#: Chromium features we turn off. ``WebUIOmnibox*Popup``: every browser window (each task space
+#: has its own) preloads the address bar's popups as WebUI pages, ~600 ms of CPU per window in
+#: a ``--top-chrome-webui`` renderer, for a popup nobody opens in headless use (headful windows
+#: fall back to the classic popup); docs/architecture.md, "Rounds"
+DISABLED_FEATURES = (
+    "Translate", "MediaRouter", "OptimizationHints",
+    "WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "WebUIOmniboxFullPopup",
+)
 
 #: flags Chromium needs here (root, no network, no GPU); see DESIGN.md "The browser"
 REQUIRED_FLAGS = (
@@ -49,7 +62,7 @@ REQUIRED_FLAGS = (
     "--disable-component-update",
     "--disable-sync",
     "--disable-dev-shm-usage",
-    "--disable-features=Translate,MediaRouter,OptimizationHints",
+    "--disable-features=" + ",".join(DISABLED_FEATURES),
     "--disable-renderer-backgrounding",
     "--disable-background-timer-throttling",
     "--disable-backgrounding-occluded-windows",
@@ -208,9 +221,49 @@ def headless_enabled() -> bool:
     return os.environ.get("EGO_BROWSER_HEADLESS", "1").strip().lower() not in ("0", "false", "no")
 
 
+def launched_headless(pid: int) -> bool:
+    """The Chromium of ``pid`` runs headless (its command line says so; unknown: headless)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            argv = fh.read().split(b"\0")
+    except OSError:
+        return True
+    return any(a == b"--headless" or a.startswith(b"--headless=") for a in argv)
+
+
+def check_display() -> None:
+    """Headed Chromium needs a display; without one it exits with an X11 error in its log."""
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        raise BrowserUnavailable(
+            "EGO_BROWSER_HEADLESS=0 asks for browser windows but no display is set (DISPLAY or "
+            "WAYLAND_DISPLAY); start one (e.g. `Xvfb :99 &` then DISPLAY=:99) or unset EGO_BROWSER_HEADLESS",
+            endpoint=os.environ.get("DISPLAY") or None,
+        )
+
+
 def extra_args_from_env() -> list[str]:
     raw = os.environ.get("EGO_BROWSER_ARGS", "")
     return [line.strip() for line in raw.splitlines() if line.strip()]
+
+
+def merge_feature_switches(args: list[str]) -> list[str]:
+    """One ``--disable-features``/``--enable-features`` each, listing every feature given.
+
+    Chromium keeps only the last of a repeated switch, so a ``--disable-features`` in
+    ``EGO_BROWSER_ARGS`` would silently turn our ``DISABLED_FEATURES`` back on.
+    """
+    merged: dict[str, list[str]] = {}
+    out: list[str] = []
+    for arg in args:
+        name, sep, value = arg.partition("=")
+        if sep and name in ("--disable-features", "--enable-features"):
+            if name not in merged:
+                merged[name] = []
+                out.append(name)
+            merged[name].extend(f for f in value.split(",") if f and f not in merged[name])
+        else:
+            out.append(arg)
+    return [f"{a}={','.join(merged[a])}" if a in merged else a for a in out]
 
 
 def launch_chromium(
@@ -244,13 +297,13 @@ def launch_chromium(
     _private_dirs(profile)
     if headless is None:
         headless = headless_enabled()
+    if not headless:
+        check_display()
     browser_args = [
         executable,
         f"--user-data-dir={profile}",
-        *REQUIRED_FLAGS,
-        *(["--headless"] if headless else []),
-        *extra_args_from_env(),
-        *(extra_args or []),
+        *merge_feature_switches([*REQUIRED_FLAGS, *(["--headless"] if headless else []),
+                                 *extra_args_from_env(), *(extra_args or [])]),
         "about:blank",
     ]
     if debugging_port:
