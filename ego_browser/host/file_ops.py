@@ -77,7 +77,7 @@ async def _file_input(host: Host, ctx: Any, selector: str, api: str, timeout_ms:
         found, total, cleanup = await _candidates(host, ctx, parsed)
         try:
             if total > 1:
-                from .candidates import ambiguous_selector
+                from .ambiguity import ambiguous_selector
 
                 raise await ambiguous_selector(host, ctx, api, parsed, total)
             if total == 1:

@@ -151,7 +151,7 @@ async def _root_ref(host: Host, ctx: PageCtx, ledger: Any, selector: str) -> int
     if found.total == 0:
         raise SelectorNotFound(f"page.snapshot: root {selector} matched 0 elements", selector=selector, timeout_ms=0)
     if found.total > 1:
-        from .candidates import ambiguous_selector
+        from .ambiguity import ambiguous_selector
 
         raise await ambiguous_selector(host, ctx, "page.snapshot: root", parsed, found.total,
                                        hint="use a more specific selector or one of these refs as root")

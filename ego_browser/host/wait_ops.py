@@ -225,7 +225,7 @@ async def wait_for_selector(host: Host, at: dict[str, Any], *, selector: str, st
         nonlocal last
         total, visible = await _selector_state(driver, parsed)
         if total > 1 and state in ("attached", "visible"):
-            from .candidates import ambiguous_selector
+            from .ambiguity import ambiguous_selector
 
             raise await ambiguous_selector(host, ctx, api, parsed, total,
                                            hint="make it match one (e.g. add >> nth=0); these refs name one each")
