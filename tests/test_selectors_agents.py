@@ -91,8 +91,8 @@ async def test_ambiguity_in_a_frame_names_the_frame(task, server):
 # -- every strict path lists its candidates (issue 13 point 5): one helper builds them all ---------
 
 
-def _assert_lists(err, count: int, names: list[str], role: str) -> None:
-    assert err.count == count and f"matched {count} elements" in str(err)
+def _assert_lists(err, count: int, names: list[str], role: str, found: str | None = None) -> None:
+    assert err.count == count and (found or f"matched {count} elements") in str(err)
     assert [c["role"] for c in err.candidates] == [role] * len(names)
     assert [c["name"] for c in err.candidates] == names
     assert all(c["frame"] is None and c["ref"] in str(err) for c in err.candidates)
@@ -130,3 +130,16 @@ async def test_set_input_files_ambiguity_lists_candidates(task, server, tmp_path
     _assert_lists(info.value, 3, ["Photo", "Scan", "Proof"], "button")
     await page.set_input_files(info.value.candidates[1]["ref"], str(f))
     assert await page.evaluate("[...document.querySelectorAll('input')].map(i => i.files.length)") == [0, 1, 0]
+
+
+async def test_a_wrapper_of_several_file_inputs_lists_them(task, server, tmp_path):
+    f = tmp_path / "two.txt"
+    f.write_text("2")
+    page = await open_page(task, server, "/agents-amb-wrap", (
+        "<div id=wrap><input type=file aria-label='Front'><input type=file aria-label='Back'></div>"))
+    with pytest.raises(SelectorAmbiguous) as info:
+        await page.set_input_files("#wrap", str(f), timeout=2000)
+    err = info.value
+    _assert_lists(err, 2, ["Front", "Back"], "button", found="contains multiple file inputs (2)")
+    await page.set_input_files(err.candidates[1]["ref"], str(f))
+    assert await page.evaluate("[...document.querySelectorAll('input')].map(i => i.files.length)") == [0, 1]

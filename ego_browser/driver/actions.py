@@ -346,14 +346,16 @@ def candidate_listing(rows: list[dict[str, Any]], total: int) -> str:
 
 async def ambiguity(api: str, selector: str, total: int,
                     describers: list[Callable[[], Awaitable[dict[str, Any]]]],
-                    hint: str = "use a more specific selector or one of these refs") -> SelectorAmbiguous:
+                    hint: str = "use a more specific selector or one of these refs",
+                    found: str | None = None) -> SelectorAmbiguous:
     """The one ``SelectorAmbiguous`` every strict path raises: ``total`` matches, up to 5 of
     them listed (ref, role, name, frame) from ``describers`` (the host's: each numbers its
-    element in the page's ledger), so the next call can name the one it meant."""
+    element in the page's ledger), so the next call can name the one it meant. ``found``
+    says what was found when it is not the selector's own matches (a wrapper's inputs)."""
     rows = [await describe() for describe in describers[:SHOWN_CANDIDATES]]
     where = f": {candidate_listing(rows, total)}" if rows else ""
     return SelectorAmbiguous(
-        f"{api}: selector {selector} matched {total} elements{where}; {hint}",
+        f"{api}: selector {selector} {found or f'matched {total} elements'}{where}; {hint}",
         selector=selector, count=total, candidates=rows,
     )
 
