@@ -615,7 +615,22 @@ async def round_report(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     """Background-adopted pages no round has touched yet (reported once, then marked), and a
     notice the person must hear once (the state store was replaced)."""
     store = _store(host)
-    return {"pages": _unreported(host, store, args), "notice": store.take_notice()}
+    return {"pages": _unreported(host, store, args), "notice": store.take_notice(),
+            "person_notes": _person_notes(host, args)}
+
+
+def _person_notes(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
+    """The notes the person gave spaces back with (the dashboard), each read once, by the
+    first round that uses its space afterwards."""
+    notes = host.extensions.get("person_notes")
+    if not notes:
+        return []
+    out = []
+    for space_id in args.get("spaces") or []:
+        note = notes.pop(int(space_id), None)
+        if note is not None:
+            out.append({"space_id": int(space_id), "note": note})
+    return out
 
 
 def _unreported(host: Host, store: Any, args: dict[str, Any]) -> list[dict[str, Any]]:
