@@ -65,14 +65,24 @@ def space_dict(host: Host, space: SpaceRow) -> dict[str, Any]:
 
 
 async def _create_tab(
-    host: Host, space: SpaceRow | None, *, context_id: str | None, new_window: bool, url: str = "about:blank"
+    host: Host, space: SpaceRow | None, *, context_id: str | None, new_window: bool, url: str = "about:blank",
+    name: str | None = None,
 ) -> str:
     assert host.browser.conn is not None
     params: dict[str, Any] = {"url": url, "newWindow": new_window}
     if context_id:
         params["browserContextId"] = context_id
-    res = await host.browser.conn.send("Target.createTarget", params, timeout=10.0)
-    tid = res["targetId"]
+    from . import windows
+
+    if context_id is None and windows.headed(host):
+        # a window of its own titled with the space's name, a tab in the space's window
+        title = name or (space.name if space is not None else None)
+        if new_window and title:
+            tid = await windows.open_window(host, title, url)
+        else:
+            tid = await windows.new_tab_in_space(host, space, params)
+    else:
+        tid = (await host.browser.conn.send("Target.createTarget", params, timeout=10.0))["targetId"]
     # the target list learns of it through Target.targetCreated; make sure it is known now
     host.browser.targets.setdefault(tid, {"targetId": tid, "type": "page", "url": "about:blank", "title": ""})
     return tid
@@ -154,6 +164,10 @@ async def reconcile_on_start(host: Host) -> None:
     await find_spare_tab(host)
     if store.quarantined is not None:
         recover_tabs(host)
+    from . import windows
+
+    if windows.headed(host):
+        await windows.start(host)  # the person's own space, in the launch window
     await close_spare_tab(host)
 
 
@@ -236,7 +250,7 @@ async def task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
         from .warm_tab import wait_ready
 
         await wait_ready(host)  # a spare being prepared in the background is nearer than a new window
-    target_id, was_spare = await first_tab(host, context_id)
+    target_id, was_spare = await first_tab(host, context_id, name)
     try:
         space_id, _row = store.create_space_with_page(
             name=name, isolated=isolated, context_id=context_id, profile_id=profile,
@@ -338,6 +352,9 @@ async def person_take_over(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     _store(host).update_space(space.id, ownership=USER, reason=reason)
     # the agent's requests still running on this space stop now (their input is gated too)
     host.preempt(space, reason)
+    from .windows import focus_space
+
+    await focus_space(host, space)  # headed: the person finds the space's window in front
     return space_dict(host, _store(host).space(space.id))  # type: ignore[arg-type]
 
 
@@ -349,7 +366,7 @@ async def person_create(host: Host, args: dict[str, Any]) -> dict[str, Any]:
         raise InvalidArgument("spaces new: NAME must be a non-empty name", api="spaces new", option="name",
                               expected="non-empty str")
     store = _store(host)
-    target_id, was_spare = await first_tab(host, None)
+    target_id, was_spare = await first_tab(host, None, name.strip())
     try:
         space_id, _row = store.create_space_with_page(
             name=name.strip(), isolated=False, context_id=None, profile_id="default",

@@ -30,10 +30,11 @@ def _store(host: Host):
     return host.store
 
 
-async def _create_tab(host: Host, *, context_id: str | None) -> str:
+async def _create_tab(host: Host, *, context_id: str | None, name: str) -> str:
     from .spaces import _create_tab as create
 
-    return await create(host, None, context_id=context_id, new_window=True)
+    # the space-to-be's name titles its window in headed mode
+    return await create(host, None, context_id=context_id, new_window=True, name=name)
 
 
 async def _close_target(host: Host, target_id: str) -> None:
@@ -87,13 +88,16 @@ def _take_spare_tab(host: Host) -> str | None:
     return tid
 
 
-async def first_tab(host: Host, context_id: str | None) -> tuple[str, bool]:
-    """A new space's first tab: the launch tab if it is still unused, else a new window."""
-    if context_id is None:
+async def first_tab(host: Host, context_id: str | None, name: str) -> tuple[str, bool]:
+    """A new space's first tab: the launch tab if it is still unused, else a new window
+    (headed: always a new window, titled ``name``)."""
+    from .windows import headed
+
+    if context_id is None and not headed(host):
         spare = _take_spare_tab(host)
         if spare is not None:
             return spare, True
-    tid = await _create_tab(host, context_id=context_id)
+    tid = await _create_tab(host, context_id=context_id, name=name)
     if host.spare_tab is not None:
         await close_spare_tab(host)
     return tid, False

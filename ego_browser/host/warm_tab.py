@@ -52,6 +52,8 @@ class _Warm:
     def refill(self) -> None:
         if self.stopped or not self.host.browser.owned or self.host.spare_tab is not None:
             return
+        if self.host.browser.headed:
+            return  # each space opens a window titled with its name (windows.py): no spare
         if self.task is not None and not self.task.done():
             return
         self.task = asyncio.get_running_loop().create_task(self._make())
