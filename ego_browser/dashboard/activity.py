@@ -74,29 +74,29 @@ class Activity:
         self._seen.add(tid)
         on = driver.session.on
 
-        def navigated(params: dict, _sid: str | None) -> None:
+        def navigated(params: dict[str, Any], _sid: str | None) -> None:
             frame = params.get("frame") or {}
             if not frame.get("parentId"):
                 self.log_target(tid, "navigation", frame.get("url", ""))
 
-        def exception(params: dict, _sid: str | None) -> None:
+        def exception(params: dict[str, Any], _sid: str | None) -> None:
             details = params.get("exceptionDetails") or {}
             text = ((details.get("exception") or {}).get("description") or details.get("text") or "error")
             self.log_target(tid, "error", text.splitlines()[0][:300])
 
-        def dialog(params: dict, _sid: str | None) -> None:
+        def dialog(params: dict[str, Any], _sid: str | None) -> None:
             self.log_target(tid, "dialog", f"{params.get('type')}: {params.get('message', '')[:300]}")
 
-        def dialog_closed(params: dict, _sid: str | None) -> None:
+        def dialog_closed(params: dict[str, Any], _sid: str | None) -> None:
             self.log_target(tid, "dialog", "closed (" + ("accepted" if params.get("result") else "dismissed") + ")")
 
-        def download(params: dict, _sid: str | None) -> None:
+        def download(params: dict[str, Any], _sid: str | None) -> None:
             self.log_target(tid, "download", f"{params.get('suggestedFilename', '')} from {params.get('url', '')}")
 
-        def chooser(params: dict, _sid: str | None) -> None:
+        def chooser(params: dict[str, Any], _sid: str | None) -> None:
             self.log_target(tid, "file chooser", "multiple files" if params.get("mode") == "selectMultiple" else "one file")
 
-        def crashed(_params: dict, _sid: str | None) -> None:
+        def crashed(_params: dict[str, Any], _sid: str | None) -> None:
             self.log_target(tid, "error", "the page's renderer crashed")
 
         for method, fn in (("Page.frameNavigated", navigated), ("Runtime.exceptionThrown", exception),

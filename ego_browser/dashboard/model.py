@@ -14,7 +14,8 @@ def pending_chooser(host: Any, target_id: str) -> dict[str, Any] | None:
     state = (host.extensions.get("file_choosers") or {}).get(target_id)
     if state is None or not state.unarmed:
         return None
-    return state.unarmed[-1]
+    newest: dict[str, Any] = state.unarmed[-1]
+    return newest
 
 
 def page_rows(host: Any, space_id: int) -> list[dict[str, Any]]:

@@ -36,7 +36,7 @@ class _Cast:
         self.offs: list[Any] = []
         self.last: dict[str, Any] | None = None
         self.frames = 0
-        self.starting: asyncio.Task | None = None
+        self.starting: asyncio.Task[None] | None = None
 
 
 class Screencasts:

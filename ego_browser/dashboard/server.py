@@ -70,7 +70,7 @@ class Dashboard:
         self.casts = Screencasts(host)
         self.viewers: set[Viewer] = set()
         self._dirty = asyncio.Event()
-        self._ticker: asyncio.Task | None = None
+        self._ticker: asyncio.Task[None] | None = None
         self._last_json = b""
         self._ownership: dict[int, str] = {}
         #: requests refused by the guard (tests and the log read it)
