@@ -17,7 +17,6 @@ from websockets.exceptions import InvalidStatus
 
 import ego_browser
 from ego_browser.dashboard import ensure_started
-from ego_browser.dashboard.control import NOTES_KEY
 from ego_browser.errors import TaskSpaceUserInControl
 from ego_browser.states import Ownership
 
@@ -255,7 +254,7 @@ async def test_take_over_type_and_give_back_from_the_ui(host, dash, viewer, serv
         assert keys == [["h", True], ["i", True]]
         await page.click("#green")
     finally:
-        host.extensions.get(NOTES_KEY, {}).pop(t.space_id, None)
+        host.features.dashboard.notes.pop(t.space_id, None)
         await t.finish(keep=[])
 
 

@@ -14,29 +14,20 @@ from typing import Any
 
 __all__ = ["ensure_started", "running"]
 
-_KEY = "dashboard"
-
 
 def running(host: Any) -> Any:
     """The host's dashboard if it runs, else None."""
-    return host.extensions.get(_KEY)
+    return host.features.dashboard.running
 
 
 async def ensure_started(host: Any) -> Any:
-    """The host's dashboard, started on first use (and stopped with the host)."""
-    dash = host.extensions.get(_KEY)
-    if dash is not None:
-        return dash
+    """The host's dashboard, started on first use (``DashboardSlot.stop`` ends it with the host)."""
+    slot = host.features.dashboard
+    if slot.running is not None:
+        return slot.running
     from .server import Dashboard
 
     dash = Dashboard(host)
     await dash.start()
-    host.extensions[_KEY] = dash
-
-    def stop(h: Any) -> None:
-        gone = h.extensions.pop(_KEY, None)
-        if gone is not None:
-            gone.close_now()  # the browser goes next: its live views end with it
-
-    host.add_hook("on_stop", stop)
+    slot.running = dash
     return dash

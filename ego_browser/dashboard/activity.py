@@ -21,9 +21,10 @@ LOG_SIZE = 200
 #: requests that are not the agent acting (reads the dashboard would only clutter the log with)
 _QUIET_PREFIXES = ("host.", "round.", "list_task_spaces", "spaces.", "dashboard.")
 _QUIET_OPS = frozenset({
-    "space.info", "space.control", "space.pages", "space.tabs", "space.page", "space.set_status",
+    "task.info", "task.control", "task.pages", "task.tabs", "task.page", "task.set_status",
     "page.events", "page.url", "page.title", "page.info", "page.gate", "page.nav_mark", "page.url_watch",
-    "page.arm_popup", "page.arm_download", "page.disarm_download",
+    "page.arm_popup", "page.arm_download", "page.disarm_download", "page.arm_file_chooser",
+    "page.disarm_file_chooser",
 })
 
 
@@ -46,18 +47,14 @@ class Activity:
 
     def install(self) -> None:
         host = self.host
-        host.add_hook("on_driver", self._on_driver)
         for driver in list(host.drivers.values()):
-            self._on_driver(host, driver)
+            self.on_driver(driver)  # pages attached later come through DashboardSlot.on_driver
         host.browser.on_target_created.append(self._target_created)
         host.browser.on_target_destroyed.append(self._target_destroyed)
         host.request_listeners.append(self._request)
 
     def uninstall(self) -> None:
         host = self.host
-        hooks = host.extensions.get("on_driver") or []
-        if self._on_driver in hooks:
-            hooks.remove(self._on_driver)
         for lst, fn in ((host.browser.on_target_created, self._target_created),
                         (host.browser.on_target_destroyed, self._target_destroyed),
                         (host.request_listeners, self._request)):
@@ -67,7 +64,7 @@ class Activity:
             off()
         self._offs.clear()
 
-    def _on_driver(self, _host: Any, driver: Any) -> None:
+    def on_driver(self, driver: Any) -> None:
         tid = driver.target_id
         if tid in self._seen and not driver.closed:
             return

@@ -19,10 +19,7 @@ from ..host.store import OPEN, UNMANAGED
 from ..states import OpenedBy, Ownership
 from .model import pending_chooser
 
-__all__ = ["Control", "NOTES_KEY"]
-
-#: host.extensions key: space id -> the note the person gave back with (read by round.report)
-NOTES_KEY = "person_notes"
+__all__ = ["Control"]
 
 _MOUSE_TYPES = frozenset({"mousePressed", "mouseReleased", "mouseMoved"})
 _KEY_TYPES = frozenset({"keyDown", "keyUp", "rawKeyDown", "char"})
@@ -78,9 +75,8 @@ class Control:
         note = cmd.get("note") or ""
         _str(note, "note", 2000)
         info = await self.host.handle("spaces.give_back", {"space": space.id})
-        notes = self.host.extensions.setdefault(NOTES_KEY, {})
         if note.strip():
-            notes[space.id] = note.strip()
+            self.host.features.dashboard.notes[space.id] = note.strip()  # round.report hands it on
         self.activity.log(space.id, "control", "given back to the agent" + (f": {note.strip()}" if note.strip() else ""))
         return info
 
@@ -254,7 +250,7 @@ class Control:
         session = frame.session if frame is not None else driver.session
         await session.send("DOM.setFileInputFiles", {"files": files, "backendNodeId": chooser["backend_node_id"]},
                            timeout=10.0)
-        state = self.host.extensions["file_choosers"][tid]
+        state = self.host.features.choosers.states[tid]
         if chooser in state.unarmed:
             state.unarmed.remove(chooser)
         return None

@@ -11,7 +11,7 @@ __all__ = ["overview", "page_rows", "pending_chooser"]
 
 def pending_chooser(host: Any, target_id: str) -> dict[str, Any] | None:
     """The newest file chooser of a tab that no agent waited for (the person may answer it)."""
-    state = (host.extensions.get("file_choosers") or {}).get(target_id)
+    state = host.features.choosers.states.get(target_id)
     if state is None or not state.unarmed:
         return None
     newest: dict[str, Any] = state.unarmed[-1]

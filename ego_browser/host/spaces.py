@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import config
 from ..errors import (
-    CdpError,
     InvalidArgument,
     PageBudgetReached,
     PageNotFound,
@@ -19,10 +18,14 @@ from ..errors import (
     TaskSpaceUserInControl,
 )
 from ..states import CreatedBy, OpenedBy, Ownership
-from .core import Host
 from .ops import op
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow
+from .tabs import close_target as _close_target
+from .tabs import create_tab as _create_tab
 from .unlisted_tabs import close_spare_tab, find_spare_tab, first_tab, recover_tabs, undo_first_tab
+
+if TYPE_CHECKING:
+    from .core import Host
 
 AGENT, DELEGATED, USER = Ownership.AGENT, Ownership.DELEGATED, Ownership.USER
 
@@ -64,28 +67,6 @@ def space_dict(host: Host, space: SpaceRow) -> dict[str, Any]:
     }
 
 
-async def _create_tab(
-    host: Host, space: SpaceRow | None, *, context_id: str | None, new_window: bool, url: str = "about:blank",
-    name: str | None = None,
-) -> str:
-    assert host.browser.conn is not None
-    params: dict[str, Any] = {"url": url, "newWindow": new_window}
-    if context_id:
-        params["browserContextId"] = context_id
-    from . import windows
-
-    if context_id is None and windows.headed(host):
-        # a window of its own titled with the space's name, a tab in the space's window
-        title = name or (space.name if space is not None else None)
-        if new_window and title:
-            tid = await windows.open_window(host, title, url)
-        else:
-            tid = await windows.new_tab_in_space(host, space, params)
-    else:
-        tid = (await host.browser.conn.send("Target.createTarget", params, timeout=10.0))["targetId"]
-    # the target list learns of it through Target.targetCreated; make sure it is known now
-    host.browser.targets.setdefault(tid, {"targetId": tid, "type": "page", "url": "about:blank", "title": ""})
-    return tid
 
 
 def budget_error(host: Host, space: SpaceRow, count: int, limit: int) -> PageBudgetReached:
@@ -175,11 +156,10 @@ async def reconcile_on_start(host: Host) -> None:
 
 
 @op("task_space")
-async def task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+async def task_space(host: Host, at: dict[str, Any], *, name_or_id: str | int, profile_id: str | None,
+                     isolated: bool) -> dict[str, Any]:
     store = _store(host)
-    key = args.get("name_or_id")
-    profile_id = args.get("profile_id")
-    isolated = bool(args.get("isolated"))
+    key = name_or_id
     if isinstance(key, bool) or not isinstance(key, (int, str)):
         raise InvalidArgument(
             f"task_space: name_or_id must be a str name or an int id (got {type(key).__name__})",
@@ -274,7 +254,7 @@ async def task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 @op("list_task_spaces")
-async def list_task_spaces(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
+async def list_task_spaces(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for space in _store(host).spaces():
         titles = []
@@ -307,8 +287,8 @@ def _active_tab(host: Host, space: SpaceRow) -> str | None:
 
 
 @op("claim_task_space")
-async def claim_task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
+async def claim_task_space(host: Host, at: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
     store = _store(host)
     if space.ownership == USER and (space.reason or "user_owned") != "user_owned":
         # the person took this space over: it is theirs until they give it back, approval or not
@@ -327,8 +307,8 @@ async def claim_task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 @op("take_over_task_space")
-async def take_over_task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
+async def take_over_task_space(host: Host, at: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
     store = _store(host)
     if space.ownership == USER:
         raise TaskSpaceUserInControl(
@@ -346,9 +326,9 @@ async def take_over_task_space(host: Host, args: dict[str, Any]) -> dict[str, An
 
 
 @op("spaces.take_over")
-async def person_take_over(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
-    reason = args.get("reason") or "manual_takeover"
+async def person_take_over(host: Host, at: dict[str, Any], *, reason: str | None) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
+    reason = reason or "manual_takeover"
     _store(host).update_space(space.id, ownership=USER, reason=reason)
     # the agent's requests still running on this space stop now (their input is gated too)
     host.preempt(space, reason)
@@ -359,9 +339,8 @@ async def person_take_over(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 @op("spaces.create")
-async def person_create(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+async def person_create(host: Host, at: dict[str, Any], *, name: Any) -> dict[str, Any]:
     """The person opens a space of their own (one blank tab, no labels); an agent may claim it."""
-    name = args.get("name")
     if not isinstance(name, str) or not name.strip():
         raise InvalidArgument("spaces new: NAME must be a non-empty name", api="spaces new", option="name",
                               expected="non-empty str")
@@ -381,8 +360,8 @@ async def person_create(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 @op("spaces.give_back")
-async def person_give_back(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
+async def person_give_back(host: Host, at: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
     _store(host).update_space(space.id, ownership=AGENT, reason=None)
     return space_dict(host, _store(host).space(space.id))  # type: ignore[arg-type]
 
@@ -390,31 +369,31 @@ async def person_give_back(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 # -- TaskSpace members ------------------------------------------------------------------------
 
 
-@op("space.info")
-async def space_info(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    return space_dict(host, host.space_row(args.get("space")))
+@op("task.info")
+async def space_info(host: Host, at: dict[str, Any]) -> dict[str, Any]:
+    return space_dict(host, host.space_row(at.get("space")))
 
 
-@op("space.page")
-async def space_page(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+@op("TaskSpace.page")
+async def space_page(host: Host, at: dict[str, Any], *, label: str) -> dict[str, Any]:
     """Check a label on first use; reading it also marks a background popup as handled."""
-    space = host.space_row(args.get("space"))
-    row = host.page_row(space, str(args.get("label")))
+    space = host.space_row(at.get("space"))
+    row = host.page_row(space, label)
     if not row.reported:
         with contextlib.suppress(StateStoreUnwritable):  # only the end-of-round report reads it
             _store(host).update_page(space.id, row.label, reported=True)
     return _page_dict(row)
 
 
-@op("space.pages")
-async def space_pages(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.pages")
+async def space_pages(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
+    space = host.space_row(at.get("space"))
     return [_page_dict(r) for r in managed(host, space)]
 
 
-@op("space.tabs")
-async def space_tabs(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.tabs")
+async def space_tabs(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
+    space = host.space_row(at.get("space"))
     store = _store(host)
     if space.ownership == AGENT:
         # tabs opened by managed pages that no event told us about (the host was down)
@@ -444,9 +423,9 @@ async def space_tabs(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-@op("space.new_page")
-async def new_page(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.new_page")
+async def new_page(host: Host, at: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
     host.gate(space)
     limit = config.page_budget()
     count = len(managed(host, space))
@@ -462,13 +441,11 @@ async def new_page(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     return _page_dict(row)
 
 
-@op("space.adopt")
-async def adopt(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.adopt")
+async def adopt(host: Host, at: dict[str, Any], *, target_id: str, label: str | None) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
     host.gate(space)
     store = _store(host)
-    target_id = args.get("target_id")
-    label = args.get("label")
     rows = store.pages(space.id)
     row = next((r for r in rows if r.target_id == target_id and r.state in (UNMANAGED, RELEASED)), None)
     if row is None or not host.browser.is_live_page(target_id):
@@ -500,11 +477,11 @@ async def adopt(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     return _page_dict(new)
 
 
-@op("space.release")
-async def release(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.release")
+async def release(host: Host, at: dict[str, Any], *, label: str) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
     host.gate(space)
-    row = host.page_row(space, str(args.get("label")))
+    row = host.page_row(space, label)
     if row.opened_by == OpenedBy.AGENT:
         raise InvalidArgument(
             f"TaskSpace.release: page {row.label} was created by the agent; close it instead of releasing it",
@@ -516,24 +493,23 @@ async def release(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     return {"space_id": space.id, "target_id": row.target_id, "opened_by": row.opened_by}
 
 
-@op("space.hand_off")
-async def hand_off(host: Host, args: dict[str, Any]) -> None:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.hand_off")
+async def hand_off(host: Host, at: dict[str, Any]) -> None:
+    space = host.space_row(at.get("space"))
     host.gate(space)
     _store(host).update_space(space.id, ownership=DELEGATED, reason="handed_off")
     host.preempt(space, "handed_off")  # the agent's other requests on it stop, as on a take-over
 
 
-@op("space.control")
-async def control(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
+@op("task.control")
+async def control(host: Host, at: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
     return {"ownership": space.ownership, "reason": space.reason}
 
 
-@op("space.set_status")
-async def set_status(host: Host, args: dict[str, Any]) -> None:
-    space = host.space_row(args.get("space"))
-    text = args.get("text")
+@op("TaskSpace.set_status")
+async def set_status(host: Host, at: dict[str, Any], *, text: str) -> None:
+    space = host.space_row(at.get("space"))
     if not isinstance(text, str) or len(text) > 500:
         raise InvalidArgument(
             f"TaskSpace.set_status: text must be a str of at most 500 characters (got "
@@ -543,12 +519,11 @@ async def set_status(host: Host, args: dict[str, Any]) -> None:
     _store(host).update_space(space.id, status=text or None)
 
 
-@op("space.finish")
-async def finish(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.finish")
+async def finish(host: Host, at: dict[str, Any], *, keep: Any) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
     host.gate(space)
     store = _store(host)
-    keep = args.get("keep")
     pages = managed(host, space)
     labels = [r.label for r in pages]
     if keep == "all":
@@ -596,21 +571,11 @@ async def finish(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def _close_target(host: Host, target_id: str) -> None:
-    assert host.browser.conn is not None
-    try:
-        await host.browser.conn.send("Target.closeTarget", {"targetId": target_id}, timeout=5.0)
-    except CdpError:
-        pass  # already gone
-    host._forget_driver(target_id)
-    host.browser.targets.pop(target_id, None)
-
-
-@op("space.cdp")
-async def space_cdp(host: Host, args: dict[str, Any]) -> Any:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.cdp")
+async def space_cdp(host: Host, at: dict[str, Any], *, method: str, params: dict[str, Any] | None,
+                    timeout: float) -> Any:
+    space = host.space_row(at.get("space"))
     host.gate(space)
-    method = args.get("method")
     if not isinstance(method, str) or not method.startswith(("Target.", "Browser.")):
         raise InvalidArgument(
             f"TaskSpace.cdp only accepts Target.* and Browser.* methods (got {method!r}); use page.cdp for the rest",
@@ -621,39 +586,26 @@ async def space_cdp(host: Host, args: dict[str, Any]) -> Any:
 
     # the browser session is the host's own: only what stays within this space goes through
     scope = cdp_scope.scope_of(host, space, cdp_scope.TASK)
-    params = await cdp_scope.check(host, scope, method, args.get("params"))
-    timeout = float(args.get("timeout") or 30000) / 1000
-    result = await host.browser.conn.send(method, params, timeout=timeout)
+    params = await cdp_scope.check(host, scope, method, params)
+    result = await host.browser.conn.send(method, params, timeout=timeout / 1000)
     return cdp_scope.filter_result(host, scope, method, result)
 
 
 @op("round.report")
-async def round_report(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    """Background-adopted pages no round has touched yet (reported once, then marked), and a
-    notice the person must hear once (the state store was replaced)."""
+async def round_report(host: Host, at: dict[str, Any], *, spaces: list[Any] | None,
+                       touched: list[Any] | None) -> dict[str, Any]:
+    """Background-adopted pages no round has touched yet (reported once, then marked), a
+    notice the person must hear once (the state store was replaced), and the notes the person
+    gave these spaces back with (the dashboard), each read once."""
     store = _store(host)
-    return {"pages": _unreported(host, store, args), "notice": store.take_notice(),
-            "person_notes": _person_notes(host, args)}
+    return {"pages": _unreported(host, store, spaces or [], touched or []), "notice": store.take_notice(),
+            "person_notes": host.features.dashboard.take_notes(spaces or [])}
 
 
-def _person_notes(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
-    """The notes the person gave spaces back with (the dashboard), each read once, by the
-    first round that uses its space afterwards."""
-    notes = host.extensions.get("person_notes")
-    if not notes:
-        return []
+def _unreported(host: Host, store: Any, spaces: list[Any], touched_rows: list[Any]) -> list[dict[str, Any]]:
+    touched = {(int(s), str(label)) for s, label in touched_rows}
     out = []
-    for space_id in args.get("spaces") or []:
-        note = notes.pop(int(space_id), None)
-        if note is not None:
-            out.append({"space_id": int(space_id), "note": note})
-    return out
-
-
-def _unreported(host: Host, store: Any, args: dict[str, Any]) -> list[dict[str, Any]]:
-    touched = {(int(s), str(label)) for s, label in args.get("touched") or []}
-    out = []
-    for space_id in args.get("spaces") or []:
+    for space_id in spaces:
         space = store.space(int(space_id))
         if space is None:
             continue

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from ..errors import StateStoreUnwritable
 from ..states import CreatedBy, OpenedBy, Ownership
 from .store import UNMANAGED
+from .tabs import close_target as _close_target
+from .tabs import create_tab
 
 if TYPE_CHECKING:
     from .core import Host
@@ -31,16 +33,8 @@ def _store(host: Host):
 
 
 async def _create_tab(host: Host, *, context_id: str | None, name: str) -> str:
-    from .spaces import _create_tab as create
-
     # the space-to-be's name titles its window in headed mode
-    return await create(host, None, context_id=context_id, new_window=True, name=name)
-
-
-async def _close_target(host: Host, target_id: str) -> None:
-    from .spaces import _close_target as close
-
-    await close(host, target_id)
+    return await create_tab(host, None, context_id=context_id, new_window=True, name=name)
 
 
 async def find_spare_tab(host: Host) -> None:
@@ -78,23 +72,13 @@ async def close_spare_tab(host: Host) -> None:
         await _close_target(host, tid)
 
 
-def _take_spare_tab(host: Host) -> str | None:
-    tid = host.spare_tab
-    info = host.browser.targets.get(tid or "")
-    if tid is None or info is None or info.get("type") != "page" or info.get("url") not in ("about:blank", ""):
-        host.spare_tab = None
-        return None
-    host.spare_tab = None
-    return tid
-
-
 async def first_tab(host: Host, context_id: str | None, name: str) -> tuple[str, bool]:
     """A new space's first tab: the launch tab if it is still unused, else a new window
     (headed: always a new window, titled ``name``)."""
     from .windows import headed
 
     if context_id is None and not headed(host):
-        spare = _take_spare_tab(host)
+        spare = host.take_spare_tab()
         if spare is not None:
             return spare, True
     tid = await _create_tab(host, context_id=context_id, name=name)

@@ -48,8 +48,13 @@ _RELAY_TIMEOUT = 10.0
 _MARKER = "data:,ego-window-"
 
 
-class _Windows:
-    def __init__(self) -> None:
+class Windows:
+    """Headed mode's windows (one per host): which tab or window is being made, and which the
+    host made."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.watching = False
         #: one tab or window made at a time: "the last active window" must stay the one we chose
         self.lock = asyncio.Lock()
         #: marker URL -> future of the target that shows it
@@ -63,14 +68,26 @@ class _Windows:
         self.made.add(target_id)
         return target_id
 
-
-def _state(host: Host) -> _Windows:
-    state = host.extensions.get("windows")
-    if state is None:
-        state = host.extensions["windows"] = _Windows()
+    def watch(self) -> None:
+        """Follow new tabs from the first headed use on (idempotent)."""
+        if self.watching:
+            return
+        self.watching = True
+        host = self.host
         # a relayed window's tab shows its marker when created, or once its URL is known
         host.browser.on_target_created.append(lambda info: _seen(host, info))
         host.browser.on_target_changed.append(lambda info: _seen(host, info))
+
+    def on_driver(self, driver: object) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+def _state(host: Host) -> Windows:
+    state = host.features.windows
+    state.watch()
     return state
 
 
@@ -261,13 +278,11 @@ async def start(host: Host) -> None:
     host.browser.on_target_created.append(lambda info: person_tab_created(host, info))
     from ..states import CreatedBy, Ownership
     from .store import UNMANAGED
-    from .unlisted_tabs import _take_spare_tab
-
     store = host.store
     assert store is not None
     if any(s.name == PERSON_SPACE and s.ownership == Ownership.USER and not s.closed for s in store.spaces()):
         return
-    tid = _take_spare_tab(host) or await open_window(host, PERSON_SPACE)
+    tid = host.take_spare_tab() or await open_window(host, PERSON_SPACE)
     space_id, _row = store.create_space_with_page(
         name=PERSON_SPACE, isolated=False, context_id=None, profile_id="default",
         browser_instance=host.browser.instance, target_id=tid, created_by=CreatedBy.USER,
