@@ -35,8 +35,8 @@ class PipeStream(asyncio.Protocol):
         self._transport: asyncio.Transport | None = None
         self._partial = bytearray()
         self._messages: collections.deque[bytes] = collections.deque()
-        self._waiter: asyncio.Future | None = None
-        self._drain: asyncio.Future | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        self._drain: asyncio.Future[None] | None = None
         self._paused_reading = False
         self._lost: BaseException | None = None
         self._eof = False
