@@ -357,7 +357,7 @@ async def _ambiguous(ctx: ActionContext, passing: list[ElementHandle]) -> Select
     )
 
 
-async def _pick_and_point(ctx: ActionContext, resolve: Resolve, action: str, position: dict | None,
+async def _pick_and_point(ctx: ActionContext, resolve: Resolve, action: str, position: dict[str, Any] | None,
                           force: bool, label: str | None) -> tuple[ElementHandle, float, float]:
     """Pick the candidate and bring the pointer over it. A top-document candidate that something
     covers does not pass the hit-test check: the frames' candidates are tried next (API.md §9)."""

@@ -69,11 +69,11 @@ class NavTracker:
         self.last = {"seq": pending["seq"], "url": url or pending["url"], "committed": committed, "error": error}
         self.driver._bump()
 
-    def _requested(self, p: dict, _sid: str | None) -> None:
+    def _requested(self, p: dict[str, Any], _sid: str | None) -> None:
         if self._is_main(p.get("frameId")) and p.get("disposition", "currentTab") == "currentTab":
             self._begin(p.get("url", ""), None)
 
-    def _started(self, p: dict, _sid: str | None) -> None:
+    def _started(self, p: dict[str, Any], _sid: str | None) -> None:
         if not self._is_main(p.get("frameId")) or p.get("navigationType") in _SAME_DOCUMENT:
             return
         pending = self.pending
@@ -83,7 +83,7 @@ class NavTracker:
         elif pending is None or pending["loader_id"] != p.get("loaderId"):
             self._begin(p.get("url", ""), p.get("loaderId"))
 
-    def _request(self, p: dict, _sid: str | None) -> None:
+    def _request(self, p: dict[str, Any], _sid: str | None) -> None:
         if p.get("type") != "Document" or not self._is_main(p.get("frameId")):
             return
         pending = self.pending
@@ -97,25 +97,25 @@ class NavTracker:
             pending["loader_id"] = p.get("loaderId")
             pending["request_id"] = p.get("requestId")
 
-    def _navigated(self, p: dict, _sid: str | None) -> None:
+    def _navigated(self, p: dict[str, Any], _sid: str | None) -> None:
         frame = p.get("frame") or {}
         if frame.get("parentId") is None and self._is_main(frame.get("id")):
             self._end(committed=True, url=frame.get("url"))
 
-    def _within_document(self, p: dict, _sid: str | None) -> None:
+    def _within_document(self, p: dict[str, Any], _sid: str | None) -> None:
         if self._is_main(p.get("frameId")) and self.pending is not None and self.pending["loader_id"] is None:
             self._end(committed=True, url=p.get("url"))
 
-    def _stopped(self, p: dict, _sid: str | None) -> None:
+    def _stopped(self, p: dict[str, Any], _sid: str | None) -> None:
         if self._is_main(p.get("frameId")):
             self._end(committed=False, error="the navigation ended without a new document")
 
-    def _failed(self, p: dict, _sid: str | None) -> None:
+    def _failed(self, p: dict[str, Any], _sid: str | None) -> None:
         pending = self.pending
         if pending is not None and pending["request_id"] and p.get("requestId") == pending["request_id"]:
             self._end(committed=False, error=p.get("errorText") or "failed")
 
-    def _download(self, p: dict, _sid: str | None) -> None:
+    def _download(self, p: dict[str, Any], _sid: str | None) -> None:
         if self._is_main(p.get("frameId")):
             self._end(committed=False, error="the response was a download")
 

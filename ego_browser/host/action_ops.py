@@ -54,7 +54,7 @@ def input_state(driver: PageDriver, token: Any) -> tuple[Mouse, Keyboard]:
         session = driver.session
         check = driver.check_input
 
-        async def send(method: str, params: dict | None = None) -> Any:
+        async def send(method: str, params: dict[str, Any] | None = None) -> Any:
             check()  # every mouse/keyboard dispatch re-checks who controls the space
             if method == "Browser.grantPermissions":
                 params = _own_grant(driver, params or {})

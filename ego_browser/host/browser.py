@@ -44,9 +44,9 @@ class BrowserLink:
         self.version: dict[str, Any] = {}
         #: target id -> latest TargetInfo (pages, iframes, workers ...)
         self.targets: dict[str, dict[str, Any]] = {}
-        self.on_target_created: list[Callable[[dict], Any]] = []
+        self.on_target_created: list[Callable[[dict[str, Any]], Any]] = []
         self.on_target_destroyed: list[Callable[[str], Any]] = []
-        self.on_target_changed: list[Callable[[dict], Any]] = []
+        self.on_target_changed: list[Callable[[dict[str, Any]], Any]] = []
         self.on_disconnect: list[Callable[[], Any]] = []
 
     @property
@@ -123,7 +123,7 @@ class BrowserLink:
         self.instance = str(stream.hello.get("instance") or process.instance)
         return True
 
-    def _read_state(self) -> dict | None:
+    def _read_state(self) -> dict[str, Any] | None:
         try:
             state = orjson.loads(self._state_file.read_bytes())
         except (FileNotFoundError, orjson.JSONDecodeError):
@@ -153,19 +153,19 @@ class BrowserLink:
 
     # -- targets ----------------------------------------------------------------------------
 
-    def _created(self, params: dict, _sid: str | None) -> None:
+    def _created(self, params: dict[str, Any], _sid: str | None) -> None:
         info = params["targetInfo"]
         self.targets[info["targetId"]] = info
         for cb in self.on_target_created:
             cb(info)
 
-    def _changed(self, params: dict, _sid: str | None) -> None:
+    def _changed(self, params: dict[str, Any], _sid: str | None) -> None:
         info = params["targetInfo"]
         self.targets[info["targetId"]] = info
         for cb in self.on_target_changed:
             cb(info)
 
-    def _destroyed(self, params: dict, _sid: str | None) -> None:
+    def _destroyed(self, params: dict[str, Any], _sid: str | None) -> None:
         tid = params["targetId"]
         self.targets.pop(tid, None)
         for cb in self.on_target_destroyed:
@@ -176,7 +176,7 @@ class BrowserLink:
         return info is not None and info.get("type") == "page"
 
 
-def _recorded_process(saved: dict, profile: Path) -> BrowserProcess:
+def _recorded_process(saved: dict[str, Any], profile: Path) -> BrowserProcess:
     """What ``browser.json`` describes, checked against this home's profile, never its own
     word: a pid reused by an unrelated process fails ``is_ours()`` and is never signalled."""
 

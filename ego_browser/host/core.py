@@ -390,12 +390,12 @@ class Host:
         for space_id in [s for s, tid in self.active.items() if tid == target_id]:
             self.active.pop(space_id, None)
 
-    def _target_crashed(self, params: dict, _sid: str | None) -> None:
+    def _target_crashed(self, params: dict[str, Any], _sid: str | None) -> None:
         driver = self.drivers.get(params.get("targetId") or "")
         if driver is not None:
             driver.mark_crashed()
 
-    def _target_created(self, info: dict) -> None:
+    def _target_created(self, info: dict[str, Any]) -> None:
         if info.get("type") != "page" or not info.get("openerId") or self.store is None:
             return
         from . import spaces

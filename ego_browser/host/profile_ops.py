@@ -158,14 +158,14 @@ async def _seed_local_storage(host: Host, context_id: str, storage: dict[str, di
         loop = asyncio.get_running_loop()
         committed: dict[str, asyncio.Future] = {}
 
-        def paused(params: dict, _sid: str | None) -> None:
+        def paused(params: dict[str, Any], _sid: str | None) -> None:
             conn._spawn(conn.send("Fetch.fulfillRequest", {
                 "requestId": params["requestId"], "responseCode": 200,
                 "responseHeaders": [{"name": "Content-Type", "value": "text/html"}],
                 "body": base64.b64encode(b"<!doctype html><title></title>").decode(),
             }, session_id=sid))
 
-        def navigated(params: dict, _sid: str | None) -> None:
+        def navigated(params: dict[str, Any], _sid: str | None) -> None:
             frame = params.get("frame") or {}
             fut = committed.get(str(frame.get("securityOrigin") or ""))
             if not frame.get("parentId") and fut is not None and not fut.done():

@@ -68,18 +68,18 @@ async def run_action(
     popups: list[dict[str, Any]] = []
     arrived = asyncio.Event()
 
-    def window_open(_params: dict, _sid: str | None) -> None:
+    def window_open(_params: dict[str, Any], _sid: str | None) -> None:
         nonlocal announced
         announced += 1
 
-    def popup(info: dict) -> None:
+    def popup(info: dict[str, Any]) -> None:
         if info.get("openerId") in driver.sessions_target_ids():
             popups.append(info)
             arrived.set()
 
     dialog_seen: asyncio.Future = loop.create_future()
 
-    def dialog(d: dict) -> None:
+    def dialog(d: dict[str, Any]) -> None:
         if not dialog_seen.done():
             dialog_seen.set_result(d)
 

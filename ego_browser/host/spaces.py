@@ -81,7 +81,7 @@ def budget_error(host: Host, space: SpaceRow, count: int, limit: int) -> PageBud
     )
 
 
-def adopt_popup(host: Host, info: dict) -> None:
+def adopt_popup(host: Host, info: dict[str, Any]) -> None:
     """A tab opened by a managed Page joins that Page's space under the next label."""
     store = _store(host)
     if store.pages_of_target(info["targetId"]):

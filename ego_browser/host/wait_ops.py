@@ -365,7 +365,7 @@ class _PopupLog:
         self.off()
         self.changed.set()
 
-    def _popup(self, info: dict) -> None:
+    def _popup(self, info: dict[str, Any]) -> None:
         self.last = next(self.seq)
         self.entries.append((self.last, info.get("openerId") or "", info["targetId"]))
         del self.entries[:-256]
