@@ -44,7 +44,7 @@ logger = logging.getLogger("ego_browser.host")
 #: how long after an action a new tab still counts as "opened by it" (receipts)
 POPUP_WINDOW = 0.05
 #: what a host-deadline timeout says about input (``EgoTimeout.input_dispatched``)
-_INPUT_NOTE = {
+_INPUT_NOTE: dict[bool | None, str] = {
     True: "; input had already been sent to the page, so its effects may still land: check the page "
           "(snapshot) before repeating the action",
     False: "; no input had been sent to the page",
@@ -96,14 +96,14 @@ class Host:
         self.store: Store | None = None
         self.browser = BrowserLink(self.home, self.run_dir, embedded=embedded)
         self.drivers: dict[str, PageDriver] = {}
-        self._attaching: dict[str, asyncio.Future] = {}
+        self._attaching: dict[str, asyncio.Future[PageDriver]] = {}
         self.active: dict[int, str] = {}  # space id -> target id made active last
         self.started_at = time.time()
         self.last_request = time.monotonic()
         self.requests = 0
         self._popup_listeners: list[Any] = []
         self.stopping = asyncio.Event()
-        self._background: set[asyncio.Task] = set()
+        self._background: set[asyncio.Task[Any]] = set()
         #: (space id, label) -> (store generation, space row, page row) for page_ctx
         self._ctx_rows: dict[tuple[Any, Any], tuple[int, SpaceRow, PageRow]] = {}
         self.extensions: dict[str, Any] = {}  # per-feature state (downloads, choosers ...)
@@ -176,7 +176,7 @@ class Host:
                 return await spec.fn(self, at, **kwargs)
         except TimeoutError as exc:
             if isinstance(exc, EgoError):
-                if type(exc) is EgoTimeout and exc.input_dispatched is None:
+                if isinstance(exc, EgoTimeout) and type(exc) is EgoTimeout and exc.input_dispatched is None:
                     exc.input_dispatched = progress.input_dispatched  # e.g. an input command's own deadline
                 raise
             if req.preempted is not None:
@@ -327,7 +327,7 @@ class Host:
         pending = self._attaching.get(target_id)
         if pending is not None:
             return await asyncio.shield(pending)
-        fut: asyncio.Future = asyncio.get_running_loop().create_future()
+        fut: asyncio.Future[PageDriver] = asyncio.get_running_loop().create_future()
         self._attaching[target_id] = fut
         try:
             assert self.browser.conn is not None
@@ -338,7 +338,7 @@ class Host:
                 (s.context_id for s in (self.store.space(r.space_id) for r in self.store.pages_of_target(target_id))
                  if s is not None and s.context_id), None,
             ) if self.store is not None else None
-            driver.frames.on_navigated.append(lambda frame, d=driver: self._navigated(d, frame))
+            driver.frames.on_navigated.append(lambda frame: self._navigated(driver, frame))
             self.drivers[target_id] = driver
             for fn in list(self.extensions.get("on_driver") or ()):
                 res = fn(self, driver)
@@ -416,12 +416,12 @@ class Host:
         if fn not in hooks:
             hooks.append(fn)
 
-    def background(self, task: asyncio.Task) -> None:
+    def background(self, task: asyncio.Task[Any]) -> None:
         """Keep a task the request no longer waits for (a command blocked by a dialog)."""
         self._background.add(task)
         task.add_done_callback(self._background_done)
 
-    def _background_done(self, task: asyncio.Task) -> None:
+    def _background_done(self, task: asyncio.Task[Any]) -> None:
         self._background.discard(task)
         if not task.cancelled():
             task.exception()  # retrieved: its failure was the dialog's business, not an error

@@ -19,7 +19,7 @@ from ..errors import (
 )
 from ..states import CreatedBy, OpenedBy, Ownership
 from .ops import op
-from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow
+from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow, Store
 from .tabs import close_target as _close_target
 from .tabs import create_tab as _create_tab
 from .unlisted_tabs import close_spare_tab, find_spare_tab, first_tab, recover_tabs, undo_first_tab
@@ -35,9 +35,16 @@ logger = logging.getLogger("ego_browser.host")
 # -- helpers --------------------------------------------------------------------------------
 
 
-def _store(host: Host):
+def _store(host: Host) -> Store:
     assert host.store is not None
     return host.store
+
+
+def _fresh(host: Host, space_id: int) -> dict[str, Any]:
+    """The space as an operation that just used (and changed) it leaves it."""
+    row = _store(host).space(space_id)
+    assert row is not None, f"space {space_id} went away during its own operation"
+    return space_dict(host, row)
 
 
 def _page_dict(row: PageRow) -> dict[str, Any]:
@@ -246,7 +253,7 @@ async def task_space(host: Host, at: dict[str, Any], *, name_or_id: str | int, p
         from .warm_tab import refill
 
         refill(host)  # the next new space starts in a tab prepared meanwhile
-    return space_dict(host, store.space(space_id))  # type: ignore[arg-type]
+    return _fresh(host, space_id)
 
 
 @op("list_task_spaces")
@@ -299,7 +306,7 @@ async def claim_task_space(host: Host, at: dict[str, Any]) -> dict[str, Any]:
             if row.state == OPEN and space.ownership == USER:
                 store.update_page(space.id, row.label, state=UNMANAGED)
     store.update_space(space.id, ownership=AGENT, reason=None, user_page=_active_tab(host, space))
-    return space_dict(host, store.space(space.id))  # type: ignore[arg-type]
+    return _fresh(host, space.id)
 
 
 @op("take_over_task_space")
@@ -315,7 +322,7 @@ async def take_over_task_space(host: Host, at: dict[str, Any]) -> dict[str, Any]
     if space.ownership == DELEGATED:
         fields["user_page"] = _active_tab(host, space)
     store.update_space(space.id, **fields)
-    return space_dict(host, store.space(space.id))  # type: ignore[arg-type]
+    return _fresh(host, space.id)
 
 
 # -- the person's side (CLI) ------------------------------------------------------------------
@@ -328,7 +335,7 @@ async def person_take_over(host: Host, at: dict[str, Any], *, reason: str | None
     _store(host).update_space(space.id, ownership=USER, reason=reason)
     # the agent's requests still running on this space stop now (their input is gated too)
     host.preempt(space, reason)
-    return space_dict(host, _store(host).space(space.id))  # type: ignore[arg-type]
+    return _fresh(host, space.id)
 
 
 @op("spaces.create")
@@ -349,14 +356,14 @@ async def person_create(host: Host, at: dict[str, Any], *, name: Any) -> dict[st
         await undo_first_tab(host, target_id, was_spare, None)
         raise
     host.active[space_id] = target_id
-    return space_dict(host, store.space(space_id))  # type: ignore[arg-type]
+    return _fresh(host, space_id)
 
 
 @op("spaces.give_back")
 async def person_give_back(host: Host, at: dict[str, Any]) -> dict[str, Any]:
     space = host.space_row(at.get("space"))
     _store(host).update_space(space.id, ownership=AGENT, reason=None)
-    return space_dict(host, _store(host).space(space.id))  # type: ignore[arg-type]
+    return _fresh(host, space.id)
 
 
 # -- TaskSpace members ------------------------------------------------------------------------
@@ -390,9 +397,9 @@ async def space_tabs(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
     store = _store(host)
     if space.ownership == AGENT:
         # tabs opened by managed pages that no event told us about (the host was down)
-        for info in list(host.browser.targets.values()):
-            if info.get("type") == "page" and info.get("openerId"):
-                adopt_popup(host, info)
+        for target in list(host.browser.targets.values()):
+            if target.get("type") == "page" and target.get("openerId"):
+                adopt_popup(host, target)
     active = _active_tab(host, space)
     out = []
     for row in store.pages(space.id):
