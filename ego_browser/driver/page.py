@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..cdp import Connection, Session
 from ..errors import CdpChannelUnavailable, CdpError, EgoError, PageCrashed
 from .frames import Frame, FrameTree
+
+if TYPE_CHECKING:
+    from .keyboard import Keyboard
+    from .mouse import Mouse
 
 __all__ = ["PageDriver", "EVENT_BUFFER"]
 
@@ -97,6 +101,9 @@ class PageDriver:
         #: ``crashes`` counts crashes, so a wait can tell one happened while it waited
         self.crashed = False
         self.crashes = 0
+        #: the mouse and keyboard of each round process driving the page (host/action_ops.py),
+        #: oldest first: one round's held buttons and keys are not another's
+        self.input_states: OrderedDict[str, tuple[Mouse, Keyboard]] = OrderedDict()
 
     # -- attaching ---------------------------------------------------------------------------
 

@@ -68,13 +68,15 @@ class BrowserLink:
         conn.on("Target.targetCreated", self._created)
         conn.on("Target.targetInfoChanged", self._changed)
         conn.on("Target.targetDestroyed", self._destroyed)
-        version, targets, _ = await asyncio.gather(
+        version: dict[str, Any]
+        known: dict[str, Any]
+        version, known, _ = await asyncio.gather(
             conn.send("Browser.getVersion"),
             conn.send("Target.getTargets"),
             conn.send("Target.setDiscoverTargets", {"discover": True}),
         )
         self.version = version
-        for info in targets["targetInfos"]:
+        for info in known["targetInfos"]:
             self.targets.setdefault(info["targetId"], info)
 
     @property
@@ -116,7 +118,7 @@ class BrowserLink:
             stream = await connect_unix(process.ws_url[len(UNIX_PREFIX):], timeout=timeout)
         except BrowserUnavailable:
             return False
-        self.conn = Connection(stream, process.ws_url)  # type: ignore[arg-type]
+        self.conn = Connection(stream, process.ws_url)
         self.process = process
         self.endpoint, self.owned = process.ws_url, True
         # the browser target's id: new with every launch, as the websocket URL's id was

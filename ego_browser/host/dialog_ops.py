@@ -125,7 +125,7 @@ async def _settle(host: Host, driver: PageDriver, session: Any) -> None:
     sees the page's true dialog state: no "no dialog" while the next one is opening.
     """
     loop = asyncio.get_running_loop()
-    seen: asyncio.Future = loop.create_future()
+    seen: asyncio.Future[None] = loop.create_future()
 
     def opened(_d: dict[str, Any]) -> None:
         if not seen.done():

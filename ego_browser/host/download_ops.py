@@ -51,14 +51,14 @@ class _Record:
     dir: str | None = None  # the waiter's folder
     path: str | None = None  # the file in that folder
     reason: str | None = None
-    done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    done: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
 @dataclass
 class _Waiter:
     token: int
     dir: str
-    fut: asyncio.Future
+    fut: asyncio.Future[_Record]
 
 
 class Downloads:

@@ -17,7 +17,7 @@ import asyncio
 import base64
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .. import jsbundle
 from ..errors import CdpError, EgoError, InvalidArgument, InvalidState, ProfileNotFound
@@ -32,8 +32,15 @@ logger = logging.getLogger("ego_browser.host")
 _SEED_TIMEOUT = 10.0
 
 
-def _state(host: Host) -> dict[str, Any]:
-    return host.extensions.setdefault("profiles", {"contexts": {}, "locks": {}})
+class _ProfileState(TypedDict):
+    contexts: dict[str, str]  # profile id -> its browser context
+    locks: dict[str, asyncio.Lock]  # profile id -> held while its context is made
+
+
+def _state(host: Host) -> _ProfileState:
+    fresh: _ProfileState = {"contexts": {}, "locks": {}}
+    state: _ProfileState = host.extensions.setdefault("profiles", fresh)
+    return state
 
 
 def list_public(host: Host) -> list[dict[str, Any]]:
@@ -97,7 +104,7 @@ async def context_for(host: Host, profile_id: str) -> str | None:
             return known
         assert host.browser.conn is not None
         res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
-        context_id = res["browserContextId"]
+        context_id: str = res["browserContextId"]
         try:
             await _seed(host, profile, context_id)
         except BaseException:
@@ -156,7 +163,7 @@ async def _seed_local_storage(host: Host, context_id: str, storage: dict[str, di
     try:
         sid = (await conn.send("Target.attachToTarget", {"targetId": tid, "flatten": True}))["sessionId"]
         loop = asyncio.get_running_loop()
-        committed: dict[str, asyncio.Future] = {}
+        committed: dict[str, asyncio.Future[None]] = {}
 
         def paused(params: dict[str, Any], _sid: str | None) -> None:
             conn._spawn(conn.send("Fetch.fulfillRequest", {

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import StateStoreUnwritable
 from ..states import CreatedBy, OpenedBy, Ownership
-from .store import UNMANAGED
+from .store import UNMANAGED, Store
 from .tabs import close_target as _close_target
 from .tabs import create_tab
 
@@ -27,7 +27,7 @@ __all__ = ["find_spare_tab", "close_spare_tab", "first_tab", "undo_first_tab", "
 logger = logging.getLogger("ego_browser.host")
 
 
-def _store(host: Host):
+def _store(host: Host) -> Store:
     assert host.store is not None
     return host.store
 

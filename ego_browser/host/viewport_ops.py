@@ -26,7 +26,8 @@ DEFAULT_VIEWPORT = (1280, 720)
 
 
 def _sizes(host: Host) -> dict[int, tuple[int, int]]:
-    return host.extensions.setdefault("viewports", {})
+    sizes: dict[int, tuple[int, int]] = host.extensions.setdefault("viewports", {})
+    return sizes
 
 
 async def apply_viewport(driver: PageDriver, size: tuple[int, int]) -> None:
