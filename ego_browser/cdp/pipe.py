@@ -45,8 +45,9 @@ class PipeStream(asyncio.Protocol):
     # -- protocol callbacks -----------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._transport = transport  # type: ignore[assignment]
-        transport.set_write_buffer_limits(high=_WRITE_LIMIT)  # type: ignore[attr-defined]
+        assert isinstance(transport, asyncio.Transport)  # a unix socket's: readable and writable
+        self._transport = transport
+        transport.set_write_buffer_limits(high=_WRITE_LIMIT)
 
     def data_received(self, data: bytes) -> None:
         end = data.find(b"\0")

@@ -20,7 +20,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -28,6 +28,9 @@ from .. import config, jsonsafe
 from ..errors import BrowserUnavailable, HostDisconnected, HostUnresponsive, InvalidArgument, from_wire
 from ..host import wire
 from ..host.ops import request_deadline
+
+if TYPE_CHECKING:
+    from .round import Round
 
 __all__ = ["Channel", "SocketChannel", "InProcessChannel", "current_channel", "use_channel"]
 
@@ -91,6 +94,9 @@ def reply_deadline(op: str, args: dict[str, Any]) -> float:
 
 
 class Channel:
+    #: the round this channel serves (``client/round.current_round`` makes it on first use)
+    round: Round | None = None
+
     async def call(self, op: str, args: dict[str, Any]) -> Any:  # pragma: no cover - interface
         raise NotImplementedError
 

@@ -91,7 +91,8 @@ class NavTracker:
             # a Chromium without frameStartedNavigating: the document request says it
             if p.get("loaderId") != (self.driver.frames.main.loader_id if self.driver.frames.main else None):
                 self._begin(p.get("request", {}).get("url", ""), p.get("loaderId"))
-                self.pending["request_id"] = p.get("requestId")  # type: ignore[index]
+                assert self.pending is not None  # _begin set it
+                self.pending["request_id"] = p.get("requestId")
             return
         if pending["loader_id"] in (None, p.get("loaderId")):
             pending["loader_id"] = p.get("loaderId")
@@ -157,10 +158,10 @@ class NavTracker:
 
 def tracker(driver: PageDriver) -> NavTracker:
     """The page's tracker (made when the host attaches the page, see ``track``)."""
-    found = getattr(driver, "nav_tracker", None)
+    found = driver.nav_tracker
     if found is None:
         found = NavTracker(driver)
-        driver.nav_tracker = found  # type: ignore[attr-defined]
+        driver.nav_tracker = found
     return found
 
 
@@ -322,7 +323,9 @@ async def reload(driver: PageDriver, *, timeout_ms: float = 15000, wait_until: s
             timeout=max(0.0, deadline - loop.time()),
         )
         if wait_until != "commit":
-            new = driver.frames.main.loader_id  # type: ignore[union-attr]
+            main = driver.frames.main
+            assert main is not None  # the wait above saw it, and nothing ran since
+            new = main.loader_id
             await _wait_state(driver, wait_until, deadline, 500, new)
     except (TimeoutError, EgoTimeout):
         m = driver.frames.main

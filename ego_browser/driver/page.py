@@ -22,6 +22,7 @@ from .frames import Frame, FrameTree
 if TYPE_CHECKING:
     from .keyboard import Keyboard
     from .mouse import Mouse
+    from .navigation import NavTracker
 
 __all__ = ["PageDriver", "EVENT_BUFFER"]
 
@@ -104,6 +105,8 @@ class PageDriver:
         #: the mouse and keyboard of each round process driving the page (host/action_ops.py),
         #: oldest first: one round's held buttons and keys are not another's
         self.input_states: OrderedDict[str, tuple[Mouse, Keyboard]] = OrderedDict()
+        #: the page's navigation tracker (``navigation.tracker``), made when the host attaches it
+        self.nav_tracker: NavTracker | None = None
 
     # -- attaching ---------------------------------------------------------------------------
 

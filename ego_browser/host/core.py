@@ -300,7 +300,9 @@ class Host:
             if len(self._ctx_rows) > 256:
                 self._ctx_rows.clear()
             self._ctx_rows[key] = (self.store.gen, space, page)
-        driver = await self.driver(page.target_id)  # type: ignore[arg-type]
+        target_id = page.target_id
+        assert target_id is not None  # page_row and the cache hand out live pages only
+        driver = await self.driver(target_id)
         if driver.crashed:
             op = _CURRENT_OP.get()
             if op not in CRASH_SAFE_OPS:
@@ -308,8 +310,8 @@ class Host:
                     f"{op or 'page'}: the page's renderer crashed; call page.reload() or page.goto(url) "
                     "to load it again", label=page.label,
                 )
-        if activate and self.active.get(space.id) != page.target_id:
-            await self.activate(space.id, page.target_id)  # type: ignore[arg-type]
+        if activate and self.active.get(space.id) != target_id:
+            await self.activate(space.id, target_id)
         return PageCtx(space, page, driver)
 
     async def activate(self, space_id: int, target_id: str) -> None:

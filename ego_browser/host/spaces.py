@@ -122,7 +122,8 @@ async def reconcile_on_start(host: Host) -> None:
             continue
         context_id = None
         if space.isolated:
-            res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})  # type: ignore[union-attr]
+            assert host.browser.conn is not None  # the host is connected before it reconciles
+            res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
             context_id = res["browserContextId"]
         elif space.profile_id != "default" and not space.closed:
             from .profile_ops import context_for
@@ -487,9 +488,10 @@ async def release(host: Host, at: dict[str, Any], *, label: str) -> dict[str, An
             f"TaskSpace.release: page {row.label} was created by the agent; close it instead of releasing it",
             api="TaskSpace.release", option="label", expected="a page adopted from an unmanaged tab",
         )
+    assert row.target_id is not None  # page_row gives live pages only
     store = _store(host)
     store.retire_page(space.id, row.label, RELEASED)
-    store.add_page(space.id, "#" + row.target_id, row.target_id, row.opened_by, state=UNMANAGED)  # type: ignore[operator]
+    store.add_page(space.id, "#" + row.target_id, row.target_id, row.opened_by, state=UNMANAGED)
     return {"space_id": space.id, "target_id": row.target_id, "opened_by": row.opened_by}
 
 
@@ -550,7 +552,7 @@ async def finish(host: Host, at: dict[str, Any], *, keep: Any) -> dict[str, Any]
         # these are the browser's last tabs, and a headful Chromium quits with its last window:
         # keep one blank tab, the spare the next space starts in
         host.spare_tab = await _create_tab(host, None, context_id=None, new_window=True)
-    await asyncio.gather(*(_close_target(host, r.target_id) for r in closing))  # type: ignore[arg-type]
+    await asyncio.gather(*(_close_target(host, r.target_id) for r in closing if r.target_id))  # all live
     for r in closing:
         store.retire_page(space.id, r.label, CLOSED)
     unmanaged = [

@@ -44,8 +44,10 @@ async def find_spare_tab(host: Host) -> None:
     if not host.browser.owned:
         return  # a browser reached through EGO_BROWSER_CDP_URL: its tabs are the person's
     recorded = _store(host).all_target_ids()
+    if host.browser.conn is None:
+        return  # no spare then
     try:  # the launch tab lives in the default context, which this list leaves out
-        res = await host.browser.conn.send("Target.getBrowserContexts", {}, timeout=5.0)  # type: ignore[union-attr]
+        res = await host.browser.conn.send("Target.getBrowserContexts", {}, timeout=5.0)
         created = set(res.get("browserContextIds") or ())
     except Exception:  # noqa: BLE001 - no spare then; nothing depends on it
         return
@@ -99,9 +101,9 @@ async def undo_first_tab(host: Host, target_id: str, was_spare: bool, context_id
         host.spare_tab = target_id
     else:
         await _close_target(host, target_id)
-    if context_id:
+    if context_id and host.browser.conn is not None:
         with contextlib.suppress(Exception):
-            await host.browser.conn.send("Target.disposeBrowserContext", {"browserContextId": context_id}, timeout=5.0)  # type: ignore[union-attr]
+            await host.browser.conn.send("Target.disposeBrowserContext", {"browserContextId": context_id}, timeout=5.0)
 
 
 def recover_tabs(host: Host) -> None:
