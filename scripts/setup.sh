@@ -36,6 +36,23 @@ else
   find_chromium || { echo "[setup] Chromium still missing after apt-get" >&2; exit 1; }
 fi
 
+# Headed mode's tests run a real X server (Xvfb) and read window titles and focus with
+# x11-utils (tests/test_headed.py); both from Debian, like Chromium. Without root they are
+# reported, not fatal: those tests skip and say what is missing.
+if ! command -v Xvfb >/dev/null 2>&1 || ! command -v xdpyinfo >/dev/null 2>&1; then
+  SUDO=""
+  if [ "$(id -u)" != "0" ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
+  if [ "$(id -u)" = "0" ] || [ -n "$SUDO" ]; then
+    say "installing Debian's xvfb and x11-utils (headed-mode tests)"
+    export DEBIAN_FRONTEND=noninteractive
+    { $SUDO apt-get install -y -qq xvfb x11-utils >/dev/null 2>&1; } || \
+      { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq xvfb x11-utils >/dev/null; } || \
+      say "xvfb/x11-utils could not be installed: the headed-mode tests will skip"
+  else
+    say "xvfb/x11-utils missing and no root: the headed-mode tests will skip (apt-get install xvfb x11-utils)"
+  fi
+fi
+
 if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; then
   echo "[setup] Python 3.11+ is required (found $("$PY" --version 2>&1)); set PYTHON=python3.11" >&2
   exit 1

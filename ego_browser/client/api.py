@@ -56,6 +56,7 @@ async def profiles() -> list[dict[str, Any]]:
 @contextlib.asynccontextmanager
 async def embedded() -> AsyncIterator[Any]:
     """Run the host inside this process for the duration of the block (no daemon)."""
+    from ..host import features
     from ..host.core import Host
     from ..host.ops import load_all
 
@@ -79,7 +80,7 @@ async def embedded() -> AsyncIterator[Any]:
             "or set EGO_BROWSER_HOME to another directory for embedded use",
             endpoint=str(config.socket_path()),
         ) from None
-    host = Host(embedded=True)
+    host = Host(features=features.build, embedded=True)
     try:
         await host.start()
         token = use_channel(InProcessChannel(host))

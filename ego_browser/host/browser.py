@@ -21,10 +21,17 @@ from typing import Any
 import orjson
 
 from .. import config
-from ..browser.launcher import BrowserProcess, launch_chromium, resolve_cdp_url_async
+from ..browser.launcher import (
+    BrowserProcess,
+    headless_enabled,
+    launch_chromium,
+    launched_headless,
+    resolve_cdp_url_async,
+)
 from ..cdp import Connection
 from ..cdp.pipe import UNIX_PREFIX, connect_unix
 from ..errors import BrowserUnavailable
+from .windows import PERSON_SPACE
 
 __all__ = ["BrowserLink"]
 
@@ -42,6 +49,11 @@ class BrowserLink:
         self.endpoint = ""
         self.instance = ""
         self.version: dict[str, Any] = {}
+        #: the browser we launched shows windows on a display (``EGO_BROWSER_HEADLESS=0``)
+        self.headed = False
+        #: the id of the browser's persistent context (its tabs are the only ones a person
+        #: can open from the browser's own UI in a window of ours)
+        self.default_context = ""
         #: target id -> latest TargetInfo (pages, iframes, workers ...)
         self.targets: dict[str, dict[str, Any]] = {}
         self.on_target_created: list[Callable[[dict[str, Any]], Any]] = []
@@ -70,12 +82,15 @@ class BrowserLink:
         conn.on("Target.targetDestroyed", self._destroyed)
         version: dict[str, Any]
         known: dict[str, Any]
-        version, known, _ = await asyncio.gather(
+        contexts: dict[str, Any]
+        version, known, _, contexts = await asyncio.gather(
             conn.send("Browser.getVersion"),
             conn.send("Target.getTargets"),
             conn.send("Target.setDiscoverTargets", {"discover": True}),
+            conn.send("Target.getBrowserContexts"),
         )
         self.version = version
+        self.default_context = str(contexts.get("defaultBrowserContextId") or "")
         for info in known["targetInfos"]:
             self.targets.setdefault(info["targetId"], info)
 
@@ -89,6 +104,7 @@ class BrowserLink:
             recorded = _recorded_process(saved, self._profile)
             if recorded.is_ours():
                 if recorded.ws_url.startswith(UNIX_PREFIX) and await self._connect(recorded, timeout=3.0):
+                    self.headed = not launched_headless(recorded.pid)
                     return
                 # ours but unreachable (wedged), or one launched with a TCP port by an older
                 # version: replace it. Anything else under that pid is not ours to signal.
@@ -98,12 +114,18 @@ class BrowserLink:
         # ours inside the home: made private even if an older version left them 0755
         config.ensure_private_dir(self._profile.parent)
         config.ensure_private_dir(self._profile)
+        headed = not headless_enabled()
+        # headed: the launch window is the person's own (host/windows.py), titled as their space
+        extra = [f"--window-name={PERSON_SPACE}"] if headed else []
         if self.embedded:
             # launched from the loop's own thread: the death signal follows this thread, and
             # a worker thread of to_thread() may end before the process does
-            process = launch_chromium(self._profile, log_path=log_path, die_with_parent=True, socket_path=socket_path)
+            process = launch_chromium(self._profile, log_path=log_path, die_with_parent=True, socket_path=socket_path,
+                                      extra_args=extra)
         else:
-            process = await asyncio.to_thread(launch_chromium, self._profile, log_path=log_path, socket_path=socket_path)
+            process = await asyncio.to_thread(launch_chromium, self._profile, log_path=log_path, socket_path=socket_path,
+                                              extra_args=extra)
+        self.headed = headed
         if not await self._connect(process, timeout=10.0):
             await asyncio.to_thread(process.terminate)
             raise BrowserUnavailable(

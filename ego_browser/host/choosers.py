@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CdpChannelUnavailable, FileChooserOpened, HostDisconnected
-from .ops import HOST_SETUP
 
 if TYPE_CHECKING:
     from ..driver.page import PageDriver
@@ -39,16 +38,28 @@ class ChooserState:
 
 
 def _states(host: Host) -> dict[str, ChooserState]:
-    states: dict[str, ChooserState] = host.extensions.setdefault("file_choosers", {})
-    return states
+    return host.features.choosers.states
 
 
 def _state(host: Host, target_id: str) -> ChooserState:
     return _states(host).setdefault(target_id, ChooserState())
 
 
-def _on_driver(host: Host, driver: PageDriver) -> None:
-    state = _state(host, driver.target_id)
+class Choosers:
+    """Native file choosers per tab (one per host)."""
+
+    def __init__(self) -> None:
+        self.states: dict[str, ChooserState] = {}
+
+    def on_driver(self, driver: PageDriver) -> None:
+        _watch(self.states, driver)
+
+    def stop(self) -> None:
+        _stop(self.states)
+
+
+def _watch(states: dict[str, ChooserState], driver: PageDriver) -> None:
+    state = states.setdefault(driver.target_id, ChooserState())
 
     def opened(params: dict[str, Any]) -> None:
         state.seq += 1
@@ -68,7 +79,7 @@ def _on_driver(host: Host, driver: PageDriver) -> None:
             del state.unarmed[:-16]
 
     def closed() -> None:
-        gone = _states(host).pop(driver.target_id, None)
+        gone = states.pop(driver.target_id, None)
         if gone is not None and gone.waiter is not None and not gone.waiter.fut.done():
             gone.waiter.fut.set_exception(CdpChannelUnavailable(
                 "the page was closed while page.wait_for_file_chooser was waiting", method=None
@@ -79,13 +90,8 @@ def _on_driver(host: Host, driver: PageDriver) -> None:
     driver.on_close.append(closed)
 
 
-def _register(host: Host) -> None:
-    host.add_hook("on_driver", _on_driver)
-    host.add_hook("on_stop", _stop)
-
-
-def _stop(host: Host) -> None:
-    for state in _states(host).values():
+def _stop(states: dict[str, ChooserState]) -> None:
+    for state in states.values():
         if state.waiter is not None and not state.waiter.fut.done():
             state.waiter.fut.set_exception(HostDisconnected(
                 "the ego_browser host stopped while page.wait_for_file_chooser was waiting",
@@ -93,10 +99,7 @@ def _stop(host: Host) -> None:
             ))
             state.waiter.fut.exception()  # retrieved: whoever awaits it still gets it
         state.waiter = None
-    _states(host).clear()
-
-
-HOST_SETUP.append(_register)
+    states.clear()
 
 
 # -- the action pipeline's check ------------------------------------------------------------

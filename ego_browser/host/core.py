@@ -15,7 +15,7 @@ import time
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import config
 from ..driver import dispatch
@@ -36,6 +36,11 @@ from ..states import Ownership
 from .browser import BrowserLink
 from .ops import SYNC_OPS, resolve
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow, Store
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .features import Features
 
 __all__ = ["Host", "PageCtx"]
 
@@ -90,7 +95,8 @@ _REQUEST: ContextVar[_Request | None] = ContextVar("ego_request", default=None)
 
 
 class Host:
-    def __init__(self, *, home: Path | None = None, embedded: bool = False) -> None:
+    def __init__(self, *, features: Callable[[Host], Features], home: Path | None = None,
+                 embedded: bool = False) -> None:
         self.home = home or config.home()
         self.run_dir = self.home / "run"
         self.store: Store | None = None
@@ -106,13 +112,31 @@ class Host:
         self._background: set[asyncio.Task[Any]] = set()
         #: (space id, label) -> (store generation, space row, page row) for page_ctx
         self._ctx_rows: dict[tuple[Any, Any], tuple[int, SpaceRow, PageRow]] = {}
-        self.extensions: dict[str, Any] = {}  # per-feature state (downloads, choosers ...)
+        #: the host's features (downloads, choosers, popups ...), built by ``start``
+        self._build_features = features
+        self._features: Features | None = None
         #: space id -> agent requests in flight that passed its gate (a take-over stops them)
         self._inflight: dict[int, set[_Request]] = {}
         #: target id -> store generation at which input to it was last allowed
         self._input_ok: dict[str, int] = {}
         #: Chromium's launch tab while no space uses it (the first space takes it over)
         self.spare_tab: str | None = None
+
+    @property
+    def features(self) -> Features:
+        """Downloads, choosers, popups ... of this host (there once ``start`` has run)."""
+        if self._features is None:
+            raise RuntimeError("the host has not started: its features are built by Host.start")
+        return self._features
+
+    def take_spare_tab(self) -> str | None:
+        """The unused tab no space lists (``spare_tab``), handed to the caller once; ``None`` if
+        there is none or it is no longer a blank page."""
+        tid, self.spare_tab = self.spare_tab, None
+        info = self.browser.targets.get(tid or "")
+        if tid is None or info is None or info.get("type") != "page" or info.get("url") not in ("about:blank", ""):
+            return None
+        return tid
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -126,10 +150,8 @@ class Host:
         assert self.browser.conn is not None
         self.browser.conn.on("Target.targetCrashed", self._target_crashed)
         from . import spaces
-        from .ops import HOST_SETUP
 
-        for setup in HOST_SETUP:
-            setup(self)  # features register their per-host hooks
+        self._features = self._build_features(self)
         await spaces.reconcile_on_start(self)
 
     async def stop(self, *, kill_browser: bool = True) -> None:
@@ -140,11 +162,13 @@ class Host:
                 await asyncio.wait_for(save_all(self), 15.0)  # profiles keep what their spaces changed
             except Exception:  # noqa: BLE001 - stopping goes on regardless
                 logger.exception("profiles not saved")
-        for hook in list(self.extensions.get("on_stop") or ()):
+        for driver in list(self.drivers.values()):
+            driver.mark_closed()  # a wait on a page fails now rather than at its deadline
+        for feature in self._features.all() if self._features is not None else ():
             try:
-                hook(self)  # features reject what is pending and drop their listeners
+                feature.stop()  # reject what is pending, drop listeners
             except Exception:  # noqa: BLE001 - stopping goes on regardless
-                logger.exception("on_stop hook failed")
+                logger.exception("stopping %s failed", type(feature).__name__)
         for driver in list(self.drivers.values()):
             driver.detach_listeners()
         self.drivers.clear()
@@ -342,9 +366,9 @@ class Host:
             ) if self.store is not None else None
             driver.frames.on_navigated.append(lambda frame: self._navigated(driver, frame))
             self.drivers[target_id] = driver
-            for fn in list(self.extensions.get("on_driver") or ()):
-                res = fn(self, driver)
-                if asyncio.iscoroutine(res):
+            for feature in self.features.all():
+                res = feature.on_driver(driver)
+                if res is not None:
                     await res
             fut.set_result(driver)
             return driver
@@ -410,13 +434,6 @@ class Host:
             self.active.pop(row.space_id, None)
         for listener in list(self._popup_listeners):
             listener(info)
-
-    def add_hook(self, event: str, fn: Any) -> None:
-        """Register a feature hook: ``on_driver`` (host, driver) when a page is attached,
-        ``on_stop`` (host) when the host stops. A hook is registered once."""
-        hooks = self.extensions.setdefault(event, [])
-        if fn not in hooks:
-            hooks.append(fn)
 
     def background(self, task: asyncio.Task[Any]) -> None:
         """Keep a task the request no longer waits for (a command blocked by a dialog)."""

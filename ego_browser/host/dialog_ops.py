@@ -34,7 +34,7 @@ from ..driver.page import PageDriver
 from ..errors import CdpChannelUnavailable, CdpError, InvalidState
 from ..states import Ownership
 from .core import Host
-from .ops import HOST_SETUP, op
+from .ops import op
 
 __all__ = ["guarded", "dialog_open_error", "install_permission_watch", "BINDING"]
 
@@ -196,12 +196,14 @@ async def install_permission_watch(host: Host, driver: PageDriver) -> None:
         logger.debug("permission watch not installed on %s: %s", driver.target_id, exc)
 
 
-async def _on_driver(host: Host, driver: PageDriver) -> None:
-    await install_permission_watch(host, driver)
+class PermissionWatch:
+    """Installs the permission-prompt watch in every attached page (one per host)."""
 
+    def __init__(self, host: Host) -> None:
+        self.host = host
 
-def register(host: Host) -> None:
-    host.add_hook("on_driver", _on_driver)
+    async def on_driver(self, driver: PageDriver) -> None:
+        await install_permission_watch(self.host, driver)
 
-
-HOST_SETUP.append(register)
+    def stop(self) -> None:
+        pass

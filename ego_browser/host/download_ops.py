@@ -31,7 +31,7 @@ from ..errors import (
     InvalidState,
 )
 from .core import Host
-from .ops import HOST_SETUP, op, sync_op
+from .ops import op, sync_op
 from .user_files import copy_file
 
 __all__ = ["Downloads"]
@@ -99,6 +99,11 @@ class Downloads:
                 with contextlib.suppress(OSError):
                     os.unlink(rec.temp_path)
         self.records.clear()
+
+    async def on_driver(self, driver: PageDriver) -> None:
+        self.start()
+        info = self.host.browser.targets.get(driver.target_id) or {}
+        await self.ensure_context(info.get("browserContextId"))
 
     async def ensure_context(self, context_id: str | None) -> None:
         if context_id in self.contexts or self.host.browser.conn is None:
@@ -179,29 +184,9 @@ class Downloads:
 
 
 def downloads(host: Host) -> Downloads:
-    d = host.extensions.get("downloads")
-    if d is None:
-        d = host.extensions["downloads"] = Downloads(host)
-        d.start()
+    d = host.features.downloads
+    d.start()  # listening from the first use (idempotent)
     return d
-
-
-async def _on_driver(host: Host, driver: PageDriver) -> None:
-    d = downloads(host)
-    info = host.browser.targets.get(driver.target_id) or {}
-    await d.ensure_context(info.get("browserContextId"))
-
-
-def _register(host: Host) -> None:
-    host.add_hook("on_driver", _on_driver)
-    host.add_hook("on_stop", _stop_downloads)
-
-
-def _stop_downloads(host: Host) -> Any:
-    return downloads(host).stop() if "downloads" in host.extensions else None
-
-
-HOST_SETUP.append(_register)
 
 
 # -- ops -----------------------------------------------------------------------------------------

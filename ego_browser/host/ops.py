@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import InvalidArgument
 
-__all__ = ["HOST_SETUP", "OP_MODULES", "OPS", "SYNC_OPS", "OpSpec", "op", "sync_op", "request_deadline", "resolve"]
+__all__ = ["OP_MODULES", "OPS", "SYNC_OPS", "OpSpec", "op", "sync_op", "request_deadline", "resolve"]
 
 #: extra seconds past a call's own timeout before the host gives up on it
 MARGIN = 5.0
@@ -77,8 +77,6 @@ OPS: dict[str, OpSpec] = {}
 #: operations answered synchronously (arming a waiter must happen at call time, before the
 #: action that triggers the event is sent); also reachable as ordinary requests
 SYNC_OPS: dict[str, OpSpec] = {}
-#: ``fn(host)`` called by ``Host.start`` (feature modules register per-host hooks there)
-HOST_SETUP: list[Callable[[Any], None]] = []
 
 #: modules whose import registers operations (loaded by the host at start)
 OP_MODULES = (

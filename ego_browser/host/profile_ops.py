@@ -17,12 +17,12 @@ import asyncio
 import base64
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 from .. import jsbundle
 from ..errors import CdpError, EgoError, InvalidArgument, InvalidState, ProfileNotFound
 from ..browser_profiles import store as profile_store
-from .ops import HOST_SETUP, op
+from .ops import op
 
 if TYPE_CHECKING:
     from .core import Host
@@ -32,15 +32,20 @@ logger = logging.getLogger("ego_browser.host")
 _SEED_TIMEOUT = 10.0
 
 
-class _ProfileState(TypedDict):
-    contexts: dict[str, str]  # profile id -> its browser context
-    locks: dict[str, asyncio.Lock]  # profile id -> held while its context is made
+class ProfileContexts:
+    """The browser context each profile in use lives in, and a lock per profile (one per host)."""
 
+    def __init__(self, host: Host) -> None:
+        #: profile id -> browser context id (gone with the browser)
+        self.contexts: dict[str, str] = {}
+        self.locks: dict[str, asyncio.Lock] = {}
+        host.browser.on_disconnect.append(self.contexts.clear)
 
-def _state(host: Host) -> _ProfileState:
-    fresh: _ProfileState = {"contexts": {}, "locks": {}}
-    state: _ProfileState = host.extensions.setdefault("profiles", fresh)
-    return state
+    def on_driver(self, driver: object) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
 
 
 def list_public(host: Host) -> list[dict[str, Any]]:
@@ -79,7 +84,7 @@ async def remove(host: Host, at: dict[str, Any], *, id: Any) -> dict[str, Any]: 
             "(task.finish(), or `python -m ego_browser spaces` to see them) and remove it again",
             api="profiles rm",
         )
-    context_id = _state(host)["contexts"].pop(profile_id, None)
+    context_id = host.features.profiles.contexts.pop(profile_id, None)
     if context_id and host.browser.conn is not None:
         with contextlib.suppress(EgoError):
             await host.browser.conn.send("Target.disposeBrowserContext", {"browserContextId": context_id}, timeout=5.0)
@@ -95,12 +100,12 @@ async def context_for(host: Host, profile_id: str) -> str | None:
     if profile_id == profile_store.DEFAULT:
         return None
     profile = profile_store.get(profile_id, host.home)  # ProfileNotFound when it was removed
-    state = _state(host)
-    lock = state["locks"].setdefault(profile_id, asyncio.Lock())
+    state = host.features.profiles
+    lock = state.locks.setdefault(profile_id, asyncio.Lock())
     async with lock:  # two spaces opening at once share one seeded context
-        known = state["contexts"].get(profile_id) or _surviving_context(host, profile_id)
+        known = state.contexts.get(profile_id) or _surviving_context(host, profile_id)
         if known:
-            state["contexts"][profile_id] = known
+            state.contexts[profile_id] = known
             return known
         assert host.browser.conn is not None
         res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
@@ -111,7 +116,7 @@ async def context_for(host: Host, profile_id: str) -> str | None:
             with contextlib.suppress(Exception):
                 await host.browser.conn.send("Target.disposeBrowserContext", {"browserContextId": context_id})
             raise
-        state["contexts"][profile_id] = context_id
+        state.contexts[profile_id] = context_id
         return context_id
 
 
@@ -229,7 +234,7 @@ def _cookie_param(c: dict[str, Any]) -> dict[str, Any]:
 
 
 async def save_cookies(host: Host, profile_id: str) -> None:
-    context_id = _state(host)["contexts"].get(profile_id)
+    context_id = host.features.profiles.contexts.get(profile_id)
     if not context_id or host.browser.conn is None:
         return
     try:
@@ -280,13 +285,7 @@ async def save_on_finish(host: Host, space: Any, targets: list[str]) -> None:
 
 async def save_all(host: Host) -> None:
     """The host stops: every live profile context's cookies go back to their profile."""
-    for profile_id in list(_state(host)["contexts"]):
+    for profile_id in list(host.features.profiles.contexts):
         with contextlib.suppress(EgoError, OSError):
             await save_cookies(host, profile_id)
 
-
-def _forget_contexts(host: Host) -> None:
-    _state(host)["contexts"].clear()
-
-
-HOST_SETUP.append(lambda host: host.browser.on_disconnect.append(lambda: _forget_contexts(host)))

@@ -21,7 +21,7 @@ from typing import Any
 
 from .. import config
 from ..errors import EgoError, to_wire
-from . import wire
+from . import features, wire
 from .core import Host
 from .lockfile import SOCKET_CHECK
 from .ops import load_all, op
@@ -205,7 +205,7 @@ async def serve(ready_fd: int | None = None) -> int:
         filename=str(run_dir / "host.log"), level=logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    host = Host()
+    host = Host(features=features.build)
     try:
         load_all()
         await host.start()

@@ -153,6 +153,10 @@ async def reconcile_on_start(host: Host) -> None:
     await find_spare_tab(host)
     if store.quarantined is not None:
         recover_tabs(host)
+    from . import windows
+
+    if windows.headed(host):
+        await windows.start(host)  # the person's own space, in the launch window
     await close_spare_tab(host)
 
 
@@ -234,7 +238,7 @@ async def task_space(host: Host, at: dict[str, Any], *, name_or_id: str | int, p
         from .warm_tab import wait_ready
 
         await wait_ready(host)  # a spare being prepared in the background is nearer than a new window
-    target_id, was_spare = await first_tab(host, context_id)
+    target_id, was_spare = await first_tab(host, context_id, name)
     try:
         space_id, _row = store.create_space_with_page(
             name=name, isolated=isolated, context_id=context_id, profile_id=profile,
@@ -336,6 +340,9 @@ async def person_take_over(host: Host, at: dict[str, Any], *, reason: str | None
     _store(host).update_space(space.id, ownership=USER, reason=reason)
     # the agent's requests still running on this space stop now (their input is gated too)
     host.preempt(space, reason)
+    from .windows import focus_space
+
+    await focus_space(host, space)  # headed: the person finds the space's window in front
     return _fresh(host, space.id)
 
 
@@ -346,7 +353,7 @@ async def person_create(host: Host, at: dict[str, Any], *, name: Any) -> dict[st
         raise InvalidArgument("spaces new: NAME must be a non-empty name", api="spaces new", option="name",
                               expected="non-empty str")
     store = _store(host)
-    target_id, was_spare = await first_tab(host, None)
+    target_id, was_spare = await first_tab(host, None, name.strip())
     try:
         space_id, _row = store.create_space_with_page(
             name=name.strip(), isolated=False, context_id=None, profile_id="default",

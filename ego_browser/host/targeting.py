@@ -61,6 +61,10 @@ class _EngineFrame:
     def frame(self) -> Frame:
         return self._frame
 
+    @property
+    def installed(self) -> set[str]:
+        return self._frame.installed
+
     async def utility_context(self) -> int:
         frame = self._frame
         session = frame.session

@@ -33,7 +33,7 @@ from ..errors import (
 )
 from .core import Host
 from .dialog_ops import dialog_open_error, guarded
-from .ops import HOST_SETUP, op, sync_op
+from .ops import op, sync_op
 from .store import OPEN
 from .targeting import EngineFrames
 
@@ -351,7 +351,9 @@ async def _wait_new_context(driver: PageDriver, deadline: float) -> None:
 # -- popups -----------------------------------------------------------------------------------
 
 
-class _PopupLog:
+class PopupLog:
+    """Popups the browser opened, in order, for ``page.wait_popup`` (one per host)."""
+
     def __init__(self, host: Host) -> None:
         self.seq = itertools.count(1)
         self.last = 0
@@ -360,6 +362,9 @@ class _PopupLog:
         self.changed = asyncio.Event()
         self.stopped = False
         self.off = host.watch_popups(self._popup)
+
+    def on_driver(self, driver: PageDriver) -> None:
+        pass
 
     def stop(self) -> None:
         self.stopped = True
@@ -373,25 +378,18 @@ class _PopupLog:
         self.changed.set()
 
 
-def _popup_log(host: Host) -> _PopupLog:
-    log = host.extensions.get("popup_log")
-    if log is None:
-        log = host.extensions["popup_log"] = _PopupLog(host)
-    return log
-
-
 @sync_op("page.arm_popup")
 def arm_popup(host: Host, at: dict[str, Any]) -> int:
     space = host.space_row(at.get("space"))
     host.page_row(space, str(at.get("label")))
-    return _popup_log(host).last
+    return host.features.popups.last
 
 
 @op("page.wait_popup")
 async def wait_popup(host: Host, at: dict[str, Any], *, token: int, timeout: float) -> dict[str, Any]:
     api = "page.wait_for_event"
     ctx = await host.page_ctx(at, gated=False)
-    log = _popup_log(host)
+    log = host.features.popups
     timeout_ms = timeout
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_ms / 1000
@@ -417,21 +415,13 @@ async def wait_popup(host: Host, at: dict[str, Any], *, token: int, timeout: flo
             pass
 
 
-def _stop(host: Host) -> None:
-    """The host is stopping: wake every wait so it fails now, and drop our listeners."""
-    log = host.extensions.pop("popup_log", None)
-    if log is not None:
-        log.stop()
-    for driver in list(host.drivers.values()):
-        driver.mark_closed()
+class NavigationTracking:
+    """Follows each page's navigations from the moment it is attached (actions and waits use it)."""
 
+    def on_driver(self, driver: PageDriver) -> None:
+        from ..driver import navigation
 
-def _track_navigations(_host: Host, driver: PageDriver) -> None:
-    """Follow each page's navigations from the moment it is attached (actions and waits use it)."""
-    from ..driver import navigation
+        navigation.tracker(driver)
 
-    navigation.tracker(driver)
-
-
-HOST_SETUP.append(lambda host: host.add_hook("on_stop", _stop))
-HOST_SETUP.append(lambda host: host.add_hook("on_driver", _track_navigations))
+    def stop(self) -> None:
+        pass
