@@ -20,8 +20,12 @@ __all__ = ["Screencasts", "FRAME_FORMAT"]
 
 logger = logging.getLogger("ego_browser.dashboard")
 
-#: JPEG keeps a 1280x720 frame around 40-80 kB; quality 70 reads text well enough
-FRAME_FORMAT = {"format": "jpeg", "quality": 70, "maxWidth": 1600, "maxHeight": 1600, "everyNthFrame": 1}
+#: JPEG keeps a 1280x720 frame around 30-60 kB; quality 60 still reads text
+FRAME_FORMAT = {"format": "jpeg", "quality": 60, "maxWidth": 1600, "maxHeight": 1600, "everyNthFrame": 1}
+
+
+#: frames per second a live view takes at most from a page that keeps changing
+MAX_FPS = 25
 
 
 class FrameSink(Protocol):
@@ -37,6 +41,7 @@ class _Cast:
         self.last: dict[str, Any] | None = None
         self.frames = 0
         self.starting: asyncio.Task[None] | None = None
+        self.acked_at = 0.0
 
 
 class Screencasts:
@@ -102,9 +107,22 @@ class Screencasts:
             logger.info("no live view of %s: %s", cast.target_id, exc)
 
     def _frame(self, cast: _Cast, session: Any, params: dict[str, Any]) -> None:
-        # acked at once: Chromium sends the next frame when the page changes again
-        ack = asyncio.ensure_future(session.send("Page.screencastFrameAck", {"sessionId": params["sessionId"]}, timeout=5.0))
-        ack.add_done_callback(_retrieve)
+        # Chromium sends the next frame once this one is acked: acking at most MAX_FPS times a
+        # second caps what an animation costs the page (JPEG encoding runs in the browser),
+        # while the first frame after a quiet spell still goes out at once
+        loop = asyncio.get_running_loop()
+        due = cast.acked_at + 1 / MAX_FPS - loop.time()
+
+        def ack() -> None:
+            cast.acked_at = loop.time()
+            fut = asyncio.ensure_future(
+                session.send("Page.screencastFrameAck", {"sessionId": params["sessionId"]}, timeout=5.0))
+            fut.add_done_callback(_retrieve)
+
+        if due > 0:
+            loop.call_later(due, ack)
+        else:
+            ack()
         meta = params.get("metadata") or {}
         frame = {
             "data": params["data"],

@@ -5,6 +5,14 @@
 
 const $ = (id) => document.getElementById(id);
 const state = { spaces: [], space: null, target: null, frames: {}, ws: null, seq: 0, pending: {}, log: [] };
+// one thumbnail element per page, reused when the lists are drawn again (no second decoding)
+const thumbs = new Map();
+function thumb(target, className) {
+  let img = thumbs.get(target);
+  if (!img) { img = el("img", { alt: "" }); img.dataset.target = target; thumbs.set(target, img); if (state.frames[target]) img.src = state.frames[target]; }
+  img.className = className;
+  return img;
+}
 // what tests and the benchmark read: when each frame was shown (ms since the epoch)
 window.egoDashboard = { shown: [], errors: [], replies: 0 };
 
@@ -90,10 +98,7 @@ function renderList() {
       el("div", { className: "action", textContent: actionText(s) }));
     const ul = el("ul", { className: "pages" });
     for (const p of s.pages) {
-      const img = el("img", { className: "thumb", alt: "" });
-      img.dataset.target = p.target_id;
-      const f = state.frames[p.target_id];
-      if (f) img.src = f;
+      const img = thumb(p.target_id, "thumb");
       ul.append(el("li", {}, img, el("div", {},
         el("div", { className: "ptitle", textContent: `${p.label || "(tab)"} ${p.title || ""}` }),
         el("div", { className: "purl", textContent: p.url }))));
@@ -129,9 +134,7 @@ function renderSpace() {
   const tabs = $("tabs");
   tabs.textContent = "";
   for (const p of s.pages) {
-    const img = el("img", { alt: "" });
-    img.dataset.target = p.target_id;
-    if (state.frames[p.target_id]) img.src = state.frames[p.target_id];
+    const img = thumb(p.target_id, "");
     const t = el("div", { className: `tab ${p.target_id === state.target ? "sel" : ""}`, role: "tab" }, img,
       el("span", { textContent: `${p.label || "(tab)"} ${p.title || p.url}` }));
     t.dataset.target = p.target_id;
@@ -177,7 +180,9 @@ function showFrame(msg) {
   state.frames[msg.target] = src;
   state.meta = state.meta || {};
   state.meta[msg.target] = { width: msg.width, height: msg.height };
-  for (const img of document.querySelectorAll(`img[data-target="${msg.target}"]`)) img.src = src;
+  const small = thumbs.get(msg.target);
+  const now = Date.now();
+  if (small && (state.space === null || !small.shownAt || now - small.shownAt > 1000)) { small.src = src; small.shownAt = now; }
   if (state.space !== null && msg.target === state.target) {
     const img = $("live-img");
     img.src = src;
