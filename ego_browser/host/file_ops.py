@@ -51,7 +51,7 @@ _INPUT_GROUP = "ego-file-input"
 _AMBIGUOUS_GROUP = "ego-file-inputs-listed"
 
 
-async def _candidates(host: Host, ctx: Any, parsed: Any) -> tuple[list[tuple[Any, Any, Any]], int, Any]:
+async def _candidates(host: Host, ctx: Any, parsed: Any) -> tuple[list[tuple[Any, str, Any]], int, Any]:
     """(session, objectId, frame) of what the selector or ref designates, its match count, and a
     cleanup (the frame, a driver ``Frame`` or None, names the candidates of an ambiguity error)."""
     from ..selectors import engine
@@ -66,8 +66,11 @@ async def _candidates(host: Host, ctx: Any, parsed: Any) -> tuple[list[tuple[Any
         return [(handle.session, handle.object_id, frame)], 1, lambda: release_handles(ctx.driver)
     res = await engine.resolve(EngineFrames(ctx.driver), parsed, limit=2, describe=False, backend_ids=False,
                                timeout=5.0)
-    return ([(m.frame.session, m.object_id, m.frame.frame) for m in res.matches], res.total,
-            lambda: engine._release_matches(res.matches))
+    found: list[tuple[Any, str, Any]] = []
+    for m in res.matches:
+        assert m.object_id is not None  # resolve() with an object group gives every match its object
+        found.append((m.frame.session, m.object_id, m.frame.frame))
+    return found, res.total, lambda: engine._release_matches(res.matches)
 
 
 async def _inputs_ambiguous(host: Host, ctx: Any, api: str, selector: str, frame: Any, session: Any,

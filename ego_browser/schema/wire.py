@@ -34,7 +34,8 @@ def _p(name: str, type_: Any, default: Any = REQUIRED) -> Param:
 
 #: envelope keys per kind of operation: taken off the arguments before binding
 ENVELOPES: dict[str, tuple[str, ...]] = {
-    "page": ("space", "label", "proc"),
+    # note: an action's words for the person watching (the dashboard reads it off the request)
+    "page": ("space", "label", "proc", "note"),
     "task": ("space",),
     "none": (),
 }
@@ -75,6 +76,8 @@ WIRE_ONLY: dict[str, tuple[str, tuple[Param, ...], str]] = {
     "round.report": ("none", (_p("spaces", "list?", None), _p("touched", "list?", None)),
                      "Background-adopted pages no round touched, and a notice for the person."),
     "host.status": ("none", (), "The host's health (pid, uptime, browser, spaces)."),
+    # python -m ego_browser dashboard: the person's dashboard, started in the host on first use
+    "dashboard.open": ("none", (), "Start the person's dashboard (once) and give its URL and port."),
 }
 
 #: member -> wire parameters it sends besides its own
@@ -141,7 +144,9 @@ def wire_members() -> dict[str, Member]:
         for m in members().values():
             if m.call in ("property", "class"):
                 continue
-            params = REPLACED.get(m.name, tuple(p._replace(kind="kw") for p in m.params)) + EXTRA.get(m.name, ())
+            # "note" travels in the envelope: no handler takes it (the dashboard reads the request)
+            params = REPLACED.get(m.name, tuple(p._replace(kind="kw") for p in m.params if p.name != "note")) + \
+                EXTRA.get(m.name, ())
             out[m.api] = m._replace(params=params)
         for name, (_kind, params, doc) in WIRE_ONLY.items():
             owner, _, short = name.rpartition(".")
