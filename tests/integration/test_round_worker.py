@@ -106,6 +106,7 @@ def test_killed_round_ends_its_script(rounds, tmp_path):
     assert child != proc.pid  # the script runs in the worker's child
     proc.kill()
     proc.wait(10)
+    proc.stdout.close()
     for _ in range(400):
         try:
             os.kill(child, 0)

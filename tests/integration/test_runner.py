@@ -117,6 +117,7 @@ def test_b18_sigkill_mid_round_keeps_the_space(rounds, server):
     assert arrived.wait(60), "the long evaluate never reached the page"
     proc.send_signal(signal.SIGKILL)
     proc.wait(10)
+    proc.stdout.close()
     nxt = rounds.run(
         f"task = await task_space({space_id})\np = task.page('{label}')\nprint(p.target_id)\n"
         f"await p.goto('{url}?again')\nprint(await p.url())\n"
