@@ -69,6 +69,8 @@ async def _report_pages() -> None:
         report = {"pages": report}
     if report.get("notice"):
         print(f"[ego-browser:notice]\n{report['notice']}")
+    for row in report.get("person_notes") or ():
+        print(f"[ego-browser:person] the person gave space {row['space_id']} back with a note: {row['note']}")
     rows = report.get("pages") or []
     if rows:
         print("[ego-browser:pages]")

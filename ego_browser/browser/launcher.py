@@ -28,6 +28,7 @@ import orjson
 from ..errors import BrowserUnavailable
 
 __all__ = [
+    "DISABLED_FEATURES",
     "REQUIRED_FLAGS",
     "BrowserProcess",
     "check_display",
@@ -41,6 +42,15 @@ __all__ = [
     "start_time",
 ]
 
+#: Chromium features we turn off. ``WebUIOmnibox*Popup``: every browser window (each task space
+#: has its own) preloads the address bar's popups as WebUI pages, ~600 ms of CPU per window in
+#: a ``--top-chrome-webui`` renderer, for a popup nobody opens in headless use (headful windows
+#: fall back to the classic popup); docs/architecture.md, "Rounds"
+DISABLED_FEATURES = (
+    "Translate", "MediaRouter", "OptimizationHints",
+    "WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "WebUIOmniboxFullPopup",
+)
+
 #: flags Chromium needs here (root, no network, no GPU); see DESIGN.md "The browser"
 REQUIRED_FLAGS = (
     "--no-sandbox",
@@ -52,7 +62,7 @@ REQUIRED_FLAGS = (
     "--disable-component-update",
     "--disable-sync",
     "--disable-dev-shm-usage",
-    "--disable-features=Translate,MediaRouter,OptimizationHints",
+    "--disable-features=" + ",".join(DISABLED_FEATURES),
     "--disable-renderer-backgrounding",
     "--disable-background-timer-throttling",
     "--disable-backgrounding-occluded-windows",
@@ -236,6 +246,26 @@ def extra_args_from_env() -> list[str]:
     return [line.strip() for line in raw.splitlines() if line.strip()]
 
 
+def merge_feature_switches(args: list[str]) -> list[str]:
+    """One ``--disable-features``/``--enable-features`` each, listing every feature given.
+
+    Chromium keeps only the last of a repeated switch, so a ``--disable-features`` in
+    ``EGO_BROWSER_ARGS`` would silently turn our ``DISABLED_FEATURES`` back on.
+    """
+    merged: dict[str, list[str]] = {}
+    out: list[str] = []
+    for arg in args:
+        name, sep, value = arg.partition("=")
+        if sep and name in ("--disable-features", "--enable-features"):
+            if name not in merged:
+                merged[name] = []
+                out.append(name)
+            merged[name].extend(f for f in value.split(",") if f and f not in merged[name])
+        else:
+            out.append(arg)
+    return [f"{a}={','.join(merged[a])}" if a in merged else a for a in out]
+
+
 def launch_chromium(
     user_data_dir: str | os.PathLike,
     *,
@@ -271,10 +301,8 @@ def launch_chromium(
     browser_args = [
         executable,
         f"--user-data-dir={profile}",
-        *REQUIRED_FLAGS,
-        *(["--headless"] if headless else []),
-        *extra_args_from_env(),
-        *(extra_args or []),
+        *merge_feature_switches([*REQUIRED_FLAGS, *(["--headless"] if headless else []),
+                                 *extra_args_from_env(), *(extra_args or [])]),
         "about:blank",
     ]
     if debugging_port:

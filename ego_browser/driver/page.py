@@ -88,6 +88,9 @@ class PageDriver:
         #: set by the host: raises when the tab's space is no longer the agent's. Checked
         #: before every input dispatch (mouse, keyboard, text insertion, files, in-page edits)
         self.input_gate: Callable[[], None] | None = None
+        #: ``fn(method, params)`` for each input command the agent sends (the dashboard draws
+        #: the agent's pointer from them); empty unless the dashboard runs
+        self.input_listeners: list[Callable[[str, dict | None], None]] = []
         #: the browser context of an isolated space (None: the default, shared one)
         self.context_id: str | None = None
         #: how often the slow paths ran (waits on a swapping frame, tab activations, ...):

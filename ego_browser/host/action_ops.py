@@ -61,6 +61,8 @@ def input_state(driver: PageDriver, token: Any) -> tuple[Mouse, Keyboard]:
             progress = dispatch.current()
             sent_before = progress is not None and progress.input_dispatched is True
             dispatch.mark()  # from here on, a timeout cannot promise the page saw nothing
+            for listener in driver.input_listeners:
+                listener(method, params)
             try:
                 return await session.send(method, params, timeout=30.0)
             except (CdpChannelUnavailable, CdpError) as exc:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import sys
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -121,6 +122,9 @@ class Host:
         self._input_ok: dict[str, int] = {}
         #: Chromium's launch tab while no space uses it (the first space takes it over)
         self.spare_tab: str | None = None
+        #: ``fn(op, args, phase, error)`` around each request, phase "start" or "end" (the
+        #: dashboard's record of what the agent does); empty unless the dashboard runs
+        self.request_listeners: list[Any] = []
 
     @property
     def features(self) -> Features:
@@ -195,6 +199,9 @@ class Host:
         req_token = _REQUEST.set(req)
         _CURRENT_OP.set(op)
         progress, token = dispatch.begin()
+        listeners = self.request_listeners
+        if listeners:
+            self._tell(listeners, op, args, "start", None)
         try:
             async with asyncio.timeout(deadline) as req.timeout:
                 return await spec.fn(self, at, **kwargs)
@@ -216,6 +223,10 @@ class Host:
                 api=op, timeout_ms=round(deadline * 1000), input_dispatched=progress.input_dispatched,
             ) from None
         finally:
+            if listeners:
+                failure = sys.exc_info()[1]  # what the request raises, if anything
+                self._tell(listeners, op, args, "end",
+                           None if failure is None else getattr(failure, "code", None) or type(failure).__name__)
             req.done = True
             _REQUEST.reset(req_token)
             for space_id in req.spaces:
@@ -225,6 +236,14 @@ class Host:
                     if not live:
                         del self._inflight[space_id]
             dispatch.end(token)
+
+    @staticmethod
+    def _tell(listeners: list[Any], op: str, args: dict[str, Any], phase: str, error: str | None) -> None:
+        for fn in list(listeners):
+            try:
+                fn(op, args, phase, error)
+            except Exception:  # noqa: BLE001 - an observer never fails the agent's request
+                logger.exception("request listener failed")
 
     def handle_sync(self, op: str, args: dict[str, Any]) -> Any:
         """The synchronous members (``page.events()``, waiter arming) answered without awaiting."""

@@ -594,10 +594,12 @@ async def space_cdp(host: Host, at: dict[str, Any], *, method: str, params: dict
 @op("round.report")
 async def round_report(host: Host, at: dict[str, Any], *, spaces: list[Any] | None,
                        touched: list[Any] | None) -> dict[str, Any]:
-    """Background-adopted pages no round has touched yet (reported once, then marked), and a
-    notice the person must hear once (the state store was replaced)."""
+    """Background-adopted pages no round has touched yet (reported once, then marked), a
+    notice the person must hear once (the state store was replaced), and the notes the person
+    gave these spaces back with (the dashboard), each read once."""
     store = _store(host)
-    return {"pages": _unreported(host, store, spaces or [], touched or []), "notice": store.take_notice()}
+    return {"pages": _unreported(host, store, spaces or [], touched or []), "notice": store.take_notice(),
+            "person_notes": host.features.dashboard.take_notes(spaces or [])}
 
 
 def _unreported(host: Host, store: Any, spaces: list[Any], touched_rows: list[Any]) -> list[dict[str, Any]]:
