@@ -56,9 +56,9 @@ class BrowserLink:
         self.default_context = ""
         #: target id -> latest TargetInfo (pages, iframes, workers ...)
         self.targets: dict[str, dict[str, Any]] = {}
-        self.on_target_created: list[Callable[[dict], Any]] = []
+        self.on_target_created: list[Callable[[dict[str, Any]], Any]] = []
         self.on_target_destroyed: list[Callable[[str], Any]] = []
-        self.on_target_changed: list[Callable[[dict], Any]] = []
+        self.on_target_changed: list[Callable[[dict[str, Any]], Any]] = []
         self.on_disconnect: list[Callable[[], Any]] = []
 
     @property
@@ -80,7 +80,10 @@ class BrowserLink:
         conn.on("Target.targetCreated", self._created)
         conn.on("Target.targetInfoChanged", self._changed)
         conn.on("Target.targetDestroyed", self._destroyed)
-        version, targets, _, contexts = await asyncio.gather(
+        version: dict[str, Any]
+        known: dict[str, Any]
+        contexts: dict[str, Any]
+        version, known, _, contexts = await asyncio.gather(
             conn.send("Browser.getVersion"),
             conn.send("Target.getTargets"),
             conn.send("Target.setDiscoverTargets", {"discover": True}),
@@ -88,7 +91,7 @@ class BrowserLink:
         )
         self.version = version
         self.default_context = str(contexts.get("defaultBrowserContextId") or "")
-        for info in targets["targetInfos"]:
+        for info in known["targetInfos"]:
             self.targets.setdefault(info["targetId"], info)
 
     @property
@@ -137,14 +140,14 @@ class BrowserLink:
             stream = await connect_unix(process.ws_url[len(UNIX_PREFIX):], timeout=timeout)
         except BrowserUnavailable:
             return False
-        self.conn = Connection(stream, process.ws_url)  # type: ignore[arg-type]
+        self.conn = Connection(stream, process.ws_url)
         self.process = process
         self.endpoint, self.owned = process.ws_url, True
         # the browser target's id: new with every launch, as the websocket URL's id was
         self.instance = str(stream.hello.get("instance") or process.instance)
         return True
 
-    def _read_state(self) -> dict | None:
+    def _read_state(self) -> dict[str, Any] | None:
         try:
             state = orjson.loads(self._state_file.read_bytes())
         except (FileNotFoundError, orjson.JSONDecodeError):
@@ -174,19 +177,19 @@ class BrowserLink:
 
     # -- targets ----------------------------------------------------------------------------
 
-    def _created(self, params: dict, _sid: str | None) -> None:
+    def _created(self, params: dict[str, Any], _sid: str | None) -> None:
         info = params["targetInfo"]
         self.targets[info["targetId"]] = info
         for cb in self.on_target_created:
             cb(info)
 
-    def _changed(self, params: dict, _sid: str | None) -> None:
+    def _changed(self, params: dict[str, Any], _sid: str | None) -> None:
         info = params["targetInfo"]
         self.targets[info["targetId"]] = info
         for cb in self.on_target_changed:
             cb(info)
 
-    def _destroyed(self, params: dict, _sid: str | None) -> None:
+    def _destroyed(self, params: dict[str, Any], _sid: str | None) -> None:
         tid = params["targetId"]
         self.targets.pop(tid, None)
         for cb in self.on_target_destroyed:
@@ -197,7 +200,7 @@ class BrowserLink:
         return info is not None and info.get("type") == "page"
 
 
-def _recorded_process(saved: dict, profile: Path) -> BrowserProcess:
+def _recorded_process(saved: dict[str, Any], profile: Path) -> BrowserProcess:
     """What ``browser.json`` describes, checked against this home's profile, never its own
     word: a pid reused by an unrelated process fails ``is_ours()`` and is never signalled."""
 

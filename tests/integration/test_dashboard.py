@@ -218,6 +218,41 @@ async def test_the_live_view_shows_the_agent_acting(dash, viewer, server):
         await t.finish(keep=[])
 
 
+async def test_an_action_note_shows_while_the_action_runs(dash, viewer, server):
+    """note= (declared on actions) is drawn over the live view while the action runs."""
+    import threading
+
+    from tests.server import Response
+
+    release = threading.Event()
+
+    def hold(_req):
+        release.wait(60)
+        return Response("ok", content_type="text/plain")
+
+    server.route("/dash-note-release", hold)
+    url = server.page("/dash-note.html", """<p>waiting</p><script>
+        fetch('/dash-note-release').then(() => { const b = document.createElement('button'); b.id = 'late';
+        b.textContent = 'Late'; document.body.appendChild(b); });</script>""")
+    t = await ego_browser.task_space("dash-note")
+    try:
+        page = t.page("p1")
+        await page.goto(url)
+        await _open_space(viewer, t.space_id)
+        click = asyncio.ensure_future(page.click("#late", note="Adding the kettle to the cart", timeout=30000))
+        try:
+            await viewer.wait_for_function("""() => { const l = document.getElementById('label');
+                return !l.hidden && l.textContent === 'page.click: Adding the kettle to the cart'; }""")
+        finally:
+            release.set()
+        await click
+        await viewer.wait_for_function(
+            "document.getElementById('sp-action').textContent === 'last: page.click on p1: Adding the kettle to the cart'")
+    finally:
+        release.set()
+        await t.finish(keep=[])
+
+
 async def test_take_over_type_and_give_back_from_the_ui(host, dash, viewer, server):
     url = server.page("/dash-type.html", AGENT_PAGE)
     t = await ego_browser.task_space("dash-type")
