@@ -11,7 +11,7 @@ import re
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 PACKAGE = ROOT / "ego_browser"
 #: generated; its docstring gives the one reason for all of its ignores
 GENERATED = PACKAGE / "client" / "_generated.py"
