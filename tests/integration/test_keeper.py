@@ -230,12 +230,14 @@ def test_an_unused_launch_directory_goes_with_its_orphaned_keeper(tmp_path):
     )
     env = {**os.environ, "EGO_BROWSER_KEEPER_GRACE": "0"}
     launcher = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "profile")], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, env=env, cwd=str(Path(__file__).resolve().parent.parent))
+                                stdout=subprocess.PIPE, env=env, cwd=str(Path(__file__).resolve().parents[2]))
     try:
         info = orjson.loads(launcher.stdout.readline())
     finally:
         launcher.kill()  # the process this test started, by pid
         launcher.wait(30)
+        launcher.stdin.close()
+        launcher.stdout.close()
     assert os.path.basename(os.path.dirname(info["sock"])).startswith("ego-keeper-")
     assert _exited(info["keeper"], 120), "the orphaned keeper is still running"
     assert _exited(info["browser"], 60), "its Chromium is still running"
