@@ -114,3 +114,15 @@ def fresh_rounds():
     finally:
         r.stop()
         shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def grid():
+    """A Selenium Grid 4 (hub + two nodes, tests/grid.py), started only by the tests that ask."""
+    from tests.grid import start_grid
+
+    g = start_grid()
+    try:
+        yield g
+    finally:
+        g.stop()
