@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 from typing import Any
 
@@ -27,6 +28,8 @@ from .unlisted_tabs import close_spare_tab, find_spare_tab, first_tab, recover_t
 AGENT, DELEGATED, USER = Ownership.AGENT, Ownership.DELEGATED, Ownership.USER
 
 logger = logging.getLogger("ego_browser.host")
+#: a new space's place on its browser until it is stored (BrowserLink.place)
+_placing = itertools.count(1)
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -120,34 +123,9 @@ async def reconcile_on_start(host: Host) -> None:
     """
     store = _store(host)
     for space in store.spaces():
-        if space.browser_instance == host.browser.instance:
+        if host.browser.has(space.browser_instance):
             continue
-        context_id = None
-        if space.isolated:
-            res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})  # type: ignore[union-attr]
-            context_id = res["browserContextId"]
-        elif space.profile_id != "default" and not space.closed:
-            from .profile_ops import context_for
-
-            try:
-                context_id = await context_for(host, space.profile_id)  # seeded again from the profile
-            except ProfileNotFound:
-                logger.warning("space %s: its profile %s is gone; its pages reopen in the default profile",
-                               space.id, space.profile_id)
-        first = True
-        for row in store.pages(space.id):
-            if row.state == UNMANAGED:
-                store.delete_page_record(space.id, row.label)
-                continue
-            if row.state != OPEN:
-                continue
-            tid = await _create_tab(
-                host, space, context_id=context_id, new_window=first, url=row.url or "about:blank"
-            )
-            first = False
-            store.update_page(space.id, row.label, target_id=tid)
-            store.delete_ledger(space.id, row.label)
-        store.update_space(space.id, browser_instance=host.browser.instance, context_id=context_id, user_page=None)
+        await reopen_space(host, space)
     for info in list(host.browser.targets.values()):
         if info.get("type") == "page" and info.get("openerId"):
             adopt_popup(host, info)
@@ -155,6 +133,39 @@ async def reconcile_on_start(host: Host) -> None:
     if store.quarantined is not None:
         recover_tabs(host)
     await close_spare_tab(host)
+
+
+async def reopen_space(host: Host, space: SpaceRow) -> None:
+    """Reopen a space's open pages at their last URLs, under their labels, in the request's
+    browser (``BrowserLink.use``): its own browser is gone (restarted, or lost on a Grid).
+    The old ledgers go: their nodes no longer exist."""
+    store = _store(host)
+    context_id = None
+    if space.isolated:
+        res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})  # type: ignore[union-attr]
+        context_id = res["browserContextId"]
+    elif space.profile_id != "default" and not space.closed:
+        from .profile_ops import context_for
+
+        try:
+            context_id = await context_for(host, space.profile_id)  # seeded again from the profile
+        except ProfileNotFound:
+            logger.warning("space %s: its profile %s is gone; its pages reopen in the default profile",
+                           space.id, space.profile_id)
+    first = True
+    for row in store.pages(space.id):
+        if row.state == UNMANAGED:
+            store.delete_page_record(space.id, row.label)
+            continue
+        if row.state != OPEN:
+            continue
+        tid = await _create_tab(
+            host, space, context_id=context_id, new_window=first, url=row.url or "about:blank"
+        )
+        first = False
+        store.update_page(space.id, row.label, target_id=tid)
+        store.delete_ledger(space.id, row.label)
+    store.update_space(space.id, browser_instance=host.browser.instance, context_id=context_id, user_page=None)
 
 
 # -- top-level functions --------------------------------------------------------------------
@@ -226,8 +237,21 @@ async def task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
             api="task_space", option="isolated", expected="False with a profile_id",
         )
     assert host.browser.conn is not None
+    from .placement import place_new_space
     from .profile_ops import context_for
 
+    token = next(_placing)
+    instance = await place_new_space(host, profile, token)  # the browser it goes to (docs/scale-out.md)
+    try:
+        return await _open_space(host, name, profile, isolated)
+    finally:
+        host.browser.placed_done(instance, token)
+
+
+async def _open_space(host: Host, name: str, profile: str, isolated: bool) -> dict[str, Any]:
+    from .profile_ops import context_for
+
+    store = _store(host)
     context_id = await context_for(host, profile)  # ProfileNotFound for an unknown or removed profile
     if isolated:
         res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
@@ -280,6 +304,7 @@ async def list_task_spaces(host: Host, args: dict[str, Any]) -> list[dict[str, A
             "status": space.status,
             "reason": space.reason,
             "tabs": len(titles),
+            "browser": host.browser.where(space.browser_instance) if not space.closed else "",
         })
     return out
 
@@ -568,6 +593,9 @@ async def finish(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     if closed_space:
         store.close_space(space.id)
         host.active.pop(space.id, None)
+        from .placement import after_finish
+
+        await after_finish(host, space.browser_instance)  # an idle Grid session is given back
     else:
         store.update_space(space.id, ownership=USER, reason="user_owned")
     return {
