@@ -120,11 +120,15 @@ class Grid:
             return json.loads(resp.read())["value"]
 
     def sessions(self) -> dict[str, list[str]]:
-        """Node URI -> ids of the sessions it runs, as the hub reports them."""
+        """Node URI -> ids of the sessions it runs, asked of each node: the hub's /status
+        learns of a deleted session later, through its event bus."""
         out: dict[str, list[str]] = {}
-        for node in self.status()["nodes"]:
-            ids = [slot["session"]["sessionId"] for slot in node.get("slots", []) if slot.get("session")]
-            out[node["uri"]] = ids
+        for node in self.nodes:
+            with urllib.request.urlopen(node.url + "/status", timeout=5.0) as resp:
+                status = json.loads(resp.read())["value"]["node"]
+            out[status["externalUri"].rstrip("/")] = [
+                slot["session"]["sessionId"] for slot in status.get("slots", []) if slot.get("session")
+            ]
         return out
 
     def node_for(self, uri: str) -> GridProcess:

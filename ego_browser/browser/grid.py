@@ -131,7 +131,7 @@ class GridClient:
         for node in ((status or {}).get("value") or {}).get("nodes") or []:
             for slot in node.get("slots") or []:
                 if (slot.get("session") or {}).get("sessionId") == session_id:
-                    return str(node.get("uri") or "")
+                    return str(node.get("uri") or "").rstrip("/")
         return ""
 
     async def keepalive(self, session_id: str) -> None:

@@ -89,6 +89,13 @@ class Provider:
         """Called every ``keepalive_interval`` seconds while the browser is in use."""
 
     keepalive_interval: float | None = None
+    #: seconds between liveness checks over CDP, for browsers whose connection can outlive
+    #: them (None: the connection closes when the browser dies)
+    heartbeat_interval: float | None = None
+
+    async def confirm_lost(self, browser: OpenedBrowser) -> bool:
+        """The browser missed a heartbeat: is it gone (True), or only slow (False)?"""
+        return False
 
 
 class LocalProvider(Provider):
@@ -153,7 +160,7 @@ class LocalProvider(Provider):
         return OpenedBrowser(conn=conn, kind=self.kind, endpoint=process.ws_url, instance=instance, owned=True,
                              where="local", process=process)
 
-    def _read_state(self) -> dict | None:
+    def _read_state(self) -> dict[str, Any] | None:
         try:
             state = orjson.loads(self._state_file.read_bytes())
         except (FileNotFoundError, orjson.JSONDecodeError):
@@ -218,6 +225,9 @@ class GridProvider(Provider):
         self.client = GridClient(url)
         # the node's session timeout is 300 s by default: a keep-alive well inside it
         self.keepalive_interval = _positive_float("EGO_BROWSER_GRID_KEEPALIVE", 60.0)
+        # The Grid's CDP proxy keeps our websocket open when the node's Chromium dies and drops
+        # what we send (measured with Grid 4.48: no close in 60 s): a heartbeat finds out.
+        self.heartbeat_interval = _positive_float("EGO_BROWSER_GRID_HEARTBEAT", 2.0)
 
     async def open(self) -> OpenedBrowser:
         session = await self.client.new_session(grid_chrome_args())
@@ -248,6 +258,19 @@ class GridProvider(Provider):
     async def keepalive(self, browser: OpenedBrowser) -> None:
         if browser.grid is not None:
             await self.client.keepalive(browser.grid.session_id)
+
+    async def confirm_lost(self, browser: OpenedBrowser) -> bool:
+        # chromedriver holds its own connection to the browser: a command that needs the
+        # browser fails at once when it is gone, and answers when it is only slow
+        if browser.grid is None:
+            return False
+        try:
+            await self.client.call("GET", f"/session/{browser.grid.session_id}/window/handles")
+        except BrowserUnavailable:
+            return True  # HTTP error: "invalid session id", "chrome not reachable", node gone
+        except TimeoutError:
+            return False
+        return False
 
 
 def grid_chrome_args() -> list[str]:
@@ -280,7 +303,7 @@ def select_provider(home: Path, run_dir: Path, *, embedded: bool) -> Provider:
     return LocalProvider(home, run_dir, embedded=embedded)
 
 
-def _recorded_process(saved: dict, profile: Path) -> BrowserProcess:
+def _recorded_process(saved: dict[str, Any], profile: Path) -> BrowserProcess:
     """What ``browser.json`` describes, checked against this home's profile, never its own
     word: a pid reused by an unrelated process fails ``is_ours()`` and is never signalled."""
 

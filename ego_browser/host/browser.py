@@ -28,10 +28,14 @@ from ..browser.launcher import BrowserProcess
 from ..browser.providers import OpenedBrowser, Provider, select_provider, spaces_per_browser
 from ..browser.router import RoutedConnection
 from ..cdp import Connection
+from ..errors import CdpChannelUnavailable, EgoError
 
 __all__ = ["BrowserLink", "Member"]
 
 logger = logging.getLogger("ego_browser.host")
+
+#: seconds a heartbeat waits for the browser before its provider is asked whether it is gone
+HEARTBEAT_TIMEOUT = 5.0
 
 #: the browser (instance) the running request works in; each request is its own task
 _CURRENT: ContextVar[str | None] = ContextVar("ego_browser_member", default=None)
@@ -43,7 +47,7 @@ class Member:
     def __init__(self, opened: OpenedBrowser) -> None:
         self.opened = opened
         self.version: dict[str, Any] = {}
-        self.keepalive: asyncio.Task | None = None
+        self.keepalive: asyncio.Task[None] | None = None
         self.offs: list[Callable[[], None]] = []
 
     @property
@@ -68,9 +72,9 @@ class BrowserLink:
         self.target_owner: dict[str, str] = {}
         self.context_owner: dict[str, str] = {}
         self.session_owner: dict[str, str] = {}
-        self.on_target_created: list[Callable[[dict], Any]] = []
+        self.on_target_created: list[Callable[[dict[str, Any]], Any]] = []
         self.on_target_destroyed: list[Callable[[str], Any]] = []
-        self.on_target_changed: list[Callable[[dict], Any]] = []
+        self.on_target_changed: list[Callable[[dict[str, Any]], Any]] = []
         #: the only browser went away (one-browser providers): the host stops
         self.on_disconnect: list[Callable[[], Any]] = []
         #: one browser of several went away: (instance, the target ids it held)
@@ -78,6 +82,7 @@ class BrowserLink:
         self._opening: asyncio.Lock | None = None
         #: the placement policy's count: a space placed but not yet stored counts too
         self._placed: dict[str, set[int]] = {}
+        self._releasing: set[asyncio.Task[None]] = set()
 
     # -- what the rest of the host reads -------------------------------------------------------
 
@@ -168,21 +173,31 @@ class BrowserLink:
         conn = opened.conn
         instance = opened.instance
         self.members[instance] = member
-        if self.provider.many:
-            conn.on_close(lambda _exc, m=member: self._lost(m))
-        else:
-            conn.on_close(lambda _exc: [cb() for cb in self.on_disconnect])
+        many = self.provider.many
+
+        def closed(_exc: BaseException | None) -> None:
+            if many:
+                self._lost(member)
+            else:
+                for cb in list(self.on_disconnect):
+                    cb()
+
+        def created(params: dict[str, Any], _sid: str | None) -> None:
+            self._created(instance, params)
+
+        conn.on_close(closed)
         member.offs += [
-            conn.on("Target.targetCreated", lambda p, _s, i=instance: self._created(i, p)),
+            conn.on("Target.targetCreated", created),
             conn.on("Target.targetInfoChanged", lambda p, _s: self._changed(p)),
             conn.on("Target.targetDestroyed", lambda p, _s: self._destroyed(p)),
         ]
         try:
-            version, targets, _ = await asyncio.gather(
+            replies: tuple[dict[str, Any], ...] = await asyncio.gather(
                 conn.send("Browser.getVersion", timeout=10.0),
                 conn.send("Target.getTargets", timeout=10.0),
                 conn.send("Target.setDiscoverTargets", {"discover": True}, timeout=10.0),
             )
+            version, targets = replies[0], replies[1]
         except BaseException:
             self.members.pop(instance, None)
             with contextlib.suppress(Exception):
@@ -194,24 +209,56 @@ class BrowserLink:
             self.target_owner[info["targetId"]] = instance
         if self.router is not None:
             self.router.attach_member(instance, conn)
-        interval = self.provider.keepalive_interval
-        if interval:
-            member.keepalive = asyncio.get_running_loop().create_task(self._keepalive(member, interval))
+        if self.provider.keepalive_interval or self.provider.heartbeat_interval:
+            member.keepalive = asyncio.get_running_loop().create_task(self._watch(member))
         return member
 
-    async def _keepalive(self, member: Member, interval: float) -> None:
-        assert self.provider is not None
+    async def _watch(self, member: Member) -> None:
+        """Keep the browser's session alive (``keepalive_interval``) and find out when the
+        browser is gone although its connection stays open (``heartbeat_interval``)."""
+        provider = self.provider
+        assert provider is not None
+        loop = asyncio.get_running_loop()
+        beat = provider.heartbeat_interval
+        keep = provider.keepalive_interval
+        next_keep = loop.time() + keep if keep else None
         while True:
-            # a timer, not a wait on the browser: the Grid only counts WebDriver calls
-            await asyncio.sleep(interval)
-            try:
-                await self.provider.keepalive(member.opened)
-            except Exception as exc:  # noqa: BLE001 - the next one may pass; a lost session shows on its websocket
-                logger.warning("keep-alive of %s failed: %s", member.opened.where, exc)
+            # timers, not waits on the browser: nothing else says when to look
+            await asyncio.sleep(min(x for x in (beat, keep) if x))
+            if beat and not await self._beat(member):
+                return
+            if next_keep is not None and loop.time() >= next_keep:
+                next_keep = loop.time() + (keep or 0)
+                try:
+                    await provider.keepalive(member.opened)
+                except Exception as exc:  # noqa: BLE001 - the next one may pass; a lost browser shows in the heartbeat
+                    logger.warning("keep-alive of %s failed: %s", member.opened.where, exc)
+
+    async def _beat(self, member: Member) -> bool:
+        """One heartbeat; False once the browser is found gone (its connection is closed,
+        which fails what is pending and reports it lost)."""
+        assert self.provider is not None
+        conn = member.opened.conn
+        if conn.closed:
+            return False
+        try:
+            await conn.send("Browser.getVersion", timeout=HEARTBEAT_TIMEOUT)
+            return True
+        except CdpChannelUnavailable:
+            return False
+        except EgoError:
+            pass  # no answer in time: ask the browser's provider whether it is gone or slow
+        if not await self.provider.confirm_lost(member.opened):
+            return True
+        logger.warning("browser %s does not answer and its provider says it is gone", member.opened.where)
+        await conn.close()
+        return False
 
     async def stop(self, *, kill_browser: bool) -> None:
         for member in list(self.members.values()):
             await self._release(member, kill=kill_browser)
+        if self._releasing:
+            await asyncio.wait(list(self._releasing), timeout=15.0)
 
     async def _release(self, member: Member, *, kill: bool) -> None:
         assert self.provider is not None
@@ -220,8 +267,8 @@ class BrowserLink:
         await self.provider.release(member.opened, kill=kill)
 
     def _forget(self, member: Member) -> list[str]:
-        if member.keepalive is not None:
-            member.keepalive.cancel()
+        if member.keepalive is not None and member.keepalive is not asyncio.current_task():
+            member.keepalive.cancel()  # (a heartbeat that found the browser gone ends by itself)
         for off in member.offs:
             off()
         member.offs.clear()
@@ -246,6 +293,11 @@ class BrowserLink:
         if self.primary is member:
             self.primary = None
         logger.warning("browser %s went away (%d targets)", member.opened.where, len(gone))
+        if self.provider is not None:
+            # what is left of it (a Grid session whose Chromium died) is given back
+            task = asyncio.get_running_loop().create_task(self.provider.release(member.opened, kill=True))
+            self._releasing.add(task)
+            task.add_done_callback(self._releasing.discard)
         for cb in list(self.on_member_lost):
             cb(member.instance, gone)
 
@@ -292,14 +344,14 @@ class BrowserLink:
 
     # -- targets ----------------------------------------------------------------------------
 
-    def _created(self, instance: str, params: dict) -> None:
+    def _created(self, instance: str, params: dict[str, Any]) -> None:
         info = params["targetInfo"]
         self.targets[info["targetId"]] = info
         self.target_owner[info["targetId"]] = instance
         for cb in self.on_target_created:
             cb(info)
 
-    def _changed(self, params: dict) -> None:
+    def _changed(self, params: dict[str, Any]) -> None:
         info = params["targetInfo"]
         if info["targetId"] not in self.target_owner and self.many:
             return  # a browser being released still reports its last changes
@@ -307,7 +359,7 @@ class BrowserLink:
         for cb in self.on_target_changed:
             cb(info)
 
-    def _destroyed(self, params: dict) -> None:
+    def _destroyed(self, params: dict[str, Any]) -> None:
         tid = params["targetId"]
         self.targets.pop(tid, None)
         self.target_owner.pop(tid, None)
