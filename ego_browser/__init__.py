@@ -12,25 +12,7 @@ from ._version import __version__
 from .errors import *  # noqa: F403  (small, dependency-free, and every round needs it)
 from .errors import __all__ as _errors_all
 
-_LAZY = {
-    "task_space": "ego_browser.client.api",
-    "list_task_spaces": "ego_browser.client.api",
-    "claim_task_space": "ego_browser.client.api",
-    "take_over_task_space": "ego_browser.client.api",
-    "profiles": "ego_browser.client.api",
-    "embedded": "ego_browser.client.api",
-    "TaskSpace": "ego_browser.client.taskspace",
-    "Page": "ego_browser.client.page",
-    "ActionReceipt": "ego_browser.client.models",
-    "UnmanagedPage": "ego_browser.client.models",
-    "FileChooser": "ego_browser.client.files",
-    "Download": "ego_browser.client.files",
-    "help": "ego_browser.helptext",
-    "learn_context": "ego_browser.learning",
-    "site_skills": "ego_browser.learning",
-    "run_site_tool": "ego_browser.learning",
-    "run_site_browser_tool": "ego_browser.learning",
-}
+from ._exports import LAZY as _LAZY  # generated from the schema (schema/gen_client.py)
 
 __all__ = ["__version__", *_errors_all, *_LAZY]
 
@@ -62,5 +44,4 @@ if TYPE_CHECKING:  # pragma: no cover
         task_space,
     )
     from .client.models import ActionReceipt, UnmanagedPage  # noqa: F401
-    from .client.page import Page  # noqa: F401
-    from .client.taskspace import TaskSpace  # noqa: F401
+    from .client._generated import Download, FileChooser, Page, TaskSpace  # noqa: F401

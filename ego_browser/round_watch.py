@@ -125,7 +125,7 @@ class RoundWatch:
         self.report_task_failure(task, lineno, exc)
 
     def report_task_failure(self, task: Any, lineno: int, exc: BaseException) -> None:
-        from .runner import _failure
+        from .script_errors import _failure
 
         started = self._where(lineno).replace("  at", "  started at", 1)
         failure = _failure(exc, self.filename, "\n".join(self.lines))

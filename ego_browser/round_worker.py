@@ -76,7 +76,7 @@ def _preload() -> None:
     from . import runner
 
     runner.script_globals()  # resolves the lazy names (client, learning, help)
-    from .client import api, channel, page, taskspace  # noqa: F401
+    from .client import _generated, api, channel, round  # noqa: F401
 
 
 def _send(conn: socket.socket, kind: str, value: int) -> None:

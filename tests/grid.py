@@ -18,6 +18,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,6 +131,14 @@ class Grid:
                 slot["session"]["sessionId"] for slot in status.get("slots", []) if slot.get("session")
             ]
         return out
+
+    def session_alive(self, session_id: str) -> bool:
+        """A WebDriver command on the session answers (a deleted one is an error at once)."""
+        try:
+            with urllib.request.urlopen(f"{self.url}/session/{session_id}/timeouts", timeout=10.0) as resp:
+                return resp.status == 200
+        except urllib.error.HTTPError:
+            return False
 
     def node_for(self, uri: str) -> GridProcess:
         return next(n for n in self.nodes if n.url == uri.rstrip("/"))

@@ -12,7 +12,7 @@ import asyncio
 
 import pytest
 
-from ego_browser.driver import actions
+from ego_browser.driver import actions, form_actions
 
 from .input_harness import browser, tab  # noqa: F401
 
@@ -51,7 +51,7 @@ async def test_b160_same_process_iframe(tab):
         return await frame_handles(tab, tab.session, fid, "#field")
 
     await actions.click(tab.ctx("#cb"), resolve_btn)
-    await actions.fill(tab.ctx("#field", "page.fill"), resolve_field, "in frame")
+    await form_actions.fill(tab.ctx("#field", "page.fill"), resolve_field, "in frame")
     ctx_id = (await resolve_field())[0].context_id
     v = await tab.session.send("Runtime.evaluate", {"expression": "[document.title, field.value]", "contextId": ctx_id, "returnByValue": True})
     assert v["result"]["value"] == ["clicked:true", "in frame"]
@@ -87,7 +87,7 @@ async def test_b159_out_of_process_iframe(browser, tab):
         return await frame_handles(tab, fs, fid, "#field")
 
     await actions.click(tab.ctx("#cb"), resolve_btn)
-    await actions.fill(tab.ctx("#field", "page.fill"), resolve_field, "oopif value")
+    await form_actions.fill(tab.ctx("#field", "page.fill"), resolve_field, "oopif value")
     v = await fs.send("Runtime.evaluate", {"expression": "[document.title, field.value]", "returnByValue": True})
     assert v["result"]["value"] == ["clicked:true", "oopif value"]
     wheels = await tab.log("wheel")

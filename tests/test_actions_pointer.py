@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ego_browser.driver import actions
+from ego_browser.driver import actions, form_actions
 from ego_browser.errors import NotActionable, SelectorAmbiguous, SelectorNotFound
 
 from .input_harness import browser, tab  # noqa: F401
@@ -114,7 +114,7 @@ async def test_b101_aria_disabled_rules(tab):
     with pytest.raises(NotActionable, match="element is disabled"):
         await actions.click(tab.ctx("#a1"), tab.resolver("#a1"), timeout_ms=150)
     with pytest.raises(NotActionable, match="element is disabled"):
-        await actions.fill(tab.ctx("#f1", "page.fill"), tab.resolver("#f1"), "x", timeout_ms=150)
+        await form_actions.fill(tab.ctx("#f1", "page.fill"), tab.resolver("#f1"), "x", timeout_ms=150)
     assert await tab.js("f1.value") == ""
     await actions.click(tab.ctx("#a2"), tab.resolver("#a2"))
     with pytest.raises(NotActionable, match="element is disabled"):
@@ -162,7 +162,7 @@ async def test_b97_moving_elements(tab):
                    "<script>__watch(b,'click');let k=0;setInterval(()=>{k++;const d=(k%2?4:-4);"
                    "b.style.left=(100+d)+'px';i.style.top=(200+d)+'px'},16)</script>")
     await actions.click(tab.ctx("#b"), tab.resolver("#b"))
-    await actions.fill(tab.ctx("#i", "page.fill"), tab.resolver("#i"), "moving")
+    await form_actions.fill(tab.ctx("#i", "page.fill"), tab.resolver("#i"), "moving")
     assert len(await clicks(tab)) == 1
     assert await tab.js("i.value") == "moving"
 

@@ -75,7 +75,7 @@ async def test_a_lost_browser_fails_only_its_spaces_and_they_come_back(on_grid, 
     for space in (a, b, c):
         await space.finish(keep=[])
     # the dead session was given back, and the finished ones too
-    assert not any(member.opened.grid.session_id in ids for ids in grid.sessions().values())
+    assert not grid.session_alive(member.opened.grid.session_id)
 
 
 def test_grid_down_is_a_clear_error_naming_its_url(tmp_path):

@@ -93,4 +93,4 @@ def test_agent_round_on_a_grid_space_end_to_end(grid_rounds, grid, server, tmp_p
     assert kind == "grid" and node in grid.sessions() and session in grid.sessions()[node]
     # host stop gives the Grid session back
     grid_rounds.stop()
-    assert not any(session in ids for ids in grid.sessions().values())
+    assert not grid.session_alive(session)

@@ -30,11 +30,11 @@ async def test_spaces_spread_over_both_nodes_and_sessions_go_back_after_finish(o
     # the first browser's spaces finished: its session is released, the other stays
     await spaces[0].finish(keep=[])
     first_session = where[0].split()[3]
-    assert any(first_session in ids for ids in grid.sessions().values())
+    assert grid.session_alive(first_session)
     await spaces[1].finish(keep=[])
-    assert not any(first_session in ids for ids in grid.sessions().values())
+    assert not grid.session_alive(first_session)
     assert await spaces[2].page("p1").title() == "Spread"
     for t in spaces[2:]:
         await t.finish(keep=[])
-    assert not any(where[2].split()[3] in ids for ids in grid.sessions().values())
+    assert not grid.session_alive(where[2].split()[3])
     assert len(host.browser.members) == 0

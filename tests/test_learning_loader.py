@@ -354,9 +354,9 @@ class UrlPage:
 
 
 async def test_url_from_a_page_or_the_injected_resolver(root, monkeypatch):
-    import ego_browser.client.page as client_page
+    import ego_browser.client.round as client_round
 
-    monkeypatch.setattr(client_page, "last_page", None)  # no page used by this process yet
+    monkeypatch.setattr(client_round, "last_page", lambda: None)  # no page used by this round yet
     make_pack(root, "shop")
     assert [s["id"] for s in await learning.site_skills(page=UrlPage("https://shop.example/x"))] == ["shop"]
     with pytest.raises(InvalidArgument):

@@ -27,10 +27,14 @@ async def test_b153_popup_in_receipt(host, task, server):
 async def test_b154_waiter_resolves_delayed_popup(host, task, server):
     server.page("/b154-child", "child")
     page = task.page("p1")
-    await page.goto(server.page("/b154", BTN.format(js="setTimeout(() => window.open('/b154-child'), 250)")))
+    # the click starts a timer that opens the popup only once the test says so (after the
+    # receipt): a fixed delay would race the receipt on a loaded machine
+    opener = "const t = setInterval(() => { if (window.release) { clearInterval(t); window.open('/b154-child'); } }, 20)"
+    await page.goto(server.page("/b154", BTN.format(js=opener)))
     waiter = page.wait_for_event("popup")
     receipt = await click(host, page, "#b")
     assert receipt.popups == []
+    await page.evaluate("window.release = true")
     popup = await waiter
     await popup.wait_for_url("**/b154-child")
     assert await popup.evaluate("location.pathname") == "/b154-child"

@@ -14,26 +14,13 @@ import inspect
 
 from ego_browser.schema import validate
 from ego_browser.schema.render import DOCS_PATH, api_markdown, guide, help_text, overview
+from ego_browser.schema.spec import CLASSES as SPEC_CLASSES
+from ego_browser.schema.spec import FUNCTIONS as SPEC_FUNCTIONS
 from ego_browser.schema.spec import OMIT, REQUIRED, members
 
-#: runtime objects: schema owner -> (module, attribute)
-CLASSES = {
-    "TaskSpace": ("ego_browser.client.taskspace", "TaskSpace"),
-    "Page": ("ego_browser.client.page", "Page"),
-    "Page.mouse": ("ego_browser.client.input", "Mouse"),
-    "Page.keyboard": ("ego_browser.client.input", "Keyboard"),
-    "FileChooser": ("ego_browser.client.files", "FileChooser"),
-    "Download": ("ego_browser.client.files", "Download"),
-    "ActionReceipt": ("ego_browser.client.models", "ActionReceipt"),
-    "UnmanagedPage": ("ego_browser.client.models", "UnmanagedPage"),
-}
-#: top-level functions: name -> module
-FUNCTIONS = {
-    **dict.fromkeys(["task_space", "list_task_spaces", "claim_task_space", "take_over_task_space", "profiles",
-                     "embedded"], "ego_browser.client.api"),
-    "help": "ego_browser.helptext",
-    **dict.fromkeys(["site_skills", "learn_context", "run_site_tool", "run_site_browser_tool"], "ego_browser.learning"),
-}
+#: runtime objects: schema owner -> (module, attribute); top-level functions: name -> module (one table)
+CLASSES = {owner: (info.module, info.runtime) for owner, info in SPEC_CLASSES.items()}
+FUNCTIONS = SPEC_FUNCTIONS
 #: public on a runtime class but not API (documented here so the exception is visible)
 INTERNAL = {"ActionReceipt.from_wire"}
 

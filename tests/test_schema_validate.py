@@ -67,9 +67,10 @@ def test_checker_is_compiled_once():
 
 
 async def test_wired_methods_raise_before_any_request():
-    from ego_browser.client.page import Page
+    from ego_browser.client.round import Round
+    from ego_browser import Page
 
-    page = Page(channel=None, space_id=1, label="p1")  # no channel: a request would fail differently
+    page = Page(Round(channel=None), space_id=1, label="p1")  # no channel: a request would fail differently
     with pytest.raises(InvalidArgument, match="page.goto: timeout"):
         await page.goto("https://x.test", timeout=-5)
     with pytest.raises(TypeError):

@@ -30,7 +30,10 @@ from ..errors import BrowserUnavailable
 __all__ = [
     "REQUIRED_FLAGS",
     "BrowserProcess",
+    "check_display",
     "find_chromium",
+    "headless_enabled",
+    "launched_headless",
     "launch_chromium",
     "pid_alive",
     "process_matches",
@@ -208,6 +211,26 @@ def headless_enabled() -> bool:
     return os.environ.get("EGO_BROWSER_HEADLESS", "1").strip().lower() not in ("0", "false", "no")
 
 
+def launched_headless(pid: int) -> bool:
+    """The Chromium of ``pid`` runs headless (its command line says so; unknown: headless)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            argv = fh.read().split(b"\0")
+    except OSError:
+        return True
+    return any(a == b"--headless" or a.startswith(b"--headless=") for a in argv)
+
+
+def check_display() -> None:
+    """Headed Chromium needs a display; without one it exits with an X11 error in its log."""
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        raise BrowserUnavailable(
+            "EGO_BROWSER_HEADLESS=0 asks for browser windows but no display is set (DISPLAY or "
+            "WAYLAND_DISPLAY); start one (e.g. `Xvfb :99 &` then DISPLAY=:99) or unset EGO_BROWSER_HEADLESS",
+            endpoint=os.environ.get("DISPLAY") or None,
+        )
+
+
 def extra_args_from_env() -> list[str]:
     raw = os.environ.get("EGO_BROWSER_ARGS", "")
     return [line.strip() for line in raw.splitlines() if line.strip()]
@@ -243,6 +266,8 @@ def launch_chromium(
     _private_dirs(profile)
     if headless is None:
         headless = headless_enabled()
+    if not headless:
+        check_display()
     browser_args = [
         executable,
         f"--user-data-dir={profile}",

@@ -30,7 +30,15 @@ from ..cdp import Connection
 from ..cdp.pipe import UNIX_PREFIX, connect_unix
 from ..errors import BrowserUnavailable, InvalidArgument
 from .grid import GridClient, GridSession
-from .launcher import REQUIRED_FLAGS, BrowserProcess, extra_args_from_env, launch_chromium, resolve_cdp_url_async
+from .launcher import (
+    REQUIRED_FLAGS,
+    BrowserProcess,
+    extra_args_from_env,
+    headless_enabled,
+    launch_chromium,
+    launched_headless,
+    resolve_cdp_url_async,
+)
 
 __all__ = ["OpenedBrowser", "Provider", "LocalProvider", "CdpProvider", "GridProvider", "select_provider",
            "spaces_per_browser"]
@@ -69,6 +77,8 @@ class OpenedBrowser:
     where: str
     process: BrowserProcess | None = None
     grid: GridSession | None = None
+    #: shows windows on a display (a local browser launched with EGO_BROWSER_HEADLESS=0)
+    headed: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -104,8 +114,10 @@ class LocalProvider(Provider):
 
     kind = "local"
 
-    def __init__(self, home: Path, run_dir: Path, *, embedded: bool) -> None:
+    def __init__(self, home: Path, run_dir: Path, *, embedded: bool, window_name: str = "") -> None:
         self.home, self.run_dir, self.embedded = home, run_dir, embedded
+        #: headed: the launch window's title (the person's own space, host/windows.py)
+        self.window_name = window_name
 
     @property
     def _state_file(self) -> Path:
@@ -123,6 +135,7 @@ class LocalProvider(Provider):
                 if recorded.ws_url.startswith(UNIX_PREFIX):
                     opened = await self._connect(recorded, timeout=3.0)
                     if opened is not None:
+                        opened.headed = not launched_headless(recorded.pid)
                         return opened
                 # ours but unreachable (wedged), or one launched with a TCP port by an older
                 # version: replace it. Anything else under that pid is not ours to signal.
@@ -132,12 +145,17 @@ class LocalProvider(Provider):
         # ours inside the home: made private even if an older version left them 0755
         config.ensure_private_dir(self._profile.parent)
         config.ensure_private_dir(self._profile)
+        headed = not headless_enabled()
+        # headed: the launch window is the person's own (host/windows.py), titled as their space
+        extra = [f"--window-name={self.window_name}"] if headed and self.window_name else []
         if self.embedded:
             # launched from the loop's own thread: the death signal follows this thread, and
             # a worker thread of to_thread() may end before the process does
-            process = launch_chromium(self._profile, log_path=log_path, die_with_parent=True, socket_path=socket_path)
+            process = launch_chromium(self._profile, log_path=log_path, die_with_parent=True, socket_path=socket_path,
+                                      extra_args=extra)
         else:
-            process = await asyncio.to_thread(launch_chromium, self._profile, log_path=log_path, socket_path=socket_path)
+            process = await asyncio.to_thread(launch_chromium, self._profile, log_path=log_path, socket_path=socket_path,
+                                              extra_args=extra)
         opened = await self._connect(process, timeout=10.0)
         if opened is None:
             await asyncio.to_thread(process.terminate)
@@ -146,6 +164,7 @@ class LocalProvider(Provider):
                 "run `python -m ego_browser doctor`",
                 endpoint=process.ws_url,
             )
+        opened.headed = headed
         self._write_state(process, opened.instance)
         return opened
 
@@ -288,7 +307,7 @@ def _positive_float(name: str, default: float) -> float:
     return value if value > 0 else default
 
 
-def select_provider(home: Path, run_dir: Path, *, embedded: bool) -> Provider:
+def select_provider(home: Path, run_dir: Path, *, embedded: bool, window_name: str = "") -> Provider:
     grid = os.environ.get("EGO_BROWSER_GRID_URL", "").strip()
     cdp = [u.strip() for u in os.environ.get("EGO_BROWSER_CDP_URL", "").split(",") if u.strip()]
     if grid and cdp:
@@ -300,7 +319,7 @@ def select_provider(home: Path, run_dir: Path, *, embedded: bool) -> Provider:
         return GridProvider(grid)
     if cdp:
         return CdpProvider(cdp)
-    return LocalProvider(home, run_dir, embedded=embedded)
+    return LocalProvider(home, run_dir, embedded=embedded, window_name=window_name)
 
 
 def _recorded_process(saved: dict[str, Any], profile: Path) -> BrowserProcess:

@@ -8,7 +8,8 @@ from typing import Any
 
 from ..schema import validated
 from .channel import InProcessChannel, current_channel, reset_channel, use_channel
-from .taskspace import TaskSpace
+from ._generated import TaskSpace
+from .round import current_round
 
 __all__ = [
     "task_space",
@@ -23,9 +24,10 @@ __all__ = [
 @validated("task_space")
 async def task_space(name_or_id: str | int, *, profile_id: str | None = None, isolated: bool = False) -> TaskSpace:
     """Create or reuse the agent's task space named ``name_or_id`` (or open space id ``name_or_id``)."""
-    channel = current_channel()
-    info = await channel.call("task_space", {"name_or_id": name_or_id, "profile_id": profile_id, "isolated": isolated})
-    return TaskSpace(channel, info)
+    round_ = current_round()
+    info = await round_.channel.call(
+        "task_space", {"name_or_id": name_or_id, "profile_id": profile_id, "isolated": isolated})
+    return round_.task_space(info)
 
 
 async def list_task_spaces() -> list[dict[str, Any]]:
@@ -36,16 +38,14 @@ async def list_task_spaces() -> list[dict[str, Any]]:
 
 @validated("claim_task_space")
 async def claim_task_space(space_id: int) -> TaskSpace:
-    channel = current_channel()
-    info = await channel.call("claim_task_space", {"space": space_id})
-    return TaskSpace(channel, info)
+    round_ = current_round()
+    return round_.task_space(await round_.channel.call("claim_task_space", {"space": space_id}))
 
 
 @validated("take_over_task_space")
 async def take_over_task_space(space_id: int) -> TaskSpace:
-    channel = current_channel()
-    info = await channel.call("take_over_task_space", {"space": space_id})
-    return TaskSpace(channel, info)
+    round_ = current_round()
+    return round_.task_space(await round_.channel.call("take_over_task_space", {"space": space_id}))
 
 
 async def profiles() -> list[dict[str, Any]]:
@@ -55,6 +55,7 @@ async def profiles() -> list[dict[str, Any]]:
 @contextlib.asynccontextmanager
 async def embedded() -> AsyncIterator[Any]:
     """Run the host inside this process for the duration of the block (no daemon)."""
+    from ..host import features
     from ..host.core import Host
     from ..host.ops import load_all
 
@@ -78,7 +79,7 @@ async def embedded() -> AsyncIterator[Any]:
             "or set EGO_BROWSER_HOME to another directory for embedded use",
             endpoint=str(config.socket_path()),
         ) from None
-    host = Host(embedded=True)
+    host = Host(features=features.build, embedded=True)
     try:
         await host.start()
         token = use_channel(InProcessChannel(host))

@@ -382,6 +382,11 @@ def current_channel() -> Channel:
     return _process_channel
 
 
+def peek_channel() -> Channel | None:
+    """The channel ``current_channel()`` would return, without creating one."""
+    return _current.get() or _default or _process_channel
+
+
 def use_channel(channel: Channel | None) -> contextvars.Token:
     return _current.set(channel)
 

@@ -1,4 +1,5 @@
-"""``FileChooser`` and ``Download``: what file-chooser and download waiters resolve to.
+"""The hand-written parts of ``FileChooser`` and ``Download`` (what file-chooser and download
+waiters resolve to); the public classes are generated (``client/_generated.py``).
 
 Each download waiter gets its own temp folder (``$TMPDIR/ego-browser-download-*``); the
 host moves the finished file there. The folders of this process are removed when it exits
@@ -18,9 +19,9 @@ from ..schema import validated
 from .models import ActionReceipt
 
 if TYPE_CHECKING:
-    from .page import Page
+    from ._generated import Page
 
-__all__ = ["FileChooser", "Download", "new_download_dir"]
+__all__ = ["FileChooserBase", "DownloadBase", "new_download_dir"]
 
 _dirs: set[str] = set()
 
@@ -63,7 +64,7 @@ def file_list(api: str, files: Any) -> list[str]:
     return out
 
 
-class FileChooser:
+class FileChooserBase:
     """A native file chooser the page opened (it was intercepted: no system dialog)."""
 
     def __init__(self, page: Page, info: dict[str, Any]) -> None:
@@ -98,7 +99,7 @@ class FileChooser:
         return ActionReceipt.from_wire(res)
 
 
-class Download:
+class DownloadBase:
     """A download started by a Page (from ``page.wait_for_event("download")``)."""
 
     def __init__(self, page: Page, info: dict[str, Any]) -> None:
@@ -124,22 +125,12 @@ class Download:
         args["guid"] = self._guid
         return await self._page._channel.call(op, args)
 
-    async def path(self) -> str:
-        """The finished file in this process's temp folder (waits for completion)."""
-        return await self._call("download.path")
-
     @validated("Download.save_as")
     async def save_as(self, path: str | os.PathLike) -> None:
         await self._call("download.save_as", path=os.fspath(path))
 
-    async def failure(self) -> str | None:
-        return await self._call("download.failure")
-
-    async def cancel(self) -> None:
-        await self._call("download.cancel")
-
     async def delete(self) -> None:
         """Remove the temp file and its folder (a saved copy stays)."""
-        await self._call("download.forget")
+        await self._call("download.delete")
         if self._dir:
             drop_download_dir(self._dir)

@@ -16,12 +16,15 @@ import os
 import re
 import tempfile
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import EgoTimeout, InvalidArgument, UrlOpenedInPopup
 from ..schema import validated
-from .files import Download, FileChooser, drop_download_dir, file_list, new_download_dir
+from .files import drop_download_dir, file_list, new_download_dir
 from .models import ActionReceipt
+
+if TYPE_CHECKING:
+    from ._generated import Download, FileChooser
 
 __all__ = ["NavMixin", "glob_to_regex"]
 
@@ -82,17 +85,18 @@ def _retrieve(task: asyncio.Task) -> None:
 class NavMixin:
     """Waits, events, dialogs, files, fetch and screenshots (see API.md §4)."""
 
-    _channel: Any
+    _round: Any
     _space_id: int
     _label: str
 
     async def _call(self, op: str, **args: Any) -> Any:  # provided by Page
         raise NotImplementedError
 
-    def _sync(self, op: str, **args: Any) -> Any:
-        args["space"] = self._space_id
-        args["label"] = self._label
-        return self._channel.call_sync(op, args)
+    def _page_for(self, info: dict[str, Any]) -> Any:  # provided by Page
+        raise NotImplementedError
+
+    def _sync(self, op: str, **args: Any) -> Any:  # provided by Page
+        raise NotImplementedError
 
     # -- URLs -------------------------------------------------------------------------------
 
@@ -161,11 +165,6 @@ class NavMixin:
 
     # -- selectors and functions ------------------------------------------------------------
 
-    @validated("Page.wait_for_selector")
-    async def wait_for_selector(self, selector: str, *, state: str = "visible", timeout: float = 10000) -> bool:
-        api = "page.wait_for_selector"
-        return await self._call(api, selector=selector, state=state, timeout=timeout)
-
     @validated("Page.wait_for_function")
     async def wait_for_function(self, js: str, arg: Any = _UNSET, *, timeout: float = 10000,
                                 polling: float = 100) -> bool:
@@ -196,14 +195,12 @@ class NavMixin:
         return task
 
     async def _wait_popup(self, token: int, timeout: float) -> Any:
-        from .taskspace import page_for
-
         info = await self._call("page.wait_popup", token=token, timeout=timeout)
-        return page_for(self._channel, self._space_id, info)
+        return self._page_for(info)
 
     async def _wait_download(self, token: int, directory: str, timeout: float) -> Download:
         info = await self._call("page.wait_download", token=token, dir=directory, timeout=timeout)
-        return Download(self, info)  # type: ignore[arg-type]
+        return self._round.download(self, info)  # type: ignore[no-any-return]
 
     def _download_done(self, task: asyncio.Task, token: int, directory: str) -> None:
         if task.cancelled() or task.exception() is not None:
@@ -221,15 +218,6 @@ class NavMixin:
         except BaseException:
             task.cancel()
             raise
-
-    # -- dialogs ----------------------------------------------------------------------------
-
-    @validated("Page.accept_dialog")
-    async def accept_dialog(self, prompt_text: str | None = None) -> bool:
-        return await self._call("page.accept_dialog", prompt_text=prompt_text)
-
-    async def dismiss_dialog(self) -> bool:
-        return await self._call("page.dismiss_dialog")
 
     # -- files ------------------------------------------------------------------------------
 
@@ -255,7 +243,7 @@ class NavMixin:
 
     async def _wait_chooser(self, token: int, timeout: float) -> FileChooser:
         info = await self._call("page.wait_file_chooser", token=token, timeout=timeout)
-        return FileChooser(self, info)  # type: ignore[arg-type]
+        return self._round.file_chooser(self, info)  # type: ignore[no-any-return]
 
     @validated("Page.expect_file_chooser")
     @contextlib.asynccontextmanager

@@ -53,10 +53,6 @@ __all__ = [
     "dblclick",
     "hover",
     "drag_and_drop",
-    "fill",
-    "select_option",
-    "focus",
-    "press",
     "call",
 ]
 
@@ -640,7 +636,3 @@ async def drag_and_drop(
     finally:
         if button in ctx.mouse.buttons:
             await ctx.mouse.up(button=button)
-
-
-# the form actions live in their own module; they are part of this pipeline's public surface
-from .form_actions import fill, focus, press, select_option  # noqa: E402

@@ -14,15 +14,17 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..cdp.errors import TargetClosed
-from ..driver import actions, dispatch
+from ..driver import actions, dispatch, form_actions
 from ..driver.keyboard import Keyboard
 from ..driver.mouse import Mouse
 from ..driver.page import PageDriver
-from ..errors import CdpChannelUnavailable, CdpError, InvalidArgument
+from ..errors import CdpChannelUnavailable, CdpError
 from ..selectors import engine
 from ..selectors._core import state_fields
 from ..selectors.parse import RefSelector, parse_selector
 from .core import Host, PageCtx
+from ..schema import wire
+from ..schema.spec import members
 from .ops import op
 from .receipts import run_action
 from .targeting import EngineFrames, release_handles, resolver
@@ -109,14 +111,14 @@ class _Run:
         self.front = front
 
 
-def _context(ctx: PageCtx, args: dict[str, Any], api: str, selector: str, run: _Run) -> actions.ActionContext:
-    mouse, keyboard = input_state(ctx.driver, args.get("proc"))
+def _context(ctx: PageCtx, at: dict[str, Any], api: str, selector: str, run: _Run) -> actions.ActionContext:
+    mouse, keyboard = input_state(ctx.driver, at.get("proc"))
     run.actx = actions.ActionContext(mouse=mouse, keyboard=keyboard, selector=selector, api=api,
                                      page_session=ctx.driver.session, bring_to_front=run.front)
     return run.actx
 
 
-async def _act(host: Host, args: dict[str, Any], api: str, body, *, navigates: bool = False) -> dict[str, Any]:
+async def _act(host: Host, at: dict[str, Any], api: str, body, *, navigates: bool, timeout: float) -> dict[str, Any]:
     """Gate, activate, serialise input on the page, run with a receipt, release handles.
 
     The handles live in an object group of this action alone. The receipt's flush is the
@@ -124,7 +126,7 @@ async def _act(host: Host, args: dict[str, Any], api: str, body, *, navigates: b
     last call already was one, after its last input (``ActionContext.flushed``): then the
     release is sent without waiting for it (no later call can use that group).
     """
-    ctx = await host.page_ctx(args, activate=True)
+    ctx = await host.page_ctx(at, activate=True)
     driver = ctx.driver
     # the host's record of the front tab can be wrong (the person switched tabs): the page
     # itself says when it is hidden, and the action then activates its tab
@@ -142,8 +144,7 @@ async def _act(host: Host, args: dict[str, Any], api: str, body, *, navigates: b
     async with driver.input_lock:
         try:
             return await run_action(host, ctx, lambda: body(ctx, run), api=api, flush=release,
-                                    wait_navigation=navigates and not args.get("no_wait_after"),
-                                    navigation_budget=_navigation_budget(args))
+                                    wait_navigation=navigates, navigation_budget=_navigation_budget(timeout))
         finally:
             if not released:
                 # failed, or a dialog opened: a dialog blocks the renderer, so this release
@@ -151,147 +152,84 @@ async def _act(host: Host, args: dict[str, Any], api: str, body, *, navigates: b
                 host.background(asyncio.ensure_future(release_handles(driver, run.group)))
 
 
-def _navigation_budget(args: dict[str, Any]) -> float:
+def _navigation_budget(timeout: float) -> float:
     """Seconds an element action may spend in all, its navigation wait included: what the op's
     deadline (timeout + ``ops.MARGIN``) leaves, less a second to answer, at most the commit wait."""
     from ..driver.navigation import COMMIT_TIMEOUT
     from .ops import MARGIN
 
-    return min(COMMIT_TIMEOUT, _timeout(args) / 1000 + MARGIN - 1.0)
+    return min(COMMIT_TIMEOUT, timeout / 1000 + MARGIN - 1.0)
 
 
-def _timeout(args: dict[str, Any]) -> float:
-    return args.get("timeout", 3000)
+#: element actions: declaration -> the driver function that runs it. The rest is derived from
+#: the declaration: its ``selector``-typed parameters are resolved (the first is the element
+#: acted on; a further one, such as drag_and_drop's ``target``, also goes to the driver as
+#: ``<name>_selector`` text for its messages); an action with a ``no_wait_after`` parameter
+#: waits for a navigation it starts; one not declared to return a receipt returns its result.
+ELEMENT_ACTIONS: dict[str, Any] = {
+    "Page.click": actions.click,
+    "Page.dblclick": actions.dblclick,
+    "Page.hover": actions.hover,
+    "Page.drag_and_drop": actions.drag_and_drop,
+    "Page.fill": form_actions.fill,
+    "Page.select_option": form_actions.select_option,
+    "Page.focus": form_actions.focus,
+    "Page.press": form_actions.press,
+}
 
 
-@op("page.click")
-async def click(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    sel = args["selector"]
+def element_action(name: str, run: Any, *, navigates: bool | None = None) -> None:
+    """Register the handler of element action ``name`` (a ``Page`` member) run by driver function
+    ``run(actx, *resolvers, timeout_ms=..., **the other declared arguments)``. ``navigates``:
+    wait for a navigation the action starts (default: when it declares ``no_wait_after``)."""
+    member = wire.declaration(name)
+    api = member.api
+    targets = [p.name for p in member.params if p.type == "selector"]
+    switch = any(p.name == "no_wait_after" for p in member.params)
+    if navigates is None:
+        navigates = switch
+    receipt = member.returns == "ActionReceipt"
 
-    async def body(ctx: PageCtx, run: _Run) -> Any:
-        return await actions.click(
-            _context(ctx, args, "page.click", sel, run), resolver(host, ctx, sel, run.group),
-            button=args.get("button", "left"), click_count=args.get("click_count", 1), delay=args.get("delay", 0),
-            position=args.get("position"), force=args.get("force", False), timeout_ms=_timeout(args),
-            label=args.get("label"),
-        )
+    async def handler(host: Host, at: dict[str, Any], **kwargs: Any) -> Any:
+        timeout = kwargs.pop("timeout")
+        no_wait_after = kwargs.pop("no_wait_after") if switch else False
+        selectors = [kwargs.pop(n) for n in targets]
+        for n, text in zip(targets[1:], selectors[1:]):
+            kwargs[f"{n}_selector"] = text
 
-    return await _act(host, args, "page.click", body, navigates=True)
+        async def body(ctx: PageCtx, r: _Run) -> Any:
+            actx = _context(ctx, at, api, selectors[0], r)
+            resolvers = [resolver(host, ctx, text, r.group) for text in selectors]
+            return await run(actx, *resolvers, timeout_ms=timeout, **kwargs)
 
+        done = await _act(host, at, api, body, navigates=navigates and not no_wait_after, timeout=timeout)
+        if receipt:
+            return done
+        return done["result"] if done.get("dialog") is None else (done.get("result") or [])
 
-@op("page.dblclick")
-async def dblclick(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    sel = args["selector"]
-
-    async def body(ctx: PageCtx, run: _Run) -> Any:
-        return await actions.dblclick(
-            _context(ctx, args, "page.dblclick", sel, run), resolver(host, ctx, sel, run.group),
-            button=args.get("button", "left"), delay=args.get("delay", 0), position=args.get("position"),
-            force=args.get("force", False), timeout_ms=_timeout(args), label=args.get("label"),
-        )
-
-    return await _act(host, args, "page.dblclick", body, navigates=True)
-
-
-@op("page.hover")
-async def hover(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    sel = args["selector"]
-
-    async def body(ctx: PageCtx, run: _Run) -> Any:
-        return await actions.hover(
-            _context(ctx, args, "page.hover", sel, run), resolver(host, ctx, sel, run.group),
-            position=args.get("position"), force=args.get("force", False), timeout_ms=_timeout(args),
-            label=args.get("label"),
-        )
-
-    return await _act(host, args, "page.hover", body)
+    handler.__name__ = handler.__qualname__ = member.short
+    op(name)(handler)
 
 
-@op("page.drag_and_drop")
-async def drag_and_drop(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    source, target = args["source"], args["target"]
-
-    async def body(ctx: PageCtx, run: _Run) -> Any:
-        return await actions.drag_and_drop(
-            _context(ctx, args, "page.drag_and_drop", source, run), resolver(host, ctx, source, run.group),
-            resolver(host, ctx, target, run.group), button=args.get("button", "left"),
-            source_position=args.get("source_position"), target_position=args.get("target_position"),
-            force=args.get("force", False), timeout_ms=_timeout(args), label=args.get("label"),
-            target_selector=target,
-        )
-
-    return await _act(host, args, "page.drag_and_drop", body)
-
-
-@op("page.fill")
-async def fill(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    sel = args["selector"]
-
-    async def body(ctx: PageCtx, run: _Run) -> Any:
-        return await actions.fill(
-            _context(ctx, args, "page.fill", sel, run), resolver(host, ctx, sel, run.group), args["value"],
-            clear_first=args.get("clear_first", True), timeout_ms=_timeout(args),
-        )
-
-    return await _act(host, args, "page.fill", body)
-
-
-@op("page.select_option")
-async def select_option(host: Host, args: dict[str, Any]) -> list[str]:
-    sel = args["selector"]
-
-    async def body(ctx: PageCtx, run: _Run) -> Any:
-        return await actions.select_option(
-            _context(ctx, args, "page.select_option", sel, run), resolver(host, ctx, sel, run.group), args.get("value"),
-            timeout_ms=_timeout(args),
-        )
-
-    receipt = await _act(host, args, "page.select_option", body)
-    return receipt["result"] if receipt.get("dialog") is None else (receipt.get("result") or [])
-
-
-@op("page.focus")
-async def focus(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    sel = args["selector"]
-
-    async def body(ctx: PageCtx, run: _Run) -> Any:
-        return await actions.focus(
-            _context(ctx, args, "page.focus", sel, run), resolver(host, ctx, sel, run.group), timeout_ms=_timeout(args)
-        )
-
-    return await _act(host, args, "page.focus", body)
-
-
-@op("page.press")
-async def press(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    sel = args["selector"]
-
-    async def body(ctx: PageCtx, run: _Run) -> Any:
-        return await actions.press(
-            _context(ctx, args, "page.press", sel, run), resolver(host, ctx, sel, run.group), args["key"],
-            delay=args.get("delay", 0), timeout_ms=_timeout(args),
-        )
-
-    return await _act(host, args, "page.press", body, navigates=True)
+for _name, _run in ELEMENT_ACTIONS.items():
+    element_action(_name, _run)
 
 
 # -- find ------------------------------------------------------------------------------------
 
 
-@op("page.find")
-async def find(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
-    selector = args["selector"]
-    limit = args.get("limit", 100)
+@op("Page.find")
+async def find(host: Host, at: dict[str, Any], *, selector: str, limit: int) -> list[dict[str, Any]]:
     from .dialog_ops import guarded
 
     parsed = parse_selector(selector)
-    ctx = await host.page_ctx(args, activate=True)
+    ctx = await host.page_ctx(at, activate=True)
     # a dialog blocks the renderer: fail at once, as every other call does (B151)
     return await guarded(ctx.driver, "page.find", _find(host, ctx, parsed, limit))
 
 
 async def _find(host: Host, ctx: PageCtx, parsed: Any, limit: Any) -> list[dict[str, Any]]:
-    from .snapshot_ops import ledger_for, save_ledger
+    from .ledgers import ledger_for, save_ledger
 
     driver = ctx.driver
     ledger = ledger_for(host, ctx)
@@ -358,79 +296,38 @@ async def host_install_engine(handle: actions.ElementHandle) -> None:
 # -- mouse and keyboard ---------------------------------------------------------------------
 
 
-async def _input(host: Host, args: dict[str, Any], body, *, receipt: bool, api: str = "",
-                 navigates: bool = False) -> Any:
-    ctx = await host.page_ctx(args, activate=True)
-    mouse, keyboard = input_state(ctx.driver, args.get("proc"))
-    async with ctx.driver.input_lock:
-        if receipt:
-            return await run_action(host, ctx, lambda: body(mouse, keyboard), api=api,
-                                    wait_navigation=navigates and not args.get("no_wait_after"))
-        await body(mouse, keyboard)
-        return None
+#: what the page's input objects do not take: the pointer's caption (shown by element actions
+#: only) and the navigation switch (the receipt's business)
+_NOT_INPUT = ("label", "no_wait_after")
 
 
-@op("mouse.click")
-async def mouse_click(host: Host, args: dict[str, Any]) -> Any:
-    return await _input(host, args, lambda m, k: m.click(
-        args["x"], args["y"], button=args.get("button", "left"), click_count=args.get("click_count", 1),
-        delay=args.get("delay", 0)), receipt=True, api="mouse.click", navigates=True)
+def input_op(name: str) -> None:
+    """Register the handler of ``Page.mouse.*`` / ``Page.keyboard.*`` member ``name``: the
+    round's own Mouse or Keyboard runs the method of that name with the declared arguments; a
+    member declared to return a receipt runs with one, and waits for a navigation it starts
+    when it has a ``no_wait_after`` parameter."""
+    member = wire.declaration(name)
+    device = (member.owner or "").rpartition(".")[2]  # "mouse" | "keyboard"
+    receipt = member.returns == "ActionReceipt"
+    navigates = any(p.name == "no_wait_after" for p in member.params)
+
+    async def handler(host: Host, at: dict[str, Any], **kwargs: Any) -> Any:
+        wait = navigates and not kwargs.pop("no_wait_after")
+        for key in _NOT_INPUT:
+            kwargs.pop(key, None)
+        ctx = await host.page_ctx(at, activate=True)
+        mouse, keyboard = input_state(ctx.driver, at.get("proc"))
+        method = getattr(mouse if device == "mouse" else keyboard, member.short)
+        async with ctx.driver.input_lock:
+            if receipt:
+                return await run_action(host, ctx, lambda: method(**kwargs), api=member.api, wait_navigation=wait)
+            await method(**kwargs)
+            return None
+
+    handler.__name__ = handler.__qualname__ = f"{device}_{member.short}"
+    op(name)(handler)
 
 
-@op("mouse.move")
-async def mouse_move(host: Host, args: dict[str, Any]) -> Any:
-    return await _input(host, args, lambda m, k: m.move(args["x"], args["y"], steps=args.get("steps", 1)), receipt=False)
-
-
-@op("mouse.down")
-async def mouse_down(host: Host, args: dict[str, Any]) -> Any:
-    return await _input(host, args, lambda m, k: m.down(
-        button=args.get("button", "left"), click_count=args.get("click_count", 1)), receipt=False)
-
-
-@op("mouse.up")
-async def mouse_up(host: Host, args: dict[str, Any]) -> Any:
-    return await _input(host, args, lambda m, k: m.up(
-        button=args.get("button", "left"), click_count=args.get("click_count", 1)), receipt=False)
-
-
-@op("mouse.wheel")
-async def mouse_wheel(host: Host, args: dict[str, Any]) -> Any:
-    return await _input(host, args, lambda m, k: m.wheel(args["delta_x"], args["delta_y"]), receipt=False)
-
-
-@op("keyboard.down")
-async def key_down(host: Host, args: dict[str, Any]) -> Any:
-    return await _input(host, args, lambda m, k: k.down(args["key"]), receipt=False)
-
-
-@op("keyboard.up")
-async def key_up(host: Host, args: dict[str, Any]) -> Any:
-    return await _input(host, args, lambda m, k: k.up(args["key"]), receipt=False)
-
-
-@op("keyboard.press")
-async def key_press(host: Host, args: dict[str, Any]) -> Any:
-    return await _input(host, args, lambda m, k: k.press(args["key"], delay=args.get("delay", 0)), receipt=True,
-                        api="keyboard.press", navigates=True)
-
-
-@op("keyboard.type")
-async def key_type(host: Host, args: dict[str, Any]) -> Any:
-    return await _input(host, args, lambda m, k: k.type(args["text"], delay=args.get("delay", 0)), receipt=False)
-
-
-@op("keyboard.insert_text")
-async def key_insert_text(host: Host, args: dict[str, Any]) -> Any:
-    return await _input(host, args, lambda m, k: k.insert_text(args["text"]), receipt=False)
-
-
-@op("keyboard.paste")
-async def key_paste(host: Host, args: dict[str, Any]) -> Any:
-    content = args["content"]
-    if not isinstance(content, (str, dict)):
-        raise InvalidArgument(
-            "keyboard.paste: content must be a str or {\"text\": str, \"html\": str}", api="keyboard.paste",
-            option="content", expected="str or dict",
-        )
-    return await _input(host, args, lambda m, k: k.paste(content), receipt=True, api="keyboard.paste")
+for _member in members().values():
+    if _member.owner in ("Page.mouse", "Page.keyboard") and _member.call == "async":
+        input_op(_member.name)

@@ -29,6 +29,7 @@ from ..browser.providers import OpenedBrowser, Provider, select_provider, spaces
 from ..browser.router import RoutedConnection
 from ..cdp import Connection
 from ..errors import CdpChannelUnavailable, EgoError
+from .windows import PERSON_SPACE
 
 __all__ = ["BrowserLink", "Member"]
 
@@ -47,6 +48,7 @@ class Member:
     def __init__(self, opened: OpenedBrowser) -> None:
         self.opened = opened
         self.version: dict[str, Any] = {}
+        self.default_context = ""
         self.keepalive: asyncio.Task[None] | None = None
         self.offs: list[Callable[[], None]] = []
 
@@ -83,6 +85,7 @@ class BrowserLink:
         #: the placement policy's count: a space placed but not yet stored counts too
         self._placed: dict[str, set[int]] = {}
         self._releasing: set[asyncio.Task[None]] = set()
+        self._tokens = 0
 
     # -- what the rest of the host reads -------------------------------------------------------
 
@@ -130,6 +133,19 @@ class BrowserLink:
         member = self.current()
         return member.version if member is not None else {}
 
+    @property
+    def headed(self) -> bool:
+        """The browser we launched shows windows on a display (``EGO_BROWSER_HEADLESS=0``)."""
+        member = self.current()
+        return member is not None and member.opened.headed
+
+    @property
+    def default_context(self) -> str:
+        """The id of the browser's persistent context (its tabs are the only ones a person
+        can open from the browser's own UI in a window of ours)."""
+        member = self.current()
+        return member.default_context if member is not None else ""
+
     def use(self, instance: str | None) -> None:
         """Calls made by the running request (and the tasks it starts) go to this browser."""
         _CURRENT.set(instance if instance in self.members else None)
@@ -160,7 +176,7 @@ class BrowserLink:
     # -- life cycle ----------------------------------------------------------------------------
 
     async def start(self) -> None:
-        self.provider = select_provider(self.home, self.run_dir, embedded=self.embedded)
+        self.provider = select_provider(self.home, self.run_dir, embedded=self.embedded, window_name=PERSON_SPACE)
         self._opening = asyncio.Lock()
         if self.provider.many:
             self.router = RoutedConnection(self)
@@ -196,8 +212,10 @@ class BrowserLink:
                 conn.send("Browser.getVersion", timeout=10.0),
                 conn.send("Target.getTargets", timeout=10.0),
                 conn.send("Target.setDiscoverTargets", {"discover": True}, timeout=10.0),
+                conn.send("Target.getBrowserContexts", timeout=10.0),
             )
             version, targets = replies[0], replies[1]
+            member.default_context = str(replies[3].get("defaultBrowserContextId") or "")
         except BaseException:
             self.members.pop(instance, None)
             with contextlib.suppress(Exception):
@@ -328,6 +346,10 @@ class BrowserLink:
         if token is not None:
             self._placed.setdefault(chosen, set()).add(token)
         return chosen
+
+    def next_token(self) -> int:
+        self._tokens += 1
+        return self._tokens
 
     def placed_done(self, instance: str, token: int) -> None:
         self._placed.get(instance, set()).discard(token)

@@ -16,7 +16,7 @@ from ..selectors.parse import normalize_whitespace
 async def describe_candidate(host: Any, ctx: Any, frame: Any, object_id: str) -> dict[str, Any]:
     """``{ref, role, name, frame}`` of one candidate element (``None`` for what cannot be told)."""
     from ..snapshot import settle
-    from .snapshot_ops import ledger_for, save_ledger
+    from .ledgers import ledger_for, save_ledger
 
     row: dict[str, Any] = {"ref": None, "role": None, "name": None,
                            "frame": None if getattr(frame, "is_main", False) else getattr(frame, "url", None)}

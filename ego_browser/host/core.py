@@ -15,7 +15,7 @@ import time
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import config
 from ..driver import dispatch
@@ -35,8 +35,13 @@ from ..errors import (
 )
 from ..states import Ownership
 from .browser import BrowserLink
-from .ops import OPS
+from .ops import SYNC_OPS, resolve
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow, Store
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .features import Features
 
 __all__ = ["Host", "PageCtx"]
 
@@ -91,7 +96,8 @@ _REQUEST: ContextVar[_Request | None] = ContextVar("ego_request", default=None)
 
 
 class Host:
-    def __init__(self, *, home: Path | None = None, embedded: bool = False) -> None:
+    def __init__(self, *, features: Callable[[Host], Features], home: Path | None = None,
+                 embedded: bool = False) -> None:
         self.home = home or config.home()
         self.run_dir = self.home / "run"
         self.store: Store | None = None
@@ -107,7 +113,9 @@ class Host:
         self._background: set[asyncio.Task] = set()
         #: (space id, label) -> (store generation, space row, page row) for page_ctx
         self._ctx_rows: dict[tuple[Any, Any], tuple[int, SpaceRow, PageRow]] = {}
-        self.extensions: dict[str, Any] = {}  # per-feature state (downloads, choosers ...)
+        #: the host's features (downloads, choosers, popups ...), built by ``start``
+        self._build_features = features
+        self._features: Features | None = None
         #: space id -> agent requests in flight that passed its gate (a take-over stops them)
         self._inflight: dict[int, set[_Request]] = {}
         #: target id -> store generation at which input to it was last allowed
@@ -115,7 +123,23 @@ class Host:
         #: Chromium's launch tab while no space uses it (the first space takes it over)
         self.spare_tab: str | None = None
         #: space id -> its pages being reopened on another browser (its own went away)
-        self.lost_spaces: dict[int, asyncio.Future] = {}
+        self.lost_spaces: dict[int, asyncio.Future[None]] = {}
+
+    @property
+    def features(self) -> Features:
+        """Downloads, choosers, popups ... of this host (there once ``start`` has run)."""
+        if self._features is None:
+            raise RuntimeError("the host has not started: its features are built by Host.start")
+        return self._features
+
+    def take_spare_tab(self) -> str | None:
+        """The unused tab no space lists (``spare_tab``), handed to the caller once; ``None`` if
+        there is none or it is no longer a blank page."""
+        tid, self.spare_tab = self.spare_tab, None
+        info = self.browser.targets.get(tid or "")
+        if tid is None or info is None or info.get("type") != "page" or info.get("url") not in ("about:blank", ""):
+            return None
+        return tid
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -132,10 +156,8 @@ class Host:
         assert self.browser.conn is not None
         self.browser.conn.on("Target.targetCrashed", self._target_crashed)
         from . import spaces
-        from .ops import HOST_SETUP
 
-        for setup in HOST_SETUP:
-            setup(self)  # features register their per-host hooks
+        self._features = self._build_features(self)
         await spaces.reconcile_on_start(self)
 
     async def stop(self, *, kill_browser: bool = True) -> None:
@@ -146,11 +168,13 @@ class Host:
                 await asyncio.wait_for(save_all(self), 15.0)  # profiles keep what their spaces changed
             except Exception:  # noqa: BLE001 - stopping goes on regardless
                 logger.exception("profiles not saved")
-        for hook in list(self.extensions.get("on_stop") or ()):
+        for driver in list(self.drivers.values()):
+            driver.mark_closed()  # a wait on a page fails now rather than at its deadline
+        for feature in self._features.all() if self._features is not None else ():
             try:
-                hook(self)  # features reject what is pending and drop their listeners
+                feature.stop()  # reject what is pending, drop listeners
             except Exception:  # noqa: BLE001 - stopping goes on regardless
-                logger.exception("on_stop hook failed")
+                logger.exception("stopping %s failed", type(feature).__name__)
         for driver in list(self.drivers.values()):
             driver.detach_listeners()
         self.drivers.clear()
@@ -163,12 +187,16 @@ class Host:
     # -- dispatch ---------------------------------------------------------------------------
 
     async def handle(self, op: str, args: dict[str, Any]) -> Any:
-        spec = OPS.get(op)
+        """Serve one request: bind its arguments against the operation's declaration once
+        (``OpSpec.bind``), then run the handler under the request's deadline."""
+        spec = resolve(op, args=args if isinstance(args, dict) else None)
         if spec is None:
             raise InvalidArgument(f"unknown host operation: {op}", api=op, option=None, expected=None)
+        at, kwargs = spec.bind(args)
+        op = spec.name
         self.last_request = time.monotonic()
         self.requests += 1
-        deadline = spec.deadline(args)
+        deadline = spec.deadline(kwargs)
         req = _Request()
         req_token = _REQUEST.set(req)
         _CURRENT_OP.set(op)
@@ -176,7 +204,7 @@ class Host:
         progress, token = dispatch.begin()
         try:
             async with asyncio.timeout(deadline) as req.timeout:
-                return await spec.fn(self, args)
+                return await spec.fn(self, at, **kwargs)
         except TimeoutError as exc:
             if isinstance(exc, EgoError):
                 if type(exc) is EgoTimeout and exc.input_dispatched is None:
@@ -216,17 +244,11 @@ class Host:
 
     def handle_sync(self, op: str, args: dict[str, Any]) -> Any:
         """The synchronous members (``page.events()``, waiter arming) answered without awaiting."""
-        from .ops import SYNC_OPS
-
-        fn = SYNC_OPS.get(op)
-        if fn is not None:
-            return fn(self, args)
-        if op != "page.events":
+        spec = resolve(op, SYNC_OPS)
+        if spec is None or spec.sync is None:
             raise InvalidArgument(f"{op} has no synchronous form", api=op, option=None, expected=None)
-        space = self.space_row(args.get("space"))
-        page = self.page_row(space, str(args.get("label")))
-        driver = self.drivers.get(page.target_id or "")
-        return driver.take_events() if driver is not None else []
+        at, kwargs = spec.bind(args)
+        return spec.sync(self, at, **kwargs)
 
     # -- spaces and pages -------------------------------------------------------------------
 
@@ -308,9 +330,9 @@ class Host:
                 return row
         raise PageNotFound(f"page label not found: {label}", label=label)
 
-    async def page_ctx(self, args: dict[str, Any], *, gated: bool = True, activate: bool = False) -> PageCtx:
+    async def page_ctx(self, at: dict[str, Any], *, gated: bool = True, activate: bool = False) -> PageCtx:
         assert self.store is not None
-        key = (args.get("space"), args.get("label"))
+        key = (at.get("space"), at.get("label"))
         cached = self._ctx_rows.get(key)
         if cached is not None and cached[0] == self.store.gen and self.browser.is_live_page(cached[2].target_id):
             # nothing was written since the last request on this page: skip the queries
@@ -319,10 +341,10 @@ class Host:
             if gated:
                 self.gate(space)
         else:
-            space = self.space_row(args.get("space"))
+            space = self.space_row(at.get("space"))
             if gated:
                 self.gate(space)
-            page = self.page_row(space, str(args.get("label")))
+            page = self.page_row(space, str(at.get("label")))
             if len(self._ctx_rows) > 256:
                 self._ctx_rows.clear()
             self._ctx_rows[key] = (self.store.gen, space, page)
@@ -366,9 +388,9 @@ class Host:
             ) if self.store is not None else None
             driver.frames.on_navigated.append(lambda frame, d=driver: self._navigated(d, frame))
             self.drivers[target_id] = driver
-            for fn in list(self.extensions.get("on_driver") or ()):
-                res = fn(self, driver)
-                if asyncio.iscoroutine(res):
+            for feature in self.features.all():
+                res = feature.on_driver(driver)
+                if res is not None:
                     await res
             fut.set_result(driver)
             return driver
@@ -434,13 +456,6 @@ class Host:
             self.active.pop(row.space_id, None)
         for listener in list(self._popup_listeners):
             listener(info)
-
-    def add_hook(self, event: str, fn: Any) -> None:
-        """Register a feature hook: ``on_driver`` (host, driver) when a page is attached,
-        ``on_stop`` (host) when the host stops. A hook is registered once."""
-        hooks = self.extensions.setdefault(event, [])
-        if fn not in hooks:
-            hooks.append(fn)
 
     def background(self, task: asyncio.Task) -> None:
         """Keep a task the request no longer waits for (a command blocked by a dialog)."""

@@ -34,7 +34,7 @@ from ..driver.page import PageDriver
 from ..errors import CdpChannelUnavailable, CdpError, InvalidState
 from ..states import Ownership
 from .core import Host
-from .ops import HOST_SETUP, op
+from .ops import op
 
 __all__ = ["guarded", "dialog_open_error", "install_permission_watch", "BINDING"]
 
@@ -87,14 +87,13 @@ async def guarded(driver: PageDriver, api: str, work: Awaitable[T]) -> T:
             driver.on_dialog.remove(on_dialog)
 
 
-async def _handle(host: Host, args: dict[str, Any], accept: bool) -> bool:
-    ctx = await host.page_ctx(args)
+async def _handle(host: Host, at: dict[str, Any], accept: bool, text: str | None = None) -> bool:
+    ctx = await host.page_ctx(at)
     driver = ctx.driver
     session = driver.dialog_session
     if session is None:
         return False
     params: dict[str, Any] = {"accept": accept}
-    text = args.get("prompt_text")
     if accept and text is not None:
         params["promptText"] = text
     closed_before = driver.dialogs_closed
@@ -146,14 +145,14 @@ async def _settle(host: Host, driver: PageDriver, session: Any) -> None:
         host.background(flush)
 
 
-@op("page.accept_dialog")
-async def accept_dialog(host: Host, args: dict[str, Any]) -> bool:
-    return await _handle(host, args, True)
+@op("Page.accept_dialog")
+async def accept_dialog(host: Host, at: dict[str, Any], *, prompt_text: str | None) -> bool:
+    return await _handle(host, at, True, prompt_text)
 
 
-@op("page.dismiss_dialog")
-async def dismiss_dialog(host: Host, args: dict[str, Any]) -> bool:
-    return await _handle(host, args, False)
+@op("Page.dismiss_dialog")
+async def dismiss_dialog(host: Host, at: dict[str, Any]) -> bool:
+    return await _handle(host, at, False)
 
 
 # -- permission prompts -----------------------------------------------------------------------
@@ -197,12 +196,14 @@ async def install_permission_watch(host: Host, driver: PageDriver) -> None:
         logger.debug("permission watch not installed on %s: %s", driver.target_id, exc)
 
 
-async def _on_driver(host: Host, driver: PageDriver) -> None:
-    await install_permission_watch(host, driver)
+class PermissionWatch:
+    """Installs the permission-prompt watch in every attached page (one per host)."""
 
+    def __init__(self, host: Host) -> None:
+        self.host = host
 
-def register(host: Host) -> None:
-    host.add_hook("on_driver", _on_driver)
+    async def on_driver(self, driver: PageDriver) -> None:
+        await install_permission_watch(self.host, driver)
 
-
-HOST_SETUP.append(register)
+    def stop(self) -> None:
+        pass

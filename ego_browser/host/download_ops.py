@@ -31,7 +31,7 @@ from ..errors import (
     InvalidState,
 )
 from .core import Host
-from .ops import HOST_SETUP, op, sync_op
+from .ops import op, sync_op
 from .user_files import copy_file
 
 __all__ = ["Downloads"]
@@ -99,6 +99,11 @@ class Downloads:
                 with contextlib.suppress(OSError):
                     os.unlink(rec.temp_path)
         self.records.clear()
+
+    async def on_driver(self, driver: PageDriver) -> None:
+        self.start()
+        info = self.host.browser.targets.get(driver.target_id) or {}
+        await self.ensure_context(info.get("browserContextId"))
 
     async def ensure_context(self, context_id: str | None) -> None:
         if context_id in self.contexts or self.host.browser.conn is None:
@@ -179,29 +184,9 @@ class Downloads:
 
 
 def downloads(host: Host) -> Downloads:
-    d = host.extensions.get("downloads")
-    if d is None:
-        d = host.extensions["downloads"] = Downloads(host)
-        d.start()
+    d = host.features.downloads
+    d.start()  # listening from the first use (idempotent)
     return d
-
-
-async def _on_driver(host: Host, driver: PageDriver) -> None:
-    d = downloads(host)
-    info = host.browser.targets.get(driver.target_id) or {}
-    await d.ensure_context(info.get("browserContextId"))
-
-
-def _register(host: Host) -> None:
-    host.add_hook("on_driver", _on_driver)
-    host.add_hook("on_stop", _stop_downloads)
-
-
-def _stop_downloads(host: Host) -> Any:
-    return downloads(host).stop() if "downloads" in host.extensions else None
-
-
-HOST_SETUP.append(_register)
 
 
 # -- ops -----------------------------------------------------------------------------------------
@@ -212,17 +197,17 @@ def _wire(rec: _Record) -> dict[str, Any]:
 
 
 @sync_op("page.arm_download")
-def arm_download(host: Host, args: dict[str, Any]) -> int:
+def arm_download(host: Host, at: dict[str, Any], *, dir: str) -> int:  # noqa: A002
     api = "page.wait_for_event"
-    space = host.space_row(args.get("space"))
-    row = host.page_row(space, str(args.get("label")))
+    space = host.space_row(at.get("space"))
+    row = host.page_row(space, str(at.get("label")))
     d = downloads(host)
     tid = row.target_id or ""
     old = d.waiters.get(tid)
     if old is not None and not old.fut.done():
         raise InvalidState(f'{api}("download"): a download waiter is already pending on page {row.label}; await it first',
                            api=api)
-    directory = str(args.get("dir") or "")
+    directory = dir
     if not os.path.isabs(directory):
         raise InvalidArgument(f"{api}: the waiter's folder must be absolute", api=api, option="dir", expected="path")
     d.tokens += 1
@@ -231,27 +216,28 @@ def arm_download(host: Host, args: dict[str, Any]) -> int:
 
 
 @sync_op("page.disarm_download")
-def disarm_download(host: Host, args: dict[str, Any]) -> None:
-    space = host.space_row(args.get("space"))
-    row = host.page_row(space, str(args.get("label")))
+def disarm_download(host: Host, at: dict[str, Any], *, token: int) -> None:
+    space = host.space_row(at.get("space"))
+    row = host.page_row(space, str(at.get("label")))
     d = downloads(host)
     w = d.waiters.get(row.target_id or "")
-    if w is not None and w.token == args.get("token"):
+    if w is not None and w.token == token:
         w.fut.cancel()
         d.waiters.pop(row.target_id or "", None)
 
 
 @op("page.wait_download")
-async def wait_download(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+async def wait_download(host: Host, at: dict[str, Any], *, token: int, dir: str,  # noqa: A002
+                        timeout: float) -> dict[str, Any]:
     api = "page.wait_for_event"
-    ctx = await host.page_ctx(args, gated=False)
+    ctx = await host.page_ctx(at, gated=False)
     d = downloads(host)
     w = d.waiters.get(ctx.driver.target_id)
-    timeout_ms = float(args.get("timeout") or 10000)
-    if w is None or w.token != args.get("token"):
+    timeout_ms = timeout
+    if w is None or w.token != token:
         # already resolved before this request arrived?
         for rec in d.records.values():
-            if rec.target_id == ctx.driver.target_id and rec.dir == args.get("dir"):
+            if rec.target_id == ctx.driver.target_id and rec.dir == dir:
                 return _wire(rec)
         raise InvalidState(f"{api}: this download waiter is no longer armed", api=api)
     try:
@@ -265,36 +251,36 @@ async def wait_download(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     return _wire(rec)
 
 
-@op("download.path")
-async def download_path(host: Host, args: dict[str, Any]) -> str:
-    rec = await downloads(host).finished(args["guid"])
+@op("Download.path")
+async def download_path(host: Host, at: dict[str, Any], *, guid: str) -> str:
+    rec = await downloads(host).finished(guid)
     if rec.path is None:
         reason = rec.reason or rec.state
         raise DownloadFailed(f"download failed: {reason}", url=rec.url, reason=reason)
     return rec.path
 
 
-@op("download.failure")
-async def download_failure(host: Host, args: dict[str, Any]) -> str | None:
-    rec = await downloads(host).finished(args["guid"])
+@op("Download.failure")
+async def download_failure(host: Host, at: dict[str, Any], *, guid: str) -> str | None:
+    rec = await downloads(host).finished(guid)
     return None if rec.path is not None else (rec.reason or rec.state)
 
 
-@op("download.save_as")
-async def download_save_as(host: Host, args: dict[str, Any]) -> str:
-    dest = args["path"]
+@op("Download.save_as")
+async def download_save_as(host: Host, at: dict[str, Any], *, guid: str, path: str) -> str:
+    dest = path
     if not isinstance(dest, str) or not os.path.isabs(dest):
         raise InvalidArgument("download.save_as requires an absolute file path", api="download.save_as",
                               option="path", expected="an absolute path")
-    src = await download_path(host, args)
+    src = await download_path(host, at, guid=guid)
     await copy_file("download.save_as", "path", src, dest)
     return dest
 
 
-@op("download.cancel")
-async def download_cancel(host: Host, args: dict[str, Any]) -> None:
+@op("Download.cancel")
+async def download_cancel(host: Host, at: dict[str, Any], *, guid: str) -> None:
     d = downloads(host)
-    rec = d.records.get(args["guid"])
+    rec = d.records.get(guid)
     if rec is None or rec.done.done():
         return
     params: dict[str, Any] = {"guid": rec.guid}
@@ -308,10 +294,10 @@ async def download_cancel(host: Host, args: dict[str, Any]) -> None:
     rec.reason = "canceled"
 
 
-@op("download.forget")
-async def download_forget(host: Host, args: dict[str, Any]) -> None:
+@op("Download.delete")
+async def download_forget(host: Host, at: dict[str, Any], *, guid: str) -> None:
     d = downloads(host)
-    rec = d.records.get(args["guid"])
+    rec = d.records.get(guid)
     if rec is None:
         return
     if not rec.done.done():

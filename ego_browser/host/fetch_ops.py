@@ -31,20 +31,21 @@ _INIT_KEYS = {
 }
 
 
-@op("page.fetch")
-async def fetch(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+@op("Page.fetch")
+async def fetch(host: Host, at: dict[str, Any], *, url: str, timeout: float, save_as: str | None, method: str,
+                headers: dict[str, str] | None, body: str | None, **init: Any) -> dict[str, Any]:
+    """``init`` is the rest of the declaration: the RequestInit fields passed as they are."""
     api = "page.fetch"
-    ctx = await host.page_ctx(args, activate=True)
-    timeout_ms = float(args.get("timeout") or 20000)
-    save_as = args.get("save_as")
+    ctx = await host.page_ctx(at, activate=True)
+    timeout_ms = timeout
     options = {
-        "url": args["url"],
-        "method": args.get("method") or "GET",
-        "headers": args.get("headers"),
-        "body": args.get("body"),
+        "url": url,
+        "method": method,
+        "headers": headers,
+        "body": body,
         "timeout": timeout_ms,
         "binary": bool(save_as),
-        "init": {js: args.get(py) for py, js in _INIT_KEYS.items()},
+        "init": {js: init[py] for py, js in _INIT_KEYS.items()},
     }
     expression = jsbundle.call("main", "page_fetch", options)
 
@@ -63,17 +64,17 @@ async def fetch(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     details = res.get("exceptionDetails")
     if details is not None:
         text = ((details.get("exception") or {}).get("description") or details.get("text") or "").split("\n")[0]
-        raise FetchFailed(f"{api} could not run in the page: {text}", url=args["url"])
+        raise FetchFailed(f"{api} could not run in the page: {text}", url=url)
     value = (res.get("result") or {}).get("value") or {}
     error = value.get("error")
     if error == "timeout":
         raise timed_out
     if error is not None:
         raise FetchFailed(
-            f"{api} uses window.fetch and obeys browser CORS and network rules: fetching {args['url']} failed "
+            f"{api} uses window.fetch and obeys browser CORS and network rules: fetching {url} failed "
             f"({error}). A cross-origin URL needs CORS headers from that server; otherwise open it with "
             "page.goto() or fetch it from a page of that origin",
-            url=args["url"],
+            url=url,
         )
     result = {
         "ok": bool(value.get("ok")),
@@ -96,16 +97,13 @@ async def fetch(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 # -- screenshots -------------------------------------------------------------------------------
 
 
-@op("page.screenshot")
-async def screenshot(host: Host, args: dict[str, Any]) -> str:
+@op("Page.screenshot")
+async def screenshot(host: Host, at: dict[str, Any], *, path: str | None, full_page: bool,
+                     clip: dict[str, float] | None, scale: str, raw: bool) -> str:
     api = "page.screenshot"
-    ctx = await host.page_ctx(args, activate=True)
-    path = args["path"]
+    ctx = await host.page_ctx(at, activate=True)
     if not isinstance(path, str) or not os.path.isabs(path):
         raise InvalidArgument(f"{api}: path must be absolute", api=api, option="path", expected="an absolute path")
-    full_page = bool(args.get("full_page"))
-    clip = args.get("clip")
-    raw = bool(args.get("raw"))
     session = ctx.driver.session
 
     async def capture() -> bytes:

@@ -18,134 +18,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
-import os
-from dataclasses import dataclass, field
 from typing import Any
 
 from .. import jsbundle
 from ..driver import dispatch
-from ..driver.page import PageDriver
 from ..errors import (
-    CdpChannelUnavailable,
     CdpError,
     EgoTimeout,
-    FileChooserOpened,
-    HostDisconnected,
     InvalidArgument,
     InvalidState,
     SelectorAmbiguous,
     SelectorNotFound,
 )
+from .choosers import _ids, _state, _states, _Waiter
 from .core import Host, PageCtx
-from .ops import HOST_SETUP, op, sync_op
+from .ops import op, sync_op
 from .receipts import run_action
 
-__all__ = ["unarmed_chooser_error", "chooser_mark", "ChooserState"]
-
-_ids = itertools.count(1)
-
-
-@dataclass
-class _Waiter:
-    token: int
-    fut: asyncio.Future
-
-
-@dataclass
-class ChooserState:
-    """Per tab: the armed waiter, choosers nobody waited for, and choosers handed out."""
-
-    waiter: _Waiter | None = None
-    unarmed: list[dict[str, Any]] = field(default_factory=list)
-    seq: int = 0
-    handed: dict[int, dict[str, Any]] = field(default_factory=dict)
-
-
-def _states(host: Host) -> dict[str, ChooserState]:
-    return host.extensions.setdefault("file_choosers", {})
-
-
-def _state(host: Host, target_id: str) -> ChooserState:
-    return _states(host).setdefault(target_id, ChooserState())
-
-
-def _on_driver(host: Host, driver: PageDriver) -> None:
-    state = _state(host, driver.target_id)
-
-    def opened(params: dict) -> None:
-        state.seq += 1
-        chooser = {
-            "id": next(_ids),
-            "seq": state.seq,
-            "frame_id": params.get("frameId"),
-            "backend_node_id": params.get("backendNodeId"),
-            "multiple": params.get("mode") == "selectMultiple",
-        }
-        waiter = state.waiter
-        if waiter is not None and not waiter.fut.done():
-            state.waiter = None
-            waiter.fut.set_result(chooser)
-        else:
-            state.unarmed.append(chooser)
-            del state.unarmed[:-16]
-
-    def closed() -> None:
-        gone = _states(host).pop(driver.target_id, None)
-        if gone is not None and gone.waiter is not None and not gone.waiter.fut.done():
-            gone.waiter.fut.set_exception(CdpChannelUnavailable(
-                "the page was closed while page.wait_for_file_chooser was waiting", method=None
-            ))
-            gone.waiter.fut.exception()
-
-    driver.on_file_chooser.append(opened)
-    driver.on_close.append(closed)
-
-
-def _register(host: Host) -> None:
-    host.add_hook("on_driver", _on_driver)
-    host.add_hook("on_stop", _stop)
-
-
-def _stop(host: Host) -> None:
-    for state in _states(host).values():
-        if state.waiter is not None and not state.waiter.fut.done():
-            state.waiter.fut.set_exception(HostDisconnected(
-                "the ego_browser host stopped while page.wait_for_file_chooser was waiting",
-                api="page.wait_for_file_chooser",
-            ))
-            state.waiter.fut.exception()  # retrieved: whoever awaits it still gets it
-        state.waiter = None
-    _states(host).clear()
-
-
-HOST_SETUP.append(_register)
-
-
-# -- the action pipeline's check ------------------------------------------------------------
-
-
-def chooser_mark(host: Host, driver: PageDriver) -> int:
-    """Call before an action: the chooser sequence number it starts from."""
-    return _state(host, driver.target_id).seq
-
-
-def unarmed_chooser_error(host: Host, driver: PageDriver, mark: int, api: str) -> FileChooserOpened | None:
-    """After an action: the error to raise if it opened a chooser no waiter took."""
-    state = _states(host).get(driver.target_id)
-    if state is None:
-        return None
-    opened = [c for c in state.unarmed if c["seq"] > mark]
-    if not opened:
-        return None
-    state.unarmed = [c for c in state.unarmed if c["seq"] <= mark]
-    return FileChooserOpened(
-        f"{api} opened a native file chooser, but no waiter was armed; it was cancelled and no file was set. "
-        "Set files directly with page.set_input_files(selector, files), or arm "
-        "w = page.wait_for_file_chooser() before the action and call (await w).set_files(files)",
-        api=api,
-    )
-
+__all__: list[str] = []
 
 # -- files -------------------------------------------------------------------------------------
 
@@ -229,16 +119,17 @@ async def _file_input(host: Host, ctx: Any, selector: str, api: str, timeout_ms:
             fut.cancel()
 
 
-@op("page.set_input_files")
-async def set_input_files(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+@op("Page.set_input_files")
+async def set_input_files(host: Host, at: dict[str, Any], *, selector: str, files: Any,
+                          timeout: float) -> dict[str, Any]:
     api = "page.set_input_files"
-    ctx = await host.page_ctx(args, activate=True)
-    files = _check_files(api, args.get("files"))
+    ctx = await host.page_ctx(at, activate=True)
+    files = _check_files(api, files)
     from .dialog_ops import dialog_open_error
 
     if ctx.driver.dialog is not None:
         raise dialog_open_error(api, ctx.driver.dialog)
-    session, oid, multiple = await _file_input(host, ctx, args["selector"], api, float(args.get("timeout") or 3000))
+    session, oid, multiple = await _file_input(host, ctx, selector, api, timeout)
     if len(files) > 1 and not multiple:
         with contextlib.suppress(Exception):
             await session.send("Runtime.releaseObjectGroup", {"objectGroup": _INPUT_GROUP}, timeout=2.0)
@@ -263,9 +154,9 @@ async def set_input_files(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 @sync_op("page.arm_file_chooser")
-def arm_file_chooser(host: Host, args: dict[str, Any]) -> int:
-    space = host.space_row(args.get("space"))
-    row = host.page_row(space, str(args.get("label")))
+def arm_file_chooser(host: Host, at: dict[str, Any]) -> int:
+    space = host.space_row(at.get("space"))
+    row = host.page_row(space, str(at.get("label")))
     state = _state(host, row.target_id or "")
     if state.waiter is not None and not state.waiter.fut.done():
         raise InvalidState(
@@ -278,23 +169,23 @@ def arm_file_chooser(host: Host, args: dict[str, Any]) -> int:
 
 
 @sync_op("page.disarm_file_chooser")
-def disarm_file_chooser(host: Host, args: dict[str, Any]) -> None:
-    space = host.space_row(args.get("space"))
-    row = host.page_row(space, str(args.get("label")))
+def disarm_file_chooser(host: Host, at: dict[str, Any], *, token: int) -> None:
+    space = host.space_row(at.get("space"))
+    row = host.page_row(space, str(at.get("label")))
     state = _states(host).get(row.target_id or "")
-    if state is not None and state.waiter is not None and state.waiter.token == args.get("token"):
+    if state is not None and state.waiter is not None and state.waiter.token == token:
         state.waiter.fut.cancel()
         state.waiter = None
 
 
 @op("page.wait_file_chooser")
-async def wait_file_chooser(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+async def wait_file_chooser(host: Host, at: dict[str, Any], *, token: int, timeout: float) -> dict[str, Any]:
     api = "page.wait_for_file_chooser"
-    ctx = await host.page_ctx(args, gated=False)
+    ctx = await host.page_ctx(at, gated=False)
     state = _state(host, ctx.driver.target_id)
     waiter = state.waiter
-    timeout_ms = float(args.get("timeout") or 10000)
-    if waiter is None or waiter.token != args.get("token"):
+    timeout_ms = timeout
+    if waiter is None or waiter.token != token:
         raise InvalidState(f"{api}: this waiter is no longer armed", api=api)
     try:
         chooser = await asyncio.wait_for(asyncio.shield(waiter.fut), timeout_ms / 1000)
@@ -307,15 +198,15 @@ async def wait_file_chooser(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     return {"id": chooser["id"], "multiple": chooser["multiple"]}
 
 
-@op("file_chooser.set_files")
-async def chooser_set_files(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+@op("FileChooser.set_files")
+async def chooser_set_files(host: Host, at: dict[str, Any], *, id: int, files: Any) -> dict[str, Any]:  # noqa: A002
     api = "FileChooser.set_files"
-    ctx: PageCtx = await host.page_ctx(args, activate=True)
+    ctx: PageCtx = await host.page_ctx(at, activate=True)
     state = _state(host, ctx.driver.target_id)
-    chooser = state.handed.pop(int(args.get("id") or 0), None)
+    chooser = state.handed.pop(id, None)
     if chooser is None:
         raise InvalidState(f"{api}: this file chooser was already handled", api=api)
-    files = _check_files(api, args.get("files"))
+    files = _check_files(api, files)
     if len(files) > 1 and not chooser["multiple"]:
         raise InvalidArgument(f"{api}: {len(files)} files given, but the chooser takes one", api=api,
                               option="files", expected="one file")

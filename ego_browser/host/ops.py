@@ -1,51 +1,82 @@
-"""The host's operation table: one entry per request a round can make.
+"""The host's operation table and its one dispatcher.
 
-Feature modules register their handlers with ``@op("page.goto")``; a handler is
-``async fn(host, args) -> JSON-able result``. Each request gets a deadline: the call's own
-``timeout`` (ms) plus a margin, or the host's backstop for calls without one.
+A handler is registered under the operation it serves, by its declaration's name
+(``@op("Page.click")``) or, for a wire-only operation, its wire name (``@op("page.gate")``);
+``schema/wire.py`` holds the wire form of each. :meth:`OpSpec.bind` binds a request's
+arguments against that form once — the envelope (space, page label, input token) taken off,
+unknown names refused, the compiled checks run (the host distrusts rounds), the declared
+defaults filled in — and the handler is called as ``await fn(host, at, **kwargs)`` with
+``at`` the envelope dict and typed keyword arguments. Each request gets a deadline: the
+call's own ``timeout`` (ms) plus a margin, or the host's backstop for calls without one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["HOST_SETUP", "OP_MODULES", "OPS", "SYNC_OPS", "OpSpec", "op", "sync_op", "request_deadline"]
+from ..errors import InvalidArgument
+
+__all__ = ["OP_MODULES", "OPS", "SYNC_OPS", "OpSpec", "op", "sync_op", "request_deadline", "resolve"]
 
 #: extra seconds past a call's own timeout before the host gives up on it
 MARGIN = 5.0
 
+Handler = Callable[..., Awaitable[Any]]
 
-@dataclass(frozen=True)
+
+@dataclass
 class OpSpec:
-    name: str
-    fn: Callable[[Any, dict[str, Any]], Awaitable[Any]]
+    name: str  # the wire name: the member's api spelling ("page.click", "task.pages")
+    fn: Handler
     default_deadline: float | None
+    envelope: tuple[str, ...]
+    member: Any  # schema.spec.Member: the wire form
+    sync: Callable[..., Any] | None = None
+    _binder: Callable[..., dict[str, Any]] | None = field(default=None, repr=False)
 
-    def deadline(self, args: dict[str, Any]) -> float:
-        return request_deadline(args, self.default_deadline)
+    def bind(self, args: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(the envelope, the handler's keyword arguments) of one request's wire arguments."""
+        if not isinstance(args, dict):
+            raise InvalidArgument(f"{self.name}: the arguments must be an object", api=self.name, option=None,
+                                  expected="an object")
+        binder = self._binder
+        if binder is None:
+            from ..schema.validate import compile_binder
+
+            binder = self._binder = compile_binder(self.member)
+        at = {k: args[k] for k in self.envelope if k in args}
+        rest = {k: v for k, v in args.items() if k not in self.envelope}
+        try:
+            return at, binder(**rest)
+        except TypeError as exc:
+            # a round that sends what no declaration names (or leaves out what one requires)
+            raise InvalidArgument(f"{self.name}: {exc}".replace(f"{self.name}() ", ""), api=self.name, option=None,
+                                  expected="the declared arguments") from None
+
+    def deadline(self, kwargs: dict[str, Any]) -> float:
+        return request_deadline(kwargs, self.default_deadline)
 
 
-def request_deadline(args: dict[str, Any], default: float | None = None) -> float:
+def request_deadline(kwargs: dict[str, Any], default: float | None = None) -> float:
     """Seconds the host allows one request: its ``timeout`` (ms) plus ``MARGIN``, else the op's
     own default, never past the backstop (``EGO_BROWSER_REQUEST_DEADLINE``). A round waits this
     long plus its own margin (``client/channel.py``), so it never gives up before the host."""
     from .. import config
 
     backstop = config.request_deadline()
-    timeout = args.get("timeout")
+    timeout = kwargs["timeout"] if "timeout" in kwargs else None
     if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and 0 < timeout < 1e12:
         return timeout / 1000 + MARGIN
     return min(default, backstop) if default else backstop
 
 
+#: wire name -> operation
 OPS: dict[str, OpSpec] = {}
 #: operations answered synchronously (arming a waiter must happen at call time, before the
 #: action that triggers the event is sent); also reachable as ordinary requests
-SYNC_OPS: dict[str, Callable[[Any, dict[str, Any]], Any]] = {}
-#: ``fn(host)`` called by ``Host.start`` (feature modules register per-host hooks there)
-HOST_SETUP: list[Callable[[Any], None]] = []
+SYNC_OPS: dict[str, OpSpec] = {}
 
 #: modules whose import registers operations (loaded by the host at start)
 OP_MODULES = (
@@ -65,27 +96,48 @@ OP_MODULES = (
 )
 
 
-def op(name: str, *, deadline: float | None = None):
-    def register(fn):
-        OPS[name] = OpSpec(name, fn, deadline)
+def _spec(name: str, fn: Handler, deadline: float | None) -> OpSpec:
+    from ..schema import wire
+
+    member = wire.declaration(name)
+    return OpSpec(member.api, fn, deadline, wire.envelope(member), member)
+
+
+def op(name: str, *, deadline: float | None = None) -> Callable[[Handler], Handler]:
+    """Register ``async fn(host, at, **kwargs)`` as the handler of operation ``name``."""
+
+    def register(fn: Handler) -> Handler:
+        spec = _spec(name, fn, deadline)
+        OPS[spec.name] = spec
         return fn
 
     return register
 
 
-def sync_op(name: str):
-    """Register a synchronous handler ``fn(host, args)``; it also answers as a request."""
+def sync_op(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a synchronous handler ``fn(host, at, **kwargs)``; it also answers as a request."""
 
-    def register(fn):
-        SYNC_OPS[name] = fn
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        async def as_request(host: Any, at: dict[str, Any], **kwargs: Any) -> Any:
+            return fn(host, at, **kwargs)
 
-        async def as_request(host: Any, args: dict[str, Any]) -> Any:
-            return fn(host, args)
-
-        OPS[name] = OpSpec(name, as_request, None)
+        spec = _spec(name, as_request, None)
+        spec.sync = fn
+        OPS[spec.name] = SYNC_OPS[spec.name] = spec
         return fn
 
     return register
+
+
+def resolve(name: str, table: dict[str, OpSpec] | None = None, args: dict[str, Any] | None = None) -> OpSpec | None:
+    """The operation a request names (an earlier release's spelling too)."""
+    from ..schema.wire import LEGACY_NAMES, LEGACY_SHAPES
+
+    table = OPS if table is None else table
+    shape = LEGACY_SHAPES.get(name)
+    if shape is not None and args is not None and shape[0] not in args:
+        return table.get(shape[1])  # an old spelling that is now another operation's name
+    return table.get(name) or table.get(LEGACY_NAMES.get(name, ""))
 
 
 def load_all() -> None:

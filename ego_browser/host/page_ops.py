@@ -11,54 +11,48 @@ from ..driver import navigation as nav
 from ..errors import CdpError, EgoTimeout, StateStoreUnwritable
 from ..states import OpenedBy
 from .core import Host
-from .ops import op
+from .ops import op, sync_op
 from .receipts import run_action
 from .store import CLOSED, OPEN, UNMANAGED
+from .tabs import close_target, create_tab
 
 
-@op("page.goto")
-async def goto(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    ctx = await host.page_ctx(args)
+@op("Page.goto")
+async def goto(host: Host, at: dict[str, Any], *, url: str, referer: str | None, timeout: float,
+               wait_until: str) -> dict[str, Any]:
+    ctx = await host.page_ctx(at)
     return await run_action(
-        host, ctx,
-        lambda: nav.goto(
-            ctx.driver, args["url"], referer=args.get("referer"), timeout_ms=args.get("timeout", 15000),
-            wait_until=args.get("wait_until", "load"),
-        ),
+        host, ctx, lambda: nav.goto(ctx.driver, url, referer=referer, timeout_ms=timeout, wait_until=wait_until),
     )
 
 
-@op("page.reload")
-async def reload(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    ctx = await host.page_ctx(args)
-    return await run_action(
-        host, ctx,
-        lambda: nav.reload(ctx.driver, timeout_ms=args.get("timeout", 15000), wait_until=args.get("wait_until", "load")),
-    )
+@op("Page.reload")
+async def reload(host: Host, at: dict[str, Any], *, timeout: float, wait_until: str) -> dict[str, Any]:
+    ctx = await host.page_ctx(at)
+    return await run_action(host, ctx, lambda: nav.reload(ctx.driver, timeout_ms=timeout, wait_until=wait_until))
 
 
-@op("page.wait_for_load_state")
-async def wait_for_load_state(host: Host, args: dict[str, Any]) -> None:
-    ctx = await host.page_ctx(args)
-    await nav.wait_for_load_state(
-        ctx.driver, args.get("state", "load"), timeout_ms=args.get("timeout", 10000), idle_ms=args.get("idle_ms", 500)
-    )
-    if args.get("stale", True):  # wait_for_url's own load wait keeps refs of a document that did not change
+@op("Page.wait_for_load_state")
+async def wait_for_load_state(host: Host, at: dict[str, Any], *, state: str, timeout: float, idle_ms: float,
+                              stale: bool) -> None:
+    ctx = await host.page_ctx(at)
+    await nav.wait_for_load_state(ctx.driver, state, timeout_ms=timeout, idle_ms=idle_ms)
+    if stale:  # wait_for_url's own load wait keeps refs of a document that did not change
         ctx.driver.stale_all_refs()
 
 
-@op("page.url")
-async def url(host: Host, args: dict[str, Any]) -> str:
-    ctx = await host.page_ctx(args)
+@op("Page.url")
+async def url(host: Host, at: dict[str, Any]) -> str:
+    ctx = await host.page_ctx(at)
     main = ctx.driver.frames.main
     if main is not None and main.url:
         return main.url
     return (host.browser.targets.get(ctx.page.target_id or "") or {}).get("url", "")
 
 
-@op("page.title")
-async def title(host: Host, args: dict[str, Any]) -> str:
-    ctx = await host.page_ctx(args)
+@op("Page.title")
+async def title(host: Host, at: dict[str, Any]) -> str:
+    ctx = await host.page_ctx(at)
     if ctx.driver.dialog is None:
         try:
             res = await ctx.driver.session.send(
@@ -78,12 +72,12 @@ async def title(host: Host, args: dict[str, Any]) -> str:
         return (host.browser.targets.get(ctx.page.target_id or "") or {}).get("title", "")
 
 
-@op("page.info")
-async def info(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+@op("Page.info")
+async def info(host: Host, at: dict[str, Any]) -> dict[str, Any]:
     from ..errors import InvalidState
     from .dialog_ops import guarded
 
-    ctx = await host.page_ctx(args)
+    ctx = await host.page_ctx(at)
     if ctx.driver.dialog is not None:
         return {"dialog": dict(ctx.driver.dialog)}
     try:
@@ -99,56 +93,56 @@ async def info(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     return (res.get("result") or {}).get("value") or {}
 
 
-@op("page.evaluate", deadline=25.0)
-async def evaluate(host: Host, args: dict[str, Any]) -> Any:
+@op("Page.evaluate", deadline=25.0)
+async def evaluate(host: Host, at: dict[str, Any], *, js: str, arg: Any = None, has_arg: bool) -> Any:
     from .dialog_ops import guarded
 
-    ctx = await host.page_ctx(args, activate=True)
-    return await guarded(
-        ctx.driver, "page.evaluate", ev.evaluate(ctx.driver, args["js"], args.get("arg"), has_arg=bool(args.get("has_arg")))
-    )
+    ctx = await host.page_ctx(at, activate=True)
+    return await guarded(ctx.driver, "page.evaluate", ev.evaluate(ctx.driver, js, arg, has_arg=has_arg))
 
 
-@op("page.cdp")
-async def page_cdp(host: Host, args: dict[str, Any]) -> Any:
+@op("Page.cdp")
+async def page_cdp(host: Host, at: dict[str, Any], *, method: str, params: dict[str, Any] | None,
+                   timeout: float) -> Any:
     from . import cdp_scope
 
-    method = args["method"]
-    ctx = await host.page_ctx(args, activate=method != "Page.handleJavaScriptDialog")
+    ctx = await host.page_ctx(at, activate=method != "Page.handleJavaScriptDialog")
     # the page's own session, and only what stays within this tab (or its space)
     scope = cdp_scope.scope_of(host, ctx.space, cdp_scope.PAGE, ctx.page.target_id)
-    params = await cdp_scope.check(host, scope, method, args.get("params"))
-    timeout = float(args.get("timeout") or 30000) / 1000
+    params = await cdp_scope.check(host, scope, method, params)
     ctx.driver.check_input()  # raw input too: the user may have taken over meanwhile
     try:
         return cdp_scope.filter_result(
-            host, scope, method, await ctx.driver.session.send(method, params, timeout=timeout)
+            host, scope, method, await ctx.driver.session.send(method, params, timeout=timeout / 1000)
         )
     finally:
         # raw CDP may have changed anything: no ref can be trusted afterwards
         ctx.driver.stale_all_refs()
 
 
-@op("page.events")
-async def events(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
-    return host.handle_sync("page.events", args)
+@sync_op("Page.events")
+def events(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
+    space = host.space_row(at.get("space"))
+    page = host.page_row(space, str(at.get("label")))
+    driver = host.drivers.get(page.target_id or "")
+    return driver.take_events() if driver is not None else []
 
 
 @op("page.gate")
-async def gate(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+async def gate(host: Host, at: dict[str, Any]) -> dict[str, Any]:
     """Label check without touching the tab (``wait_for_timeout`` on a closed page raises).
     Rounds of earlier releases send it as ``page.check`` (now ``Page.check``, the checkbox
     action, which hands a request without a selector here)."""
-    space = host.space_row(args.get("space"))
-    row = host.page_row(space, str(args.get("label")))
+    space = host.space_row(at.get("space"))
+    row = host.page_row(space, str(at.get("label")))
     return {"label": row.label, "target_id": row.target_id, "opened_by": row.opened_by}
 
 
-@op("page.close")
-async def close(host: Host, args: dict[str, Any]) -> None:
-    space = host.space_row(args.get("space"))
+@op("Page.close")
+async def close(host: Host, at: dict[str, Any]) -> None:
+    space = host.space_row(at.get("space"))
     host.gate(space)
-    row = host.page_row(space, str(args.get("label")))
+    row = host.page_row(space, str(at.get("label")))
     store = host.store
     assert store is not None and host.browser.conn is not None
     others = [
@@ -157,15 +151,11 @@ async def close(host: Host, args: dict[str, Any]) -> None:
     ]
     if not others:
         # keep the space's window: its last tab becomes an unmanaged blank one
-        from .spaces import _create_tab
-
-        tid = await _create_tab(host, space, context_id=space.context_id, new_window=False)
+        tid = await create_tab(host, space, context_id=space.context_id, new_window=False)
         try:
             store.add_page(space.id, "#" + tid, tid, OpenedBy.UNKNOWN, state=UNMANAGED)
         except StateStoreUnwritable:
-            from .spaces import _close_target
-
-            await _close_target(host, tid)  # no tab that no space lists; the page stays open
+            await close_target(host, tid)  # no tab that no space lists; the page stays open
             raise
     gone = asyncio.get_running_loop().create_future()
 

@@ -18,12 +18,15 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from ..errors import BrowserLost, EgoError
+from ..errors import BrowserLost, EgoError, ProfileNotFound
+from .store import OPEN, UNMANAGED
+from .tabs import create_tab
 
 if TYPE_CHECKING:
     from .core import Host
+    from .store import SpaceRow
 
-__all__ = ["place_new_space", "space_counts", "member_lost", "lost_error", "after_finish"]
+__all__ = ["place_new_space", "space_counts", "member_lost", "lost_error", "after_finish", "reopen_space"]
 
 logger = logging.getLogger("ego_browser.host")
 
@@ -43,9 +46,7 @@ async def place_new_space(host: Host, profile_id: str, token: int) -> str:
     browser = host.browser
     prefer = None
     if browser.many and profile_id != "default":
-        from .profile_ops import _state
-
-        context_id = _state(host)["contexts"].get(profile_id)
+        context_id = host.features.profiles.contexts.get(profile_id)
         prefer = browser.context_owner.get(context_id or "")
     instance = await browser.place(space_counts(host), prefer=prefer, token=token)
     browser.use(instance)
@@ -60,9 +61,7 @@ def member_lost(host: Host, instance: str, gone: list[str]) -> None:
             host.spare_tab = None
     for space_id in [s for s, tid in host.active.items() if tid in set(gone)]:
         host.active.pop(space_id, None)
-    from .profile_ops import _state
-
-    contexts = _state(host)["contexts"]
+    contexts = host.features.profiles.contexts
     for profile_id in [p for p, c in contexts.items() if c not in host.browser.context_owner]:
         del contexts[profile_id]  # seeded again from the profile on the new browser
     if host.store is None:
@@ -78,8 +77,6 @@ def member_lost(host: Host, instance: str, gone: list[str]) -> None:
 
 
 async def _reopen(host: Host, space_ids: list[int]) -> None:
-    from .spaces import reopen_space
-
     try:
         instance = await host.browser.place(space_counts(host))
         host.browser.use(instance)
@@ -126,3 +123,37 @@ async def after_finish(host: Host, instance: str | None) -> None:
         return
     count = space_counts(host).get(instance, 0)
     await host.browser.release_if_idle(instance, count)
+
+
+async def reopen_space(host: Host, space: SpaceRow) -> None:
+    """Reopen a space's open pages at their last URLs, under their labels, in the request's
+    browser (``BrowserLink.use``): its own browser is gone (restarted, or lost on a Grid).
+    The old ledgers go: their nodes no longer exist."""
+    assert host.store is not None
+    store = host.store
+    context_id = None
+    if space.isolated:
+        res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})  # type: ignore[union-attr]
+        context_id = res["browserContextId"]
+    elif space.profile_id != "default" and not space.closed:
+        from .profile_ops import context_for
+
+        try:
+            context_id = await context_for(host, space.profile_id)  # seeded again from the profile
+        except ProfileNotFound:
+            logger.warning("space %s: its profile %s is gone; its pages reopen in the default profile",
+                           space.id, space.profile_id)
+    first = True
+    for row in store.pages(space.id):
+        if row.state == UNMANAGED:
+            store.delete_page_record(space.id, row.label)
+            continue
+        if row.state != OPEN:
+            continue
+        tid = await create_tab(
+            host, space, context_id=context_id, new_window=first, url=row.url or "about:blank"
+        )
+        first = False
+        store.update_page(space.id, row.label, target_id=tid)
+        store.delete_ledger(space.id, row.label)
+    store.update_space(space.id, browser_instance=host.browser.instance, context_id=context_id, user_page=None)

@@ -17,21 +17,35 @@ import asyncio
 import base64
 import contextlib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import jsbundle
 from ..errors import CdpError, EgoError, InvalidArgument, InvalidState, ProfileNotFound
 from ..browser_profiles import store as profile_store
-from .core import Host
-from .ops import HOST_SETUP, op
+from .ops import op
+
+if TYPE_CHECKING:
+    from .core import Host
 
 logger = logging.getLogger("ego_browser.host")
 
 _SEED_TIMEOUT = 10.0
 
 
-def _state(host: Host) -> dict[str, Any]:
-    return host.extensions.setdefault("profiles", {"contexts": {}, "locks": {}})
+class ProfileContexts:
+    """The browser context each profile in use lives in, and a lock per profile (one per host)."""
+
+    def __init__(self, host: Host) -> None:
+        #: profile id -> browser context id (gone with the browser)
+        self.contexts: dict[str, str] = {}
+        self.locks: dict[str, asyncio.Lock] = {}
+        host.browser.on_disconnect.append(self.contexts.clear)
+
+    def on_driver(self, driver: object) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
 
 
 def list_public(host: Host) -> list[dict[str, Any]]:
@@ -39,13 +53,13 @@ def list_public(host: Host) -> list[dict[str, Any]]:
 
 
 @op("profiles")
-async def profiles(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
+async def profiles(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
     return list_public(host)
 
 
 @op("profiles.create")
-async def create(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    return profile_store.create(args.get("name"), host.home).public()  # type: ignore[arg-type]
+async def create(host: Host, at: dict[str, Any], *, name: Any) -> dict[str, Any]:
+    return profile_store.create(name, host.home).public()
 
 
 def spaces_using(host: Host, profile_id: str) -> list[Any]:
@@ -54,8 +68,8 @@ def spaces_using(host: Host, profile_id: str) -> list[Any]:
 
 
 @op("profiles.remove")
-async def remove(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    profile_id = args.get("id")
+async def remove(host: Host, at: dict[str, Any], *, id: Any) -> dict[str, Any]:  # noqa: A002
+    profile_id = id
     if not isinstance(profile_id, str):
         raise InvalidArgument("profiles rm: ID must be a profile id (see profiles list)", api="profiles rm",
                               option="id", expected="str")
@@ -70,7 +84,7 @@ async def remove(host: Host, args: dict[str, Any]) -> dict[str, Any]:
             "(task.finish(), or `python -m ego_browser spaces` to see them) and remove it again",
             api="profiles rm",
         )
-    context_id = _state(host)["contexts"].pop(profile_id, None)
+    context_id = host.features.profiles.contexts.pop(profile_id, None)
     if context_id and host.browser.conn is not None:
         with contextlib.suppress(EgoError):
             await host.browser.conn.send("Target.disposeBrowserContext", {"browserContextId": context_id}, timeout=5.0)
@@ -86,12 +100,12 @@ async def context_for(host: Host, profile_id: str) -> str | None:
     if profile_id == profile_store.DEFAULT:
         return None
     profile = profile_store.get(profile_id, host.home)  # ProfileNotFound when it was removed
-    state = _state(host)
-    lock = state["locks"].setdefault(profile_id, asyncio.Lock())
+    state = host.features.profiles
+    lock = state.locks.setdefault(profile_id, asyncio.Lock())
     async with lock:  # two spaces opening at once share one seeded context
-        known = state["contexts"].get(profile_id) or _surviving_context(host, profile_id)
+        known = state.contexts.get(profile_id) or _surviving_context(host, profile_id)
         if known:
-            state["contexts"][profile_id] = known
+            state.contexts[profile_id] = known
             return known
         assert host.browser.conn is not None
         res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
@@ -102,7 +116,7 @@ async def context_for(host: Host, profile_id: str) -> str | None:
             with contextlib.suppress(Exception):
                 await host.browser.conn.send("Target.disposeBrowserContext", {"browserContextId": context_id})
             raise
-        state["contexts"][profile_id] = context_id
+        state.contexts[profile_id] = context_id
         return context_id
 
 
@@ -220,7 +234,7 @@ def _cookie_param(c: dict[str, Any]) -> dict[str, Any]:
 
 
 async def save_cookies(host: Host, profile_id: str) -> None:
-    context_id = _state(host)["contexts"].get(profile_id)
+    context_id = host.features.profiles.contexts.get(profile_id)
     if not context_id or host.browser.conn is None:
         return
     try:
@@ -271,13 +285,7 @@ async def save_on_finish(host: Host, space: Any, targets: list[str]) -> None:
 
 async def save_all(host: Host) -> None:
     """The host stops: every live profile context's cookies go back to their profile."""
-    for profile_id in list(_state(host)["contexts"]):
+    for profile_id in list(host.features.profiles.contexts):
         with contextlib.suppress(EgoError, OSError):
             await save_cookies(host, profile_id)
 
-
-def _forget_contexts(host: Host) -> None:
-    _state(host)["contexts"].clear()
-
-
-HOST_SETUP.append(lambda host: host.browser.on_disconnect.append(lambda: _forget_contexts(host)))

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..driver import navigation
 from ..errors import EgoError
+from .choosers import chooser_mark, unarmed_chooser_error
 from .core import Host, PageCtx
 
 __all__ = ["run_action", "POPUP_WAIT"]
@@ -52,8 +53,6 @@ async def run_action(
     ``navigation`` says where it went. ``navigation_budget``: seconds from the start of the call
     the whole action may take (the op's own deadline), else ``navigation.COMMIT_TIMEOUT``.
     """
-    from .file_ops import chooser_mark, unarmed_chooser_error
-
     from .dialog_ops import dialog_open_error
 
     driver = ctx.driver

@@ -21,7 +21,7 @@ from typing import Any
 
 from .. import config
 from ..errors import EgoError, to_wire
-from . import wire
+from . import features, wire
 from .core import Host
 from .lockfile import SOCKET_CHECK
 from .ops import load_all, op
@@ -159,7 +159,7 @@ def _encode_reply(rid: Any, op_name: Any, reply: dict[str, Any]) -> bytes:
 
 
 @op("host.status")
-async def status(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+async def status(host: Host, at: dict[str, Any]) -> dict[str, Any]:
     from .warm_tab import wait_ready
 
     # a spare tab being prepared exists in the browser before it is known as the spare: count
@@ -205,7 +205,7 @@ async def serve(ready_fd: int | None = None) -> int:
         filename=str(run_dir / "host.log"), level=logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    host = Host()
+    host = Host(features=features.build)
     try:
         load_all()
         await host.start()

@@ -1,19 +1,17 @@
-"""``page.snapshot`` and the per-page ref ledgers (created, persisted and staled here)."""
+"""``page.snapshot``: the page as text (the ref ledgers it numbers into are in ``ledgers``)."""
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any
 
 from .. import config
-from ..errors import EgoError, InvalidArgument, StateStoreUnwritable
-from ..snapshot.capture import forget_sessions
+from ..errors import EgoError, InvalidArgument
 from .core import Host, PageCtx
+from .ledgers import ledger_for, save_ledger
 from .ops import op
 from .store import OPEN, UNMANAGED
 
-logger = logging.getLogger("ego_browser.host")
 
 def parse_ref(value: Any) -> int | None:
     """``@21``, ``ref=21`` or ``21`` -> 21 (the selector language's ref forms); else None."""
@@ -29,48 +27,6 @@ def parse_ref(value: Any) -> int | None:
     except InvalidSelector:
         return None
     return parsed.ref if isinstance(parsed, RefSelector) else None
-
-
-def ledger_for(host: Host, ctx: PageCtx) -> Any:
-    """The page's ledger, loaded from the store the first time this host sees the page."""
-    driver = ctx.driver
-    if driver.ledger is None:
-        from ..snapshot.ledger import RefLedger
-
-        assert host.store is not None
-        data = host.store.load_ledger(ctx.space.id, ctx.page.label)
-        driver.ledger = RefLedger.from_bytes(data, host.browser.instance)
-        driver.ledger_key = (ctx.space.id, ctx.page.label)
-        # backend ids fetched after a snapshot returned: save again once they are bound
-        driver.ledger.on_change = lambda d=driver: save_ledger(host, d)
-        driver.frames.on_document.append(lambda frame, _old, d=driver: _frame_changed(host, d, frame))
-        driver.frames.on_detach.append(lambda frame, d=driver: _frame_changed(host, d, frame))
-        # the walker's per-frame state of a closed page goes with it
-        sessions = list(driver.sessions)
-        driver.on_close.append(lambda d=driver, s=sessions: forget_sessions({*s, *d.sessions}))
-    return driver.ledger
-
-
-def _frame_changed(host: Host, driver: Any, frame: Any) -> None:
-    if driver.ledger is not None:
-        driver.ledger.stale_frame(frame.frame_id)
-        save_ledger(host, driver)
-
-
-def save_ledger(host: Host, driver: Any) -> None:
-    """Persist the page's refs (a restarted host keeps them). A store that refuses the write
-    costs only that: the snapshot is still returned and this host keeps the refs in memory."""
-    key = getattr(driver, "ledger_key", None)
-    if key is None or driver.ledger is None or host.store is None:
-        return
-    try:
-        host.store.save_ledger(key[0], key[1], driver.ledger.to_bytes())
-    except StateStoreUnwritable as exc:
-        if not getattr(driver, "ledger_unsaved", False):  # once per page until a save works again
-            logger.warning("refs of page %s not saved: %s", key[1], exc.message)
-        driver.ledger_unsaved = True
-    else:
-        driver.ledger_unsaved = False
 
 
 def header(host: Host, ctx: PageCtx, title: str) -> str:
@@ -102,13 +58,14 @@ def _q(text: str) -> str:
     return " ".join(text.replace("\\", "\\\\").replace('"', '\\"').split())
 
 
-@op("page.snapshot")
-async def snapshot(host: Host, args: dict[str, Any]) -> str:
+@op("Page.snapshot")
+async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | None, include_action_marks: bool,
+                   include_stable_locator: bool, max_length: int | None, interactive: bool, changes: bool) -> str:
     from ..snapshot import take_snapshot
     from ..snapshot.engine import truncate
 
     api = "page.snapshot"
-    root_arg = args.get("root")
+    root_arg = root
     root = None
     if root_arg is not None:
         root = parse_ref(root_arg)
@@ -119,14 +76,11 @@ async def snapshot(host: Host, args: dict[str, Any]) -> str:
             )
     from .dialog_ops import guarded
 
-    ctx = await host.page_ctx(args, activate=True)
+    ctx = await host.page_ctx(at, activate=True)
     ledger = ledger_for(host, ctx)
     # a document still being parsed would come back as a bare root with a stale title
     loading = await _until_parsed(ctx)
-    scope = args.get("scope", "only_within_viewport")
-    marks = args.get("include_action_marks", True)
-    locs = args.get("include_stable_locator", True)
-    interactive = bool(args.get("interactive", False))
+    marks, locs = include_action_marks, include_stable_locator
 
     async def work() -> tuple[str, str]:
         nonlocal root
@@ -155,9 +109,9 @@ async def snapshot(host: Host, args: dict[str, Any]) -> str:
     options = (scope, root, marks, locs, interactive)
     prev = getattr(ctx.driver, "snapshot_prev", None)
     ctx.driver.snapshot_prev = (options, body)
-    if args.get("changes"):
+    if changes:
         body = _changes(prev[1] if prev is not None and prev[0] == options else None, body)
-    return truncate(header(host, ctx, title) + (" (loading)" if loading else "") + "\n" + body, args.get("max_length"))
+    return truncate(header(host, ctx, title) + (" (loading)" if loading else "") + "\n" + body, max_length)
 
 
 def _changes(prev: str | None, body: str) -> str:

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import config
 from ..errors import (
-    CdpError,
     InvalidArgument,
     PageBudgetReached,
     PageNotFound,
@@ -20,16 +18,19 @@ from ..errors import (
     TaskSpaceUserInControl,
 )
 from ..states import CreatedBy, OpenedBy, Ownership
-from .core import Host
+from . import placement
 from .ops import op
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow
+from .tabs import close_target as _close_target
+from .tabs import create_tab as _create_tab
 from .unlisted_tabs import close_spare_tab, find_spare_tab, first_tab, recover_tabs, undo_first_tab
+
+if TYPE_CHECKING:
+    from .core import Host
 
 AGENT, DELEGATED, USER = Ownership.AGENT, Ownership.DELEGATED, Ownership.USER
 
 logger = logging.getLogger("ego_browser.host")
-#: a new space's place on its browser until it is stored (BrowserLink.place)
-_placing = itertools.count(1)
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -67,18 +68,6 @@ def space_dict(host: Host, space: SpaceRow) -> dict[str, Any]:
     }
 
 
-async def _create_tab(
-    host: Host, space: SpaceRow | None, *, context_id: str | None, new_window: bool, url: str = "about:blank"
-) -> str:
-    assert host.browser.conn is not None
-    params: dict[str, Any] = {"url": url, "newWindow": new_window}
-    if context_id:
-        params["browserContextId"] = context_id
-    res = await host.browser.conn.send("Target.createTarget", params, timeout=10.0)
-    tid = res["targetId"]
-    # the target list learns of it through Target.targetCreated; make sure it is known now
-    host.browser.targets.setdefault(tid, {"targetId": tid, "type": "page", "url": "about:blank", "title": ""})
-    return tid
 
 
 def budget_error(host: Host, space: SpaceRow, count: int, limit: int) -> PageBudgetReached:
@@ -125,58 +114,28 @@ async def reconcile_on_start(host: Host) -> None:
     for space in store.spaces():
         if host.browser.has(space.browser_instance):
             continue
-        await reopen_space(host, space)
+        await placement.reopen_space(host, space)
     for info in list(host.browser.targets.values()):
         if info.get("type") == "page" and info.get("openerId"):
             adopt_popup(host, info)
     await find_spare_tab(host)
     if store.quarantined is not None:
         recover_tabs(host)
+    from . import windows
+
+    if windows.headed(host):
+        await windows.start(host)  # the person's own space, in the launch window
     await close_spare_tab(host)
-
-
-async def reopen_space(host: Host, space: SpaceRow) -> None:
-    """Reopen a space's open pages at their last URLs, under their labels, in the request's
-    browser (``BrowserLink.use``): its own browser is gone (restarted, or lost on a Grid).
-    The old ledgers go: their nodes no longer exist."""
-    store = _store(host)
-    context_id = None
-    if space.isolated:
-        res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})  # type: ignore[union-attr]
-        context_id = res["browserContextId"]
-    elif space.profile_id != "default" and not space.closed:
-        from .profile_ops import context_for
-
-        try:
-            context_id = await context_for(host, space.profile_id)  # seeded again from the profile
-        except ProfileNotFound:
-            logger.warning("space %s: its profile %s is gone; its pages reopen in the default profile",
-                           space.id, space.profile_id)
-    first = True
-    for row in store.pages(space.id):
-        if row.state == UNMANAGED:
-            store.delete_page_record(space.id, row.label)
-            continue
-        if row.state != OPEN:
-            continue
-        tid = await _create_tab(
-            host, space, context_id=context_id, new_window=first, url=row.url or "about:blank"
-        )
-        first = False
-        store.update_page(space.id, row.label, target_id=tid)
-        store.delete_ledger(space.id, row.label)
-    store.update_space(space.id, browser_instance=host.browser.instance, context_id=context_id, user_page=None)
 
 
 # -- top-level functions --------------------------------------------------------------------
 
 
 @op("task_space")
-async def task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+async def task_space(host: Host, at: dict[str, Any], *, name_or_id: str | int, profile_id: str | None,
+                     isolated: bool) -> dict[str, Any]:
     store = _store(host)
-    key = args.get("name_or_id")
-    profile_id = args.get("profile_id")
-    isolated = bool(args.get("isolated"))
+    key = name_or_id
     if isinstance(key, bool) or not isinstance(key, (int, str)):
         raise InvalidArgument(
             f"task_space: name_or_id must be a str name or an int id (got {type(key).__name__})",
@@ -237,11 +196,8 @@ async def task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
             api="task_space", option="isolated", expected="False with a profile_id",
         )
     assert host.browser.conn is not None
-    from .placement import place_new_space
-    from .profile_ops import context_for
-
-    token = next(_placing)
-    instance = await place_new_space(host, profile, token)  # the browser it goes to (docs/scale-out.md)
+    token = host.browser.next_token()
+    instance = await placement.place_new_space(host, profile, token)  # the browser it goes to (docs/scale-out.md)
     try:
         return await _open_space(host, name, profile, isolated)
     finally:
@@ -252,6 +208,7 @@ async def _open_space(host: Host, name: str, profile: str, isolated: bool) -> di
     from .profile_ops import context_for
 
     store = _store(host)
+    assert host.browser.conn is not None
     context_id = await context_for(host, profile)  # ProfileNotFound for an unknown or removed profile
     if isolated:
         res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
@@ -260,7 +217,7 @@ async def _open_space(host: Host, name: str, profile: str, isolated: bool) -> di
         from .warm_tab import wait_ready
 
         await wait_ready(host)  # a spare being prepared in the background is nearer than a new window
-    target_id, was_spare = await first_tab(host, context_id)
+    target_id, was_spare = await first_tab(host, context_id, name)
     try:
         space_id, _row = store.create_space_with_page(
             name=name, isolated=isolated, context_id=context_id, profile_id=profile,
@@ -284,7 +241,7 @@ async def _open_space(host: Host, name: str, profile: str, isolated: bool) -> di
 
 
 @op("list_task_spaces")
-async def list_task_spaces(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
+async def list_task_spaces(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for space in _store(host).spaces():
         titles = []
@@ -318,8 +275,8 @@ def _active_tab(host: Host, space: SpaceRow) -> str | None:
 
 
 @op("claim_task_space")
-async def claim_task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
+async def claim_task_space(host: Host, at: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
     store = _store(host)
     if space.ownership == USER and (space.reason or "user_owned") != "user_owned":
         # the person took this space over: it is theirs until they give it back, approval or not
@@ -338,8 +295,8 @@ async def claim_task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 @op("take_over_task_space")
-async def take_over_task_space(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
+async def take_over_task_space(host: Host, at: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
     store = _store(host)
     if space.ownership == USER:
         raise TaskSpaceUserInControl(
@@ -357,24 +314,26 @@ async def take_over_task_space(host: Host, args: dict[str, Any]) -> dict[str, An
 
 
 @op("spaces.take_over")
-async def person_take_over(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
-    reason = args.get("reason") or "manual_takeover"
+async def person_take_over(host: Host, at: dict[str, Any], *, reason: str | None) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
+    reason = reason or "manual_takeover"
     _store(host).update_space(space.id, ownership=USER, reason=reason)
     # the agent's requests still running on this space stop now (their input is gated too)
     host.preempt(space, reason)
+    from .windows import focus_space
+
+    await focus_space(host, space)  # headed: the person finds the space's window in front
     return space_dict(host, _store(host).space(space.id))  # type: ignore[arg-type]
 
 
 @op("spaces.create")
-async def person_create(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+async def person_create(host: Host, at: dict[str, Any], *, name: Any) -> dict[str, Any]:
     """The person opens a space of their own (one blank tab, no labels); an agent may claim it."""
-    name = args.get("name")
     if not isinstance(name, str) or not name.strip():
         raise InvalidArgument("spaces new: NAME must be a non-empty name", api="spaces new", option="name",
                               expected="non-empty str")
     store = _store(host)
-    target_id, was_spare = await first_tab(host, None)
+    target_id, was_spare = await first_tab(host, None, name.strip())
     try:
         space_id, _row = store.create_space_with_page(
             name=name.strip(), isolated=False, context_id=None, profile_id="default",
@@ -389,8 +348,8 @@ async def person_create(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 @op("spaces.give_back")
-async def person_give_back(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
+async def person_give_back(host: Host, at: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
     _store(host).update_space(space.id, ownership=AGENT, reason=None)
     return space_dict(host, _store(host).space(space.id))  # type: ignore[arg-type]
 
@@ -398,31 +357,31 @@ async def person_give_back(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 # -- TaskSpace members ------------------------------------------------------------------------
 
 
-@op("space.info")
-async def space_info(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    return space_dict(host, host.space_row(args.get("space")))
+@op("task.info")
+async def space_info(host: Host, at: dict[str, Any]) -> dict[str, Any]:
+    return space_dict(host, host.space_row(at.get("space")))
 
 
-@op("space.page")
-async def space_page(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+@op("TaskSpace.page")
+async def space_page(host: Host, at: dict[str, Any], *, label: str) -> dict[str, Any]:
     """Check a label on first use; reading it also marks a background popup as handled."""
-    space = host.space_row(args.get("space"))
-    row = host.page_row(space, str(args.get("label")))
+    space = host.space_row(at.get("space"))
+    row = host.page_row(space, label)
     if not row.reported:
         with contextlib.suppress(StateStoreUnwritable):  # only the end-of-round report reads it
             _store(host).update_page(space.id, row.label, reported=True)
     return _page_dict(row)
 
 
-@op("space.pages")
-async def space_pages(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.pages")
+async def space_pages(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
+    space = host.space_row(at.get("space"))
     return [_page_dict(r) for r in managed(host, space)]
 
 
-@op("space.tabs")
-async def space_tabs(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.tabs")
+async def space_tabs(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
+    space = host.space_row(at.get("space"))
     store = _store(host)
     if space.ownership == AGENT:
         # tabs opened by managed pages that no event told us about (the host was down)
@@ -452,9 +411,9 @@ async def space_tabs(host: Host, args: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-@op("space.new_page")
-async def new_page(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.new_page")
+async def new_page(host: Host, at: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
     host.gate(space)
     limit = config.page_budget()
     count = len(managed(host, space))
@@ -470,13 +429,11 @@ async def new_page(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     return _page_dict(row)
 
 
-@op("space.adopt")
-async def adopt(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.adopt")
+async def adopt(host: Host, at: dict[str, Any], *, target_id: str, label: str | None) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
     host.gate(space)
     store = _store(host)
-    target_id = args.get("target_id")
-    label = args.get("label")
     rows = store.pages(space.id)
     row = next((r for r in rows if r.target_id == target_id and r.state in (UNMANAGED, RELEASED)), None)
     if row is None or not host.browser.is_live_page(target_id):
@@ -508,11 +465,11 @@ async def adopt(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     return _page_dict(new)
 
 
-@op("space.release")
-async def release(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.release")
+async def release(host: Host, at: dict[str, Any], *, label: str) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
     host.gate(space)
-    row = host.page_row(space, str(args.get("label")))
+    row = host.page_row(space, label)
     if row.opened_by == OpenedBy.AGENT:
         raise InvalidArgument(
             f"TaskSpace.release: page {row.label} was created by the agent; close it instead of releasing it",
@@ -524,24 +481,23 @@ async def release(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     return {"space_id": space.id, "target_id": row.target_id, "opened_by": row.opened_by}
 
 
-@op("space.hand_off")
-async def hand_off(host: Host, args: dict[str, Any]) -> None:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.hand_off")
+async def hand_off(host: Host, at: dict[str, Any]) -> None:
+    space = host.space_row(at.get("space"))
     host.gate(space)
     _store(host).update_space(space.id, ownership=DELEGATED, reason="handed_off")
     host.preempt(space, "handed_off")  # the agent's other requests on it stop, as on a take-over
 
 
-@op("space.control")
-async def control(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
+@op("task.control")
+async def control(host: Host, at: dict[str, Any]) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
     return {"ownership": space.ownership, "reason": space.reason}
 
 
-@op("space.set_status")
-async def set_status(host: Host, args: dict[str, Any]) -> None:
-    space = host.space_row(args.get("space"))
-    text = args.get("text")
+@op("TaskSpace.set_status")
+async def set_status(host: Host, at: dict[str, Any], *, text: str) -> None:
+    space = host.space_row(at.get("space"))
     if not isinstance(text, str) or len(text) > 500:
         raise InvalidArgument(
             f"TaskSpace.set_status: text must be a str of at most 500 characters (got "
@@ -551,12 +507,11 @@ async def set_status(host: Host, args: dict[str, Any]) -> None:
     _store(host).update_space(space.id, status=text or None)
 
 
-@op("space.finish")
-async def finish(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.finish")
+async def finish(host: Host, at: dict[str, Any], *, keep: Any) -> dict[str, Any]:
+    space = host.space_row(at.get("space"))
     host.gate(space)
     store = _store(host)
-    keep = args.get("keep")
     pages = managed(host, space)
     labels = [r.label for r in pages]
     if keep == "all":
@@ -593,9 +548,7 @@ async def finish(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     if closed_space:
         store.close_space(space.id)
         host.active.pop(space.id, None)
-        from .placement import after_finish
-
-        await after_finish(host, space.browser_instance)  # an idle Grid session is given back
+        await placement.after_finish(host, space.browser_instance)  # an idle Grid session is given back
     else:
         store.update_space(space.id, ownership=USER, reason="user_owned")
     return {
@@ -607,21 +560,11 @@ async def finish(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def _close_target(host: Host, target_id: str) -> None:
-    assert host.browser.conn is not None
-    try:
-        await host.browser.conn.send("Target.closeTarget", {"targetId": target_id}, timeout=5.0)
-    except CdpError:
-        pass  # already gone
-    host._forget_driver(target_id)
-    host.browser.targets.pop(target_id, None)
-
-
-@op("space.cdp")
-async def space_cdp(host: Host, args: dict[str, Any]) -> Any:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.cdp")
+async def space_cdp(host: Host, at: dict[str, Any], *, method: str, params: dict[str, Any] | None,
+                    timeout: float) -> Any:
+    space = host.space_row(at.get("space"))
     host.gate(space)
-    method = args.get("method")
     if not isinstance(method, str) or not method.startswith(("Target.", "Browser.")):
         raise InvalidArgument(
             f"TaskSpace.cdp only accepts Target.* and Browser.* methods (got {method!r}); use page.cdp for the rest",
@@ -632,24 +575,24 @@ async def space_cdp(host: Host, args: dict[str, Any]) -> Any:
 
     # the browser session is the host's own: only what stays within this space goes through
     scope = cdp_scope.scope_of(host, space, cdp_scope.TASK)
-    params = await cdp_scope.check(host, scope, method, args.get("params"))
-    timeout = float(args.get("timeout") or 30000) / 1000
-    result = await host.browser.conn.send(method, params, timeout=timeout)
+    params = await cdp_scope.check(host, scope, method, params)
+    result = await host.browser.conn.send(method, params, timeout=timeout / 1000)
     return cdp_scope.filter_result(host, scope, method, result)
 
 
 @op("round.report")
-async def round_report(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+async def round_report(host: Host, at: dict[str, Any], *, spaces: list[Any] | None,
+                       touched: list[Any] | None) -> dict[str, Any]:
     """Background-adopted pages no round has touched yet (reported once, then marked), and a
     notice the person must hear once (the state store was replaced)."""
     store = _store(host)
-    return {"pages": _unreported(host, store, args), "notice": store.take_notice()}
+    return {"pages": _unreported(host, store, spaces or [], touched or []), "notice": store.take_notice()}
 
 
-def _unreported(host: Host, store: Any, args: dict[str, Any]) -> list[dict[str, Any]]:
-    touched = {(int(s), str(label)) for s, label in args.get("touched") or []}
+def _unreported(host: Host, store: Any, spaces: list[Any], touched_rows: list[Any]) -> list[dict[str, Any]]:
+    touched = {(int(s), str(label)) for s, label in touched_rows}
     out = []
-    for space_id in args.get("spaces") or []:
+    for space_id in spaces:
         space = store.space(int(space_id))
         if space is None:
             continue

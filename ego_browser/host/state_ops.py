@@ -1,8 +1,9 @@
 """Host operations for check/uncheck/set_checked and the element reads (issue 13, point 5).
 
-The acting ones run like every element action (gate, input lock, receipt: ``action_ops._act``);
-the reads take no input lock and send no input: they resolve strictly, wait for a match, read
-in the page (``driver/state_actions.py``) and release their handles.
+The acting ones are element actions like click (``action_ops.element_action``: gate, input
+lock, receipt, and the navigation they start is waited for); the reads take no input lock and
+send no input: they resolve strictly, wait for a match, read in the page
+(``driver/state_actions.py``) and release their handles.
 """
 
 from __future__ import annotations
@@ -11,68 +12,60 @@ import itertools
 from typing import Any
 
 from ..driver import actions, state_actions
-from .action_ops import _act, _context, _Run, _timeout
-from .core import Host, PageCtx
+from ..schema import wire
+from .action_ops import element_action
+from .core import Host
 from .ops import op
 from .targeting import release_handles, resolver
 
-
-def _checker(api: str, checked: Any):
-    async def handler(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-        if api == "page.check" and "selector" not in args:
-            from .page_ops import gate
-
-            return await gate(host, args)  # a round of an earlier release: wait_for_timeout's gate
-        sel = args["selector"]
-        want = args["checked"] if checked is None else checked
-
-        async def body(ctx: PageCtx, run: _Run) -> Any:
-            return await state_actions.set_checked(
-                _context(ctx, args, api, sel, run), resolver(host, ctx, sel, run.group), checked=want,
-                position=args.get("position"), force=args.get("force", False), timeout_ms=_timeout(args),
-                label=args.get("label"),
-            )
-
-        return await _act(host, args, api, body, navigates=True)
-
-    return handler
-
-
-op("page.check")(_checker("page.check", True))
-op("page.uncheck")(_checker("page.uncheck", False))
-op("page.set_checked")(_checker("page.set_checked", None))
+element_action("Page.check", state_actions.check, navigates=True)
+element_action("Page.uncheck", state_actions.uncheck, navigates=True)
+element_action("Page.set_checked", state_actions.set_checked, navigates=True)
 
 _groups = itertools.count(1)
+#: the bound of a read that declares no timeout (is_visible does not wait for a match)
+_NO_WAIT_BOUND_MS = 3000
+
+#: reads: declaration -> (what the page reads, whether it waits for a match)
+READS: dict[str, tuple[str, bool]] = {
+    "Page.is_checked": ("checked", True),
+    "Page.is_enabled": ("enabled", True),
+    "Page.is_visible": ("visible", False),
+    "Page.input_value": ("value", True),
+    "Page.text_content": ("text", True),
+    "Page.inner_text": ("innerText", True),
+    "Page.get_attribute": ("attribute", True),
+}
 
 
-def _reader(api: str, kind: str, *, wait: bool = True, arg_name: str | None = None):
-    async def handler(host: Host, args: dict[str, Any]) -> Any:
+def reader(name: str, kind: str, *, wait: bool) -> None:
+    """Register the handler of read ``name``: its declared arguments besides ``selector`` and
+    ``timeout`` (``get_attribute``'s ``name``) go to the page as the read's argument."""
+    api = wire.declaration(name).api
+
+    async def handler(host: Host, at: dict[str, Any], *, selector: str, **kwargs: Any) -> Any:
         from .dialog_ops import guarded
 
-        sel = args["selector"]
-        ctx = await host.page_ctx(args, activate=True)
+        timeout_ms = kwargs.pop("timeout") if "timeout" in kwargs else _NO_WAIT_BOUND_MS
+        arg = next(iter(kwargs.values()), None)
+        ctx = await host.page_ctx(at, activate=True)
         group = f"ego-read-{next(_groups)}"
-        actx = actions.ActionContext(mouse=None, keyboard=None, selector=sel, api=api)  # type: ignore[arg-type]
-        resolve = resolver(host, ctx, sel, group)
+        actx = actions.ActionContext(mouse=None, keyboard=None, selector=selector, api=api)  # type: ignore[arg-type]
+        resolve = resolver(host, ctx, selector, group)
 
         async def read() -> Any:
             try:
-                return await state_actions.read_state(actx, resolve, kind=kind,
-                                                      arg=args.get(arg_name) if arg_name else None,
-                                                      timeout_ms=args.get("timeout", 3000), wait=wait)
+                return await state_actions.read_state(actx, resolve, kind=kind, arg=arg, timeout_ms=timeout_ms,
+                                                      wait=wait)
             finally:
                 await release_handles(ctx.driver, group)
 
         # a dialog blocks the renderer: fail at once, as every other call does
         return await guarded(ctx.driver, api, read())
 
-    return handler
+    handler.__name__ = handler.__qualname__ = api.rpartition(".")[2]
+    op(name)(handler)
 
 
-op("page.is_checked")(_reader("page.is_checked", "checked"))
-op("page.is_enabled")(_reader("page.is_enabled", "enabled"))
-op("page.is_visible")(_reader("page.is_visible", "visible", wait=False))
-op("page.input_value")(_reader("page.input_value", "value"))
-op("page.text_content")(_reader("page.text_content", "text"))
-op("page.inner_text")(_reader("page.inner_text", "innerText"))
-op("page.get_attribute")(_reader("page.get_attribute", "attribute", arg_name="name"))
+for _name, (_kind, _wait) in READS.items():
+    reader(_name, _kind, wait=_wait)

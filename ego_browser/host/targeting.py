@@ -59,6 +59,10 @@ class _EngineFrame:
     def frame(self) -> Frame:
         return self._frame
 
+    @property
+    def installed(self) -> set[str]:
+        return self._frame.installed
+
     async def utility_context(self) -> int:
         frame = self._frame
         session = frame.session
@@ -130,7 +134,7 @@ def _offset_fn(driver: PageDriver, frame: Frame) -> Any:
 async def handle_for_ref(host: Host, ctx: PageCtx, ref: int, group: str = GROUP) -> ElementHandle:
     """The element behind ``@ref`` in its frame's utility world; ``StaleRef`` if it is gone."""
     from ..snapshot import resolve_ref
-    from .snapshot_ops import ledger_for
+    from .ledgers import ledger_for
 
     driver = ctx.driver
     ledger = ledger_for(host, ctx)

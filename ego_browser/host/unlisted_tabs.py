@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from ..errors import StateStoreUnwritable
 from ..states import CreatedBy, OpenedBy, Ownership
 from .store import UNMANAGED
+from .tabs import close_target as _close_target
+from .tabs import create_tab
 
 if TYPE_CHECKING:
     from .core import Host
@@ -30,16 +32,9 @@ def _store(host: Host):
     return host.store
 
 
-async def _create_tab(host: Host, *, context_id: str | None) -> str:
-    from .spaces import _create_tab as create
-
-    return await create(host, None, context_id=context_id, new_window=True)
-
-
-async def _close_target(host: Host, target_id: str) -> None:
-    from .spaces import _close_target as close
-
-    await close(host, target_id)
+async def _create_tab(host: Host, *, context_id: str | None, name: str) -> str:
+    # the space-to-be's name titles its window in headed mode
+    return await create_tab(host, None, context_id=context_id, new_window=True, name=name)
 
 
 async def find_spare_tab(host: Host) -> None:
@@ -77,23 +72,16 @@ async def close_spare_tab(host: Host) -> None:
         await _close_target(host, tid)
 
 
-def _take_spare_tab(host: Host) -> str | None:
-    tid = host.spare_tab
-    info = host.browser.targets.get(tid or "")
-    if tid is None or info is None or info.get("type") != "page" or info.get("url") not in ("about:blank", ""):
-        host.spare_tab = None
-        return None
-    host.spare_tab = None
-    return tid
+async def first_tab(host: Host, context_id: str | None, name: str) -> tuple[str, bool]:
+    """A new space's first tab: the launch tab if it is still unused, else a new window
+    (headed: always a new window, titled ``name``)."""
+    from .windows import headed
 
-
-async def first_tab(host: Host, context_id: str | None) -> tuple[str, bool]:
-    """A new space's first tab: the launch tab if it is still unused, else a new window."""
-    if context_id is None:
-        spare = _take_spare_tab(host)
+    if context_id is None and not headed(host):
+        spare = host.take_spare_tab()
         if spare is not None:
             return spare, True
-    tid = await _create_tab(host, context_id=context_id)
+    tid = await _create_tab(host, context_id=context_id, name=name)
     if host.spare_tab is not None:
         await close_spare_tab(host)
     return tid, False

@@ -9,22 +9,20 @@ A space's own size (``TaskSpace.set_viewport``) lasts as long as the host.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..driver.page import PageDriver
 from ..errors import CdpChannelUnavailable, CdpError
 from ..states import OpenedBy
-from .core import Host
-from .ops import HOST_SETUP, op
+from .ops import op
 from .store import OPEN
 
-__all__ = ["DEFAULT_VIEWPORT", "apply_viewport"]
+if TYPE_CHECKING:
+    from .core import Host
+
+__all__ = ["DEFAULT_VIEWPORT", "Viewports", "apply_viewport"]
 
 DEFAULT_VIEWPORT = (1280, 720)
-
-
-def _sizes(host: Host) -> dict[int, tuple[int, int]]:
-    return host.extensions.setdefault("viewports", {})
 
 
 async def apply_viewport(driver: PageDriver, size: tuple[int, int]) -> None:
@@ -39,26 +37,35 @@ async def apply_viewport(driver: PageDriver, size: tuple[int, int]) -> None:
         pass  # the tab is going away
 
 
-async def _on_driver(host: Host, driver: PageDriver) -> None:
-    if host.store is None:
-        return
-    for row in host.store.pages_of_target(driver.target_id):
-        if row.state == OPEN and (row.opened_by == OpenedBy.AGENT or row.opener):
-            await apply_viewport(driver, _sizes(host).get(row.space_id, DEFAULT_VIEWPORT))
+class Viewports:
+    """Each space's viewport size (one per host); a page the agent opens gets its space's."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.sizes: dict[int, tuple[int, int]] = {}
+
+    async def on_driver(self, driver: PageDriver) -> None:
+        store = self.host.store
+        if store is None:
             return
+        for row in store.pages_of_target(driver.target_id):
+            if row.state == OPEN and (row.opened_by == OpenedBy.AGENT or row.opener):
+                await apply_viewport(driver, self.sizes.get(row.space_id, DEFAULT_VIEWPORT))
+                return
+
+    def stop(self) -> None:
+        pass
 
 
-@op("space.set_viewport")
-async def set_viewport(host: Host, args: dict[str, Any]) -> None:
-    space = host.space_row(args.get("space"))
+@op("TaskSpace.set_viewport")
+async def set_viewport(host: Host, at: dict[str, Any], *, width: int, height: int) -> None:
+    space = host.space_row(at.get("space"))
     host.gate(space)
-    size = (int(args["width"]), int(args["height"]))
-    _sizes(host)[space.id] = size
+    size = (width, height)
+    host.features.viewports.sizes[space.id] = size
     assert host.store is not None
     for row in host.store.pages(space.id):
         driver = host.drivers.get(row.target_id or "")
         if row.state == OPEN and driver is not None and not driver.closed:
             await apply_viewport(driver, size)
 
-
-HOST_SETUP.append(lambda host: host.add_hook("on_driver", _on_driver))

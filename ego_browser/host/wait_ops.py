@@ -33,7 +33,7 @@ from ..errors import (
 )
 from .core import Host
 from .dialog_ops import dialog_open_error, guarded
-from .ops import HOST_SETUP, op, sync_op
+from .ops import op, sync_op
 from .store import OPEN
 from .targeting import EngineFrames
 
@@ -77,16 +77,16 @@ def _targets_changed(host: Host) -> asyncio.Future:
 
 
 @op("page.url_watch")
-async def url_watch(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+async def url_watch(host: Host, at: dict[str, Any], *, after: int | None, known_popups: list[Any] | None,
+                    timeout: float) -> dict[str, Any]:
     """``{version, urls, popups, timed_out}``: main-frame URLs committed after ``after``.
 
     Without ``after`` it answers at once with the current URL. Otherwise it waits until a
     newer URL commits, a popup's URL set differs from ``known_popups``, or ``timeout`` ms pass.
     """
-    ctx = await host.page_ctx(args)
+    ctx = await host.page_ctx(at)
     driver = ctx.driver
-    after = args.get("after")
-    known = [tuple(p) for p in args.get("known_popups") or []]
+    known = [tuple(p) for p in known_popups or []]
 
     def target_url() -> str:
         # the browser's own record: current even when this tab was attached mid-navigation
@@ -112,7 +112,7 @@ async def url_watch(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     if after is None:
         return snapshot()
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + float(args.get("timeout") or 10000) / 1000
+    deadline = loop.time() + timeout / 1000
     while True:
         popups = popup_rows(host, ctx.space.id, ctx.page.label)
         if (
@@ -138,27 +138,26 @@ async def url_watch(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 @op("page.nav_mark")
-async def nav_mark(host: Host, args: dict[str, Any]) -> int:
+async def nav_mark(host: Host, at: dict[str, Any]) -> int:
     """The page's navigation counter now: ``page.wait_navigation`` waits for one after it."""
     from ..driver import navigation
 
-    ctx = await host.page_ctx(args, gated=False)
+    ctx = await host.page_ctx(at, gated=False)
     return navigation.tracker(ctx.driver).seq
 
 
 @op("page.wait_navigation")
-async def wait_navigation(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+async def wait_navigation(host: Host, at: dict[str, Any], *, after: int, wait_until: str,
+                          timeout: float) -> dict[str, Any]:
     """Wait for a main-frame navigation after ``after`` to commit, then for ``wait_until``."""
     from ..driver import navigation
     from ..errors import NavigationFailed
 
     api = "page.expect_navigation"
-    ctx = await host.page_ctx(args)
+    ctx = await host.page_ctx(at)
     driver = ctx.driver
     tracker = navigation.tracker(driver)
-    after = int(args.get("after") or 0)
-    wait_until = args.get("wait_until", "load")
-    timeout_ms = float(args.get("timeout") or 30000)
+    timeout_ms = timeout
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_ms / 1000
     try:
@@ -187,7 +186,6 @@ async def wait_navigation(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 # -- wait_for_selector ------------------------------------------------------------------------
 
-_STATES = ("attached", "detached", "visible", "hidden")
 #: longest pause between two checks when no mutation or frame change happened (CSS-only
 #: visibility changes produce no mutation)
 _RECHECK = 0.25
@@ -204,19 +202,16 @@ async def _selector_state(driver: PageDriver, selector: Any) -> tuple[int, bool]
     return res.total, visible
 
 
-@op("page.wait_for_selector")
-async def wait_for_selector(host: Host, args: dict[str, Any]) -> bool:
+@op("Page.wait_for_selector")
+async def wait_for_selector(host: Host, at: dict[str, Any], *, selector: str, state: str, timeout: float) -> bool:
     from ..selectors import engine
     from ..selectors.parse import RefSelector, parse_selector
 
     api = "page.wait_for_selector"
-    ctx = await host.page_ctx(args)
+    ctx = await host.page_ctx(at)
     driver = ctx.driver
-    source = args["selector"]
-    state = args.get("state", "visible")
-    if state not in _STATES:
-        raise InvalidArgument(f"{api}: state must be one of {', '.join(_STATES)}", api=api, option="state", expected="state")
-    timeout_ms = float(args.get("timeout") or 10000)
+    source = selector
+    timeout_ms = timeout
     parsed = parse_selector(source)
     if isinstance(parsed, RefSelector):
         raise InvalidArgument(
@@ -292,16 +287,14 @@ async def _timeout_message(host: Host, driver: PageDriver, space_id: int, label:
     return msg
 
 
-@op("page.wait_for_function")
-async def wait_for_function(host: Host, args: dict[str, Any]) -> bool:
+@op("Page.wait_for_function")
+async def wait_for_function(host: Host, at: dict[str, Any], *, js: str, arg: Any = None, has_arg: bool,
+                            timeout: float, polling: float) -> bool:
     api = "page.wait_for_function"
-    ctx = await host.page_ctx(args, activate=True)
+    ctx = await host.page_ctx(at, activate=True)
     driver = ctx.driver
-    js = args["js"]
-    has_arg = bool(args.get("has_arg"))
-    timeout_ms = float(args.get("timeout") or 10000)
-    polling = float(args.get("polling") or 100)
-    body = ev.build_expression(js, args.get("arg"), api=api, has_arg=has_arg)
+    timeout_ms = timeout
+    body = ev.build_expression(js, arg, api=api, has_arg=has_arg)
     fn = jsbundle.Raw(f"async () => ({body})")
     before = {p["label"] for p in popup_rows(host, ctx.space.id, ctx.page.label)}
     loop = asyncio.get_running_loop()
@@ -357,7 +350,9 @@ async def _wait_new_context(driver: PageDriver, deadline: float) -> None:
 # -- popups -----------------------------------------------------------------------------------
 
 
-class _PopupLog:
+class PopupLog:
+    """Popups the browser opened, in order, for ``page.wait_popup`` (one per host)."""
+
     def __init__(self, host: Host) -> None:
         self.seq = itertools.count(1)
         self.last = 0
@@ -366,6 +361,9 @@ class _PopupLog:
         self.changed = asyncio.Event()
         self.stopped = False
         self.off = host.watch_popups(self._popup)
+
+    def on_driver(self, driver: PageDriver) -> None:
+        pass
 
     def stop(self) -> None:
         self.stopped = True
@@ -379,27 +377,19 @@ class _PopupLog:
         self.changed.set()
 
 
-def _popup_log(host: Host) -> _PopupLog:
-    log = host.extensions.get("popup_log")
-    if log is None:
-        log = host.extensions["popup_log"] = _PopupLog(host)
-    return log
-
-
 @sync_op("page.arm_popup")
-def arm_popup(host: Host, args: dict[str, Any]) -> int:
-    space = host.space_row(args.get("space"))
-    host.page_row(space, str(args.get("label")))
-    return _popup_log(host).last
+def arm_popup(host: Host, at: dict[str, Any]) -> int:
+    space = host.space_row(at.get("space"))
+    host.page_row(space, str(at.get("label")))
+    return host.features.popups.last
 
 
 @op("page.wait_popup")
-async def wait_popup(host: Host, args: dict[str, Any]) -> dict[str, Any]:
+async def wait_popup(host: Host, at: dict[str, Any], *, token: int, timeout: float) -> dict[str, Any]:
     api = "page.wait_for_event"
-    ctx = await host.page_ctx(args, gated=False)
-    log = _popup_log(host)
-    token = int(args.get("token") or 0)
-    timeout_ms = float(args.get("timeout") or 10000)
+    ctx = await host.page_ctx(at, gated=False)
+    log = host.features.popups
+    timeout_ms = timeout
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_ms / 1000
     assert host.store is not None
@@ -424,21 +414,13 @@ async def wait_popup(host: Host, args: dict[str, Any]) -> dict[str, Any]:
             pass
 
 
-def _stop(host: Host) -> None:
-    """The host is stopping: wake every wait so it fails now, and drop our listeners."""
-    log = host.extensions.pop("popup_log", None)
-    if log is not None:
-        log.stop()
-    for driver in list(host.drivers.values()):
-        driver.mark_closed()
+class NavigationTracking:
+    """Follows each page's navigations from the moment it is attached (actions and waits use it)."""
 
+    def on_driver(self, driver: PageDriver) -> None:
+        from ..driver import navigation
 
-def _track_navigations(_host: Host, driver: PageDriver) -> None:
-    """Follow each page's navigations from the moment it is attached (actions and waits use it)."""
-    from ..driver import navigation
+        navigation.tracker(driver)
 
-    navigation.tracker(driver)
-
-
-HOST_SETUP.append(lambda host: host.add_hook("on_stop", _stop))
-HOST_SETUP.append(lambda host: host.add_hook("on_driver", _track_navigations))
+    def stop(self) -> None:
+        pass

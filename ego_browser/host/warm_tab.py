@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import TYPE_CHECKING
 
-from .core import Host
-from .ops import HOST_SETUP
+if TYPE_CHECKING:
+    from .core import Host
 
-__all__ = ["refill", "wait_ready"]
+__all__ = ["WarmTab", "refill", "wait_ready"]
 
 logger = logging.getLogger(__name__)
 
@@ -25,7 +26,9 @@ logger = logging.getLogger(__name__)
 READY_WAIT = 10.0
 
 
-class _Warm:
+class WarmTab:
+    """The host's spare-tab maker (one per host)."""
+
     def __init__(self, host: Host) -> None:
         self.host = host
         self.task: asyncio.Task | None = None
@@ -52,6 +55,8 @@ class _Warm:
     def refill(self) -> None:
         if self.stopped or not self.host.browser.owned or self.host.spare_tab is not None:
             return
+        if self.host.browser.headed:
+            return  # each space opens a window titled with its name (windows.py): no spare
         if self.task is not None and not self.task.done():
             return
         self.task = asyncio.get_running_loop().create_task(self._make())
@@ -68,32 +73,21 @@ class _Warm:
             except Exception:  # noqa: BLE001 - the space takes a new window instead
                 pass
 
+    def on_driver(self, driver: object) -> None:
+        pass
+
     def stop(self) -> None:
         self.stopped = True
         if self.task is not None:
             self.task.cancel()
 
 
-def _warm(host: Host) -> _Warm:
-    warm = host.extensions.get("warm_tab")
-    if warm is None:
-        warm = host.extensions["warm_tab"] = _Warm(host)
-    return warm
-
-
 def refill(host: Host) -> None:
     """Prepare the next spare tab in the background (no-op if there is one or one is coming)."""
-    _warm(host).refill()
+    host.features.warm.refill()
 
 
 async def wait_ready(host: Host) -> None:
     """If a spare is being prepared, wait (bounded) until it is there."""
-    await _warm(host).wait_ready()
+    await host.features.warm.wait_ready()
 
-
-def _setup(host: Host) -> None:
-    warm = _warm(host)
-    host.add_hook("on_stop", lambda h: warm.stop())
-
-
-HOST_SETUP.append(_setup)

@@ -88,8 +88,8 @@ def _last_page() -> Any:
     """The page this process used last (``learn_context()`` with no URL reads it)."""
     import sys
 
-    module = sys.modules.get("ego_browser.client.page")
-    return getattr(module, "last_page", None) if module is not None else None
+    module = sys.modules.get("ego_browser.client.round")
+    return module.last_page() if module is not None else None
 
 
 async def _resolve_url(api: str, url: str | None, page: Any) -> str:

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .spec import CLASSES, OMIT, REQUIRED, Member, lookup, members
+from .spec import CLASSES, OMIT, REQUIRED, Member, lookup, members, signature_parts
 from .topics import GUIDE, TOPICS, errors_topic
 from .validate import TYPES
 
@@ -22,17 +22,8 @@ __all__ = ["signature", "help_text", "overview", "guide", "api_markdown", "topic
 DOCS_PATH = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 
 #: the groups of the overview, in order: (title, owner)
-GROUPS = (
-    ("Top-level functions (module ego_browser; preloaded in rounds)", None),
-    ("TaskSpace (task = await task_space(name))", "TaskSpace"),
-    ("Page (page = task.page(\"p1\"))", "Page"),
-    ("Page.mouse", "Page.mouse"),
-    ("Page.keyboard", "Page.keyboard"),
-    ("FileChooser (from page.wait_for_file_chooser())", "FileChooser"),
-    ("Download (from page.wait_for_event(\"download\"))", "Download"),
-    ("ActionReceipt", "ActionReceipt"),
-    ("UnmanagedPage", "UnmanagedPage"),
-)
+GROUPS = (("Top-level functions (module ego_browser; preloaded in rounds)", None),
+          *((info.title, owner) for owner, info in CLASSES.items()))
 _CALL_NOTE = {"sync": " (sync)", "asynccm": "", "async": "", "property": "", "class": "  (help(\"{name}\"))"}
 
 
@@ -57,18 +48,8 @@ def signature(m: Member) -> str:
         return f"{m.name}: {m.returns}"
     if m.call == "class":
         return f"{m.name}: {m.returns}" if m.owner else m.name
-    parts: list[str] = []
-    star = False
-    for i, p in enumerate(m.params):
-        if p.kind == "var_kw":
-            parts.append(f"**{p.name}")
-            continue
-        if p.kind == "kw" and not star:
-            parts.append("*")
-            star = True
-        parts.append(p.name if p.default is REQUIRED else f"{p.name}={_default(p.default)}")
-        if p.kind == "pos_only" and (i + 1 == len(m.params) or m.params[i + 1].kind != "pos_only"):
-            parts.append("/")
+    parts = signature_parts(m.params, lambda p: p.name if p.default is REQUIRED or p.kind == "var_kw"
+                            else f"{p.name}={_default(p.default)}")
     prefix = "await " if m.call == "async" else ("async with " if m.call == "asynccm" else "")
     return f"{prefix}{m.name}({', '.join(parts)}) -> {m.returns}"
 

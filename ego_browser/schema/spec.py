@@ -12,9 +12,11 @@ page) defined; ``tests/test_docs_examples.py`` runs every one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
-__all__ = ["Member", "Param", "REQUIRED", "OMIT", "member", "members", "lookup", "CLASSES"]
+__all__ = ["Member", "Param", "REQUIRED", "OMIT", "member", "members", "lookup", "CLASSES", "FUNCTIONS", "ClassInfo",
+           "signature_parts"]
 
 
 class _Marker:
@@ -54,17 +56,40 @@ class Member(NamedTuple):
     short: str  # "click"
 
 
-#: class topics: the class name -> the API prefix used in messages
-CLASSES = {
-    "TaskSpace": "task",
-    "Page": "page",
-    "Page.mouse": "mouse",
-    "Page.keyboard": "keyboard",
-    "FileChooser": "file_chooser",
-    "Download": "download",
-    "ActionReceipt": "receipt",
-    "UnmanagedPage": "unmanaged_page",
+class ClassInfo(NamedTuple):
+    prefix: str  # the API prefix used in messages and wire names ("page")
+    runtime: str  # the runtime class ("Mouse" for Page.mouse)
+    module: str  # the module that defines it
+    title: str  # its group's title in the overview
+
+
+_GEN = "ego_browser.client._generated"
+_MODELS = "ego_browser.client.models"
+
+#: The public names, in one place: every declared class and where each public name lives.
+#: ``__init__``'s lazy names and the runner's globals are generated from it
+#: (``schema/gen_client.py``), the overview's groups and the agreement tests read it.
+CLASSES: dict[str, ClassInfo] = {
+    "TaskSpace": ClassInfo("task", "TaskSpace", _GEN, "TaskSpace (task = await task_space(name))"),
+    "Page": ClassInfo("page", "Page", _GEN, 'Page (page = task.page("p1"))'),
+    "Page.mouse": ClassInfo("mouse", "Mouse", _GEN, "Page.mouse"),
+    "Page.keyboard": ClassInfo("keyboard", "Keyboard", _GEN, "Page.keyboard"),
+    "FileChooser": ClassInfo("file_chooser", "FileChooser", _GEN, "FileChooser (from page.wait_for_file_chooser())"),
+    "Download": ClassInfo("download", "Download", _GEN, 'Download (from page.wait_for_event("download"))'),
+    "ActionReceipt": ClassInfo("receipt", "ActionReceipt", _MODELS, "ActionReceipt"),
+    "UnmanagedPage": ClassInfo("unmanaged_page", "UnmanagedPage", _MODELS, "UnmanagedPage"),
 }
+#: top-level functions -> the module that defines each (all are ``ego_browser.<name>``)
+FUNCTIONS: dict[str, str] = {
+    **dict.fromkeys(("task_space", "list_task_spaces", "claim_task_space", "take_over_task_space", "profiles",
+                     "embedded"), "ego_browser.client.api"),
+    "help": "ego_browser.helptext",
+    **dict.fromkeys(("site_skills", "learn_context", "run_site_tool", "run_site_browser_tool"), "ego_browser.learning"),
+}
+#: top-level functions a round does not find preloaded (it runs a host of its own)
+NOT_IN_ROUNDS = ("embedded",)
+#: what a round finds preloaded besides the top-level functions
+ROUND_EXTRAS = ("ego_browser", "EgoError", "asyncio", "json", "re")
 
 _MEMBERS: dict[str, Member] = {}
 
@@ -91,7 +116,7 @@ def _params(sig: list[Any]) -> tuple[Param, ...]:
 def M(name: str, sig: list[Any], returns: str, doc: str, example: str = "", *, call: str = "async",  # noqa: N802
       errors: tuple[str, ...] = (), rules: tuple[tuple[str, str, str, str], ...] = (), details: str = "") -> None:
     owner, _, short = name.rpartition(".")
-    prefix = CLASSES.get(owner, owner.lower()) if owner else ""
+    prefix = CLASSES[owner].prefix if owner in CLASSES else owner.lower()
     api = f"{prefix}.{short}" if owner else short
     _MEMBERS[name] = Member(name, call, _params(sig), returns, doc, example.strip("\n"), tuple(errors),
                             tuple(rules), details, api, owner or None, short)
@@ -102,8 +127,26 @@ def prop(name: str, returns: str, doc: str, example: str = "") -> None:
 
 
 def cls(name: str, doc: str, example: str = "", details: str = "") -> None:
-    M(name, [], {"Page.mouse": "Mouse", "Page.keyboard": "Keyboard"}.get(name, name), doc, example, call="class",
+    M(name, [], CLASSES[name].runtime, doc, example, call="class",
       details=details)
+
+
+def signature_parts(params: tuple[Param, ...], text: Callable[[Param], str]) -> list[str]:
+    """A parameter list as Python spells it: ``text(p)`` for each, ``*`` before the first
+    keyword-only one, ``/`` after the last positional-only one, ``**name`` for the rest."""
+    parts: list[str] = []
+    star = False
+    for i, p in enumerate(params):
+        if p.kind == "var_kw":
+            parts.append(f"**{text(p)}")
+            continue
+        if p.kind == "kw" and not star:
+            parts.append("*")
+            star = True
+        parts.append(text(p))
+        if p.kind == "pos_only" and (i + 1 == len(params) or params[i + 1].kind != "pos_only"):
+            parts.append("/")
+    return parts
 
 
 def member(name: str) -> Member:

@@ -21,9 +21,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InvalidArgument
-from .spec import OMIT, REQUIRED, Member, Param, member
+from .spec import OMIT, REQUIRED, Member, Param, member, signature_parts
 
-__all__ = ["compile_checker", "type_check", "expected_text", "TYPES"]
+__all__ = ["compile_checker", "compile_binder", "type_check", "expected_text", "TYPES"]
 
 
 def _fail(api: str, option: str, expected: str, value: Any) -> InvalidArgument:
@@ -146,6 +146,7 @@ TYPES: dict[str, tuple[str | None, str, str]] = {
     "point": ("_point({v})", "a point {'x': number, 'y': number}", "{x, y}"),
     "clip": ("_clip({v})", "{x, y, width>0, height>0, scale>0 (optional)}", "{x, y, width, height, scale?}"),
     "dict": ("isinstance({v}, dict)", "a dict", "dict"),
+    "list": ("isinstance({v}, list)", "a list", "list"),
     "headers": ("_headers({v})", "a dict of str to str", "dict[str, str]"),
     "path": ("_path({v})", "a file path (str or os.PathLike)", "path"),
     "abspath": ("_abspath({v})", "an absolute file path", "absolute path"),
@@ -213,37 +214,26 @@ def expected_text(type_: Any) -> str:
     return type_check(type_, "v")[1]
 
 
-def _signature_source(m: Member) -> tuple[str, list[Any]]:
+def _signature_source(m: Member, *, keywords_only: bool = False) -> tuple[str, list[Any]]:
+    """The compiled function's parameter list (defaults as ``_d[i]``) and the defaults."""
     defaults: list[Any] = []
-    parts: list[str] = []
-    star = False
-    params = m.params
-    if m.owner:
-        parts.append("self")
-    for i, p in enumerate(params):
-        if p.kind == "var_kw":
-            parts.append(f"**{p.name}")
-            continue
-        if p.kind == "kw" and not star:
-            parts.append("*")
-            star = True
-        text = p.name
-        if p.default is not REQUIRED:
-            defaults.append(p.default)
-            text += f"=_d[{len(defaults) - 1}]"
-        parts.append(text)
-        if p.kind == "pos_only" and (i + 1 == len(params) or params[i + 1].kind != "pos_only"):
-            parts.append("/")
+
+    def text(p: Param) -> str:
+        if p.kind == "var_kw" or p.default is REQUIRED:
+            return p.name
+        defaults.append(p.default)
+        return f"{p.name}=_d[{len(defaults) - 1}]"
+
+    params = tuple(p._replace(kind="kw") for p in m.params) if keywords_only else m.params
+    parts = signature_parts(params, text)
+    if m.owner and not keywords_only:
+        parts.insert(0, "self")
     return ", ".join(parts), defaults
 
 
-def compile_checker(name: str) -> Callable[..., None]:
-    """Compile member ``name``'s checker: its signature, one check per typed parameter."""
-    m = member(name)
-    if m.call == "property":
-        raise ValueError(f"{name} is a property; it takes no arguments")
-    signature, defaults = _signature_source(m)
-    lines = [f"def {m.short}({signature}):"]
+def _check_lines(m: Member) -> list[str]:
+    """One ``if`` per typed parameter (type, then bounds) and per rule, raising ``InvalidArgument``."""
+    lines: list[str] = []
     for p in m.params:
         if p.kind == "var_kw":
             continue
@@ -257,15 +247,50 @@ def compile_checker(name: str) -> Callable[..., None]:
         if bound is not None:
             lines.append(f"    if {guard}not ({bound[0]}):")
             lines.append(f"        raise _fail({m.api!r}, {p.name!r}, {bound[1]!r}, {p.name})")
-    for rule in m.rules:
-        condition, message, option, expected = rule
+    for condition, message, option, expected in m.rules:
         lines.append(f"    if {condition}:")
         lines.append(f"        raise InvalidArgument({message!r}, api={m.api!r}, option={option!r}, "
                      f"expected={expected!r})")
-    lines.append("    return None")
+    return lines
+
+
+def _compile(m: Member, source: str, defaults: list[Any], filename: str) -> Any:
     ns = dict(_NS, _d=defaults, _OMIT=OMIT)
-    exec(compile("\n".join(lines) + "\n", f"<schema {name}>", "exec"), ns)  # noqa: S102 - our own declarations
+    exec(compile(source + "\n", filename, "exec"), ns)  # noqa: S102 - our own declarations
     fn = ns[m.short]
-    fn.__qualname__ = name
-    fn.__source__ = "\n".join(lines)
+    fn.__source__ = source
     return fn
+
+
+def compile_checker(name: str) -> Callable[..., None]:
+    """Compile member ``name``'s checker: its signature, one check per typed parameter."""
+    m = member(name)
+    if m.call == "property":
+        raise ValueError(f"{name} is a property; it takes no arguments")
+    signature, defaults = _signature_source(m)
+    source = "\n".join([f"def {m.short}({signature}):", *_check_lines(m), "    return None"])
+    fn = _compile(m, source, defaults, f"<schema {name}>")
+    fn.__qualname__ = name
+    return fn  # type: ignore[no-any-return]
+
+
+def compile_binder(m: Member) -> Callable[..., dict[str, Any]]:
+    """Compile the host's binder for the wire form ``m`` of an operation.
+
+    The same checks as :func:`compile_checker` (the host distrusts rounds), but every
+    parameter is keyword-only (wire arguments are a dict) and the function returns the
+    arguments with the declared defaults filled in; an ``OMIT`` parameter not given is left
+    out, so the handler's own default says what "not given" means.
+    """
+    if any(p.kind == "var_kw" for p in m.params):
+        raise ValueError(f"{m.name}: a ** parameter cannot be bound from the wire")
+    signature, defaults = _signature_source(m, keywords_only=True)
+    fields = ", ".join(f"{p.name!r}: {p.name}" for p in m.params)
+    lines = [f"def {m.short}({signature}):", *_check_lines(m), f"    _r = {{{fields}}}"]
+    for p in m.params:
+        if p.default is OMIT:
+            lines += [f"    if {p.name} is _OMIT:", f"        del _r[{p.name!r}]"]
+    lines.append("    return _r")
+    fn = _compile(m, "\n".join(lines), defaults, f"<wire {m.name}>")
+    fn.__qualname__ = m.api
+    return fn  # type: ignore[no-any-return]

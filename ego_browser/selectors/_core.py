@@ -52,6 +52,8 @@ class FrameLike(Protocol):
     loader_id: str | None
     url: str
     is_main: bool
+    #: what the current utility context holds (reset by the frame when that context changes)
+    installed: set[str]
 
     async def utility_context(self) -> int: ...
 
@@ -116,42 +118,49 @@ def engine_source() -> str:
     return jsbundle.program("utility", "selector_engine")
 
 
-_installed: set[tuple[Any, int]] = set()
-
-
-def _session_key(session: Any) -> Any:
-    return getattr(session, "session_id", None) or id(session)
+#: the key under which a frame records that its utility context holds the engine
+ENGINE_KEY = "selector_engine"
 
 
 class _FrameGone(Exception):
     """The frame's context went away twice in a row; it counts as having no match."""
 
 
+def _installed_set(frame: Any) -> set[str]:
+    """The frame's own record of what its current utility context holds.
+
+    Frames reset it whenever their utility context changes, so the record lives and dies with
+    the page (no process-wide cache keyed by session or ``id()``).
+    """
+    installed: set[str] | None = getattr(frame, "installed", None)
+    if installed is None:
+        raise TypeError(f"{type(frame).__name__} has no 'installed' set (see FrameLike)")
+    return installed
+
+
 async def _with_context(frame: Any, call: Callable[[int], Awaitable[Any]], *, timeout: float) -> Any:
     """Run ``call(ctx)`` with the engine installed in the frame's utility context.
 
     ``call`` returns a CDP result, or ``_MISSING`` when the engine is not there (a context
-    whose id we cached as installed was replaced); one reinstall or context refresh is tried.
+    whose id we recorded as installed was replaced); one reinstall or context refresh is tried.
     """
     session = frame.session
     for attempt in range(3):
         ctx = await frame.utility_context()
-        key = (_session_key(session), ctx)
+        installed = _installed_set(frame)
         try:
-            if key not in _installed:
+            if ENGINE_KEY not in installed:
                 await _install(session, ctx, timeout)
-                if len(_installed) > 4096:
-                    _installed.clear()
-                _installed.add(key)
+                installed.add(ENGINE_KEY)
             result = await call(ctx)
         except ContextDestroyed:
-            _installed.discard(key)
+            _installed_set(frame).discard(ENGINE_KEY)
             invalidate = getattr(frame, "invalidate_utility_context", None)
             if invalidate is not None:
                 invalidate()
             continue
         if isinstance(result, str) and result == _MISSING:
-            _installed.discard(key)
+            _installed_set(frame).discard(ENGINE_KEY)
             continue
         return result
     raise _FrameGone(frame.frame_id)

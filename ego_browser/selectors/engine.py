@@ -15,9 +15,11 @@ minimal reference implementation used by the tests and the benchmark)::
         loader_id: str | None
         url: str
         is_main: bool
+        installed: set[str]           # what the current utility context holds; the frame
+                                      # empties it whenever that context changes
         async def utility_context(self) -> int
             # executionContextId of the frame's isolated world ("__ego_util"); the engine is
-            # installed lazily and cached per (session, context id)
+            # installed lazily once per context and recorded in ``installed``
         # optional: def invalidate_utility_context(self) -> None
             # called when the context id turned out dead, before one retry
 

@@ -26,6 +26,9 @@ from ..errors import InvalidSelector
 from .css import CssComplex, TextFilter, css_unescape_string
 from .css import CssError as _CssError
 from .css import parse_css as _parse_css
+from .role_parse import parse_playwright_role
+from .text import invalid_selector as _invalid
+from .text import normalize_whitespace
 
 __all__ = [
     "CssComplex",
@@ -110,21 +113,6 @@ Selector = Union[RefSelector, ParsedSelector]
 
 
 # ------------------------------------------------------------------------------------ helpers
-
-# JavaScript's \s (what the in-page normalisation uses), spelled out for Python.
-_JS_WS = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_WS_RUN = re.compile(f"[{_JS_WS}]+")
-_ZW = re.compile("[\u200b\u00ad]")
-
-
-def normalize_whitespace(text: str) -> str:
-    """The engine's normalisation: drop U+200B/U+00AD, trim, collapse whitespace runs."""
-    return _WS_RUN.sub(" ", _ZW.sub("", text)).strip(" ")
-
-
-def _invalid(selector: str, detail: str) -> InvalidSelector:
-    return InvalidSelector(f"Invalid selector {selector!r}: {detail}", selector=selector, detail=detail)
-
 
 def _playwright_unquote(s: str) -> str:
     """Playwright's cssUnquote for ``text="..."``: strip the quotes, ``\\x`` -> ``x``."""
@@ -262,7 +250,6 @@ def _parse_main(selector: str, part: str) -> dict[str, Any]:
             return {"kind": "href", "href": href}
         raise _invalid(selector, f"unknown locator kind loc={kind}: (expected css, role or href)")
     if name == "role":
-        from .role_parse import parse_playwright_role
 
         return parse_playwright_role(selector, body)
     if name in _ATTRIBUTE_ENGINES:

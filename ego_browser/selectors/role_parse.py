@@ -12,7 +12,8 @@ import re
 from typing import Any
 
 from ..errors import InvalidSelector
-from .parse import _invalid, normalize_whitespace
+from .text import invalid_selector as _invalid
+from .text import normalize_whitespace
 
 __all__ = ["parse_playwright_role", "py_flags"]
 

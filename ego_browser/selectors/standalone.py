@@ -16,7 +16,7 @@ __all__ = ["PageFrames", "StandaloneFrame", "open_page"]
 
 
 class StandaloneFrame:
-    __slots__ = ("session", "frame_id", "loader_id", "url", "is_main", "_ctx")
+    __slots__ = ("session", "frame_id", "loader_id", "url", "is_main", "installed", "_ctx")
 
     def __init__(self, session: Any, frame_id: str, loader_id: str | None, url: str, is_main: bool) -> None:
         self.session = session
@@ -25,6 +25,7 @@ class StandaloneFrame:
         self.url = url
         self.is_main = is_main
         self._ctx: int | None = None
+        self.installed: set[str] = set()
 
     async def utility_context(self) -> int:
         if self._ctx is None:
@@ -33,10 +34,12 @@ class StandaloneFrame:
                 {"frameId": self.frame_id, "worldName": ENGINE_WORLD, "grantUniveralAccess": True},
             )
             self._ctx = r["executionContextId"]
+            self.installed = set()
         return self._ctx
 
     def invalidate_utility_context(self) -> None:
         self._ctx = None
+        self.installed = set()
 
     def __repr__(self) -> str:
         return f"<StandaloneFrame {self.frame_id[:8]} {self.url[:40]!r}{' main' if self.is_main else ''}>"

@@ -92,6 +92,7 @@ class _Frame:
         self.session = session
         self.context = 1
         self.invalidated = 0
+        self.installed: set[str] = set()
 
     async def utility_context(self) -> int:
         return self.context
@@ -99,6 +100,7 @@ class _Frame:
     def invalidate_utility_context(self) -> None:
         self.invalidated += 1
         self.context += 1
+        self.installed = set()
 
 
 async def test_the_selector_engine_moves_to_the_new_world_when_its_context_is_destroyed():
