@@ -45,7 +45,8 @@ COMMANDS: dict[str, Command] = {}
 
 
 def command(name: str, summary: str, synopsis: str = "", *, hidden: bool = False,
-            configure: Callable[[argparse.ArgumentParser], None] | None = None) -> Callable:
+            configure: Callable[[argparse.ArgumentParser], None] | None = None,
+            ) -> Callable[[Callable[[argparse.Namespace], int]], Callable[[argparse.Namespace], int]]:
     """Declare a sub-command; the decorated function takes the parsed arguments, returns the status."""
 
     def register(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -295,6 +296,30 @@ def _stored_spaces() -> list[dict[str, Any]]:
          "status": s, "reason": r, "tabs": tabs.get(i, 0), "recent_tab_titles": []}
         for i, n, t, o, c, iso, s, r in spaces
     ]
+
+
+def _dashboard_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--open", action="store_true", help="also open it in this machine's default web browser")
+    add_json(p)
+
+
+@command("dashboard", "start the person's dashboard (and the host if needed) and print its URL", "[--open]",
+         configure=_dashboard_args)
+def _dashboard(ns: argparse.Namespace) -> int:
+    info = asyncio.run(_call("dashboard.open", {}))
+
+    def text(i: dict[str, Any]) -> None:
+        print(f"dashboard: {i['url']}")
+        print("(the URL holds this host's secret token: do not share it; it changes when the host restarts.\n"
+              f" On a remote machine: ssh -L {i['port']}:127.0.0.1:{i['port']} HOST, then open the URL here;"
+              " see docs/dashboard.md)")
+
+    emit(ns, info, text)
+    if ns.open:
+        import webbrowser
+
+        webbrowser.open(info["url"])
+    return 0
 
 
 def _profiles_args(p: argparse.ArgumentParser) -> None:

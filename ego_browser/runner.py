@@ -39,7 +39,9 @@ def script_globals() -> dict[str, Any]:
 
 
 def compile_script(source: str, filename: str) -> CodeType:
-    return compile(source, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    # typeshed types compile() with flags as Any (some flags make it return an AST); these make code
+    code: CodeType = compile(source, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    return code
 
 
 def _syntax_error(exc: SyntaxError, source: str) -> str:
@@ -69,6 +71,8 @@ async def _report_pages() -> None:
         report = {"pages": report}
     if report.get("notice"):
         print(f"[ego-browser:notice]\n{report['notice']}")
+    for row in report.get("person_notes") or ():
+        print(f"[ego-browser:person] the person gave space {row['space_id']} back with a note: {row['note']}")
     rows = report.get("pages") or []
     if rows:
         print("[ego-browser:pages]")

@@ -10,7 +10,15 @@ import textwrap
 
 import pytest
 
-from ego_browser.browser.launcher import launch_chromium, pid_alive, resolve_cdp_url
+from ego_browser.browser.launcher import (
+    DISABLED_FEATURES,
+    REQUIRED_FLAGS,
+    extra_args_from_env,
+    launch_chromium,
+    merge_feature_switches,
+    pid_alive,
+    resolve_cdp_url,
+)
 from ego_browser.cdp import Connection
 from ego_browser.errors import BrowserUnavailable
 from tests.conftest import ROOT
@@ -128,3 +136,23 @@ def test_killed_embedded_host_takes_its_chromium_along(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+async def test_space_windows_preload_no_webui_popups(task, host):
+    """Every space has its own window; each window used to preload the address bar's popups as
+    WebUI pages (~600 ms of Chromium CPU per new space, docs/architecture.md "Rounds")."""
+    await task.page("p1").goto("about:blank")
+    res = await host.browser.conn.send("Target.getTargets", {"filter": [{}]})
+    webui = [t["url"] for t in res["targetInfos"] if t["url"].startswith("chrome://omnibox-popup")]
+    assert webui == []
+
+
+def test_feature_switches_from_the_environment_add_to_ours(monkeypatch):
+    """Chromium keeps only the last --disable-features: one from EGO_BROWSER_ARGS must not undo ours."""
+    monkeypatch.setenv("EGO_BROWSER_ARGS", "--disable-features=Foo,Translate\n--enable-features=Bar\n--mute-audio")
+    args = merge_feature_switches([*REQUIRED_FLAGS, *extra_args_from_env()])
+    disabled = [a for a in args if a.startswith("--disable-features")]
+    assert len(disabled) == 1
+    assert disabled[0].split("=", 1)[1].split(",") == [*DISABLED_FEATURES, "Foo"]
+    assert [a for a in args if a.startswith("--enable-features")] == ["--enable-features=Bar"]
+    assert args.count("--mute-audio") == 2  # other switches pass through as given

@@ -16,13 +16,15 @@ import select
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 
 import pytest
 
-from ego_browser.browser.launcher import launch_chromium
+from ego_browser.browser.launcher import find_chromium, launch_chromium
 from ego_browser.errors import BrowserUnavailable
 from tests.conftest import Rounds
+from tests.server import Response
 
 BOUND = 120
 _X11 = ("Xvfb", "xwininfo", "xprop", "xdpyinfo")
@@ -139,3 +141,49 @@ def test_headed_without_a_display_says_what_to_do(monkeypatch, tmp_path):
     with pytest.raises(BrowserUnavailable) as err:
         launch_chromium(tmp_path / "profile", headless=False, timeout=5)
     assert "DISPLAY" in err.value.message and "EGO_BROWSER_HEADLESS" in err.value.message
+
+
+TABS = """
+import json
+out = {}
+for s in await list_task_spaces():
+    out[s['name']] = [[t['url'], t['label'], t['opened_by']] for t in await (await task_space(s['id'])).tabs()]
+print(json.dumps(out))
+"""
+
+
+def _until_tab(rounds: Rounds, space: str, url: str) -> list[list]:
+    """The space lists a tab at ``url`` (the host learns of the tab by an event; a new round
+    asks again until it shows, within a bound)."""
+    got: dict = {}
+    for _ in range(60):
+        out = rounds.run(TABS, timeout=BOUND)
+        assert out.returncode == 0, out.stderr
+        got = json.loads(out.stdout.strip().splitlines()[-1])
+        if any(t[0] == url for t in got.get(space, [])):
+            return got[space]
+        time.sleep(0.5)  # the rounds are other processes: nothing to wait on but their answer
+    raise AssertionError(f"{space!r} never listed a tab at {url}: {got}")
+
+
+def test_tabs_the_person_opens_join_the_space_of_their_window(headed_rounds, display, server):
+    """A tab opened from the browser's own UI (here: a second `chromium` command line, which
+    the running browser serves like the person's Ctrl+T / Ctrl+N) is the person's: in the
+    window of a space it joins that space as an unmanaged tab, in a new window "My browsing"."""
+    server.route("/person-tab", Response("<title>person tab</title><p>mine</p>"))
+    server.route("/person-window", Response("<title>person window</title><p>mine too</p>"))
+    made = headed_rounds.run("t = await task_space('Gamma space')\nprint(t.space_id)\n", timeout=BOUND)
+    assert made.returncode == 0, made.stderr
+    assert _focused_title(display) == "Gamma space"
+    profile = os.path.join(headed_rounds.home, "profiles", "default")
+    chromium = find_chromium()
+    env = {**os.environ, "DISPLAY": display}
+    for args in ([server.url("/person-tab")], ["--new-window", server.url("/person-window")]):
+        out = subprocess.run([chromium, f"--user-data-dir={profile}", "--no-sandbox", *args], env=env,
+                             capture_output=True, timeout=BOUND, stdin=subprocess.DEVNULL)
+        assert out.returncode == 0, out.stderr[-2000:]
+    gamma = _until_tab(headed_rounds, "Gamma space", server.url("/person-tab"))
+    # the person's tab is an unmanaged tab of the space; the agent's page is unchanged
+    assert sorted(gamma) == sorted([["about:blank", "p1", "agent"], [server.url("/person-tab"), None, "unknown"]])
+    mine = _until_tab(headed_rounds, "My browsing", server.url("/person-window"))
+    assert [server.url("/person-window"), None, "unknown"] in mine

@@ -51,7 +51,7 @@ def test_the_wheel_is_manylinux_and_carries_what_the_runtime_reads(dist):
     for rel in _git_files("skills/ego-browser"):
         assert "ego_browser/_skill/" + rel.removeprefix("skills/") in names, rel
     for rel in _git_files("ego_browser"):
-        if rel.endswith((".py", ".js", ".pyx", "py.typed")):
+        if rel.endswith((".py", ".js", ".pyx", ".html", ".css", "py.typed")):
             assert rel in names, rel
     meta = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "Requires-Python: >=3.11" in meta and "License-Expression: MIT" in meta

@@ -22,12 +22,14 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 
 from ..errors import BrowserUnavailable
 
 __all__ = [
+    "DISABLED_FEATURES",
     "REQUIRED_FLAGS",
     "BrowserProcess",
     "check_display",
@@ -41,6 +43,15 @@ __all__ = [
     "start_time",
 ]
 
+#: Chromium features we turn off. ``WebUIOmnibox*Popup``: every browser window (each task space
+#: has its own) preloads the address bar's popups as WebUI pages, ~600 ms of CPU per window in
+#: a ``--top-chrome-webui`` renderer, for a popup nobody opens in headless use (headful windows
+#: fall back to the classic popup); docs/architecture.md, "Rounds"
+DISABLED_FEATURES = (
+    "Translate", "MediaRouter", "OptimizationHints",
+    "WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "WebUIOmniboxFullPopup",
+)
+
 #: flags Chromium needs here (root, no network, no GPU); see DESIGN.md "The browser"
 REQUIRED_FLAGS = (
     "--no-sandbox",
@@ -52,7 +63,7 @@ REQUIRED_FLAGS = (
     "--disable-component-update",
     "--disable-sync",
     "--disable-dev-shm-usage",
-    "--disable-features=Translate,MediaRouter,OptimizationHints",
+    "--disable-features=" + ",".join(DISABLED_FEATURES),
     "--disable-renderer-backgrounding",
     "--disable-background-timer-throttling",
     "--disable-backgrounding-occluded-windows",
@@ -103,7 +114,7 @@ class BrowserProcess:
     pid: int
     ws_url: str
     user_data_dir: str
-    proc: subprocess.Popen | None = None
+    proc: subprocess.Popen[bytes] | None = None
     leader: int = 0
     leader_start: int | None = None
     instance: str = ""
@@ -236,16 +247,36 @@ def extra_args_from_env() -> list[str]:
     return [line.strip() for line in raw.splitlines() if line.strip()]
 
 
+def merge_feature_switches(args: list[str]) -> list[str]:
+    """One ``--disable-features``/``--enable-features`` each, listing every feature given.
+
+    Chromium keeps only the last of a repeated switch, so a ``--disable-features`` in
+    ``EGO_BROWSER_ARGS`` would silently turn our ``DISABLED_FEATURES`` back on.
+    """
+    merged: dict[str, list[str]] = {}
+    out: list[str] = []
+    for arg in args:
+        name, sep, value = arg.partition("=")
+        if sep and name in ("--disable-features", "--enable-features"):
+            if name not in merged:
+                merged[name] = []
+                out.append(name)
+            merged[name].extend(f for f in value.split(",") if f and f not in merged[name])
+        else:
+            out.append(arg)
+    return [f"{a}={','.join(merged[a])}" if a in merged else a for a in out]
+
+
 def launch_chromium(
-    user_data_dir: str | os.PathLike,
+    user_data_dir: str | os.PathLike[str],
     *,
     executable: str | None = None,
     extra_args: list[str] | None = None,
     headless: bool | None = None,
     timeout: float = 30.0,
-    log_path: str | os.PathLike | None = None,
+    log_path: str | os.PathLike[str] | None = None,
     die_with_parent: bool = False,
-    socket_path: str | os.PathLike | None = None,
+    socket_path: str | os.PathLike[str] | None = None,
     debugging_port: bool = False,
 ) -> BrowserProcess:
     """Launch Chromium and wait until its DevTools endpoint answers.
@@ -271,10 +302,8 @@ def launch_chromium(
     browser_args = [
         executable,
         f"--user-data-dir={profile}",
-        *REQUIRED_FLAGS,
-        *(["--headless"] if headless else []),
-        *extra_args_from_env(),
-        *(extra_args or []),
+        *merge_feature_switches([*REQUIRED_FLAGS, *(["--headless"] if headless else []),
+                                 *extra_args_from_env(), *(extra_args or [])]),
         "about:blank",
     ]
     if debugging_port:
@@ -295,7 +324,7 @@ def launch_chromium(
             preexec_fn=_die_with_parent if die_with_parent else None,
         )
     finally:
-        if log_path:
+        if not isinstance(log, int):  # a file of ours (log_path given), not DEVNULL
             log.close()
     assert proc.stdout is not None
     line = b""
@@ -339,13 +368,16 @@ def _private_dirs(path: Path) -> None:
             p.mkdir(mode=0o700)
 
 
-def _open_log(log_path):
+def _open_log(log_path: str | os.PathLike[str] | None) -> int | BinaryIO:
     if not log_path:
         return subprocess.DEVNULL
     return os.fdopen(os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab")
 
 
-def _launch_with_port(profile, browser_args, timeout, log_path, die_with_parent) -> BrowserProcess:
+def _launch_with_port(
+    profile: Path, browser_args: list[str], timeout: float, log_path: str | os.PathLike[str] | None,
+    die_with_parent: bool,
+) -> BrowserProcess:
     port_file = profile / "DevToolsActivePort"
     with contextlib.suppress(FileNotFoundError):
         port_file.unlink()
@@ -358,7 +390,7 @@ def _launch_with_port(profile, browser_args, timeout, log_path, die_with_parent)
             preexec_fn=_die_with_parent if die_with_parent else _private_umask,
         )
     finally:
-        if log_path:
+        if not isinstance(log, int):  # a file of ours (log_path given), not DEVNULL
             log.close()
     deadline = time.monotonic() + timeout
     while True:
@@ -417,7 +449,7 @@ def resolve_cdp_url(url: str, *, timeout: float = 5.0) -> str:
         raise BrowserUnavailable(
             f"cannot reach the CDP endpoint {url} ({exc}); check EGO_BROWSER_CDP_URL", endpoint=url
         ) from exc
-    ws = info.get("webSocketDebuggerUrl")
+    ws: str | None = info.get("webSocketDebuggerUrl")
     if not ws:
         raise BrowserUnavailable(f"{version_url} has no webSocketDebuggerUrl", endpoint=url)
     return ws

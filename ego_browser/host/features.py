@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from .choosers import Choosers
+from .dashboard_ops import DashboardSlot
 from .dialog_ops import PermissionWatch
 from .download_ops import Downloads
 from .profile_ops import ProfileContexts
@@ -45,11 +46,12 @@ class Features:
     downloads: Downloads
     profiles: ProfileContexts
     windows: Windows
+    dashboard: DashboardSlot
 
     def all(self) -> tuple[Feature, ...]:
         """Every feature, in the order pages are set up (navigation tracking first)."""
         return (self.navigations, self.popups, self.viewports, self.warm, self.permissions, self.choosers,
-                self.downloads, self.profiles, self.windows)
+                self.downloads, self.profiles, self.windows, self.dashboard)
 
 
 def build(host: Host) -> Features:
@@ -64,4 +66,5 @@ def build(host: Host) -> Features:
         downloads=Downloads(host),
         profiles=ProfileContexts(host),
         windows=Windows(host),
+        dashboard=DashboardSlot(),
     )

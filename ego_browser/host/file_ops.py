@@ -62,7 +62,11 @@ async def _candidates(host: Host, ctx: Any, parsed: Any) -> tuple[list[tuple[Any
         return [(handle.session, handle.object_id)], 1, lambda: release_handles(ctx.driver)
     res = await engine.resolve(EngineFrames(ctx.driver), parsed, limit=2, describe=False, backend_ids=False,
                                timeout=5.0)
-    return [(m.frame.session, m.object_id) for m in res.matches], res.total, lambda: engine._release_matches(res.matches)
+    found: list[tuple[Any, str]] = []
+    for m in res.matches:
+        assert m.object_id is not None  # resolve() with an object group gives every match its object
+        found.append((m.frame.session, m.object_id))
+    return found, res.total, lambda: engine._release_matches(res.matches)
 
 
 async def _file_input(host: Host, ctx: Any, selector: str, api: str, timeout_ms: float) -> tuple[Any, str, bool]:

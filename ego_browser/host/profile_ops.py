@@ -109,7 +109,7 @@ async def context_for(host: Host, profile_id: str) -> str | None:
             return known
         assert host.browser.conn is not None
         res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
-        context_id = res["browserContextId"]
+        context_id: str = res["browserContextId"]
         try:
             await _seed(host, profile, context_id)
         except BaseException:
@@ -168,16 +168,16 @@ async def _seed_local_storage(host: Host, context_id: str, storage: dict[str, di
     try:
         sid = (await conn.send("Target.attachToTarget", {"targetId": tid, "flatten": True}))["sessionId"]
         loop = asyncio.get_running_loop()
-        committed: dict[str, asyncio.Future] = {}
+        committed: dict[str, asyncio.Future[None]] = {}
 
-        def paused(params: dict, _sid: str | None) -> None:
+        def paused(params: dict[str, Any], _sid: str | None) -> None:
             conn._spawn(conn.send("Fetch.fulfillRequest", {
                 "requestId": params["requestId"], "responseCode": 200,
                 "responseHeaders": [{"name": "Content-Type", "value": "text/html"}],
                 "body": base64.b64encode(b"<!doctype html><title></title>").decode(),
             }, session_id=sid))
 
-        def navigated(params: dict, _sid: str | None) -> None:
+        def navigated(params: dict[str, Any], _sid: str | None) -> None:
             frame = params.get("frame") or {}
             fut = committed.get(str(frame.get("securityOrigin") or ""))
             if not frame.get("parentId") and fut is not None and not fut.done():

@@ -118,7 +118,9 @@ run_site_browser_tool, ego_browser, EgoError, asyncio, json and re.
 - print() is the output channel (flushed even on failure). Untouched background-adopted Pages
   are listed after the script: "[ego-browser:pages]" then "Unhandled page p4 from p1: <url>".
   A notice for the person (the state store was found damaged and replaced) is printed once,
-  after the script: "[ego-browser:notice]" then its text.
+  after the script: "[ego-browser:notice]" then its text. When the person gives a space back
+  from the dashboard with a note, the first round that uses that space afterwards prints it once,
+  after the script: "[ego-browser:person] the person gave space <id> back with a note: <text>".
 - A store that cannot take writes (disk full, read-only) raises StateStoreUnwritable
   (EGO_STATE_STORE_UNWRITABLE) for the change that needed it; reads and snapshots go on.
 - An uncaught EgoError prints "<code>: <message>" and "  at line <n>: <source line>" to stderr and

@@ -75,6 +75,8 @@ WIRE_ONLY: dict[str, tuple[str, tuple[Param, ...], str]] = {
     "round.report": ("none", (_p("spaces", "list?", None), _p("touched", "list?", None)),
                      "Background-adopted pages no round touched, and a notice for the person."),
     "host.status": ("none", (), "The host's health (pid, uptime, browser, spaces)."),
+    # python -m ego_browser dashboard: the person's dashboard, started in the host on first use
+    "dashboard.open": ("none", (), "Start the person's dashboard (once) and give its URL and port."),
 }
 
 #: member -> wire parameters it sends besides its own
