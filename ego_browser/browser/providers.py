@@ -177,7 +177,7 @@ class LocalProvider(Provider):
             stream = await connect_unix(process.ws_url[len(UNIX_PREFIX):], timeout=timeout)
         except BrowserUnavailable:
             return None
-        conn = Connection(stream, process.ws_url)  # type: ignore[arg-type]
+        conn = Connection(stream, process.ws_url)
         # the browser target's id: new with every launch, as the websocket URL's id was
         instance = str(stream.hello.get("instance") or process.instance)
         return OpenedBrowser(conn=conn, kind=self.kind, endpoint=process.ws_url, instance=instance, owned=True,
