@@ -212,9 +212,51 @@ async def test_the_live_view_shows_the_agent_acting(dash, viewer, server):
         await page.click("#green")
         await _wait_pixel(viewer, "green")  # the frame after the agent's click
         assert await viewer.evaluate("window.egoDashboard.shown.length") > before
+        # the agent's pointer is drawn where it clicked (the button, bottom right)
+        await viewer.wait_for_function("""() => { const p = document.getElementById('pointer');
+            return !p.hidden && parseFloat(p.style.left) > 50 && parseFloat(p.style.top) > 50; }""")
         # the action the agent ran shows as its last action
         await viewer.wait_for_function("document.getElementById('sp-action').textContent.includes('page.click')")
+        # the navigation shows in the space's event log
+        await page.goto(url + "?again")
+        await viewer.wait_for_function("""(u) => Array.from(document.querySelectorAll('#log li'))
+            .some((li) => li.textContent.includes('navigation') && li.textContent.includes(u))""", url + "?again")
     finally:
+        await t.finish(keep=[])
+
+
+async def test_an_action_note_shows_while_the_action_runs(dash, viewer, server):
+    """note= (declared on actions) is drawn over the live view while the action runs."""
+    import threading
+
+    from tests.server import Response
+
+    release = threading.Event()
+
+    def hold(_req):
+        release.wait(60)
+        return Response("ok", content_type="text/plain")
+
+    server.route("/dash-note-release", hold)
+    url = server.page("/dash-note.html", """<p>waiting</p><script>
+        fetch('/dash-note-release').then(() => { const b = document.createElement('button'); b.id = 'late';
+        b.textContent = 'Late'; document.body.appendChild(b); });</script>""")
+    t = await ego_browser.task_space("dash-note")
+    try:
+        page = t.page("p1")
+        await page.goto(url)
+        await _open_space(viewer, t.space_id)
+        click = asyncio.ensure_future(page.click("#late", note="Adding the kettle to the cart", timeout=30000))
+        try:
+            await viewer.wait_for_function("""() => { const l = document.getElementById('label');
+                return !l.hidden && l.textContent === 'page.click: Adding the kettle to the cart'; }""")
+        finally:
+            release.set()
+        await click
+        await viewer.wait_for_function(
+            "document.getElementById('sp-action').textContent === 'last: page.click on p1: Adding the kettle to the cart'")
+    finally:
+        release.set()
         await t.finish(keep=[])
 
 
@@ -268,6 +310,9 @@ async def test_a_dialog_is_answered_from_the_ui(host, dash, viewer, server):
         assert receipt.dialog is not None and receipt.dialog["message"] == "Proceed?"
         await t.set_status("Please confirm the order")
         await t.hand_off()
+        # the hand-off reaches the person as a notification with the agent's reason
+        await viewer.wait_for_function("""() => Array.from(document.querySelectorAll('.notice'))
+            .some((n) => n.textContent.includes('Please confirm the order'))""")
         await _open_space(viewer, t.space_id)
         await viewer.wait_for_function("""() => !document.getElementById('dialog').hidden
             && document.getElementById('dialog-text').textContent.includes('Proceed?')
@@ -295,3 +340,49 @@ def test_the_cli_starts_the_host_and_prints_the_url(fresh_rounds):
     assert _get(f"http://127.0.0.1:{info['port']}/")[0] == 403
     again = fresh_rounds.cli("dashboard", timeout=60)
     assert again.returncode == 0 and info["url"] in again.stdout and "ssh -L" in again.stdout
+
+
+async def test_the_person_navigates_opens_a_tab_chooses_a_file_and_closes_the_space(host, dash, viewer, server, tmp_path):
+    page_a = server.page("/dash-nav-a.html", "<p>first</p>")
+    page_b = server.page("/dash-nav-b.html", """<style>input{position:fixed;inset:0;width:100vw;height:100vh}</style>
+        <input type=file id=up>""")
+    upload = tmp_path / "receipt.txt"
+    upload.write_text("paid")
+    t = await ego_browser.task_space("dash-nav")
+    page = t.page("p1")
+    await page.goto(page_a)
+    await _open_space(viewer, t.space_id)
+    await viewer.click("#sp-take")
+    await viewer.wait_for_function("!document.getElementById('nav-go').disabled")
+    await viewer.fill("#nav-url", page_b)
+    await viewer.click("#nav-go")
+    await viewer.wait_for_function("(u) => document.getElementById('nav-url').value === u", page_b, timeout=60000)
+    # a click into the page opens its file chooser: the dashboard offers to answer it
+    await _wait_pixel_any(viewer)
+    await viewer.click("#live-img")
+    await viewer.wait_for_function("!document.getElementById('chooser').hidden", timeout=60000)
+    await viewer.fill("#chooser-paths", str(upload))
+    await viewer.click("#chooser-send")
+    await viewer.wait_for_function("document.getElementById('chooser').hidden", timeout=20000)
+    driver = host.drivers[page.target_id]
+
+    async def chosen() -> bool:
+        res = await driver.session.send("Runtime.evaluate", {"expression": "up.files.length ? up.files[0].name : ''",
+                                                             "returnByValue": True})
+        return res["result"]["value"] == "receipt.txt"
+
+    await _until(chosen, "the chosen file in the page's input")
+    await viewer.click("#tab-new")
+    await viewer.wait_for_function("document.querySelectorAll('#tabs .tab').length === 2")
+    receipt = await viewer.click("#sp-close")  # asks first (a confirm() in the dashboard page)
+    assert receipt.dialog is not None and "Close this space" in receipt.dialog["message"]
+    await viewer.accept_dialog()
+    await viewer.wait_for_function("document.getElementById('sp-title').textContent.includes('(closed)')")
+    assert host.store.space(t.space_id) is None
+    with pytest.raises(ego_browser.EgoError) as info:
+        await page.url()
+    assert info.value.code == "EGO_TASK_SPACE_NOT_FOUND"
+
+
+async def _wait_pixel_any(viewer) -> None:
+    await viewer.wait_for_function("window.egoDashboard.shown.length > 0", timeout=20000)

@@ -79,6 +79,20 @@ def test_trivial_round_imports_neither_asyncio_nor_ssl(rounds):
     assert not imported & {"asyncio", "ssl", "_ssl", "typing", "ego_browser.runner", "ego_browser.client.channel"}
 
 
+def test_round_process_start_runs_no_import_finder(rounds):
+    """The dev install (make setup) puts the checkout on sys.path with a plain .pth line: the
+    default editable finder ran at every Python start of the venv, i.e. in every round's process,
+    importing pathlib, re and more (+24 ms CPU a round; an installed wheel has no such cost:
+    docs/architecture.md, "Rounds")."""
+    _wait_worker(rounds)
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "ego_browser", "-e", "print(1)"],
+                          env=rounds.env, capture_output=True, text=True, timeout=60)
+    assert proc.stdout == "1\n"
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert "ego_browser.round_client" in imported
+    assert not {name for name in imported if name.startswith("__editable__")}
+    assert not imported & {"pathlib", "re", "fnmatch"}  # the finder's (runpy imports importlib.util)
+
 def test_ctrl_c_reaches_the_script(rounds):
     _wait_worker(rounds)
     proc = subprocess.Popen(
