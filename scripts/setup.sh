@@ -37,7 +37,7 @@ else
 fi
 
 # Headed mode's tests run a real X server (Xvfb) and read window titles and focus with
-# x11-utils (tests/test_headed.py); both from Debian, like Chromium. Without root they are
+# x11-utils (tests/integration/test_headed.py); both from Debian, like Chromium. Without root they are
 # reported, not fatal: those tests skip and say what is missing.
 if ! command -v Xvfb >/dev/null 2>&1 || ! command -v xdpyinfo >/dev/null 2>&1; then
   SUDO=""

@@ -7,7 +7,7 @@ and example. Type specs are the names in ``validate.TYPES`` (``"ms>0"``, ``"sele
 ``"str?"`` for optional, a tuple for an enumeration). Prose topics (``"selectors"``, ...) are
 in ``topics.py``. Examples run against the demo shop (``https://shop.example`` is replaced by
 the served ``demo/site``) with ``task`` (a TaskSpace) and ``page`` (its ``p1``, on the home
-page) defined; ``tests/test_docs_examples.py`` runs every one.
+page) defined; ``tests/integration/test_docs_examples.py`` runs every one.
 """
 
 from __future__ import annotations
