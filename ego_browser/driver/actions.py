@@ -354,17 +354,26 @@ def candidate_listing(rows: list[dict[str, Any]], total: int) -> str:
     return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 
 
-async def _ambiguous(ctx: ActionContext, passing: list[ElementHandle]) -> SelectorAmbiguous:
-    """The error for two or more passing candidates, listing up to 5 (ref, role, name, frame):
-    the resolver gives each handle a ``describe`` (the host's ledger numbers it)."""
-    shown = [h.describe for h in passing if h.describe is not None][:SHOWN_CANDIDATES]
-    rows = [await describe() for describe in shown]
-    where = f": {candidate_listing(rows, len(passing))}" if rows else ""
+async def ambiguity(api: str, selector: str, total: int,
+                    describers: list[Callable[[], Awaitable[dict[str, Any]]]],
+                    hint: str = "use a more specific selector or one of these refs",
+                    found: str | None = None) -> SelectorAmbiguous:
+    """The one ``SelectorAmbiguous`` every strict path raises: ``total`` matches, up to 5 of
+    them listed (ref, role, name, frame) from ``describers`` (the host's: each numbers its
+    element in the page's ledger), so the next call can name the one it meant. ``found``
+    says what was found when it is not the selector's own matches (a wrapper's inputs)."""
+    rows = [await describe() for describe in describers[:SHOWN_CANDIDATES]]
+    where = f": {candidate_listing(rows, total)}" if rows else ""
     return SelectorAmbiguous(
-        f"{ctx.api}: selector {ctx.selector} matched {len(passing)} elements{where}; "
-        "use a more specific selector or one of these refs",
-        selector=ctx.selector, count=len(passing), candidates=rows,
+        f"{api}: selector {selector} {found or f'matched {total} elements'}{where}; {hint}",
+        selector=selector, count=total, candidates=rows,
     )
+
+
+async def _ambiguous(ctx: ActionContext, passing: list[ElementHandle]) -> SelectorAmbiguous:
+    """The error for two or more passing candidates (the resolver gives each a ``describe``)."""
+    return await ambiguity(ctx.api, ctx.selector, len(passing),
+                           [h.describe for h in passing if h.describe is not None])
 
 
 async def _pick_and_point(ctx: ActionContext, resolve: Resolve, action: str, position: dict[str, Any] | None,

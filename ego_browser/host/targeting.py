@@ -20,6 +20,7 @@ from ..errors import CdpChannelUnavailable, CdpError, EgoError, StaleRef
 from ..selectors import engine
 from ..selectors._core import _FrameGone
 from ..selectors.parse import RefSelector, parse_selector
+from .candidates import describer
 from .core import Host, PageCtx
 
 __all__ = ["EngineFrames", "resolver", "frame_offset", "release_handles"]
@@ -232,20 +233,13 @@ def resolver(
             handle.gate = driver.check_input
             handle.tier = 0 if ef.is_main else 1
             # an ambiguity error lists candidates with refs: described only then
-            handle.describe = _describer(host, ctx, ef, m.object_id)
+            handle.describe = describer(host, ctx, ef, m.object_id)
             handles.append(handle)
         return handles
 
     return resolve_selector
 
 
-def _describer(host: Host, ctx: PageCtx, frame: Any, object_id: str) -> Callable[[], Awaitable[dict[str, Any]]]:
-    async def describe() -> dict[str, Any]:
-        from .candidates import describe_candidate
-
-        return await describe_candidate(host, ctx, frame, object_id)
-
-    return describe
 
 
 async def release_handles(driver: PageDriver, group: str = GROUP) -> None:
