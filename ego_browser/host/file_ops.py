@@ -168,6 +168,7 @@ async def set_input_files(host: Host, at: dict[str, Any], *, selector: str, file
             await session.send("Runtime.releaseObjectGroup", {"objectGroup": _INPUT_GROUP}, timeout=2.0)
         raise InvalidArgument(f"{api}: {len(files)} files given, but the input takes one (no multiple attribute)",
                               api=api, option="files", expected="one file")
+    files = await host.browser.files_for_browser(ctx.space.browser_instance, files)  # a Grid node's copies
 
     dispatch.expect_input()
 
@@ -243,6 +244,7 @@ async def chooser_set_files(host: Host, at: dict[str, Any], *, id: int, files: A
     if len(files) > 1 and not chooser["multiple"]:
         raise InvalidArgument(f"{api}: {len(files)} files given, but the chooser takes one", api=api,
                               option="files", expected="one file")
+    files = await host.browser.files_for_browser(ctx.space.browser_instance, files)  # a Grid node's copies
     frame = ctx.driver.frames.get(chooser["frame_id"] or "")
     session = frame.session if frame is not None else ctx.driver.session
 
