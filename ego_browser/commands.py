@@ -259,7 +259,8 @@ def _list_spaces(ns: argparse.Namespace) -> int:
             status = r.get("status") or ""
             iso = " isolated" if r.get("isolated") else ""
             reason = f" ({r['reason']})" if r.get("reason") and r["ownership"] != Ownership.AGENT else ""
-            print(f"{r['id']}\t{r['ownership']}{reason}\t{r['name']}{iso}\ttabs={r.get('tabs', 0)}\t{status}")
+            where = f"\tbrowser={r['browser']}" if r.get("browser") not in (None, "", "local") else ""
+            print(f"{r['id']}\t{r['ownership']}{reason}\t{r['name']}{iso}\ttabs={r.get('tabs', 0)}{where}\t{status}")
 
     emit(ns, {"host_running": running, "spaces": rows}, lambda d: text(d["spaces"]))
     return 0

@@ -21,6 +21,7 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── CdpError                                 the browser rejected a command
     ├── CdpMethodRefused                         raw CDP outside the space's scope
     ├── CdpChannelUnavailable / BrowserUnavailable
+    ├── BrowserLost                              EGO_BROWSER_LOST (one space's browser of several)
     ├── HostDisconnected                         EGO_TASK_HOST_DISCONNECTED
     │   └── HostUnresponsive                     EGO_HOST_UNRESPONSIVE
     ├── StateStoreUnwritable                     EGO_STATE_STORE_UNWRITABLE
@@ -70,6 +71,7 @@ __all__ = [
     "CdpMethodRefused",
     "CdpChannelUnavailable",
     "BrowserUnavailable",
+    "BrowserLost",
     "HostDisconnected",
     "HostUnresponsive",
     "StateStoreUnwritable",
@@ -344,6 +346,17 @@ class BrowserUnavailable(EgoError):
     code = "EGO_BROWSER_UNAVAILABLE"
     fields = ("endpoint",)
     endpoint: str | None
+
+
+class BrowserLost(EgoError):
+    """The browser a space lives on went away (a Grid node or session lost, a remote browser
+    closed) while other spaces go on: the host is reopening the space's pages at their last
+    URLs on another browser (labels kept, refs unknown). Repeat the call once it is back."""
+
+    code = "EGO_BROWSER_LOST"
+    fields = ("space_id", "where")
+    space_id: int | None
+    where: str | None
 
 
 class HostDisconnected(EgoError):

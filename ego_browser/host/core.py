@@ -22,6 +22,7 @@ from .. import config
 from ..driver import dispatch
 from ..driver.page import PageDriver
 from ..errors import (
+    CdpChannelUnavailable,
     EgoError,
     EgoTimeout,
     InvalidArgument,
@@ -125,6 +126,8 @@ class Host:
         #: ``fn(op, args, phase, error)`` around each request, phase "start" or "end" (the
         #: dashboard's record of what the agent does); empty unless the dashboard runs
         self.request_listeners: list[Any] = []
+        #: space id -> its pages being reopened on another browser (its own went away)
+        self.lost_spaces: dict[int, asyncio.Future[None]] = {}
 
     @property
     def features(self) -> Features:
@@ -151,6 +154,9 @@ class Host:
         await self.browser.start()
         self.browser.on_target_created.append(self._target_created)
         self.browser.on_target_destroyed.append(self._target_destroyed)
+        from . import placement
+
+        self.browser.on_member_lost.append(lambda instance, gone: placement.member_lost(self, instance, gone))
         assert self.browser.conn is not None
         self.browser.conn.on("Target.targetCrashed", self._target_crashed)
         from . import spaces
@@ -198,6 +204,7 @@ class Host:
         req = _Request()
         req_token = _REQUEST.set(req)
         _CURRENT_OP.set(op)
+        self.browser.use(None)  # set again by the space the request works on (space_row)
         progress, token = dispatch.begin()
         listeners = self.request_listeners
         if listeners:
@@ -222,6 +229,15 @@ class Host:
                 + _INPUT_NOTE.get(progress.input_dispatched, ""),
                 api=op, timeout_ms=round(deadline * 1000), input_dispatched=progress.input_dispatched,
             ) from None
+        except CdpChannelUnavailable:
+            # the browser of one of the request's spaces went away while it ran
+            from .placement import lost_error
+
+            for space_id in req.spaces:
+                lost = lost_error(self, space_id, op)
+                if lost is not None:
+                    raise lost from None
+            raise
         finally:
             if listeners:
                 failure = sys.exc_info()[1]  # what the request raises, if anything
@@ -260,6 +276,13 @@ class Host:
         row = self.store.space(int(space_id)) if isinstance(space_id, int) else None
         if row is None:
             raise TaskSpaceNotFound(f"task space not found: {space_id}", space=space_id)
+        if self.lost_spaces:
+            from .placement import lost_error
+
+            lost = lost_error(self, row.id, _CURRENT_OP.get())
+            if lost is not None:
+                raise lost
+        self.browser.use(row.browser_instance)
         return row
 
     def gate(self, space: SpaceRow) -> None:
@@ -333,6 +356,7 @@ class Host:
         if cached is not None and cached[0] == self.store.gen and self.browser.is_live_page(cached[2].target_id):
             # nothing was written since the last request on this page: skip the queries
             _gen, space, page = cached
+            self.browser.use(space.browser_instance)
             if gated:
                 self.gate(space)
         else:
@@ -374,7 +398,7 @@ class Host:
         self._attaching[target_id] = fut
         try:
             assert self.browser.conn is not None
-            driver = await PageDriver.attach(self.browser.conn, target_id)
+            driver = await PageDriver.attach(self.browser.conn_for_target(target_id), target_id)
             driver.input_gate = lambda tid=target_id: self.check_input(tid)
             # the space's own context (isolated, or its profile's), for the host's context-level calls
             driver.context_id = next(

@@ -18,6 +18,7 @@ from ..errors import (
     TaskSpaceUserInControl,
 )
 from ..states import CreatedBy, OpenedBy, Ownership
+from . import placement
 from .ops import op
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow
 from .tabs import close_target as _close_target
@@ -111,34 +112,9 @@ async def reconcile_on_start(host: Host) -> None:
     """
     store = _store(host)
     for space in store.spaces():
-        if space.browser_instance == host.browser.instance:
+        if host.browser.has(space.browser_instance):
             continue
-        context_id = None
-        if space.isolated:
-            res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})  # type: ignore[union-attr]
-            context_id = res["browserContextId"]
-        elif space.profile_id != "default" and not space.closed:
-            from .profile_ops import context_for
-
-            try:
-                context_id = await context_for(host, space.profile_id)  # seeded again from the profile
-            except ProfileNotFound:
-                logger.warning("space %s: its profile %s is gone; its pages reopen in the default profile",
-                               space.id, space.profile_id)
-        first = True
-        for row in store.pages(space.id):
-            if row.state == UNMANAGED:
-                store.delete_page_record(space.id, row.label)
-                continue
-            if row.state != OPEN:
-                continue
-            tid = await _create_tab(
-                host, space, context_id=context_id, new_window=first, url=row.url or "about:blank"
-            )
-            first = False
-            store.update_page(space.id, row.label, target_id=tid)
-            store.delete_ledger(space.id, row.label)
-        store.update_space(space.id, browser_instance=host.browser.instance, context_id=context_id, user_page=None)
+        await placement.reopen_space(host, space)
     for info in list(host.browser.targets.values()):
         if info.get("type") == "page" and info.get("openerId"):
             adopt_popup(host, info)
@@ -220,8 +196,19 @@ async def task_space(host: Host, at: dict[str, Any], *, name_or_id: str | int, p
             api="task_space", option="isolated", expected="False with a profile_id",
         )
     assert host.browser.conn is not None
+    token = host.browser.next_token()
+    instance = await placement.place_new_space(host, profile, token)  # the browser it goes to (docs/scale-out.md)
+    try:
+        return await _open_space(host, name, profile, isolated)
+    finally:
+        host.browser.placed_done(instance, token)
+
+
+async def _open_space(host: Host, name: str, profile: str, isolated: bool) -> dict[str, Any]:
     from .profile_ops import context_for
 
+    store = _store(host)
+    assert host.browser.conn is not None
     context_id = await context_for(host, profile)  # ProfileNotFound for an unknown or removed profile
     if isolated:
         res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
@@ -274,6 +261,7 @@ async def list_task_spaces(host: Host, at: dict[str, Any]) -> list[dict[str, Any
             "status": space.status,
             "reason": space.reason,
             "tabs": len(titles),
+            "browser": host.browser.where(space.browser_instance) if not space.closed else "",
         })
     return out
 
@@ -560,6 +548,7 @@ async def finish(host: Host, at: dict[str, Any], *, keep: Any) -> dict[str, Any]
     if closed_space:
         store.close_space(space.id)
         host.active.pop(space.id, None)
+        await placement.after_finish(host, space.browser_instance)  # an idle Grid session is given back
     else:
         store.update_space(space.id, ownership=USER, reason="user_owned")
     return {

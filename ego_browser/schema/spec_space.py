@@ -24,8 +24,9 @@ print(task.space_id, page.label)
           "that profile's cookies, local storage and site permissions, shared with the profile's other spaces, and what "
           "it changes stays in the profile when it finishes. An unknown or removed profile raises ProfileNotFound.")
 
-M("list_task_spaces", [], "list[{id, name, task_id, ownership, created_by, recent_tab_titles, isolated, status}]",
-  'Every task space; ownership is "agent", "agentDelegatedToUser" or "user".',
+M("list_task_spaces", [], "list[{id, name, task_id, ownership, created_by, recent_tab_titles, isolated, status, browser}]",
+  'Every task space; ownership is "agent", "agentDelegatedToUser" or "user". browser says where the space\'s '
+  'pages live: "local", "cdp URL", or "grid NODE session ID" on a Selenium Grid (docs/scale-out.md).',
   """
 for space in await list_task_spaces():
     print(space["id"], space["name"], space["ownership"], space["status"])

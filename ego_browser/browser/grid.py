@@ -1,0 +1,155 @@
+"""Selenium Grid 4's HTTP side: new session, keep-alive, release, and where a session runs.
+
+Only the W3C endpoints we need, over the standard library (no Selenium client): the host
+asks for a Chromium session with our flags, then speaks CDP through the session's ``se:cdp``
+websocket, which the Grid's router proxies to the node's browser. Every call has a deadline;
+a Grid that does not answer raises ``BrowserUnavailable`` naming its URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ..errors import BrowserUnavailable
+
+__all__ = ["GridClient", "GridSession"]
+
+#: seconds for a new session: the Grid queues it, the node starts chromedriver and Chromium
+NEW_SESSION_TIMEOUT = 90.0
+#: seconds for every other Grid call
+CALL_TIMEOUT = 10.0
+
+
+@dataclass
+class GridSession:
+    session_id: str
+    cdp_url: str
+    node: str  # the node's URI as the hub reports it ("" when the hub did not say)
+    browser_pid: int | None
+    capabilities: dict[str, Any]
+
+
+class GridClient:
+    def __init__(self, url: str) -> None:
+        url = url.strip().rstrip("/")
+        if not url.startswith(("http://", "https://")):
+            url = "http://" + url
+        self.url = url
+
+    # -- plain HTTP with a deadline ------------------------------------------------------------
+
+    def _call(self, method: str, path: str, body: Any = None, *, timeout: float = CALL_TIMEOUT) -> Any:
+        data = orjson.dumps(body) if body is not None else None
+        req = urllib.request.Request(self.url + path, data=data, method=method)
+        if data is not None:
+            req.add_header("Content-Type", "application/json; charset=utf-8")
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 - the configured Grid
+                raw = resp.read()
+        except urllib.error.HTTPError as exc:
+            detail = _grid_message(exc.read())
+            raise BrowserUnavailable(
+                f"the Selenium Grid at {self.url} refused {method} {path}: HTTP {exc.code} {detail}; "
+                "check EGO_BROWSER_GRID_URL and the Grid's console (/ui)",
+                endpoint=self.url,
+            ) from None
+        except (OSError, ValueError) as exc:  # refused, reset, DNS, timeout (TimeoutError is an OSError)
+            raise BrowserUnavailable(
+                f"cannot reach the Selenium Grid at {self.url} ({method} {path}: {exc}); check that the Grid "
+                "runs and EGO_BROWSER_GRID_URL names its hub (http://HOST:4444)",
+                endpoint=self.url,
+            ) from None
+        try:
+            return orjson.loads(raw) if raw else None
+        except orjson.JSONDecodeError:
+            raise BrowserUnavailable(
+                f"{self.url}{path} did not answer with JSON: is EGO_BROWSER_GRID_URL a Selenium Grid hub?",
+                endpoint=self.url,
+            ) from None
+
+    async def call(self, method: str, path: str, body: Any = None, *, timeout: float = CALL_TIMEOUT) -> Any:
+        # urllib's timeout covers each socket operation; wait_for bounds the whole call
+        return await asyncio.wait_for(
+            asyncio.to_thread(self._call, method, path, body, timeout=timeout), timeout + 5.0
+        )
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    async def new_session(self, chrome_args: list[str]) -> GridSession:
+        caps = {"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {"args": chrome_args},
+            # our own code answers dialogs over CDP: chromedriver must leave them open
+            "unhandledPromptBehavior": "ignore",
+        }}}
+        try:
+            reply = await self.call("POST", "/session", caps, timeout=NEW_SESSION_TIMEOUT)
+        except TimeoutError:
+            raise BrowserUnavailable(
+                f"the Selenium Grid at {self.url} gave no Chromium session within {NEW_SESSION_TIMEOUT:.0f}s "
+                "(all nodes busy, or none offers chrome); see the Grid's console (/ui)",
+                endpoint=self.url,
+            ) from None
+        value = (reply or {}).get("value") or {}
+        session_id = value.get("sessionId")
+        caps_out = value.get("capabilities") or {}
+        cdp = caps_out.get("se:cdp")
+        if not session_id or not cdp:
+            if session_id:
+                await self.release(str(session_id))
+            raise BrowserUnavailable(
+                f"the Selenium Grid at {self.url} gave a session without a CDP endpoint (se:cdp): its nodes "
+                "must run Chromium or Chrome", endpoint=self.url,
+            )
+        pid = caps_out.get("goog:processID")
+        return GridSession(
+            session_id=str(session_id), cdp_url=self._local_cdp_url(str(cdp)),
+            node=await self._node_of(str(session_id)),
+            browser_pid=pid if isinstance(pid, int) else None, capabilities=caps_out,
+        )
+
+    def _local_cdp_url(self, cdp: str) -> str:
+        """The session's ``se:cdp`` path on the hub we were given: the Grid builds the URL from
+        its own idea of its address, which a hub behind NAT, a container or a proxy gets wrong."""
+        path = urllib.parse.urlsplit(cdp).path
+        base = urllib.parse.urlsplit(self.url)
+        scheme = "wss" if base.scheme == "https" else "ws"
+        return f"{scheme}://{base.netloc}{path}"
+
+    async def _node_of(self, session_id: str) -> str:
+        try:
+            status = await self.call("GET", "/status")
+        except (BrowserUnavailable, TimeoutError):
+            return ""
+        for node in ((status or {}).get("value") or {}).get("nodes") or []:
+            for slot in node.get("slots") or []:
+                if (slot.get("session") or {}).get("sessionId") == session_id:
+                    return str(node.get("uri") or "").rstrip("/")
+        return ""
+
+    async def keepalive(self, session_id: str) -> None:
+        """A cheap WebDriver command: the node's session timeout counts WebDriver traffic
+        only (not the CDP proxied on the websocket), so a busy space needs these."""
+        await self.call("GET", f"/session/{session_id}/timeouts")
+
+    async def release(self, session_id: str) -> None:
+        await self.call("DELETE", f"/session/{session_id}")
+
+    async def status(self) -> dict[str, Any]:
+        reply = await self.call("GET", "/status")
+        return (reply or {}).get("value") or {}
+
+
+def _grid_message(raw: bytes) -> str:
+    try:
+        value = orjson.loads(raw).get("value") or {}
+        return str(value.get("message") or "")[:300]
+    except (orjson.JSONDecodeError, AttributeError):
+        return raw[:200].decode(errors="replace")

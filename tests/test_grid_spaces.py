@@ -1,0 +1,40 @@
+"""Spaces on Selenium Grid 4 browsers (EGO_BROWSER_GRID_URL): placement over two nodes, an
+agent's round on a Grid space, sessions given back after finish (tests/grid.py starts the Grid)."""
+
+from __future__ import annotations
+
+import ego_browser
+
+
+async def _spaces(prefix: str, n: int) -> list:
+    return [await ego_browser.task_space(f"{prefix}-{i}") for i in range(n)]
+
+
+async def test_spaces_spread_over_both_nodes_and_sessions_go_back_after_finish(on_grid, grid, server):
+    host = on_grid
+    url = server.page("/grid-spread", "<h1>spread</h1>", title="Spread")
+    spaces = await _spaces("spread", 4)
+    for t in spaces:
+        await t.page("p1").goto(url)
+    listing = {s["name"]: s for s in await ego_browser.list_task_spaces()}
+    where = [listing[f"spread-{i}"]["browser"] for i in range(4)]
+    # two spaces per browser (EGO_BROWSER_SPACES_PER_BROWSER=2): two Grid sessions
+    assert where[0] == where[1] and where[2] == where[3] and where[0] != where[2]
+    sessions = grid.sessions()
+    busy = [uri for uri, ids in sessions.items() if ids]
+    assert len(busy) == 2, sessions  # the Grid put the two sessions on different nodes
+    for w in where:
+        node, session = w.split()[1], w.split()[3]
+        assert session in sessions[node]
+    assert [await t.page("p1").title() for t in spaces] == ["Spread"] * 4
+    # the first browser's spaces finished: its session is released, the other stays
+    await spaces[0].finish(keep=[])
+    first_session = where[0].split()[3]
+    assert grid.session_alive(first_session)
+    await spaces[1].finish(keep=[])
+    assert not grid.session_alive(first_session)
+    assert await spaces[2].page("p1").title() == "Spread"
+    for t in spaces[2:]:
+        await t.finish(keep=[])
+    assert not grid.session_alive(where[2].split()[3])
+    assert len(host.browser.members) == 0
