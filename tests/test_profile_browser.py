@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -153,3 +155,44 @@ async def test_imported_profile_space_sees_bookmarks_history_logins_and_extensio
     assert _browsers_on(chromium_dir) == []
     assert (chromium_dir / "Default" / "Bookmarks").is_file()
     assert tree_digest(full_source) == before, "the source profile changed"
+
+
+_RESTART = """
+import asyncio, sys
+import ego_browser
+from ego_browser.browser_profiles import store
+from tests.test_profile_browser import _browsers_on
+
+async def main(base):
+    prof = store.create("Restart", created_from="a closed Chromium")  # imported: its own browser
+    chromium = prof.path / "chromium"
+    async with ego_browser.embedded():
+        task = await ego_browser.task_space("restart", profile_id=prof["id"])
+        await task.page("p1").goto(base + "/login?user=erin")
+        print("running", len(_browsers_on(chromium)))
+    # the host stopped, and the profile's Chromium with it: the profile kept the log-in
+    print("after stop", len(_browsers_on(chromium)))
+    print("saved", [c["value"] for c in store.read_json(prof.path / "cookies.json", []) if c["name"] == "session"])
+    async with ego_browser.embedded():  # a new host: the space's page reopens in a new one
+        task = await ego_browser.task_space("restart")
+        page = task.page("p1")
+        await page.goto(base + "/whoami")
+        print("who", await page.evaluate("document.getElementById('who').textContent"))
+        print("reopened", len(_browsers_on(chromium)))
+        await task.finish(keep=[])
+        print("after finish", len(_browsers_on(chromium)))
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+def test_host_stop_ends_the_profile_browser_and_a_new_host_reopens_the_space_in_it(server, tmp_path):
+    serve_login(server)
+    env = {**os.environ, "EGO_BROWSER_HOME": str(tmp_path / "home"),
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    out = subprocess.run([sys.executable, "-c", _RESTART, server.url("").rstrip("/")], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = out.stdout.splitlines()
+    assert lines == ["running 1", "after stop 0", "saved ['erin']", "who logged in as erin", "reopened 1",
+                     "after finish 0"], out.stdout
