@@ -45,7 +45,8 @@ COMMANDS: dict[str, Command] = {}
 
 
 def command(name: str, summary: str, synopsis: str = "", *, hidden: bool = False,
-            configure: Callable[[argparse.ArgumentParser], None] | None = None) -> Callable:
+            configure: Callable[[argparse.ArgumentParser], None] | None = None,
+            ) -> Callable[[Callable[[argparse.Namespace], int]], Callable[[argparse.Namespace], int]]:
     """Declare a sub-command; the decorated function takes the parsed arguments, returns the status."""
 
     def register(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import IO, Any
 
 __all__ = ["home", "run_dir", "socket_path", "page_budget", "ensure_home", "ensure_private_dir", "open_private"]
 
@@ -101,7 +102,9 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
-def open_private(path: Path | str, flags: int = os.O_WRONLY | os.O_APPEND | os.O_CREAT, mode: str = "ab"):
+def open_private(
+    path: Path | str, flags: int = os.O_WRONLY | os.O_APPEND | os.O_CREAT, mode: str = "ab"
+) -> IO[Any]:  # bytes or text, as ``mode`` says
     """Open (creating it 0600) a file of ours, whatever the process umask is."""
     fd = os.open(path, flags | os.O_CLOEXEC, 0o600)
     try:

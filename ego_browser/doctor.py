@@ -68,14 +68,34 @@ def check_core() -> dict[str, str]:
     return _check("snapshot core", "ok", f"compiled ({Path(_snapshot.__file__).name})")
 
 
+def check_grid(url: str) -> dict[str, str]:
+    """The Selenium Grid answers /status and says it is ready (docs/scale-out.md)."""
+    from .browser.grid import GridClient
+
+    client = GridClient(url)
+    try:
+        status = client._call("GET", "/status")
+    except EgoError as exc:
+        return _check("selenium grid", "fail", exc.message)
+    value = (status or {}).get("value") or {}
+    nodes = value.get("nodes") or []
+    if not value.get("ready"):
+        return _check("selenium grid", "fail", f"{client.url}/status says not ready: {value.get('message', '')}")
+    return _check("selenium grid", "ok", f"{client.url}: ready, {len(nodes)} node(s)")
+
+
 def check_chromium() -> dict[str, str]:
     """The executable is found and runs (``--version``): a missing library fails here."""
+    grid = os.environ.get("EGO_BROWSER_GRID_URL", "").strip()
+    if grid:
+        return check_grid(grid)
     remote = os.environ.get("EGO_BROWSER_CDP_URL")
     if remote:
         from .browser.launcher import resolve_cdp_url
 
         try:
-            return _check("cdp endpoint", "ok", resolve_cdp_url(remote))
+            return _check("cdp endpoint", "ok", ", ".join(
+                resolve_cdp_url(u.strip()) for u in remote.split(",") if u.strip()))
         except EgoError as exc:
             return _check("cdp endpoint", "fail", exc.message)
     from .browser.launcher import find_chromium

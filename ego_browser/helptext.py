@@ -9,7 +9,7 @@ def help(name: object = None) -> None:  # noqa: A001 - the documented API name
     """Print the overview, or one member (``"Page.click"``) or topic (``"selectors"``)."""
     from .schema.render import help_text
 
-    print(help_text(name), end="")  # type: ignore[arg-type]
+    print(help_text(name), end="")
 
 
 def guide() -> str:

@@ -332,16 +332,16 @@ def _archive(host: Host, top: Path, dest: Path) -> None:
     with tarfile.open(dest, "w:gz", format=tarfile.PAX_FORMAT) as tar:
         for path in _files(top):
             data = path.read_bytes()
-            info = tarfile.TarInfo(path.relative_to(top).as_posix())
-            info.size, info.mtime, info.mode = len(data), 0, 0o755 if os.access(path, os.X_OK) else 0o644
-            tar.addfile(info, io.BytesIO(data))
+            member = tarfile.TarInfo(path.relative_to(top).as_posix())
+            member.size, member.mtime, member.mode = len(data), 0, 0o755 if os.access(path, os.X_OK) else 0o644
+            tar.addfile(member, io.BytesIO(data))
 
 
 def artifact_dir(output: Path, version: str = __version__) -> Path:
     return Path(output) / f"{NAME}-v{version}"
 
 
-def package_plugins(output: str | os.PathLike, *, skill: Path | None = None,
+def package_plugins(output: str | os.PathLike[str], *, skill: Path | None = None,
                     hosts: tuple[Host, ...] = HOSTS) -> list[Path]:
     """Build every host's artifact; returns their paths. Nothing is replaced unless all build."""
     skill = Path(skill) if skill is not None else skill_source()

@@ -13,6 +13,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from . import config
@@ -53,7 +54,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     imp.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
 
 
-def _emit(ns: argparse.Namespace, data: Any, text) -> None:
+def _emit(ns: argparse.Namespace, data: Any, text: Callable[[Any], None]) -> None:
     if getattr(ns, "json", False):
         print(json.dumps(data, indent=1, sort_keys=True, default=str))
     else:

@@ -19,6 +19,12 @@ import marshal
 import os
 import sys
 
+#: typing's flag without importing typing (the round's start-up cost); mypy knows the name
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import _socket
+    from signal import _HANDLER  # typeshed's: what signal.signal() takes and returns
+
 __all__ = ["run", "worker_socket_path"]
 
 #: frames from the worker: one kind byte + a signed 32-bit number
@@ -81,7 +87,7 @@ def _std_fds() -> tuple[list[int], list[int]]:
     return fds, opened
 
 
-def _recv_frame(sock) -> tuple[str, int] | None:
+def _recv_frame(sock: _socket.socket) -> tuple[str, int] | None:
     buf = b""
     while len(buf) < _FRAME:
         try:
@@ -121,7 +127,8 @@ def run(source: str, filename: str) -> int | None:
                 sock.sendmsg([header], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, ancillary)])
                 sock.sendall(body)
             except OSError:
-                return signals.declined()
+                signals.declined()
+                return None
         finally:
             os.close(cwd)
             for fd in opened:
@@ -134,12 +141,14 @@ def run(source: str, filename: str) -> int | None:
             sys.stderr.write("the ego_browser round worker did not answer; run the round again\n")
             return 1
         except OSError:
-            return signals.declined()
+            signals.declined()
+            return None
         if first is not None and first[0] == "X":
             # a quick child can report its status before the worker has sent its pid: it ran
             return first[1]
         if first is None or first[0] != "P":
-            return signals.declined()  # declined (or gone) before anything ran
+            signals.declined()  # declined (or gone) before anything ran
+            return None
         signals.started(first[1])
         return _wait(sock)
     finally:
@@ -154,10 +163,13 @@ class _Forward:
     def __init__(self) -> None:
         self.pid: int | None = None
         self.pending: list[int] = []
-        self.saved: list[tuple[int, object]] = []
+        self.saved: list[tuple[int, _HANDLER]] = []
 
     def install(self) -> None:
-        import _signal  # the C module: ``signal`` builds IntEnums at import
+        if TYPE_CHECKING:  # typeshed has no stub for the C module; signal describes its functions
+            import signal as _signal
+        else:
+            import _signal  # the C module: ``signal`` builds IntEnums at import
 
         for name in self.SIGNALS:
             signum = getattr(_signal, name)
@@ -183,7 +195,10 @@ class _Forward:
 
     def declined(self) -> None:
         """Nothing ran: restore the handlers, then deliver what came meanwhile to ourselves."""
-        import _signal
+        if TYPE_CHECKING:
+            import signal as _signal
+        else:
+            import _signal
 
         for signum, handler in self.saved:
             _signal.signal(signum, handler)
@@ -192,7 +207,7 @@ class _Forward:
         return None
 
 
-def _wait(sock) -> int:
+def _wait(sock: _socket.socket) -> int:
     """The script runs in the worker's child: return its exit status."""
     sock.settimeout(None)  # the script may run as long as it likes
     try:

@@ -46,6 +46,7 @@ class RoundWatch:
 
     def install(self) -> None:
         self._saved = (getattr(warnings, "_warn_unawaited_coroutine", None), sys.get_coroutine_origin_tracking_depth())
+        # CPython's private hook for "coroutine ... was never awaited" (no stub describes it)
         warnings._warn_unawaited_coroutine = self._unawaited  # type: ignore[attr-defined]
         sys.set_coroutine_origin_tracking_depth(_ORIGIN_DEPTH)
 
@@ -54,7 +55,7 @@ class RoundWatch:
             return
         hook, depth = self._saved
         if hook is not None:
-            warnings._warn_unawaited_coroutine = hook  # type: ignore[attr-defined]
+            warnings._warn_unawaited_coroutine = hook  # type: ignore[attr-defined]  # see install()
         sys.set_coroutine_origin_tracking_depth(depth)
         self._saved = None
 

@@ -158,9 +158,12 @@ def _child(msg: dict[str, Any], fds: list[int], keep_closed: list[int], conn: so
         sys.path[:] = msg["path"]
         sys.argv[:] = msg["argv"]
         unbuffered = bool(msg.get("unbuffered"))
-        sys.stdin = sys.__stdin__ = _stream(0, "r", msg.get("stdin"), line=False)
-        sys.stdout = sys.__stdout__ = _stream(1, "w", msg.get("stdout"), line=os.isatty(1), unbuffered=unbuffered)
-        sys.stderr = sys.__stderr__ = _stream(2, "w", msg.get("stderr"), line=True, unbuffered=unbuffered)
+        # typeshed marks sys.__std*__ Final; this forked child is a new process and owns them
+        sys.stdin = sys.__stdin__ = _stream(0, "r", msg.get("stdin"), line=False)  # type: ignore[misc]
+        sys.stdout = sys.__stdout__ = _stream(  # type: ignore[misc]  # (see above)
+            1, "w", msg.get("stdout"), line=os.isatty(1), unbuffered=unbuffered)
+        sys.stderr = sys.__stderr__ = _stream(  # type: ignore[misc]  # (see above)
+            2, "w", msg.get("stderr"), line=True, unbuffered=unbuffered)
         from .runner import run_source
 
         status = run_source(msg["source"], msg["filename"])

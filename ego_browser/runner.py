@@ -39,7 +39,9 @@ def script_globals() -> dict[str, Any]:
 
 
 def compile_script(source: str, filename: str) -> CodeType:
-    return compile(source, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    # typeshed types compile() with flags as Any (some flags make it return an AST); these make code
+    code: CodeType = compile(source, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    return code
 
 
 def _syntax_error(exc: SyntaxError, source: str) -> str:

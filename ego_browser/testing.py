@@ -154,7 +154,7 @@ class FakeBrowser:
     async def connect(self) -> Connection:
         """A real ``Connection`` to this fake browser (close it, or ``drop()``, when done)."""
         self._stream = _Stream(self)
-        return Connection(self._stream, "fake:")  # type: ignore[arg-type]
+        return Connection(self._stream, "fake:")
 
     def _received(self, raw: str | bytes) -> None:
         msg = orjson.loads(raw)

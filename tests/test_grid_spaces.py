@@ -3,6 +3,9 @@ agent's round on a Grid space, sessions given back after finish (tests/grid.py s
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import ego_browser
 
 
@@ -38,3 +41,33 @@ async def test_spaces_spread_over_both_nodes_and_sessions_go_back_after_finish(o
         await t.finish(keep=[])
     assert not grid.session_alive(where[2].split()[3])
     assert len(host.browser.members) == 0
+
+
+def test_doctor_checks_the_grid(grid):
+    from ego_browser.doctor import check_grid
+
+    from .grid import free_port
+
+    up = check_grid(grid.url)
+    assert up["status"] == "ok" and "2 node(s)" in up["detail"], up
+    dead = f"http://127.0.0.1:{free_port()}"
+    down = check_grid(dead)
+    assert down["status"] == "fail" and dead in down["detail"] and "cannot reach the Selenium Grid" in down["detail"]
+
+
+async def test_an_upload_is_copied_to_the_node_first(on_grid, server, tmp_path):
+    """set_input_files on a Grid space sends the file to the node (the Grid's file endpoint):
+    the browser opens the node's copy, so a node on another machine gets the bytes too."""
+    host = on_grid
+    local = tmp_path / "data.bin"
+    local.write_bytes(bytes(range(256)) * 4)
+    t = await ego_browser.task_space("upload-copy")
+    page = t.page("p1")
+    await page.goto(server.page("/grid-upload", "<input type=file id=f onchange=\"window.got = this.files[0].size\">"))
+    instance = host.store.space(t.space_id).browser_instance
+    (remote,) = await host.browser.files_for_browser(instance, [str(local)])
+    assert remote != str(local) and os.path.basename(remote) == "data.bin"
+    assert Path(remote).read_bytes() == local.read_bytes()  # nodes here share this machine's disk
+    await page.set_input_files("#f", str(local))
+    assert await page.evaluate("window.got") == 1024
+    await t.finish(keep=[])

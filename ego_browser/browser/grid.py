@@ -9,9 +9,13 @@ a Grid that does not answer raises ``BrowserUnavailable`` naming its URL.
 from __future__ import annotations
 
 import asyncio
+import base64
+import io
+import os
 import urllib.error
 import urllib.parse
 import urllib.request
+import zipfile
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +29,8 @@ __all__ = ["GridClient", "GridSession"]
 NEW_SESSION_TIMEOUT = 90.0
 #: seconds for every other Grid call
 CALL_TIMEOUT = 10.0
+#: seconds for one file sent to a node (uploads)
+UPLOAD_TIMEOUT = 60.0
 
 
 @dataclass
@@ -139,12 +145,32 @@ class GridClient:
         only (not the CDP proxied on the websocket), so a busy space needs these."""
         await self.call("GET", f"/session/{session_id}/timeouts")
 
+    async def upload(self, session_id: str, path: str) -> str:
+        """Copy one local file to the session's node (the Grid's file endpoint takes a zip
+        of it, base64); returns the file's path on the node, for DOM.setFileInputFiles."""
+        body = {"file": await asyncio.to_thread(_zipped, path)}
+        reply = await self.call("POST", f"/session/{session_id}/se/file", body, timeout=UPLOAD_TIMEOUT)
+        remote = (reply or {}).get("value")
+        if not isinstance(remote, str) or not remote:
+            raise BrowserUnavailable(
+                f"the Selenium Grid at {self.url} took {os.path.basename(path)} but did not say where it put it",
+                endpoint=self.url,
+            )
+        return remote
+
     async def release(self, session_id: str) -> None:
         await self.call("DELETE", f"/session/{session_id}")
 
     async def status(self) -> dict[str, Any]:
         reply = await self.call("GET", "/status")
         return (reply or {}).get("value") or {}
+
+
+def _zipped(path: str) -> str:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.write(path, arcname=os.path.basename(path))
+    return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
 def _grid_message(raw: bytes) -> str:

@@ -22,6 +22,7 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 
@@ -113,7 +114,7 @@ class BrowserProcess:
     pid: int
     ws_url: str
     user_data_dir: str
-    proc: subprocess.Popen | None = None
+    proc: subprocess.Popen[bytes] | None = None
     leader: int = 0
     leader_start: int | None = None
     instance: str = ""
@@ -267,15 +268,15 @@ def merge_feature_switches(args: list[str]) -> list[str]:
 
 
 def launch_chromium(
-    user_data_dir: str | os.PathLike,
+    user_data_dir: str | os.PathLike[str],
     *,
     executable: str | None = None,
     extra_args: list[str] | None = None,
     headless: bool | None = None,
     timeout: float = 30.0,
-    log_path: str | os.PathLike | None = None,
+    log_path: str | os.PathLike[str] | None = None,
     die_with_parent: bool = False,
-    socket_path: str | os.PathLike | None = None,
+    socket_path: str | os.PathLike[str] | None = None,
     debugging_port: bool = False,
 ) -> BrowserProcess:
     """Launch Chromium and wait until its DevTools endpoint answers.
@@ -323,7 +324,7 @@ def launch_chromium(
             preexec_fn=_die_with_parent if die_with_parent else None,
         )
     finally:
-        if log_path:
+        if not isinstance(log, int):  # a file of ours (log_path given), not DEVNULL
             log.close()
     assert proc.stdout is not None
     line = b""
@@ -367,13 +368,16 @@ def _private_dirs(path: Path) -> None:
             p.mkdir(mode=0o700)
 
 
-def _open_log(log_path):
+def _open_log(log_path: str | os.PathLike[str] | None) -> int | BinaryIO:
     if not log_path:
         return subprocess.DEVNULL
     return os.fdopen(os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab")
 
 
-def _launch_with_port(profile, browser_args, timeout, log_path, die_with_parent) -> BrowserProcess:
+def _launch_with_port(
+    profile: Path, browser_args: list[str], timeout: float, log_path: str | os.PathLike[str] | None,
+    die_with_parent: bool,
+) -> BrowserProcess:
     port_file = profile / "DevToolsActivePort"
     with contextlib.suppress(FileNotFoundError):
         port_file.unlink()
@@ -386,7 +390,7 @@ def _launch_with_port(profile, browser_args, timeout, log_path, die_with_parent)
             preexec_fn=_die_with_parent if die_with_parent else _private_umask,
         )
     finally:
-        if log_path:
+        if not isinstance(log, int):  # a file of ours (log_path given), not DEVNULL
             log.close()
     deadline = time.monotonic() + timeout
     while True:
@@ -445,7 +449,7 @@ def resolve_cdp_url(url: str, *, timeout: float = 5.0) -> str:
         raise BrowserUnavailable(
             f"cannot reach the CDP endpoint {url} ({exc}); check EGO_BROWSER_CDP_URL", endpoint=url
         ) from exc
-    ws = info.get("webSocketDebuggerUrl")
+    ws: str | None = info.get("webSocketDebuggerUrl")
     if not ws:
         raise BrowserUnavailable(f"{version_url} has no webSocketDebuggerUrl", endpoint=url)
     return ws

@@ -107,6 +107,10 @@ class Provider:
         """The browser missed a heartbeat: is it gone (True), or only slow (False)?"""
         return False
 
+    async def files_for_browser(self, browser: OpenedBrowser, paths: list[str]) -> list[str]:
+        """Local files as the browser can open them (uploads): the same paths by default."""
+        return paths
+
 
 class LocalProvider(Provider):
     """Today's browser: Chromium launched here, its pipe kept by ``keeper.py``; a host started
@@ -173,7 +177,7 @@ class LocalProvider(Provider):
             stream = await connect_unix(process.ws_url[len(UNIX_PREFIX):], timeout=timeout)
         except BrowserUnavailable:
             return None
-        conn = Connection(stream, process.ws_url)  # type: ignore[arg-type]
+        conn = Connection(stream, process.ws_url)
         # the browser target's id: new with every launch, as the websocket URL's id was
         instance = str(stream.hello.get("instance") or process.instance)
         return OpenedBrowser(conn=conn, kind=self.kind, endpoint=process.ws_url, instance=instance, owned=True,
@@ -277,6 +281,13 @@ class GridProvider(Provider):
     async def keepalive(self, browser: OpenedBrowser) -> None:
         if browser.grid is not None:
             await self.client.keepalive(browser.grid.session_id)
+
+    async def files_for_browser(self, browser: OpenedBrowser, paths: list[str]) -> list[str]:
+        # the node may be another machine: each file is copied there first
+        if browser.grid is None:
+            return paths
+        session = browser.grid.session_id
+        return list(await asyncio.gather(*(self.client.upload(session, p) for p in paths)))
 
     async def confirm_lost(self, browser: OpenedBrowser) -> bool:
         # chromedriver holds its own connection to the browser: a command that needs the

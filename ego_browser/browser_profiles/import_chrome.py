@@ -69,7 +69,8 @@ def resolve_source(spec: str | None, from_dir: str | None, home_dir: Path | None
         user_data = (home_dir or Path.home()) / SOURCES[browser]
         profile_dir = user_data / (profile.strip() or "Default")
     else:
-        path = Path(from_dir).expanduser().absolute()  # type: ignore[arg-type]
+        assert from_dir is not None  # exactly one of the two was given (checked above)
+        path = Path(from_dir).expanduser().absolute()
         browser = "chromium"
         for name, rel in SOURCES.items():
             if rel.rsplit("/", 1)[-1].lower() in str(path).lower():

@@ -9,6 +9,7 @@ a copy are read: the source profile is never opened in place.
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 from pathlib import Path
 
 __all__ = ["read_all", "LevelDbError"]
@@ -75,7 +76,7 @@ def snappy_decompress(data: bytes) -> bytes:
 # -- the write-ahead log ----------------------------------------------------------------------
 
 
-def _log_records(data: bytes):
+def _log_records(data: bytes) -> Iterator[bytes]:
     pending = bytearray()
     for start in range(0, len(data), _BLOCK):
         block = data[start:start + _BLOCK]
@@ -139,7 +140,7 @@ def _block(data: bytes, offset: int, size: int) -> bytes:
     return raw
 
 
-def _block_entries(block: bytes):
+def _block_entries(block: bytes) -> Iterator[tuple[bytes, bytes]]:
     if len(block) < 4:
         return
     restarts = struct.unpack_from("<I", block, len(block) - 4)[0]

@@ -42,12 +42,12 @@ __all__ = [
 DEFAULT = "default"
 
 
-class Profile(dict):
+class Profile(dict[str, Any]):
     """``{id, name, is_default, created_from}`` plus where it lives (``path``, not listed)."""
 
     @property
     def path(self) -> Path:
-        return self["_path"]
+        return Path(self["_path"])
 
     def public(self) -> dict[str, Any]:
         return {k: v for k, v in self.items() if not k.startswith("_")}

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import Any, Protocol as _Protocol
 
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from ..errors import BrowserUnavailable, CdpChannelUnavailable
@@ -28,6 +28,17 @@ __all__ = ["Connection", "Session", "ANY_SESSION", "DEFAULT_TIMEOUT"]
 
 logger = logging.getLogger("ego_browser.cdp")
 
+class Socket(_Protocol):
+    """What the connection needs of its transport: a websocket, or the keeper's pipe stream."""
+
+    async def send(self, message: str) -> None: ...
+    async def close(self) -> None: ...
+    def __aiter__(self) -> AsyncIterator[str | bytes]: ...
+
+
+#: called once when the connection ends, with the error that ended it (None: closed by us)
+CloseHandler = Callable[[BaseException | None], Any]
+
 #: seconds; callers pass their own deadline, this is the backstop
 DEFAULT_TIMEOUT = 30.0
 
@@ -36,13 +47,13 @@ class Connection:
     """A CDP connection to one browser endpoint: ``ws://…/devtools/browser/…``, or
     ``unix:PATH``, the keeper of a Chromium we launched (see ``cdp/pipe.py``)."""
 
-    def __init__(self, ws: ClientConnection, url: str) -> None:
+    def __init__(self, ws: Socket, url: str) -> None:
         self.url = url
         self._ws = ws
         self._protocol = Protocol()
         self._pending = self._protocol.pending  # the same dict, for send()'s finally
-        self._close_handlers: list[Callable[[BaseException | None], Any]] = []
-        self._tasks: set[asyncio.Task] = set()
+        self._close_handlers: list[CloseHandler] = []
+        self._tasks: set[asyncio.Task[Any]] = set()
         self._loop = asyncio.get_running_loop()
         self._reader = self._loop.create_task(self._read_loop(), name="ego-cdp-reader")
 
@@ -53,7 +64,7 @@ class Connection:
         if url.startswith("unix:"):  # a keeper's private socket (browser/keeper.py)
             from .pipe import connect_unix
 
-            return cls(await connect_unix(url[5:], timeout=timeout), url)  # type: ignore[arg-type]
+            return cls(await connect_unix(url[5:], timeout=timeout), url)
         try:
             ws = await asyncio.wait_for(
                 connect(
@@ -100,7 +111,7 @@ class Connection:
             await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks.clear()
 
-    def on_close(self, handler: Callable[[BaseException | None], Any]) -> Callable[[], None]:
+    def on_close(self, handler: CloseHandler) -> Callable[[], None]:
         self._close_handlers.append(handler)
         return lambda: _discard(self._close_handlers, handler)
 
@@ -121,7 +132,7 @@ class Connection:
         naming the method at the deadline, ``CdpChannelUnavailable`` if the connection or
         the session goes away first.
         """
-        fut = self._loop.create_future()
+        fut: asyncio.Future[dict[str, Any]] = self._loop.create_future()
         msg_id, text = self._protocol.command(method, params, session_id, fut)
         handle = self._loop.call_later(timeout, self._expire, msg_id, timeout) if timeout else None
         try:
@@ -173,13 +184,13 @@ class Connection:
             if asyncio.iscoroutine(result):
                 self._spawn(result)
 
-    def _spawn(self, coro) -> asyncio.Task:
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         task = self._loop.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
         return task
 
-    def _task_done(self, task: asyncio.Task) -> None:
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             exc = task.exception()
@@ -196,13 +207,12 @@ class Connection:
                 found = receive(raw)
                 if found is None:
                     continue
-                kind = found[0]
-                if kind is REPLY:
+                if found[0] is REPLY:
                     if not found[1].done():
                         found[1].set_result(found[2])
-                elif kind is EVENT:
+                elif found[0] is EVENT:
                     self._dispatch(found[1], found[2], found[3])
-                elif kind is ERROR and not found[1].done():
+                elif found[0] is ERROR and not found[1].done():
                     found[1].set_exception(found[2])
         except ConnectionClosed as exc:
             error = exc
@@ -244,7 +254,7 @@ class Session:
 
     def send(
         self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = DEFAULT_TIMEOUT
-    ):
+    ) -> Coroutine[Any, Any, dict[str, Any]]:
         return self.connection.send(method, params, session_id=self.session_id, timeout=timeout)
 
     def on(self, method: str, handler: Handler) -> Callable[[], None]:
@@ -254,7 +264,7 @@ class Session:
         return f"<Session {self.session_id[:8]}>"
 
 
-def _discard(items: list, item: Any) -> None:
+def _discard(items: list[CloseHandler], item: CloseHandler) -> None:
     try:
         items.remove(item)
     except ValueError:

@@ -35,8 +35,8 @@ class PipeStream(asyncio.Protocol):
         self._transport: asyncio.Transport | None = None
         self._partial = bytearray()
         self._messages: collections.deque[bytes] = collections.deque()
-        self._waiter: asyncio.Future | None = None
-        self._drain: asyncio.Future | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        self._drain: asyncio.Future[None] | None = None
         self._paused_reading = False
         self._lost: BaseException | None = None
         self._eof = False
@@ -45,8 +45,9 @@ class PipeStream(asyncio.Protocol):
     # -- protocol callbacks -----------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._transport = transport  # type: ignore[assignment]
-        transport.set_write_buffer_limits(high=_WRITE_LIMIT)  # type: ignore[attr-defined]
+        assert isinstance(transport, asyncio.Transport)  # a unix socket's: readable and writable
+        self._transport = transport
+        transport.set_write_buffer_limits(high=_WRITE_LIMIT)
 
     def data_received(self, data: bytes) -> None:
         end = data.find(b"\0")

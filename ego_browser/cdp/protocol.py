@@ -21,7 +21,7 @@ import itertools
 import logging
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final, Literal, TypeAlias
 
 import orjson
 
@@ -29,7 +29,7 @@ from .. import jsonsafe
 from ..errors import CdpChannelUnavailable, CdpError, EgoTimeout, InvalidArgument
 from .errors import from_reply
 
-__all__ = ["Protocol", "ANY_SESSION", "REPLY", "ERROR", "EVENT", "encode_reply", "encode_event", "encode_error"]
+__all__ = ["Protocol", "Received", "ANY_SESSION", "REPLY", "ERROR", "EVENT", "encode_reply", "encode_event", "encode_error"]
 
 logger = logging.getLogger("ego_browser.cdp")
 
@@ -38,9 +38,16 @@ ANY_SESSION: Any = object()
 
 #: what ``receive`` found: ``(REPLY, waiter, result)``, ``(ERROR, waiter, CdpError)``,
 #: ``(EVENT, method, params, session_id)``; ``None`` for a frame with nothing to act on
-REPLY = "reply"
-ERROR = "error"
-EVENT = "event"
+REPLY: Final = "reply"
+ERROR: Final = "error"
+EVENT: Final = "event"
+
+#: one frame's meaning, tagged by its first member (shells narrow on ``found[0] is REPLY``)
+Received: TypeAlias = (
+    tuple[Literal["reply"], Any, dict[str, Any]]
+    | tuple[Literal["error"], Any, CdpError]
+    | tuple[Literal["event"], str, dict[str, Any], "str | None"]
+)
 
 Handler = Callable[[dict[str, Any], "str | None"], Any]
 
@@ -126,7 +133,7 @@ class Protocol:
 
     # -- frames from the browser --------------------------------------------------------------
 
-    def receive(self, raw: str | bytes) -> tuple | None:
+    def receive(self, raw: str | bytes) -> Received | None:
         """Read one frame. Returns a ``REPLY``/``ERROR``/``EVENT`` tuple, or None when there is
         nothing to do (a late reply, a frame of an unexpected shape: logged and dropped)."""
         try:
@@ -135,7 +142,7 @@ class Protocol:
             return self._receive_slow(raw)
         return self._route(msg, raw)
 
-    def _route(self, msg: Any, raw: str | bytes) -> tuple | None:
+    def _route(self, msg: Any, raw: str | bytes) -> Received | None:
         try:
             msg_id = msg.get("id")
             if msg_id is not None:
@@ -152,7 +159,7 @@ class Protocol:
             logger.warning("CDP frame dropped (%s): %.200s", exc, raw)
             return None
 
-    def _receive_slow(self, raw: str | bytes) -> tuple | None:
+    def _receive_slow(self, raw: str | bytes) -> Received | None:
         """A frame orjson refused (a page's lone surrogate, usually): decode it tolerantly. If it
         is not JSON at all, drop it; when it was a reply, fail that one request, never the rest."""
         try:
@@ -243,7 +250,7 @@ def _encode_slow(message: dict[str, Any], method: str) -> str:
         ) from None
 
 
-def _discard(items: list, item: Any) -> None:
+def _discard(items: list[Handler], item: Handler) -> None:
     try:
         items.remove(item)
     except ValueError:

@@ -2,6 +2,9 @@
 
 Regenerate with ``python -m ego_browser.schema.gen_client`` after changing ``schema/spec*.py`` or a
 hand-written base (``client/page.py`` ...): a member the base defines is not generated.
+
+``# type: ignore[no-any-return]``: the host's answer is Any to mypy; the host built it as the
+declaration's return type says (and a test holds both to the schema).
 """
 
 from __future__ import annotations

@@ -49,7 +49,8 @@ async def take_over_task_space(space_id: int) -> TaskSpace:
 
 
 async def profiles() -> list[dict[str, Any]]:
-    return await current_channel().call("profiles", {})
+    listed: list[dict[str, Any]] = await current_channel().call("profiles", {})
+    return listed
 
 
 @contextlib.asynccontextmanager

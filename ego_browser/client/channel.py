@@ -20,7 +20,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -28,6 +28,9 @@ from .. import config, jsonsafe
 from ..errors import BrowserUnavailable, HostDisconnected, HostUnresponsive, InvalidArgument, from_wire
 from ..host import wire
 from ..host.ops import request_deadline
+
+if TYPE_CHECKING:
+    from .round import Round
 
 __all__ = ["Channel", "SocketChannel", "InProcessChannel", "current_channel", "use_channel"]
 
@@ -58,7 +61,7 @@ def _sendable(op: str, args: dict[str, Any]) -> dict[str, Any]:
     except TypeError:
         pass
     try:
-        cleaned = jsonsafe.scrub(args, strict=True)
+        cleaned: dict[str, Any] = jsonsafe.scrub(args, strict=True)
         orjson.dumps(cleaned, option=orjson.OPT_NON_STR_KEYS)
         return cleaned
     except jsonsafe.Unencodable as exc:
@@ -91,6 +94,9 @@ def reply_deadline(op: str, args: dict[str, Any]) -> float:
 
 
 class Channel:
+    #: the round this channel serves (``client/round.current_round`` makes it on first use)
+    round: Round | None = None
+
     async def call(self, op: str, args: dict[str, Any]) -> Any:  # pragma: no cover - interface
         raise NotImplementedError
 
@@ -119,9 +125,9 @@ class SocketChannel(Channel):
     def __init__(self) -> None:
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
-        self._pending: dict[int, asyncio.Future] = {}
+        self._pending: dict[int, asyncio.Future[Any]] = {}
         self._ids = itertools.count(1)
-        self._read_task: asyncio.Task | None = None
+        self._read_task: asyncio.Task[None] | None = None
         self._connecting: asyncio.Lock | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
 
@@ -197,7 +203,8 @@ class SocketChannel(Channel):
                     msg = wire.decode(await reader.readexactly(size))
                 except ValueError:  # only a host bug sends this; its caller meets its deadline
                     continue
-                fut = self._pending.pop(msg.get("i"), None)
+                rid = msg.get("i")
+                fut = self._pending.pop(rid, None) if isinstance(rid, int) else None
                 if fut is None or fut.done():
                     continue
                 if "e" in msg:
@@ -333,7 +340,7 @@ def _recv_exact(sock: Any, size: int) -> bytes:
 
 
 def _read_all(fd: int) -> bytes:
-    chunks = []
+    chunks: list[bytes] = []
     while True:
         chunk = os.read(fd, 4096)
         if not chunk:
@@ -387,11 +394,11 @@ def peek_channel() -> Channel | None:
     return _current.get() or _default or _process_channel
 
 
-def use_channel(channel: Channel | None) -> contextvars.Token:
+def use_channel(channel: Channel | None) -> contextvars.Token[Channel | None]:
     return _current.set(channel)
 
 
-def reset_channel(token: contextvars.Token) -> None:
+def reset_channel(token: contextvars.Token[Channel | None]) -> None:
     _current.reset(token)
 
 

@@ -126,7 +126,7 @@ class DownloadBase:
         return await self._page._channel.call(op, args)
 
     @validated("Download.save_as")
-    async def save_as(self, path: str | os.PathLike) -> None:
+    async def save_as(self, path: str | os.PathLike[str]) -> None:
         await self._call("download.save_as", path=os.fspath(path))
 
     async def delete(self) -> None:

@@ -98,7 +98,8 @@ class PageBase(NavMixin, LocatorsMixin):
 
     def events(self) -> list[dict[str, Any]]:
         """Buffered CDP events of this page since the previous call (read and clear)."""
-        return self._sync("page.events")  # type: ignore[no-any-return]
+        events: list[dict[str, Any]] = self._sync("page.events")
+        return events
 
     @validated("Page.wait_for_timeout")
     async def wait_for_timeout(self, ms: float) -> None:

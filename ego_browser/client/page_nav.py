@@ -24,7 +24,7 @@ from .files import drop_download_dir, file_list, new_download_dir
 from .models import ActionReceipt
 
 if TYPE_CHECKING:
-    from ._generated import Download, FileChooser
+    from ._generated import Download, FileChooser, Page
 
 __all__ = ["NavMixin", "glob_to_regex"]
 
@@ -76,7 +76,7 @@ def _matcher(api: str, matcher: Any) -> tuple[Callable[[str], bool], str]:
     )
 
 
-def _retrieve(task: asyncio.Task) -> None:
+def _retrieve(task: asyncio.Task[Any]) -> None:
     """A waiter that is never awaited is dropped silently."""
     if not task.cancelled():
         task.exception()
@@ -92,7 +92,7 @@ class NavMixin:
     async def _call(self, op: str, **args: Any) -> Any:  # provided by Page
         raise NotImplementedError
 
-    def _page_for(self, info: dict[str, Any]) -> Any:  # provided by Page
+    def _page_for(self, info: dict[str, Any]) -> Page:  # provided by Page
         raise NotImplementedError
 
     def _sync(self, op: str, **args: Any) -> Any:  # provided by Page
@@ -118,8 +118,8 @@ class NavMixin:
         api = "page.expect_navigation"
         match = _matcher(api, url)[0] if url is not None else None
         after = await self._call("page.nav_mark")
-        result: asyncio.Future = asyncio.get_running_loop().create_future()
-        yield _EventInfo(result)  # type: ignore[arg-type]
+        result: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        yield _EventInfo(result)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout / 1000
         while True:
@@ -170,18 +170,20 @@ class NavMixin:
                                 polling: float = 100) -> bool:
         api = "page.wait_for_function"
         if arg is _UNSET or arg is None:
-            return await self._call(api, js=js, timeout=timeout, polling=polling)
-        return await self._call(api, js=js, arg=arg, has_arg=True, timeout=timeout, polling=polling)
+            met: bool = await self._call(api, js=js, timeout=timeout, polling=polling)
+        else:
+            met = await self._call(api, js=js, arg=arg, has_arg=True, timeout=timeout, polling=polling)
+        return met
 
     # -- events -----------------------------------------------------------------------------
 
     @validated("Page.wait_for_event")
-    def wait_for_event(self, event: str, *, timeout: float = 10000) -> asyncio.Task:
+    def wait_for_event(self, event: str, *, timeout: float = 10000) -> asyncio.Task[Page | Download]:
         """Armed now; the Task resolves to the next popup (``Page``) or ``Download`` of this Page."""
         loop = asyncio.get_running_loop()
         if event == "popup":
             token = self._sync("page.arm_popup")
-            task = loop.create_task(self._wait_popup(token, timeout))
+            task: asyncio.Task[Page | Download] = loop.create_task(self._wait_popup(token, timeout))
         else:
             directory = new_download_dir()
             try:
@@ -194,15 +196,16 @@ class NavMixin:
         task.add_done_callback(_retrieve)
         return task
 
-    async def _wait_popup(self, token: int, timeout: float) -> Any:
+    async def _wait_popup(self, token: int, timeout: float) -> Page:
         info = await self._call("page.wait_popup", token=token, timeout=timeout)
         return self._page_for(info)
 
     async def _wait_download(self, token: int, directory: str, timeout: float) -> Download:
         info = await self._call("page.wait_download", token=token, dir=directory, timeout=timeout)
-        return self._round.download(self, info)  # type: ignore[no-any-return]
+        download: Download = self._round.download(self, info)
+        return download
 
-    def _download_done(self, task: asyncio.Task, token: int, directory: str) -> None:
+    def _download_done(self, task: asyncio.Task[Page | Download], token: int, directory: str) -> None:
         if task.cancelled() or task.exception() is not None:
             drop_download_dir(directory)
             with contextlib.suppress(Exception):
@@ -228,11 +231,11 @@ class NavMixin:
         return ActionReceipt.from_wire(await self._call(api, selector=selector, files=paths, timeout=timeout))
 
     @validated("Page.wait_for_file_chooser")
-    def wait_for_file_chooser(self, *, timeout: float = 10000) -> asyncio.Task:
+    def wait_for_file_chooser(self, *, timeout: float = 10000) -> asyncio.Task[FileChooser]:
         token = self._sync("page.arm_file_chooser")
         task = asyncio.get_running_loop().create_task(self._wait_chooser(token, timeout))
 
-        def done(t: asyncio.Task) -> None:
+        def done(t: asyncio.Task[FileChooser]) -> None:
             if t.cancelled():
                 with contextlib.suppress(Exception):
                     self._sync("page.disarm_file_chooser", token=token)
@@ -243,7 +246,8 @@ class NavMixin:
 
     async def _wait_chooser(self, token: int, timeout: float) -> FileChooser:
         info = await self._call("page.wait_file_chooser", token=token, timeout=timeout)
-        return self._round.file_chooser(self, info)  # type: ignore[no-any-return]
+        chooser: FileChooser = self._round.file_chooser(self, info)
+        return chooser
 
     @validated("Page.expect_file_chooser")
     @contextlib.asynccontextmanager
@@ -258,7 +262,7 @@ class NavMixin:
     # -- fetch and screenshots --------------------------------------------------------------
 
     @validated("Page.fetch")
-    async def fetch(self, url: str, *, timeout: float = 20000, save_as: str | os.PathLike | None = None,
+    async def fetch(self, url: str, *, timeout: float = 20000, save_as: str | os.PathLike[str] | None = None,
                     method: str = "GET", headers: dict[str, str] | None = None, body: str | None = None,
                     cache: str | None = None, credentials: str | None = None, integrity: str | None = None,
                     keepalive: bool | None = None, mode: str | None = None, redirect: str | None = None,
@@ -267,27 +271,29 @@ class NavMixin:
         target = None
         if save_as is not None:
             target = os.path.abspath(os.fspath(save_as))
-        return await self._call(
+        response: dict[str, Any] = await self._call(
             api, url=url, timeout=timeout, save_as=target, method=method, headers=headers, body=body, cache=cache,
             credentials=credentials, integrity=integrity, keepalive=keepalive, mode=mode, redirect=redirect,
             referrer=referrer, referrer_policy=referrer_policy,
         )
+        return response
 
     @validated("Page.screenshot")
-    async def screenshot(self, *, path: str | os.PathLike | None = None, full_page: bool = False,
+    async def screenshot(self, *, path: str | os.PathLike[str] | None = None, full_page: bool = False,
                          clip: dict[str, float] | None = None, scale: str = "css", raw: bool = False) -> str:
         api = "page.screenshot"
         if path is None:
             path = os.path.join(tempfile.gettempdir(), f"ego-browser-shot-{os.getpid()}-{next(_shots)}.png")
-        return await self._call(api, path=os.fspath(path), full_page=full_page, clip=clip, raw=raw)
+        written: str = await self._call(api, path=os.fspath(path), full_page=full_page, clip=clip, raw=raw)
+        return written
 
 
 class _EventInfo:
     """``async with page.expect_event(...) as info`` → ``await info.value``."""
 
-    def __init__(self, task: asyncio.Task) -> None:
+    def __init__(self, task: asyncio.Future[Any]) -> None:
         self._task = task
 
     @property
-    def value(self) -> asyncio.Task:
+    def value(self) -> asyncio.Future[Any]:
         return self._task

@@ -66,9 +66,9 @@ class Round:
 def current_round() -> Round:
     """The round of the current channel (created with it)."""
     channel = current_channel()
-    found: Round | None = getattr(channel, "round", None)
+    found = channel.round
     if found is None:
-        found = channel.round = Round(channel)  # type: ignore[attr-defined]
+        found = channel.round = Round(channel)
     return found
 
 

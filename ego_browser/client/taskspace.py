@@ -36,17 +36,20 @@ class TaskSpaceBase:
 
     @property
     def space_id(self) -> int:
-        return self._info["id"]  # type: ignore[no-any-return]
+        space_id: int = self._info["id"]
+        return space_id
 
     id = space_id
 
     @property
     def name(self) -> str:
-        return self._info["name"]  # type: ignore[no-any-return]
+        name: str = self._info["name"]
+        return name
 
     @property
     def ownership(self) -> str:
-        return self._info["ownership"]  # type: ignore[no-any-return]
+        ownership: str = self._info["ownership"]
+        return ownership
 
     @property
     def isolated(self) -> bool:

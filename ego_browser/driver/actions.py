@@ -357,7 +357,7 @@ async def _ambiguous(ctx: ActionContext, passing: list[ElementHandle]) -> Select
     )
 
 
-async def _pick_and_point(ctx: ActionContext, resolve: Resolve, action: str, position: dict | None,
+async def _pick_and_point(ctx: ActionContext, resolve: Resolve, action: str, position: dict[str, Any] | None,
                           force: bool, label: str | None) -> tuple[ElementHandle, float, float]:
     """Pick the candidate and bring the pointer over it. A top-document candidate that something
     covers does not pass the hit-test check: the frames' candidates are tried next (API.md §9)."""
@@ -500,10 +500,10 @@ async def _point_at(
     prep = h.fused
     if prep is not None and prep.get("hidden") and ctx.bring_to_front is not None:
         await ctx.bring_to_front()
-    top_doc = not callable(h.frame_offset)
-    if prep is not None and top_doc and "box" in prep:
+    offset = h.frame_offset  # a fixed offset: the top document (a frame's is computed)
+    if prep is not None and not callable(offset) and "box" in prep:
         fx, fy = _point_of(prep["box"], position)
-        ox, oy = h.frame_offset  # type: ignore[misc]
+        ox, oy = offset
         x, y = fx + ox, fy + oy
         if not force:
             _raise_hit(h, prep.get("hit"))

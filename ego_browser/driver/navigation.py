@@ -69,11 +69,11 @@ class NavTracker:
         self.last = {"seq": pending["seq"], "url": url or pending["url"], "committed": committed, "error": error}
         self.driver._bump()
 
-    def _requested(self, p: dict, _sid: str | None) -> None:
+    def _requested(self, p: dict[str, Any], _sid: str | None) -> None:
         if self._is_main(p.get("frameId")) and p.get("disposition", "currentTab") == "currentTab":
             self._begin(p.get("url", ""), None)
 
-    def _started(self, p: dict, _sid: str | None) -> None:
+    def _started(self, p: dict[str, Any], _sid: str | None) -> None:
         if not self._is_main(p.get("frameId")) or p.get("navigationType") in _SAME_DOCUMENT:
             return
         pending = self.pending
@@ -83,7 +83,7 @@ class NavTracker:
         elif pending is None or pending["loader_id"] != p.get("loaderId"):
             self._begin(p.get("url", ""), p.get("loaderId"))
 
-    def _request(self, p: dict, _sid: str | None) -> None:
+    def _request(self, p: dict[str, Any], _sid: str | None) -> None:
         if p.get("type") != "Document" or not self._is_main(p.get("frameId")):
             return
         pending = self.pending
@@ -91,31 +91,32 @@ class NavTracker:
             # a Chromium without frameStartedNavigating: the document request says it
             if p.get("loaderId") != (self.driver.frames.main.loader_id if self.driver.frames.main else None):
                 self._begin(p.get("request", {}).get("url", ""), p.get("loaderId"))
-                self.pending["request_id"] = p.get("requestId")  # type: ignore[index]
+                assert self.pending is not None  # _begin set it
+                self.pending["request_id"] = p.get("requestId")
             return
         if pending["loader_id"] in (None, p.get("loaderId")):
             pending["loader_id"] = p.get("loaderId")
             pending["request_id"] = p.get("requestId")
 
-    def _navigated(self, p: dict, _sid: str | None) -> None:
+    def _navigated(self, p: dict[str, Any], _sid: str | None) -> None:
         frame = p.get("frame") or {}
         if frame.get("parentId") is None and self._is_main(frame.get("id")):
             self._end(committed=True, url=frame.get("url"))
 
-    def _within_document(self, p: dict, _sid: str | None) -> None:
+    def _within_document(self, p: dict[str, Any], _sid: str | None) -> None:
         if self._is_main(p.get("frameId")) and self.pending is not None and self.pending["loader_id"] is None:
             self._end(committed=True, url=p.get("url"))
 
-    def _stopped(self, p: dict, _sid: str | None) -> None:
+    def _stopped(self, p: dict[str, Any], _sid: str | None) -> None:
         if self._is_main(p.get("frameId")):
             self._end(committed=False, error="the navigation ended without a new document")
 
-    def _failed(self, p: dict, _sid: str | None) -> None:
+    def _failed(self, p: dict[str, Any], _sid: str | None) -> None:
         pending = self.pending
         if pending is not None and pending["request_id"] and p.get("requestId") == pending["request_id"]:
             self._end(committed=False, error=p.get("errorText") or "failed")
 
-    def _download(self, p: dict, _sid: str | None) -> None:
+    def _download(self, p: dict[str, Any], _sid: str | None) -> None:
         if self._is_main(p.get("frameId")):
             self._end(committed=False, error="the response was a download")
 
@@ -157,10 +158,10 @@ class NavTracker:
 
 def tracker(driver: PageDriver) -> NavTracker:
     """The page's tracker (made when the host attaches the page, see ``track``)."""
-    found = getattr(driver, "nav_tracker", None)
+    found = driver.nav_tracker
     if found is None:
         found = NavTracker(driver)
-        driver.nav_tracker = found  # type: ignore[attr-defined]
+        driver.nav_tracker = found
     return found
 
 
@@ -322,7 +323,9 @@ async def reload(driver: PageDriver, *, timeout_ms: float = 15000, wait_until: s
             timeout=max(0.0, deadline - loop.time()),
         )
         if wait_until != "commit":
-            new = driver.frames.main.loader_id  # type: ignore[union-attr]
+            main = driver.frames.main
+            assert main is not None  # the wait above saw it, and nothing ran since
+            new = main.loader_id
             await _wait_state(driver, wait_until, deadline, 500, new)
     except (TimeoutError, EgoTimeout):
         m = driver.frames.main

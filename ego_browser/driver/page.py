@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..cdp import Connection, Session
 from ..errors import CdpChannelUnavailable, CdpError, EgoError, PageCrashed
 from .frames import Frame, FrameTree
+
+if TYPE_CHECKING:
+    from .keyboard import Keyboard
+    from .mouse import Mouse
+    from .navigation import NavTracker
 
 __all__ = ["PageDriver", "EVENT_BUFFER"]
 
@@ -78,10 +83,10 @@ class PageDriver:
         # (options, text) of the last snapshot printed, for snapshot(changes=True); memory only
         self.snapshot_prev: tuple[Any, str] | None = None
         self._offs: list[Callable[[], None]] = []
-        self._waiters: list[asyncio.Future] = []
+        self._waiters: list[asyncio.Future[None]] = []
         #: hooks the host sets: popups, file choosers, downloads, permission prompts
-        self.on_dialog: list[Callable[[dict], Any]] = []
-        self.on_file_chooser: list[Callable[[dict], Any]] = []
+        self.on_dialog: list[Callable[[dict[str, Any]], Any]] = []
+        self.on_file_chooser: list[Callable[[dict[str, Any]], Any]] = []
         self.on_close: list[Callable[[], Any]] = []
         #: bumped whenever every ref of the page must be considered stale
         self.epoch = 0
@@ -90,7 +95,7 @@ class PageDriver:
         self.input_gate: Callable[[], None] | None = None
         #: ``fn(method, params)`` for each input command the agent sends (the dashboard draws
         #: the agent's pointer from them); empty unless the dashboard runs
-        self.input_listeners: list[Callable[[str, dict | None], None]] = []
+        self.input_listeners: list[Callable[[str, dict[str, Any] | None], None]] = []
         #: the browser context of an isolated space (None: the default, shared one)
         self.context_id: str | None = None
         #: how often the slow paths ran (waits on a swapping frame, tab activations, ...):
@@ -100,6 +105,11 @@ class PageDriver:
         #: ``crashes`` counts crashes, so a wait can tell one happened while it waited
         self.crashed = False
         self.crashes = 0
+        #: the mouse and keyboard of each round process driving the page (host/action_ops.py),
+        #: oldest first: one round's held buttons and keys are not another's
+        self.input_states: OrderedDict[str, tuple[Mouse, Keyboard]] = OrderedDict()
+        #: the page's navigation tracker (``navigation.tracker``), made when the host attaches it
+        self.nav_tracker: NavTracker | None = None
 
     # -- attaching ---------------------------------------------------------------------------
 
@@ -165,14 +175,19 @@ class PageDriver:
         on = session.on
         frames = self.frames
         offs = self._offs
-        offs.append(on("Page.frameAttached", lambda p, s: frames.frame_attached(p, self.sessions[s])))
+        # events of a session always carry its id; a session detached meanwhile is a KeyError,
+        # reported by the connection like any subscriber's failure
+        sessions = self.sessions
+        offs.append(on("Page.frameAttached", lambda p, s: frames.frame_attached(p, sessions[s or ""])))
         offs.append(on("Page.frameNavigated", lambda p, s: self._frame_navigated(p, s)))
         offs.append(on("Page.navigatedWithinDocument", self._navigated_within_document))
-        offs.append(on("Page.frameDetached", lambda p, s: (frames.frame_detached(p, self.sessions[s]), self._bump())))
-        offs.append(on("Page.lifecycleEvent", lambda p, s: (frames.lifecycle_event(p), self._bump())))
-        offs.append(on("Runtime.executionContextCreated", lambda p, s: frames.context_created(p, self.sessions[s])))
-        offs.append(on("Runtime.executionContextDestroyed", lambda p, s: frames.context_destroyed(p, self.sessions[s])))
-        offs.append(on("Runtime.executionContextsCleared", lambda p, s: frames.contexts_cleared(self.sessions[s])))
+        offs.append(on("Page.frameDetached", self._frame_detached))
+        offs.append(on("Page.lifecycleEvent", self._lifecycle_event))
+        offs.append(on("Runtime.executionContextCreated", lambda p, s: frames.context_created(p, sessions[s or ""])))
+        offs.append(
+            on("Runtime.executionContextDestroyed", lambda p, s: frames.context_destroyed(p, sessions[s or ""]))
+        )
+        offs.append(on("Runtime.executionContextsCleared", lambda p, s: frames.contexts_cleared(sessions[s or ""])))
         offs.append(on("Page.javascriptDialogOpening", self._dialog_opening))
         offs.append(on("Page.javascriptDialogClosed", self._dialog_closed))
         offs.append(on("Page.fileChooserOpened", self._file_chooser))
@@ -184,17 +199,17 @@ class PageDriver:
         for method in _BUFFERED:
             offs.append(on(method, self._buffer_event(method)))
 
-    def _buffer_event(self, method: str) -> Callable[[dict, str | None], None]:
+    def _buffer_event(self, method: str) -> Callable[[dict[str, Any], str | None], None]:
         events = self.events
 
-        def record(params: dict, _session: str | None) -> None:
+        def record(params: dict[str, Any], _session: str | None) -> None:
             events.append({"method": method, "params": params})
 
         return record
 
     # -- child targets (out-of-process iframes, workers) ------------------------------------
 
-    def _child_attached(self, params: dict, parent_sid: str | None) -> Any:
+    def _child_attached(self, params: dict[str, Any], parent_sid: str | None) -> Any:
         info = params["targetInfo"]
         sid = params["sessionId"]
         session = Session(self.conn, sid)
@@ -221,7 +236,7 @@ class PageDriver:
         except (CdpChannelUnavailable, CdpError):
             pass
 
-    def _child_detached(self, params: dict, _parent: str | None) -> None:
+    def _child_detached(self, params: dict[str, Any], _parent: str | None) -> None:
         sid = params["sessionId"]
         session = self.sessions.pop(sid, None)
         self.child_targets.pop(sid, None)
@@ -234,7 +249,7 @@ class PageDriver:
 
     # -- events -----------------------------------------------------------------------------
 
-    def _frame_navigated(self, params: dict, sid: str | None) -> None:
+    def _frame_navigated(self, params: dict[str, Any], sid: str | None) -> None:
         session = self.sessions.get(sid) if sid else None
         if session is None:
             return
@@ -246,7 +261,15 @@ class PageDriver:
                 self.crashed = False  # a document committed in a new renderer
         self._bump()
 
-    def _navigated_within_document(self, params: dict, _sid: str | None) -> None:
+    def _frame_detached(self, params: dict[str, Any], sid: str | None) -> None:
+        self.frames.frame_detached(params, self.sessions[sid or ""])
+        self._bump()
+
+    def _lifecycle_event(self, params: dict[str, Any], _sid: str | None) -> None:
+        self.frames.lifecycle_event(params)
+        self._bump()
+
+    def _navigated_within_document(self, params: dict[str, Any], _sid: str | None) -> None:
         self.frames.navigated_within_document(params)
         main = self.frames.main
         if main is not None and main.frame_id == params.get("frameId"):
@@ -282,7 +305,7 @@ class PageDriver:
         self._dialogs = [d for d in self._dialogs if d[0] is not session]
         self._bump()
 
-    def _dialog_opening(self, params: dict, sid: str | None) -> None:
+    def _dialog_opening(self, params: dict[str, Any], sid: str | None) -> None:
         main = self.frames.main
         session = self.sessions.get(sid or "", self.session)
         dialog = {
@@ -296,7 +319,7 @@ class PageDriver:
             cb(dialog)
         self._bump()
 
-    def _dialog_closed(self, _params: dict, sid: str | None) -> None:
+    def _dialog_closed(self, _params: dict[str, Any], sid: str | None) -> None:
         self.dialogs_closed += 1
         session = self.sessions.get(sid or "", self.session)
         for i, (s, _d) in enumerate(self._dialogs):
@@ -305,12 +328,12 @@ class PageDriver:
                 break
         self._bump()
 
-    def _file_chooser(self, params: dict, _sid: str | None) -> None:
+    def _file_chooser(self, params: dict[str, Any], _sid: str | None) -> None:
         for cb in self.on_file_chooser:
             cb(params)
         self._bump()
 
-    def _request_started(self, params: dict, sid: str | None) -> None:
+    def _request_started(self, params: dict[str, Any], sid: str | None) -> None:
         url = params.get("request", {}).get("url", "")
         key = params["requestId"]
         if params.get("redirectResponse") is not None and key not in self.inflight:
@@ -324,16 +347,16 @@ class PageDriver:
         self.last_network_activity = time.monotonic()
         self._bump()
 
-    def _request_ended(self, params: dict, sid: str | None) -> None:
+    def _request_ended(self, params: dict[str, Any], sid: str | None) -> None:
         if self.inflight.pop(params["requestId"], None) is not None:
             self.last_network_activity = time.monotonic()
             self._bump()
 
     # -- waiting ----------------------------------------------------------------------------
 
-    def changed(self) -> asyncio.Future:
+    def changed(self) -> asyncio.Future[None]:
         """A future resolved at the next state change of this page (events, frames, close)."""
-        fut = asyncio.get_running_loop().create_future()
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append(fut)
         return fut
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections import OrderedDict
+from collections.abc import Callable, Coroutine
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -44,17 +44,14 @@ def _page_gone(driver: PageDriver, exc: Exception) -> bool:
 
 def input_state(driver: PageDriver, token: Any) -> tuple[Mouse, Keyboard]:
     dispatch.expect_input()
-    states: OrderedDict = getattr(driver, "input_states", None)  # type: ignore[assignment]
-    if states is None:
-        states = OrderedDict()
-        driver.input_states = states  # type: ignore[attr-defined]
+    states = driver.input_states
     key = str(token or "")
     pair = states.get(key)
     if pair is None:
         session = driver.session
         check = driver.check_input
 
-        async def send(method: str, params: dict | None = None) -> Any:
+        async def send(method: str, params: dict[str, Any] | None = None) -> Any:
             check()  # every mouse/keyboard dispatch re-checks who controls the space
             if method == "Browser.grantPermissions":
                 params = _own_grant(driver, params or {})
@@ -120,7 +117,10 @@ def _context(ctx: PageCtx, at: dict[str, Any], api: str, selector: str, run: _Ru
     return run.actx
 
 
-async def _act(host: Host, at: dict[str, Any], api: str, body, *, navigates: bool, timeout: float) -> dict[str, Any]:
+async def _act(
+    host: Host, at: dict[str, Any], api: str, body: Callable[[PageCtx, _Run], Coroutine[Any, Any, Any]], *,
+    navigates: bool, timeout: float,
+) -> dict[str, Any]:
     """Gate, activate, serialise input on the page, run with a receipt, release handles.
 
     The handles live in an object group of this action alone. The receipt's flush is the

@@ -159,6 +159,13 @@ class BrowserLink:
         member = self.members.get(instance or "")
         return member.opened.where if member is not None else ""
 
+    async def files_for_browser(self, instance: str | None, paths: list[str]) -> list[str]:
+        """Upload paths as the space's browser sees them (copied to a Grid node first)."""
+        member = self.members.get(instance or "")
+        if member is None or self.provider is None:
+            return paths
+        return await self.provider.files_for_browser(member.opened, paths)
+
     def conn_for_target(self, target_id: str) -> Connection:
         owner = self.target_owner.get(target_id)
         member = self.members.get(owner or "") or self.current()

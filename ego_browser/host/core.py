@@ -51,7 +51,7 @@ logger = logging.getLogger("ego_browser.host")
 #: how long after an action a new tab still counts as "opened by it" (receipts)
 POPUP_WINDOW = 0.05
 #: what a host-deadline timeout says about input (``EgoTimeout.input_dispatched``)
-_INPUT_NOTE = {
+_INPUT_NOTE: dict[bool | None, str] = {
     True: "; input had already been sent to the page, so its effects may still land: check the page "
           "(snapshot) before repeating the action",
     False: "; no input had been sent to the page",
@@ -104,14 +104,14 @@ class Host:
         self.store: Store | None = None
         self.browser = BrowserLink(self.home, self.run_dir, embedded=embedded)
         self.drivers: dict[str, PageDriver] = {}
-        self._attaching: dict[str, asyncio.Future] = {}
+        self._attaching: dict[str, asyncio.Future[PageDriver]] = {}
         self.active: dict[int, str] = {}  # space id -> target id made active last
         self.started_at = time.time()
         self.last_request = time.monotonic()
         self.requests = 0
         self._popup_listeners: list[Any] = []
         self.stopping = asyncio.Event()
-        self._background: set[asyncio.Task] = set()
+        self._background: set[asyncio.Task[Any]] = set()
         #: (space id, label) -> (store generation, space row, page row) for page_ctx
         self._ctx_rows: dict[tuple[Any, Any], tuple[int, SpaceRow, PageRow]] = {}
         #: the host's features (downloads, choosers, popups ...), built by ``start``
@@ -214,7 +214,7 @@ class Host:
                 return await spec.fn(self, at, **kwargs)
         except TimeoutError as exc:
             if isinstance(exc, EgoError):
-                if type(exc) is EgoTimeout and exc.input_dispatched is None:
+                if isinstance(exc, EgoTimeout) and type(exc) is EgoTimeout and exc.input_dispatched is None:
                     exc.input_dispatched = progress.input_dispatched  # e.g. an input command's own deadline
                 raise
             if req.preempted is not None:
@@ -367,7 +367,9 @@ class Host:
             if len(self._ctx_rows) > 256:
                 self._ctx_rows.clear()
             self._ctx_rows[key] = (self.store.gen, space, page)
-        driver = await self.driver(page.target_id)  # type: ignore[arg-type]
+        target_id = page.target_id
+        assert target_id is not None  # page_row and the cache hand out live pages only
+        driver = await self.driver(target_id)
         if driver.crashed:
             op = _CURRENT_OP.get()
             if op not in CRASH_SAFE_OPS:
@@ -375,8 +377,8 @@ class Host:
                     f"{op or 'page'}: the page's renderer crashed; call page.reload() or page.goto(url) "
                     "to load it again", label=page.label,
                 )
-        if activate and self.active.get(space.id) != page.target_id:
-            await self.activate(space.id, page.target_id)  # type: ignore[arg-type]
+        if activate and self.active.get(space.id) != target_id:
+            await self.activate(space.id, target_id)
         return PageCtx(space, page, driver)
 
     async def activate(self, space_id: int, target_id: str) -> None:
@@ -394,7 +396,7 @@ class Host:
         pending = self._attaching.get(target_id)
         if pending is not None:
             return await asyncio.shield(pending)
-        fut: asyncio.Future = asyncio.get_running_loop().create_future()
+        fut: asyncio.Future[PageDriver] = asyncio.get_running_loop().create_future()
         self._attaching[target_id] = fut
         try:
             assert self.browser.conn is not None
@@ -405,7 +407,7 @@ class Host:
                 (s.context_id for s in (self.store.space(r.space_id) for r in self.store.pages_of_target(target_id))
                  if s is not None and s.context_id), None,
             ) if self.store is not None else None
-            driver.frames.on_navigated.append(lambda frame, d=driver: self._navigated(d, frame))
+            driver.frames.on_navigated.append(lambda frame: self._navigated(driver, frame))
             self.drivers[target_id] = driver
             for feature in self.features.all():
                 res = feature.on_driver(driver)
@@ -457,12 +459,12 @@ class Host:
         for space_id in [s for s, tid in self.active.items() if tid == target_id]:
             self.active.pop(space_id, None)
 
-    def _target_crashed(self, params: dict, _sid: str | None) -> None:
+    def _target_crashed(self, params: dict[str, Any], _sid: str | None) -> None:
         driver = self.drivers.get(params.get("targetId") or "")
         if driver is not None:
             driver.mark_crashed()
 
-    def _target_created(self, info: dict) -> None:
+    def _target_created(self, info: dict[str, Any]) -> None:
         if info.get("type") != "page" or not info.get("openerId") or self.store is None:
             return
         from . import spaces
@@ -476,12 +478,12 @@ class Host:
         for listener in list(self._popup_listeners):
             listener(info)
 
-    def background(self, task: asyncio.Task) -> None:
+    def background(self, task: asyncio.Task[Any]) -> None:
         """Keep a task the request no longer waits for (a command blocked by a dialog)."""
         self._background.add(task)
         task.add_done_callback(self._background_done)
 
-    def _background_done(self, task: asyncio.Task) -> None:
+    def _background_done(self, task: asyncio.Task[Any]) -> None:
         self._background.discard(task)
         if not task.cancelled():
             task.exception()  # retrieved: its failure was the dialog's business, not an error

@@ -74,7 +74,7 @@ async def guarded(driver: PageDriver, api: str, work: Awaitable[T]) -> T:
             work.close()
         raise dialog_open_error(api, driver.dialog)
 
-    def on_dialog(d: dict) -> None:
+    def on_dialog(d: dict[str, Any]) -> None:
         error = dialog_open_error(api, d, opened_now=True)
         for session_id in list(driver.sessions):
             driver.conn.reject_session(session_id, "a JavaScript dialog opened", error)
@@ -125,9 +125,9 @@ async def _settle(host: Host, driver: PageDriver, session: Any) -> None:
     sees the page's true dialog state: no "no dialog" while the next one is opening.
     """
     loop = asyncio.get_running_loop()
-    seen: asyncio.Future = loop.create_future()
+    seen: asyncio.Future[None] = loop.create_future()
 
-    def opened(_d: dict) -> None:
+    def opened(_d: dict[str, Any]) -> None:
         if not seen.done():
             seen.set_result(None)
 
@@ -179,7 +179,7 @@ def _permission_requested(host: Host, driver: PageDriver, payload: str) -> None:
 async def install_permission_watch(host: Host, driver: PageDriver) -> None:
     session = driver.session
 
-    def called(params: dict, _sid: str | None) -> None:
+    def called(params: dict[str, Any], _sid: str | None) -> None:
         if params.get("name") == BINDING:
             _permission_requested(host, driver, params.get("payload") or "")
 

@@ -51,14 +51,14 @@ class _Record:
     dir: str | None = None  # the waiter's folder
     path: str | None = None  # the file in that folder
     reason: str | None = None
-    done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    done: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
 @dataclass
 class _Waiter:
     token: int
     dir: str
-    fut: asyncio.Future
+    fut: asyncio.Future[_Record]
 
 
 class Downloads:
@@ -126,7 +126,7 @@ class Downloads:
                 return tid
         return frame_id if self.host.browser.is_live_page(frame_id) else None
 
-    def _will_begin(self, params: dict, _sid: str | None) -> None:
+    def _will_begin(self, params: dict[str, Any], _sid: str | None) -> None:
         target_id = self._page_of_frame(params.get("frameId") or "")
         info = self.host.browser.targets.get(target_id or "") or {}
         rec = _Record(
@@ -139,7 +139,7 @@ class Downloads:
             rec.dir = waiter.dir
             waiter.fut.set_result(rec)
 
-    def _progress(self, params: dict, _sid: str | None) -> None:
+    def _progress(self, params: dict[str, Any], _sid: str | None) -> None:
         rec = self.records.get(params.get("guid", ""))
         if rec is None:
             return

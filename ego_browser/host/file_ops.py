@@ -62,7 +62,11 @@ async def _candidates(host: Host, ctx: Any, parsed: Any) -> tuple[list[tuple[Any
         return [(handle.session, handle.object_id)], 1, lambda: release_handles(ctx.driver)
     res = await engine.resolve(EngineFrames(ctx.driver), parsed, limit=2, describe=False, backend_ids=False,
                                timeout=5.0)
-    return [(m.frame.session, m.object_id) for m in res.matches], res.total, lambda: engine._release_matches(res.matches)
+    found: list[tuple[Any, str]] = []
+    for m in res.matches:
+        assert m.object_id is not None  # resolve() with an object group gives every match its object
+        found.append((m.frame.session, m.object_id))
+    return found, res.total, lambda: engine._release_matches(res.matches)
 
 
 async def _file_input(host: Host, ctx: Any, selector: str, api: str, timeout_ms: float) -> tuple[Any, str, bool]:
@@ -135,6 +139,7 @@ async def set_input_files(host: Host, at: dict[str, Any], *, selector: str, file
             await session.send("Runtime.releaseObjectGroup", {"objectGroup": _INPUT_GROUP}, timeout=2.0)
         raise InvalidArgument(f"{api}: {len(files)} files given, but the input takes one (no multiple attribute)",
                               api=api, option="files", expected="one file")
+    files = await host.browser.files_for_browser(ctx.space.browser_instance, files)  # a Grid node's copies
 
     dispatch.expect_input()
 
@@ -210,6 +215,7 @@ async def chooser_set_files(host: Host, at: dict[str, Any], *, id: int, files: A
     if len(files) > 1 and not chooser["multiple"]:
         raise InvalidArgument(f"{api}: {len(files)} files given, but the chooser takes one", api=api,
                               option="files", expected="one file")
+    files = await host.browser.files_for_browser(ctx.space.browser_instance, files)  # a Grid node's copies
     frame = ctx.driver.frames.get(chooser["frame_id"] or "")
     session = frame.session if frame is not None else ctx.driver.session
 

@@ -28,12 +28,12 @@ def ledger_for(host: Host, ctx: PageCtx) -> Any:
         driver.ledger = RefLedger.from_bytes(data, host.browser.instance)
         driver.ledger_key = (ctx.space.id, ctx.page.label)
         # backend ids fetched after a snapshot returned: save again once they are bound
-        driver.ledger.on_change = lambda d=driver: save_ledger(host, d)
-        driver.frames.on_document.append(lambda frame, _old, d=driver: _frame_changed(host, d, frame))
-        driver.frames.on_detach.append(lambda frame, d=driver: _frame_changed(host, d, frame))
+        driver.ledger.on_change = lambda: save_ledger(host, driver)
+        driver.frames.on_document.append(lambda frame, _old: _frame_changed(host, driver, frame))
+        driver.frames.on_detach.append(lambda frame: _frame_changed(host, driver, frame))
         # the walker's per-frame state of a closed page goes with it
         sessions = list(driver.sessions)
-        driver.on_close.append(lambda d=driver, s=sessions: forget_sessions({*s, *d.sessions}))
+        driver.on_close.append(lambda: forget_sessions({*sessions, *driver.sessions}))
     return driver.ledger
 
 

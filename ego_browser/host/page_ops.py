@@ -47,7 +47,8 @@ async def url(host: Host, at: dict[str, Any]) -> str:
     main = ctx.driver.frames.main
     if main is not None and main.url:
         return main.url
-    return (host.browser.targets.get(ctx.page.target_id or "") or {}).get("url", "")
+    url: str = (host.browser.targets.get(ctx.page.target_id or "") or {}).get("url", "")
+    return url
 
 
 @op("Page.title")
@@ -67,9 +68,11 @@ async def title(host: Host, at: dict[str, Any]) -> str:
         # the browser answers even while a dialog blocks the renderer
         assert host.browser.conn is not None
         res = await host.browser.conn.send("Target.getTargetInfo", {"targetId": ctx.page.target_id}, timeout=2.0)
-        return (res.get("targetInfo") or {}).get("title", "")
+        info = res.get("targetInfo") or {}
     except (EgoTimeout, CdpError):
-        return (host.browser.targets.get(ctx.page.target_id or "") or {}).get("title", "")
+        info = host.browser.targets.get(ctx.page.target_id or "") or {}
+    title: str = info.get("title", "")
+    return title
 
 
 @op("Page.info")

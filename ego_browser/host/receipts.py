@@ -14,7 +14,7 @@ of its element handles, itself a renderer round trip on the page session, as tha
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from ..driver import navigation
@@ -39,7 +39,7 @@ async def _flush(driver: Any, flush: Callable[[], Awaitable[Any]] | None) -> Non
 
 
 async def run_action(
-    host: Host, ctx: PageCtx, action: Callable[[], Awaitable[Any]], *, api: str = "the action",
+    host: Host, ctx: PageCtx, action: Callable[[], Coroutine[Any, Any, Any]], *, api: str = "the action",
     flush: Callable[[], Awaitable[Any]] | None = None, wait_navigation: bool = False,
     navigation_budget: float | None = None,
 ) -> dict[str, Any]:
@@ -68,18 +68,18 @@ async def run_action(
     popups: list[dict[str, Any]] = []
     arrived = asyncio.Event()
 
-    def window_open(_params: dict, _sid: str | None) -> None:
+    def window_open(_params: dict[str, Any], _sid: str | None) -> None:
         nonlocal announced
         announced += 1
 
-    def popup(info: dict) -> None:
+    def popup(info: dict[str, Any]) -> None:
         if info.get("openerId") in driver.sessions_target_ids():
             popups.append(info)
             arrived.set()
 
-    dialog_seen: asyncio.Future = loop.create_future()
+    dialog_seen: asyncio.Future[dict[str, Any]] = loop.create_future()
 
-    def dialog(d: dict) -> None:
+    def dialog(d: dict[str, Any]) -> None:
         if not dialog_seen.done():
             dialog_seen.set_result(d)
 
@@ -105,7 +105,8 @@ async def run_action(
                 # action caused a moment later (a handler's setTimeout) blocks the flush's
                 # answer: the receipt then returns with the dialog at once
                 flushing = loop.create_task(_flush(driver, flush))
-                await asyncio.wait({flushing, dialog_seen}, return_when=asyncio.FIRST_COMPLETED)
+                either: set[asyncio.Future[Any]] = {flushing, dialog_seen}
+                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
                 if not flushing.done():
                     host.background(flushing)
             chooser_error = unarmed_chooser_error(host, driver, mark, api)

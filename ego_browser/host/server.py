@@ -35,7 +35,7 @@ class HostServer:
     def __init__(self, host: Host) -> None:
         self.host = host
         self.server: asyncio.AbstractServer | None = None
-        self.tasks: set[asyncio.Task] = set()
+        self.tasks: set[asyncio.Task[None]] = set()
         self.stop_requested = asyncio.Event()
         #: set by SIGUSR1 (a round found no socket but the lock held): check the socket now
         self.recheck = asyncio.Event()

@@ -66,10 +66,10 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
 
     api = "page.snapshot"
     root_arg = root
-    root = None
+    root_ref: int | None = None
     if root_arg is not None:
-        root = parse_ref(root_arg)
-        if root is None and not isinstance(root_arg, str):
+        root_ref = parse_ref(root_arg)
+        if root_ref is None and not isinstance(root_arg, str):
             raise InvalidArgument(
                 f"root must be a snapshot ref such as \"@12\" or a selector (got {root_arg!r})",
                 api=api, option="root", expected="a ref or a selector",
@@ -83,16 +83,16 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
     marks, locs = include_action_marks, include_stable_locator
 
     async def work() -> tuple[str, str]:
-        nonlocal root
-        if root is None and root_arg is not None:
-            root = await _root_ref(host, ctx, ledger, root_arg)
+        nonlocal root_ref
+        if root_ref is None and root_arg is not None:
+            root_ref = await _root_ref(host, ctx, ledger, root_arg)
         # the title's round trip runs alongside the walker's instead of before it (on a small
         # page each is about half of the snapshot's time: docs/architecture.md)
         title = asyncio.ensure_future(_title(ctx))
         try:
             body = await take_snapshot(
                 ctx.driver.frames, ledger,
-                scope=scope, root=root, include_action_marks=marks, include_stable_locator=locs,
+                scope=scope, root=root_ref, include_action_marks=marks, include_stable_locator=locs,
                 interactive=interactive,
             )
         except BaseException:
@@ -106,7 +106,7 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
     finally:
         save_ledger(host, ctx.driver)
     # the previous snapshot of this page with the same options is what changes=True compares with
-    options = (scope, root, marks, locs, interactive)
+    options = (scope, root_ref, marks, locs, interactive)
     prev = getattr(ctx.driver, "snapshot_prev", None)
     ctx.driver.snapshot_prev = (options, body)
     if changes:
@@ -137,11 +137,12 @@ async def _root_ref(host: Host, ctx: PageCtx, ledger: Any, selector: str) -> int
     """The ref of the one element ``selector`` names (strict, like actions): the snapshot root."""
     from ..errors import SelectorAmbiguous, SelectorNotFound
     from ..selectors import engine
-    from ..selectors.parse import parse_selector
+    from ..selectors.parse import RefSelector, parse_selector
     from ..snapshot import settle
     from .targeting import EngineFrames, release_handles
 
     parsed = parse_selector(selector)
+    assert not isinstance(parsed, RefSelector), "snapshot() took the ref forms with parse_ref"
     await settle(ledger)  # numbers being bound must be bound before another is handed out
     try:
         found = await engine.resolve(EngineFrames(ctx.driver), parsed, mode="top_first", limit=2, describe=False,
@@ -158,7 +159,7 @@ async def _root_ref(host: Host, ctx: PageCtx, ledger: Any, selector: str) -> int
     m = found.matches[0]
     if m.backend_node_id is None or not m.loader_id:
         raise SelectorNotFound(f"page.snapshot: root {selector} is gone", selector=selector, timeout_ms=0)
-    ref = ledger.assign((m.frame_id, m.loader_id, m.backend_node_id))
+    ref: int = ledger.assign((m.frame_id, m.loader_id, m.backend_node_id))
     save_ledger(host, ctx.driver)
     return ref
 

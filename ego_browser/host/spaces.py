@@ -12,7 +12,6 @@ from ..errors import (
     InvalidArgument,
     PageBudgetReached,
     PageNotFound,
-    ProfileNotFound,
     StateStoreUnwritable,
     TaskSpaceNotFound,
     TaskSpaceUserInControl,
@@ -20,7 +19,7 @@ from ..errors import (
 from ..states import CreatedBy, OpenedBy, Ownership
 from . import placement
 from .ops import op
-from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow
+from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow, Store
 from .tabs import close_target as _close_target
 from .tabs import create_tab as _create_tab
 from .unlisted_tabs import close_spare_tab, find_spare_tab, first_tab, recover_tabs, undo_first_tab
@@ -36,9 +35,16 @@ logger = logging.getLogger("ego_browser.host")
 # -- helpers --------------------------------------------------------------------------------
 
 
-def _store(host: Host):
+def _store(host: Host) -> Store:
     assert host.store is not None
     return host.store
+
+
+def _fresh(host: Host, space_id: int) -> dict[str, Any]:
+    """The space as an operation that just used (and changed) it leaves it."""
+    row = _store(host).space(space_id)
+    assert row is not None, f"space {space_id} went away during its own operation"
+    return space_dict(host, row)
 
 
 def _page_dict(row: PageRow) -> dict[str, Any]:
@@ -82,7 +88,7 @@ def budget_error(host: Host, space: SpaceRow, count: int, limit: int) -> PageBud
     )
 
 
-def adopt_popup(host: Host, info: dict) -> None:
+def adopt_popup(host: Host, info: dict[str, Any]) -> None:
     """A tab opened by a managed Page joins that Page's space under the next label."""
     store = _store(host)
     if store.pages_of_target(info["targetId"]):
@@ -237,7 +243,7 @@ async def _open_space(host: Host, name: str, profile: str, isolated: bool) -> di
         from .warm_tab import refill
 
         refill(host)  # the next new space starts in a tab prepared meanwhile
-    return space_dict(host, store.space(space_id))  # type: ignore[arg-type]
+    return _fresh(host, space_id)
 
 
 @op("list_task_spaces")
@@ -291,7 +297,7 @@ async def claim_task_space(host: Host, at: dict[str, Any]) -> dict[str, Any]:
             if row.state == OPEN and space.ownership == USER:
                 store.update_page(space.id, row.label, state=UNMANAGED)
     store.update_space(space.id, ownership=AGENT, reason=None, user_page=_active_tab(host, space))
-    return space_dict(host, store.space(space.id))  # type: ignore[arg-type]
+    return _fresh(host, space.id)
 
 
 @op("take_over_task_space")
@@ -307,7 +313,7 @@ async def take_over_task_space(host: Host, at: dict[str, Any]) -> dict[str, Any]
     if space.ownership == DELEGATED:
         fields["user_page"] = _active_tab(host, space)
     store.update_space(space.id, **fields)
-    return space_dict(host, store.space(space.id))  # type: ignore[arg-type]
+    return _fresh(host, space.id)
 
 
 # -- the person's side (CLI) ------------------------------------------------------------------
@@ -323,7 +329,7 @@ async def person_take_over(host: Host, at: dict[str, Any], *, reason: str | None
     from .windows import focus_space
 
     await focus_space(host, space)  # headed: the person finds the space's window in front
-    return space_dict(host, _store(host).space(space.id))  # type: ignore[arg-type]
+    return _fresh(host, space.id)
 
 
 @op("spaces.create")
@@ -344,14 +350,14 @@ async def person_create(host: Host, at: dict[str, Any], *, name: Any) -> dict[st
         await undo_first_tab(host, target_id, was_spare, None)
         raise
     host.active[space_id] = target_id
-    return space_dict(host, store.space(space_id))  # type: ignore[arg-type]
+    return _fresh(host, space_id)
 
 
 @op("spaces.give_back")
 async def person_give_back(host: Host, at: dict[str, Any]) -> dict[str, Any]:
     space = host.space_row(at.get("space"))
     _store(host).update_space(space.id, ownership=AGENT, reason=None)
-    return space_dict(host, _store(host).space(space.id))  # type: ignore[arg-type]
+    return _fresh(host, space.id)
 
 
 # -- TaskSpace members ------------------------------------------------------------------------
@@ -385,9 +391,9 @@ async def space_tabs(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
     store = _store(host)
     if space.ownership == AGENT:
         # tabs opened by managed pages that no event told us about (the host was down)
-        for info in list(host.browser.targets.values()):
-            if info.get("type") == "page" and info.get("openerId"):
-                adopt_popup(host, info)
+        for target in list(host.browser.targets.values()):
+            if target.get("type") == "page" and target.get("openerId"):
+                adopt_popup(host, target)
     active = _active_tab(host, space)
     out = []
     for row in store.pages(space.id):
@@ -475,9 +481,10 @@ async def release(host: Host, at: dict[str, Any], *, label: str) -> dict[str, An
             f"TaskSpace.release: page {row.label} was created by the agent; close it instead of releasing it",
             api="TaskSpace.release", option="label", expected="a page adopted from an unmanaged tab",
         )
+    assert row.target_id is not None  # page_row gives live pages only
     store = _store(host)
     store.retire_page(space.id, row.label, RELEASED)
-    store.add_page(space.id, "#" + row.target_id, row.target_id, row.opened_by, state=UNMANAGED)  # type: ignore[operator]
+    store.add_page(space.id, "#" + row.target_id, row.target_id, row.opened_by, state=UNMANAGED)
     return {"space_id": space.id, "target_id": row.target_id, "opened_by": row.opened_by}
 
 
@@ -538,7 +545,7 @@ async def finish(host: Host, at: dict[str, Any], *, keep: Any) -> dict[str, Any]
         # these are the browser's last tabs, and a headful Chromium quits with its last window:
         # keep one blank tab, the spare the next space starts in
         host.spare_tab = await _create_tab(host, None, context_id=None, new_window=True)
-    await asyncio.gather(*(_close_target(host, r.target_id) for r in closing))  # type: ignore[arg-type]
+    await asyncio.gather(*(_close_target(host, r.target_id) for r in closing if r.target_id))  # all live
     for r in closing:
         store.retire_page(space.id, r.label, CLOSED)
     unmanaged = [

@@ -50,6 +50,7 @@ def reader(name: str, kind: str, *, wait: bool) -> None:
         arg = next(iter(kwargs.values()), None)
         ctx = await host.page_ctx(at, activate=True)
         group = f"ego-read-{next(_groups)}"
+        # a read moves no pointer and presses no key: its context has neither
         actx = actions.ActionContext(mouse=None, keyboard=None, selector=selector, api=api)  # type: ignore[arg-type]
         resolve = resolver(host, ctx, selector, group)
 

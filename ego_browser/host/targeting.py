@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
+from ..cdp import Session
 from ..driver.actions import ElementHandle, Transient
-from ..driver.frames import Frame
+from ..driver.frames import Frame, FrameTree
 from ..driver.page import PageDriver
 from ..errors import CdpChannelUnavailable, CdpError, EgoError, StaleRef
 from ..selectors import engine
+from ..selectors._core import _FrameGone
 from ..selectors.parse import RefSelector, parse_selector
 from .core import Host, PageCtx
 
@@ -30,7 +32,7 @@ class _EngineFrame:
 
     __slots__ = ("_frame", "_tree", "_driver")
 
-    def __init__(self, frame: Frame, tree: Any, driver: PageDriver) -> None:
+    def __init__(self, frame: Frame, tree: FrameTree, driver: PageDriver) -> None:
         self._frame = frame
         self._tree = tree
         self._driver = driver
@@ -40,7 +42,7 @@ class _EngineFrame:
         return self._frame.frame_id
 
     @property
-    def session(self) -> Any:
+    def session(self) -> Session:
         return self._frame.session
 
     @property
@@ -75,7 +77,7 @@ class _EngineFrame:
                 # every later action on the page (issue 11 point 0)
                 self._tree.forget(frame)
                 self._driver.stats["frames_gone"] += 1
-                raise engine._FrameGone(frame.frame_id) from None
+                raise _FrameGone(frame.frame_id) from None
             # the frame is moving to (or from) its own process: its session changes under us;
             # wait (bounded) for the session that takes it over, then try once more there
             self._driver.stats["frame_swap_waits"] += 1
@@ -84,9 +86,9 @@ class _EngineFrame:
                     lambda: frame.session is not session or self._tree.get(frame.frame_id) is not frame, timeout=2.0
                 )
             except TimeoutError:
-                raise engine._FrameGone(frame.frame_id) from None
+                raise _FrameGone(frame.frame_id) from None
             if self._tree.get(frame.frame_id) is not frame:
-                raise engine._FrameGone(frame.frame_id) from None
+                raise _FrameGone(frame.frame_id) from None
             return await self._tree.utility_context(frame)
 
     def invalidate_utility_context(self) -> None:
@@ -187,7 +189,7 @@ def resolver(
     frames = EngineFrames(driver)
     # every frame's matches: the action pipeline judges the top document's first and falls
     # back to the frames only when none of those passes its checks (API.md §9)
-    mode = "top_first" if parsed.nth is not None else "all"
+    mode: Literal["top_first", "all"] = "top_first" if parsed.nth is not None else "all"
 
     async def resolve_selector() -> list[ElementHandle]:
         driver.check_input()  # each attempt: the user may have taken over while it waited
@@ -199,6 +201,8 @@ def resolver(
         handles = []
         for m in found.matches:
             ef = m.frame
+            # object_group is set: the engine hands out an object id with every match
+            assert m.object_id is not None
             context_id = await ef.utility_context()
             handle = ElementHandle(ef.session, context_id, m.object_id, _offset_fn(driver, ef.frame))
             handle.gate = driver.check_input

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import StateStoreUnwritable
 from ..states import CreatedBy, OpenedBy, Ownership
-from .store import UNMANAGED
+from .store import UNMANAGED, Store
 from .tabs import close_target as _close_target
 from .tabs import create_tab
 
@@ -27,7 +27,7 @@ __all__ = ["find_spare_tab", "close_spare_tab", "first_tab", "undo_first_tab", "
 logger = logging.getLogger("ego_browser.host")
 
 
-def _store(host: Host):
+def _store(host: Host) -> Store:
     assert host.store is not None
     return host.store
 
@@ -45,8 +45,10 @@ async def find_spare_tab(host: Host) -> None:
     if not host.browser.owned:
         return  # a browser reached through EGO_BROWSER_CDP_URL: its tabs are the person's
     recorded = _store(host).all_target_ids()
+    if host.browser.conn is None:
+        return  # no spare then
     try:  # the launch tab lives in the default context, which this list leaves out
-        res = await host.browser.conn.send("Target.getBrowserContexts", {}, timeout=5.0)  # type: ignore[union-attr]
+        res = await host.browser.conn.send("Target.getBrowserContexts", {}, timeout=5.0)
         created = set(res.get("browserContextIds") or ())
     except Exception:  # noqa: BLE001 - no spare then; nothing depends on it
         return
@@ -93,9 +95,9 @@ async def undo_first_tab(host: Host, target_id: str, was_spare: bool, context_id
         host.spare_tab = target_id
     else:
         await _close_target(host, target_id)
-    if context_id:
+    if context_id and host.browser.conn is not None:
         with contextlib.suppress(Exception):
-            await host.browser.conn.send("Target.disposeBrowserContext", {"browserContextId": context_id}, timeout=5.0)  # type: ignore[union-attr]
+            await host.browser.conn.send("Target.disposeBrowserContext", {"browserContextId": context_id}, timeout=5.0)
 
 
 def recover_tabs(host: Host) -> None:

@@ -55,9 +55,9 @@ def popup_rows(host: Host, space_id: int, label: str) -> list[dict[str, Any]]:
     return out
 
 
-def _targets_changed(host: Host) -> asyncio.Future:
+def _targets_changed(host: Host) -> asyncio.Future[None]:
     """A future resolved at the next target creation or change (popup URLs)."""
-    fut = asyncio.get_running_loop().create_future()
+    fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     browser = host.browser
 
     def fire(_info: Any) -> None:
@@ -90,7 +90,8 @@ async def url_watch(host: Host, at: dict[str, Any], *, after: int | None, known_
 
     def target_url() -> str:
         # the browser's own record: current even when this tab was attached mid-navigation
-        return (host.browser.targets.get(driver.target_id) or {}).get("url", "")
+        url: str = (host.browser.targets.get(driver.target_id) or {}).get("url", "")
+        return url
 
     start_target_url = target_url()
 
@@ -257,7 +258,7 @@ async def wait_for_selector(host: Host, at: dict[str, Any], *, selector: str, st
             )
         frames = EngineFrames(driver).frames()
         changed = driver.changed()
-        waits: set[asyncio.Future] = {changed}
+        waits: set[asyncio.Future[Any]] = {changed}
         if frames and frames[0].is_main:
             waits.add(asyncio.ensure_future(
                 engine.wait_for_dom_change(frames[0], min(remaining, _RECHECK) * 1000)
@@ -370,7 +371,7 @@ class PopupLog:
         self.off()
         self.changed.set()
 
-    def _popup(self, info: dict) -> None:
+    def _popup(self, info: dict[str, Any]) -> None:
         self.last = next(self.seq)
         self.entries.append((self.last, info.get("openerId") or "", info["targetId"]))
         del self.entries[:-256]

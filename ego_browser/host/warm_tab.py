@@ -31,7 +31,7 @@ class WarmTab:
 
     def __init__(self, host: Host) -> None:
         self.host = host
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Task[None] | None = None
         self.stopped = False
 
     async def _make(self) -> None:
@@ -62,7 +62,7 @@ class WarmTab:
         self.task = asyncio.get_running_loop().create_task(self._make())
         self.task.add_done_callback(self._done)
 
-    def _done(self, task: asyncio.Task) -> None:
+    def _done(self, task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None:
             logger.warning("could not prepare a spare tab: %r", task.exception())
 

@@ -11,6 +11,7 @@ so the sender can answer with an error rather than with silence.
 from __future__ import annotations
 
 import struct
+from typing import Any
 
 import orjson
 
@@ -26,7 +27,7 @@ _OPTION = orjson.OPT_NON_STR_KEYS
 _dumps = orjson.dumps
 
 
-def encode(doc: dict, *, big_ints_as_text: bool = False) -> bytes:
+def encode(doc: dict[str, Any], *, big_ints_as_text: bool = False) -> bytes:
     """One frame. Raises :class:`Unencodable` (a ``TypeError``) naming the bad value's place."""
     try:
         body = _dumps(doc, option=_OPTION)
@@ -37,7 +38,7 @@ def encode(doc: dict, *, big_ints_as_text: bool = False) -> bytes:
     return HEADER.pack(len(body)) + body
 
 
-def decode(body: bytes) -> dict:
+def decode(body: bytes) -> dict[str, Any]:
     """Raises ``ValueError`` when the frame is not a JSON object."""
     doc = jsonsafe.loads(body)
     if not isinstance(doc, dict):

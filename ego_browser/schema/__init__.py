@@ -67,6 +67,6 @@ def validated(name: str) -> Callable[[F], F]:
 
             wrapper = sync_wrapper
         wrapper.__schema_name__ = name
-        return wrapper  # type: ignore[no-any-return]
+        return wrapper  # type: ignore[no-any-return]  # functools.wraps gave it fn's signature
 
     return deco

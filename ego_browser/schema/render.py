@@ -128,13 +128,13 @@ def member_text(m: Member) -> str:
     return "\n".join(lines) + "\n"
 
 
-def help_text(name: str | None = None) -> str:
-    """The text ``help(name)`` prints."""
+def help_text(name: object = None) -> str:
+    """The text ``help(name)`` prints (``name``: a member or topic name, or the object itself)."""
     if name is None:
         return overview()
-    if not isinstance(name, str):
-        name = getattr(name, "__schema_name__", None) or getattr(name, "__name__", str(name))
-    key = name.strip()
+    text: str = name if isinstance(name, str) else (
+        getattr(name, "__schema_name__", "") or getattr(name, "__name__", str(name)))
+    key = text.strip()
     if key.lower() in topic_names():
         return _topic(key.lower())
     m = lookup(key)

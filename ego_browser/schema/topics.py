@@ -29,8 +29,9 @@ TOPICS["conventions"] = """\
   naming another space's tab or context raises CdpMethodRefused (EGO_CDP_METHOD_REFUSED).
 - Input to one Page runs in call order; Pages may be driven together with asyncio.gather.
 - Environment: EGO_BROWSER_PAGE_BUDGET (default 8), EGO_BROWSER_HOME, EGO_BROWSER_CHROMIUM,
-  EGO_BROWSER_ARGS, EGO_BROWSER_HEADLESS=0, EGO_BROWSER_CDP_URL, EGO_BROWSER_AGENT_WORKSPACE,
-  EGO_BROWSER_LEARNINGS_DIR.
+  EGO_BROWSER_ARGS, EGO_BROWSER_HEADLESS=0, EGO_BROWSER_CDP_URL (comma-separated for several),
+  EGO_BROWSER_GRID_URL (Selenium Grid 4), EGO_BROWSER_SPACES_PER_BROWSER (default 8),
+  EGO_BROWSER_AGENT_WORKSPACE, EGO_BROWSER_LEARNINGS_DIR.
 """
 
 TOPICS["selectors"] = """\

@@ -10,7 +10,7 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, cast
 
 import orjson
 
@@ -138,7 +138,10 @@ def _installed_set(frame: Any) -> set[str]:
     return installed
 
 
-async def _with_context(frame: Any, call: Callable[[int], Awaitable[Any]], *, timeout: float) -> Any:
+_T = TypeVar("_T")
+
+
+async def _with_context(frame: Any, call: Callable[[int], Awaitable[_T | str]], *, timeout: float) -> _T:
     """Run ``call(ctx)`` with the engine installed in the frame's utility context.
 
     ``call`` returns a CDP result, or ``_MISSING`` when the engine is not there (a context
@@ -162,7 +165,7 @@ async def _with_context(frame: Any, call: Callable[[int], Awaitable[Any]], *, ti
         if isinstance(result, str) and result == _MISSING:
             _installed_set(frame).discard(ENGINE_KEY)
             continue
-        return result
+        return cast(_T, result)  # the check above took out the one string call() adds to _T
     raise _FrameGone(frame.frame_id)
 
 

@@ -40,8 +40,8 @@ def _segments(steps: tuple[ParsedSelector, ...]) -> list[list[ParsedSelector]]:
     return out
 
 
-async def _call(session: Any, fn: str, *, this: str | None, ctx: int | None, args: list[dict], group: str,
-                by_value: bool, timeout: float) -> dict:
+async def _call(session: Any, fn: str, *, this: str | None, ctx: int | None, args: list[dict[str, Any]], group: str,
+                by_value: bool, timeout: float) -> dict[str, Any]:
     params: dict[str, Any] = {"functionDeclaration": fn, "arguments": args, "silent": True}
     if this is not None:
         params["objectId"] = this
@@ -55,7 +55,8 @@ async def _call(session: Any, fn: str, *, this: str | None, ctx: int | None, arg
     if r.get("exceptionDetails"):
         raise CdpError("selector engine error: " + _exception_text(r["exceptionDetails"]),
                        method="Runtime.callFunctionOn", cdp_code=None, cdp_message=None)
-    return r["result"]
+    remote: dict[str, Any] = r["result"]  # a RemoteObject
+    return remote
 
 
 async def query_chain(

@@ -131,7 +131,9 @@ def css_unescape_string(body: str) -> str:
 
 _PLAYWRIGHT_ONLY = frozenset({"nth-match", "near", "above", "below", "left-of", "right-of", "light"})
 #: Playwright's pseudo-classes we run ourselves, with one quoted argument
-_TEXT_FILTERS = {"has-text": "has", "text-is": "is", "text": "text", "text-matches": "matches"}
+_TEXT_FILTERS: dict[str, Literal["has", "is", "text", "matches"]] = {
+    "has-text": "has", "text-is": "is", "text": "text", "text-matches": "matches",
+}
 _COMBINATOR_CHARS = ">+~"
 #: how deep :has() may nest inside :has()
 _MAX_HAS_DEPTH = 8
@@ -362,7 +364,7 @@ def _parse_css(css: str, *, relative: bool = False, has_depth: int = 0) -> tuple
                     current.append(TextFilter("sel", inner=_parse_css(inner, relative=True, has_depth=has_depth + 1)))
                     i = close + 1
                     continue
-                kind: Literal["has", "is", "text", "matches"] = _TEXT_FILTERS[name]  # type: ignore[assignment]
+                kind = _TEXT_FILTERS[name]
                 args, k = _parse_string_args(s, j, name, 2 if kind == "matches" else 1)
                 current.append(TextFilter(kind, args[0], args[1] if len(args) > 1 else ""))
                 i = k

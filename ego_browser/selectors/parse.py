@@ -75,7 +75,7 @@ class ParsedSelector:
     nth: int | None = None
     visible: bool | None = None  # visible=true|false (a chain step)
     steps: tuple["ParsedSelector", ...] = ()  # kind "chain": the '>>' parts before a terminal nth
-    _spec: dict = field(default_factory=dict, compare=False, repr=False)
+    _spec: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def to_spec(self) -> dict[str, Any]:
         """The JSON-able query the in-page engine runs (not for ``role``)."""

@@ -168,32 +168,34 @@ async def _release_group(session: Any, group: str) -> None:
         pass
 
 
-async def _partial_node(session: Any, object_id: str, timeout: float) -> list[dict]:
+async def _partial_node(session: Any, object_id: str, timeout: float) -> list[dict[str, Any]]:
     try:
         r = await session.send(
             "Accessibility.getPartialAXTree", {"objectId": object_id, "fetchRelatives": False}, timeout=timeout
         )
     except CdpError:
         return []
-    return r.get("nodes", [])[:1]
+    nodes: list[dict[str, Any]] = r.get("nodes", [])
+    return nodes[:1]
 
 
-async def _document_query(frame: Any, roles: tuple[str, ...], timeout: float) -> list[dict]:
+async def _document_query(frame: Any, roles: tuple[str, ...], timeout: float) -> list[dict[str, Any]]:
     """One queryAXTree per role over the whole document; EgoTimeout after 2 s (see above)."""
     session = frame.session
 
-    async def call(ctx: int):
+    async def call(ctx: int) -> dict[str, Any]:
         doc = await session.send(
             "Runtime.evaluate", {"expression": "document", "contextId": ctx, "objectGroup": DEFAULT_GROUP},
             timeout=timeout,
         )
-        return doc["result"]
+        remote: dict[str, Any] = doc["result"]  # a RemoteObject
+        return remote
 
     doc = await _with_context(frame, call, timeout=timeout)
     doc_id = doc.get("objectId")
     if not doc_id:
         return []
-    nodes: list[dict] = []
+    nodes: list[dict[str, Any]] = []
     try:
         for role in roles:
             r = await session.send(
@@ -206,7 +208,7 @@ async def _document_query(frame: Any, roles: tuple[str, ...], timeout: float) ->
     return nodes
 
 
-def _name_ok(node: dict, parsed: ParsedSelector) -> bool:
+def _name_ok(node: dict[str, Any], parsed: ParsedSelector) -> bool:
     if parsed.name is not None:
         actual = str((node.get("name") or {}).get("value") or "")
         if not text_matches(actual, parsed.name_op or "=", parsed.name, parsed.name_exact, parsed.name_flags):
@@ -223,11 +225,12 @@ def _name_ok(node: dict, parsed: ParsedSelector) -> bool:
     return True
 
 
-async def _ax_nodes(frame: Any, parsed: ParsedSelector, timeout: float) -> list[dict]:
+async def _ax_nodes(frame: Any, parsed: ParsedSelector, timeout: float) -> list[dict[str, Any]]:
     """Non-ignored AX nodes of the frame's document with the role and name asked for."""
     session = frame.session
-    roles = _ROLE_ALIASES.get(parsed.role or "", (parsed.role,))
-    nodes: list[dict] = []
+    assert parsed.role is not None, "the parser gives every role selector its role"
+    roles = _ROLE_ALIASES.get(parsed.role, (parsed.role,))
+    nodes: list[dict[str, Any]] = []
     candidates = await _role_candidates(frame, parsed, timeout)
     oids, group = candidates if candidates is not None else ([], None)
     try:
@@ -410,7 +413,7 @@ async def _query_role_classified(
             await asyncio.gather(*(_release(session, o) for o in oids))
         return None
     roles = _ROLE_ALIASES.get(parsed.role or "", (parsed.role,))
-    ax: dict[int, dict] = {}
+    ax: dict[int, dict[str, Any]] = {}
     if unsure:
         for i, nodes in zip(unsure, await asyncio.gather(*(_partial_node(session, oids[i], timeout) for i in unsure))):
             node = nodes[0] if nodes else None
@@ -424,15 +427,15 @@ async def _query_role_classified(
             await _release_group(session, temp)
         return _FrameResult([], count_all, count_all if nth is None else int(_nth_index(nth, count_all) is not None))
     if nth is not None:
-        i = _nth_index(nth, count_all)
-        chosen = [matched[i]] if i is not None else []
+        pick = _nth_index(nth, count_all)
+        chosen = [matched[pick]] if pick is not None else []
     else:
         chosen = matched
     total = len(chosen)
     keep = chosen if limit is None else chosen[:limit]
     kept = set(keep)
     drop = [o for i, o in enumerate(oids) if i not in kept]
-    infos: list[dict] = [{} for _ in keep]
+    infos: list[dict[str, Any]] = [{} for _ in keep]
     if keep and (describe or project):
         fn = "function(...els) { const d = __egoSel.describeAll(els);"
         if project:
@@ -493,8 +496,8 @@ async def _query_role_ax(
     if not nodes:
         return _FrameResult([], 0, 0)
 
-    async def resolve_all(ctx: int):
-        async def one(node: dict) -> str | None:
+    async def resolve_all(ctx: int) -> tuple[int, list[tuple[dict[str, Any], str]]] | str:
+        async def one(node: dict[str, Any]) -> str | None:
             try:
                 params: dict[str, Any] = {"backendNodeId": node["backendDOMNodeId"], "executionContextId": ctx}
                 if object_group:
@@ -504,7 +507,8 @@ async def _query_role_ax(
                 raise
             except CdpError:
                 return None
-            return r["object"].get("objectId")
+            oid: str | None = r["object"].get("objectId")
+            return oid
 
         oids = await asyncio.gather(*(one(n) for n in nodes))
         pairs = [(n, o) for n, o in zip(nodes, oids) if o]
@@ -538,7 +542,7 @@ async def _query_role_ax(
     total = len(chosen)
     keep = chosen if limit is None else chosen[:limit]
     drop = [o for _, o in pairs if all(o != k for _, k in keep)]
-    infos: list[dict] = [{} for _ in keep]
+    infos: list[dict[str, Any]] = [{} for _ in keep]
     if keep and (describe or project):
         fn = "function(...els) { const d = __egoSel.describeAll(els);"
         if project:

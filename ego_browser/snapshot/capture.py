@@ -11,7 +11,7 @@ The host gives the engine a :class:`SnapshotTarget`::
         parent_frame_id: str | None           # None for the top document
         session: Session                      # the session that owns the frame: the page session,
                                               # or the OOPIF's child session (flatten=True)
-        loader_id: str                        # current document loader id ("" if unknown)
+        loader_id: str | None                 # current document loader id (None or "" if unknown)
 
 ``frames()`` lists every frame the host knows (top, same-process and out-of-process,
 nested). The engine never enables domains, never focuses, scrolls, reloads or activates
@@ -98,10 +98,15 @@ def _new_group() -> str:
 
 @runtime_checkable
 class SnapshotFrame(Protocol):
-    frame_id: str
-    parent_frame_id: str | None
-    session: Session
-    loader_id: str
+    # read-only: the driver's frames and SimpleFrame both qualify
+    @property
+    def frame_id(self) -> str: ...
+    @property
+    def parent_frame_id(self) -> str | None: ...
+    @property
+    def session(self) -> Session: ...
+    @property
+    def loader_id(self) -> str | None: ...  # None or "": not known yet
 
 
 @runtime_checkable
@@ -124,7 +129,7 @@ class SimpleFrame:
 
 @dataclass
 class _World:
-    loader_id: str
+    loader_id: str | None
     context_id: int
     token: str = ""
     #: walker local id -> backend node id (negative: pending, see module doc)
@@ -212,7 +217,7 @@ class FrameCapture:
     """One frame's walk: the walker's flat rows (``STRIDE``) and what the engine needs around them."""
 
     frame_id: str
-    loader_id: str
+    loader_id: str | None  # None: the driver did not know the frame's document yet
     rows: list[Any]
     #: walker local id -> backend node id (for this document)
     lids: dict[int, int]
@@ -317,7 +322,7 @@ async def capture_frame(
     """
     w = await _world(frame)
     if w.defer is None:
-        w.defer = bool(w.loader_id) and doc_known is not None and not doc_known(frame.frame_id, w.loader_id)
+        w.defer = bool(w.loader_id and doc_known is not None and not doc_known(frame.frame_id, w.loader_id))
     opts = {"viewport": viewport, "locs": locs, "marks": marks, "eager": not w.defer, "allKeys": all_keys,
             "countAll": root_backend is not None, "reset": not w.token}
     install = not w.token
@@ -359,7 +364,7 @@ async def capture_frame(
         w.token = token
         w.lids = {}
     lids = w.lids
-    loader = w.doc_loader
+    loader: str | None = w.doc_loader
     for lid, el in zip(data["e"], els):
         v = el.get("value") or {}
         bid = v.get("backendNodeId")

@@ -10,7 +10,7 @@ import asyncio
 import warnings
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..cdp.connection import Session
 from ..errors import CdpChannelUnavailable, CdpError, InvalidArgument, SnapshotFailed, StaleRef
@@ -20,19 +20,26 @@ from .capture import (
 from .ledger import RefLedger
 from .modes import interactive_table
 
-try:
-    from .. import _snapshot as _core
-
-    CORE = "cython"
-except ImportError:  # pragma: no cover - depends on the build
+if TYPE_CHECKING:
+    # the extension has no stub; its pure-Python twin has the same functions, typed (the
+    # tests hold the two to the same output)
     from . import twin as _core
 
-    CORE = "python"
-    warnings.warn(
-        "ego_browser._snapshot extension not built; using the pure-Python snapshot core (slower)",
-        RuntimeWarning,
-        stacklevel=2,
-    )
+    CORE: str
+else:
+    try:
+        from .. import _snapshot as _core
+
+        CORE = "cython"
+    except ImportError:  # pragma: no cover - depends on the build
+        from . import twin as _core
+
+        CORE = "python"
+        warnings.warn(
+            "ego_browser._snapshot extension not built; using the pure-Python snapshot core (slower)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
 
 render_tree = _core.render_tree
 

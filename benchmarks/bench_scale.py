@@ -1,0 +1,208 @@
+"""Scale-out: N agents on one local browser vs on a two-node Selenium Grid (issue 16).
+
+- **rounds**: N agents (1, 4, 8, 16), each in its own task space, each doing ROUNDS rounds
+  at once; a round is what an agent step does: ``goto`` the actions page, ``snapshot``,
+  ``fill``, ``click``, ``evaluate``. Reported: rounds/s over all agents, p50/p95 round time.
+  The same runs on a host with the local browser and on a host whose spaces live on a
+  Grid (hub + two nodes on this machine, ``tests/grid.py``; 8 spaces per browser, so 16
+  agents use two Grid sessions).
+- **per call**: ``Runtime.evaluate("1")`` on one page of one Grid session, through the Grid's
+  CDP proxy (``se:cdp``) vs directly on that Chromium's DevTools port: the proxy's own cost
+  (target ≤ 1.3×), interleaved blocks, medians.
+
+On one machine the Grid adds no CPU: all browsers share the same cores, so the Grid's rows
+show its overhead, not its capacity; per node capacity is extrapolated from the measured
+per-space cost in the report.
+
+    .venv/bin/python benchmarks/bench_scale.py [--agents 1,4,8,16] [--rounds 10]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+for p in (str(HERE), str(ROOT)):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+from pages import serve  # noqa: E402
+
+AGENTS = [int(x) for x in os.environ.get("BENCH_SCALE_AGENTS", "1,4,8,16").split(",")]
+ROUNDS = int(os.environ.get("BENCH_SCALE_ROUNDS", "10"))
+CALLS = int(os.environ.get("BENCH_SCALE_CALLS", "300"))
+BLOCKS = 5
+TARGET = 1.3
+
+
+def _pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+
+
+async def _agent_rounds(name: str, url: str, rounds: int, times: list[float]) -> None:
+    import ego_browser
+
+    task = await ego_browser.task_space(name)
+    page = task.page("p1")
+    try:
+        for i in range(rounds):
+            t0 = time.perf_counter()
+            await page.goto(url)
+            await page.snapshot()
+            await page.fill("#name", f"agent {name} round {i}")
+            await page.click("#btn")
+            await page.evaluate("document.title")
+            times.append(time.perf_counter() - t0)
+    finally:
+        await task.finish(keep=[])
+
+
+async def _host_runs(kind: str, grid_url: str | None, url: str) -> list[dict]:
+    from ego_browser.client.channel import InProcessChannel, reset_channel, use_channel
+    from ego_browser.host import features
+    from ego_browser.host.core import Host
+    from ego_browser.host.ops import load_all
+
+    load_all()
+    home = Path(tempfile.mkdtemp(prefix=f"ego-bench-scale-{kind}-"))
+    if grid_url:
+        os.environ["EGO_BROWSER_GRID_URL"] = grid_url
+    else:
+        os.environ.pop("EGO_BROWSER_GRID_URL", None)
+    host = Host(features=features.build, home=home, embedded=True)
+    await host.start()
+    token = use_channel(InProcessChannel(host))
+    rows = []
+    try:
+        await _agent_rounds(f"{kind}-warm", url, 2, [])  # first page load, first session
+        for n in AGENTS:
+            times: list[float] = []
+            t0 = time.perf_counter()
+            await asyncio.gather(*(_agent_rounds(f"{kind}-{n}-{i}", url, ROUNDS, times) for i in range(n)))
+            wall = time.perf_counter() - t0
+            rows.append({"kind": kind, "agents": n, "rounds": len(times), "wall": wall,
+                         "rps": len(times) / wall, "p50": _pct(times, 0.5), "p95": _pct(times, 0.95),
+                         "browsers": len(host.browser.members)})
+    finally:
+        reset_channel(token)
+        await host.stop(kill_browser=True)
+        os.environ.pop("EGO_BROWSER_GRID_URL", None)
+    return rows
+
+
+async def _per_call(grid_url: str, url: str) -> dict:
+    """One Grid session; the same page driven through the proxy and directly."""
+    import orjson
+
+    from ego_browser.browser.grid import GridClient
+    from ego_browser.browser.providers import grid_chrome_args
+    from ego_browser.cdp import Connection
+
+    client = GridClient(grid_url)
+    session = await client.new_session(grid_chrome_args())
+    try:
+        debugger = session.capabilities.get("goog:chromeOptions", {}).get("debuggerAddress", "")
+        import urllib.request
+
+        with urllib.request.urlopen(f"http://{debugger}/json/version", timeout=10) as resp:
+            direct_ws = orjson.loads(resp.read())["webSocketDebuggerUrl"]
+        proxied = await Connection.connect(session.cdp_url)
+        direct = await Connection.connect(direct_ws)
+        try:
+            tid = (await proxied.send("Target.createTarget", {"url": url}))["targetId"]
+            sids = {}
+            for name, conn in (("grid", proxied), ("direct", direct)):
+                sids[name] = (await conn.send("Target.attachToTarget", {"targetId": tid, "flatten": True}))["sessionId"]
+            samples: dict[str, list[float]] = {"grid": [], "direct": []}
+            for name, conn in (("grid", proxied), ("direct", direct)):
+                for _ in range(50):  # warm-up
+                    await conn.send("Runtime.evaluate", {"expression": "1"}, session_id=sids[name])
+            for _ in range(BLOCKS):
+                for name, conn in (("direct", direct), ("grid", proxied)):
+                    for _ in range(CALLS // BLOCKS):
+                        t0 = time.perf_counter()
+                        await conn.send("Runtime.evaluate", {"expression": "1"}, session_id=sids[name])
+                        samples[name].append(time.perf_counter() - t0)
+        finally:
+            await proxied.close()
+            await direct.close()
+    finally:
+        await client.release(session.session_id)
+    d, g = statistics.median(samples["direct"]), statistics.median(samples["grid"])
+    return {"direct_ms": d * 1000, "grid_ms": g * 1000, "ratio": g / d,
+            "direct_p95": _pct(samples["direct"], 0.95) * 1000, "grid_p95": _pct(samples["grid"], 0.95) * 1000}
+
+
+async def measure() -> tuple[list[dict], dict]:
+    from tests.grid import start_grid
+
+    rows: list[dict] = []
+    with serve() as site:
+        url = site.url("/actions")
+        rows += await _host_runs("local", None, url)
+        grid = await asyncio.to_thread(start_grid)
+        try:
+            rows += await _host_runs("grid", grid.url, url)
+            call = await _per_call(grid.url, url)
+        finally:
+            await asyncio.to_thread(grid.stop)
+    return rows, call
+
+
+def _section(rows: list[dict], call: dict) -> str:
+    out = [
+        "## Scale-out: local browser vs a two-node Selenium Grid (bench_scale.py)",
+        "",
+        f"N agents at once, each in its own space, {ROUNDS} rounds each (goto, snapshot, fill, click, "
+        "evaluate on /actions); one host in-process. Grid: hub + two nodes on this machine "
+        "(EGO_BROWSER_SPACES_PER_BROWSER=8).",
+        "",
+        "| browser | agents | rounds | browsers | rounds/s | p50 round (ms) | p95 round (ms) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        out.append(f"| {r['kind']} | {r['agents']} | {r['rounds']} | {r['browsers']} | {r['rps']:.1f} | "
+                   f"{r['p50'] * 1000:.0f} | {r['p95'] * 1000:.0f} |")
+    ok = "meets" if call["ratio"] <= TARGET else "misses"
+    out += [
+        "",
+        f"Per call (`Runtime.evaluate(\"1\")`, {CALLS} calls each, interleaved blocks, same page of one Grid "
+        f"session): direct {call['direct_ms']:.2f} ms (p95 {call['direct_p95']:.2f}), through the Grid's CDP proxy "
+        f"{call['grid_ms']:.2f} ms (p95 {call['grid_p95']:.2f}): **{call['ratio']:.2f}×** ({ok} the ≤ {TARGET}× "
+        "target).",
+    ]
+    one = {r["kind"]: r for r in rows if r["agents"] == 1}
+    top = {r["kind"]: r for r in rows if r["agents"] == max(AGENTS)}
+    if "local" in one and "grid" in top:
+        per_space = top["grid"]["p50"]
+        out += [
+            "",
+            f"One machine's cores serve every browser here, so the Grid cannot add throughput: its rows show its "
+            f"cost. Extrapolation: a round of one agent takes {one['grid']['p50'] * 1000:.0f} ms on the Grid alone "
+            f"({one['local']['p50'] * 1000:.0f} ms local); at {max(AGENTS)} agents a round took "
+            f"{per_space * 1000:.0f} ms on this 2-core machine, i.e. about "
+            f"{top['grid']['rps'] / max(1, os.cpu_count() or 1):.1f} rounds/s per core; a node of C cores "
+            "should carry about that many rounds/s per core, and nodes add up (the hub only proxies).",
+        ]
+    return "\n".join(out)
+
+
+def run() -> list[str]:
+    rows, call = asyncio.run(measure())
+    return [_section(rows, call)]
+
+
+if __name__ == "__main__":
+    if "--agents" in sys.argv:
+        AGENTS = [int(x) for x in sys.argv[sys.argv.index("--agents") + 1].split(",")]
+    if "--rounds" in sys.argv:
+        ROUNDS = int(sys.argv[sys.argv.index("--rounds") + 1])
+    print("\n\n".join(run()))
