@@ -8,9 +8,7 @@ the host until the lead integrates ``driver/actions.py``.
 from __future__ import annotations
 
 import asyncio
-import http.server
 import tempfile
-import threading
 from typing import Any
 
 from ego_browser.browser.launcher import launch_chromium
@@ -18,6 +16,7 @@ from ego_browser.cdp.connection import Connection, Session
 from ego_browser.driver import actions
 from ego_browser.driver.keyboard import Keyboard
 from ego_browser.driver.mouse import Mouse
+from tests.server import TestServer
 
 #: recorder injected in every served page: events land in window.__log (main world)
 RECORDER = """<script>
@@ -30,48 +29,10 @@ window.__watch = (el, types) => types.split(/\\s+/).forEach(t => el.addEventList
 </script>"""
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
-    pages: dict[str, str] = {}
-
-    def do_GET(self):  # noqa: N802
-        body = self.pages.get(self.path.split("?")[0])
-        if body is None:
-            self.send_response(404)
-            self.end_headers()
-            return
-        data = body.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):  # quiet
-        pass
-
-
-class Server:
-    def __init__(self) -> None:
-        self.pages: dict[str, str] = {}
-        handler = type("H", (_Handler,), {"pages": self.pages})
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-        self.port = self.httpd.server_address[1]
-
-    def url(self, path: str, host: str = "127.0.0.1") -> str:
-        return f"http://{host}:{self.port}{path}"
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 class Tab:
     """One attached tab: page session, utility world, mouse and keyboard."""
 
-    def __init__(self, conn: Connection, session: Session, target_id: str, server: Server) -> None:
+    def __init__(self, conn: Connection, session: Session, target_id: str, server: TestServer) -> None:
         self.conn = conn
         self.session = session
         self.target_id = target_id
@@ -84,7 +45,7 @@ class Tab:
     async def goto(self, html: str, *, head: str = "") -> str:
         self._n += 1
         path = f"/p{self._n}.html"
-        self.server.pages[path] = f"<!doctype html><html><head><meta charset=utf-8>{RECORDER}{head}</head><body>{html}</body></html>"
+        self.server.route(path, f"<!doctype html><html><head><meta charset=utf-8>{RECORDER}{head}</head><body>{html}</body></html>")
         url = self.server.url(path)
         loaded = asyncio.get_running_loop().create_future()
         off = self.session.on("Page.loadEventFired", lambda p, s: loaded.done() or loaded.set_result(True))
@@ -151,7 +112,7 @@ class Browser:
         self.tmp = tempfile.TemporaryDirectory(prefix="ego-input-test-")
         self.proc = launch_chromium(self.tmp.name)
         self.conn: Connection | None = None
-        self.server = Server()
+        self.server = TestServer()
 
     async def start(self) -> None:
         self.conn = await Connection.connect(self.proc.ws_url)

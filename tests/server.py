@@ -1,16 +1,20 @@
-"""The test suite's web server: real HTTP on 127.0.0.1, port 0, routes set per test.
+"""The test suite's one web server: real HTTP (or HTTPS) on 127.0.0.1, port 0, routes set per test.
 
-Routes map a path to a static body or a handler. Helpers cover what the behaviours need:
-delayed headers, slowly streamed bodies, redirects, downloads, cookies. Requests are
-recorded so tests can count them.
+Routes map a path to a static body or a handler; a ``fallback`` handler answers the paths no
+route names (a page built from the request, a folder of files). Helpers cover what the
+behaviours need: delayed headers, slowly streamed bodies, redirects, downloads, cookies.
+Requests are recorded so tests can count them.
 """
 
 from __future__ import annotations
 
+import mimetypes
+import ssl
 import threading
 import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -45,8 +49,11 @@ class _Request:
 class TestServer:
     __test__ = False  # not a pytest class
 
-    def __init__(self, host: str = "127.0.0.1") -> None:
+    def __init__(self, host: str = "127.0.0.1", *, tls: ssl.SSLContext | None = None,
+                 fallback: Callable[[_Request], Response | None] | None = None) -> None:
         self.routes: dict[str, Response | Handler] = {}
+        #: answers a path no route names (``None``: 404)
+        self.fallback = fallback
         self.requests: list[tuple[str, str]] = []  # (method, path)
         self._lock = threading.Lock()
         server = self
@@ -64,7 +71,10 @@ class TestServer:
                 with server._lock:
                     server.requests.append((req.method, req.path + (("?" + req.query) if req.query else "")))
                 route = server.routes.get(req.path)
-                if route is None:
+                found = server.fallback(req) if route is None and server.fallback is not None else None
+                if found is not None:
+                    resp = found
+                elif route is None:
                     resp = Response("not found", status=404, content_type="text/plain")
                 elif callable(route):
                     resp = route(req)
@@ -103,12 +113,15 @@ class TestServer:
 
         self.httpd = ThreadingHTTPServer((host, 0), H)
         self.httpd.daemon_threads = True
+        if tls is not None:
+            self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
+        self.scheme = "https" if tls is not None else "http"
         self.port = self.httpd.server_address[1]
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="test-server", daemon=True)
         self._thread.start()
 
     def url(self, path: str = "/", host: str = "127.0.0.1") -> str:
-        return f"http://{host}:{self.port}{path}"
+        return f"{self.scheme}://{host}:{self.port}{path}"
 
     def route(self, path: str, response: Response | Handler | str) -> str:
         self.routes[path] = Response(response) if isinstance(response, str) else response
@@ -119,6 +132,33 @@ class TestServer:
             f"<!doctype html><html><head><meta charset=utf-8><title>{title}</title></head><body>{body}</body></html>"
         )
         return self.route(path, Response(html))
+
+    def serve_files(self, root: Path) -> None:
+        """Answer every path no route names with the file of that name under ``root``."""
+        base = root.resolve()
+
+        def from_folder(req: _Request) -> Response | None:
+            rel = req.path.lstrip("/") or "index.html"
+            path = (base / rel).resolve()
+            if path.is_dir():
+                path = path / "index.html"
+            if not path.is_relative_to(base) or not path.is_file():
+                return None
+            kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+            if kind.startswith("text/") or kind in ("application/javascript", "application/json"):
+                kind += "; charset=utf-8"
+            return Response(path.read_bytes(), content_type=kind)
+
+        self.fallback = from_folder
+
+    def hits(self) -> dict[str, int]:
+        """Requests per path (query left out)."""
+        counts: dict[str, int] = {}
+        with self._lock:
+            for _m, p in self.requests:
+                key = p.split("?")[0]
+                counts[key] = counts.get(key, 0) + 1
+        return counts
 
     def count(self, path: str) -> int:
         with self._lock:

@@ -7,9 +7,10 @@ cross-site (an out-of-process iframe when embedded in a 127.0.0.1 page).
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from tests.server import Response, TestServer
 
 __all__ = ["PAGES", "Site", "serve", "catalog_page"]
 
@@ -161,12 +162,18 @@ INNER_C = _doc("C", "<p>Deepest text</p><button>Deep button</button>")
 
 
 class Site:
-    def __init__(self, server: ThreadingHTTPServer) -> None:
+    """The snapshot pages on the suite's server; ``other`` is the same server under another host
+    name (a cross-origin frame)."""
+
+    def __init__(self, server: TestServer) -> None:
         self.server = server
-        self.port = server.server_address[1]
+        self.port = server.port
         self.base = f"http://127.0.0.1:{self.port}"
         self.other = f"http://localhost:{self.port}"
-        self.hits: dict[str, int] = {}
+
+    @property
+    def hits(self) -> dict[str, int]:
+        return self.server.hits()
 
     def url(self, path: str) -> str:
         return self.base + path
@@ -174,36 +181,17 @@ class Site:
     def cross(self, path: str) -> str:
         return self.other + path
 
-
-def _handler(site_ref: list):
-    class H(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_GET(self) -> None:  # noqa: N802
-            site: Site = site_ref[0]
-            path = self.path.split("?", 1)[0]
-            site.hits[path] = site.hits.get(path, 0) + 1
-            pages = {
-                "/forms": FORMS, "/lists": LISTS, "/shadow": SHADOW, "/compact": COMPACT,
-                "/frames": frames_page(site.other), "/inner_a": INNER_A, "/inner_b": INNER_B,
-                "/inner_lazy": INNER_LAZY, "/nest1": nest1(site.other), "/nest2": nest2(site.base),
-                "/inner_c": INNER_C, "/catalog": catalog_page(), "/states": STATES,
-            }
-            body = pages.get(path)
-            if body is None:
-                body = _doc("Other", f"<h1>{path}</h1>")
-            data = body.encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args) -> None:
-            pass
-
-    return H
+    def page(self, req: Any) -> Response:
+        pages = {
+            "/forms": FORMS, "/lists": LISTS, "/shadow": SHADOW, "/compact": COMPACT,
+            "/frames": frames_page(self.other), "/inner_a": INNER_A, "/inner_b": INNER_B,
+            "/inner_lazy": INNER_LAZY, "/nest1": nest1(self.other), "/nest2": nest2(self.base),
+            "/inner_c": INNER_C, "/catalog": catalog_page(), "/states": STATES,
+        }
+        body = pages.get(req.path)
+        if body is None:
+            body = _doc("Other", f"<h1>{req.path}</h1>")
+        return Response(body, headers={"Cache-Control": "no-store"})
 
 
 PAGES = ["/forms", "/lists", "/shadow", "/compact", "/frames", "/catalog", "/states"]
@@ -211,15 +199,10 @@ PAGES = ["/forms", "/lists", "/shadow", "/compact", "/frames", "/catalog", "/sta
 
 @contextlib.contextmanager
 def serve() -> Iterator[Site]:
-    ref: list = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(ref))
-    server.daemon_threads = True
-    ref.append(Site(server))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    server = TestServer()
+    site = Site(server)
+    server.fallback = site.page
     try:
-        yield ref[0]
+        yield site
     finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+        server.close()

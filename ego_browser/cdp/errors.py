@@ -11,7 +11,7 @@ Every class keeps the wire code ``EGO_CDP_ERROR`` and the documented fields (``m
 ``cdp_code``, ``cdp_message``), so what a round sees does not change: the types are for the
 host and the driver. ``data`` and ``session_id`` stay on the host side.
 
-The messages below were read from a real Chromium; ``tests/test_cdp_errors.py`` provokes each
+The messages below were read from a real Chromium; ``tests/integration/test_cdp_errors.py`` provokes each
 situation there and fails, naming the new wording, if Chromium changes one. A message this
 table does not know stays a plain ``CdpError`` (its JSON-RPC code may still say more).
 """

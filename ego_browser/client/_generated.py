@@ -105,20 +105,22 @@ class Page(PageBase):
     @validated("Page.goto")
     async def goto(
         self, url: str, *, referer: str | None = None, timeout: float = 15000,
-        wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load",
+        wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load", note: str | None = None,
     ) -> ActionReceipt:
         """Navigate and wait for wait_until."""
         return ActionReceipt.from_wire(await self._call(
-            "page.goto", url=url, referer=referer, timeout=timeout, wait_until=wait_until,
+            "page.goto", url=url, referer=referer, timeout=timeout, wait_until=wait_until, note=note,
         ))
 
     @validated("Page.reload")
     async def reload(
         self, *, timeout: float = 15000,
-        wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load",
+        wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load", note: str | None = None,
     ) -> ActionReceipt:
         """Reload: same tab and label, fresh document."""
-        return ActionReceipt.from_wire(await self._call("page.reload", timeout=timeout, wait_until=wait_until))
+        return ActionReceipt.from_wire(await self._call(
+            "page.reload", timeout=timeout, wait_until=wait_until, note=note,
+        ))
 
     @validated("Page.wait_for_load_state")
     async def wait_for_load_state(
@@ -142,7 +144,7 @@ class Page(PageBase):
     async def click(
         self, selector: str, *, button: Literal["left", "middle", "right"] = "left", click_count: int = 1,
         delay: float = 0, position: dict[str, float] | None = None, force: bool = False, timeout: float = 3000,
-        label: str | None = None, no_wait_after: bool = False,
+        label: str | None = None, no_wait_after: bool = False, note: str | None = None,
     ) -> ActionReceipt:
         """Trusted click after the checks: visible, non-zero size, enabled, hit target. Popups it opens are
         adopted (receipt.popups); a JS dialog comes back in receipt.dialog. A navigation it starts (link, form
@@ -150,75 +152,76 @@ class Page(PageBase):
         wait_for_load_state() for more."""
         return ActionReceipt.from_wire(await self._call(
             "page.click", selector=selector, button=button, click_count=click_count, delay=delay, position=position,
-            force=force, timeout=timeout, label=label, no_wait_after=no_wait_after,
+            force=force, timeout=timeout, label=label, no_wait_after=no_wait_after, note=note,
         ))
 
     @validated("Page.dblclick")
     async def dblclick(
         self, selector: str, *, button: Literal["left", "middle", "right"] = "left", delay: float = 0,
         position: dict[str, float] | None = None, force: bool = False, timeout: float = 3000,
-        label: str | None = None, no_wait_after: bool = False,
+        label: str | None = None, no_wait_after: bool = False, note: str | None = None,
     ) -> ActionReceipt:
         """As click, with click_count=2."""
         return ActionReceipt.from_wire(await self._call(
             "page.dblclick", selector=selector, button=button, delay=delay, position=position, force=force,
-            timeout=timeout, label=label, no_wait_after=no_wait_after,
+            timeout=timeout, label=label, no_wait_after=no_wait_after, note=note,
         ))
 
     @validated("Page.hover")
     async def hover(
         self, selector: str, *, position: dict[str, float] | None = None, force: bool = False, timeout: float = 3000,
-        label: str | None = None,
+        label: str | None = None, note: str | None = None,
     ) -> ActionReceipt:
         """Move the mouse over the element (visible, size, hit target; disabled is fine)."""
         return ActionReceipt.from_wire(await self._call(
-            "page.hover", selector=selector, position=position, force=force, timeout=timeout, label=label,
+            "page.hover", selector=selector, position=position, force=force, timeout=timeout, label=label, note=note,
         ))
 
     @validated("Page.drag_and_drop")
     async def drag_and_drop(
         self, source: str, target: str, *, button: Literal["left", "middle", "right"] = "left",
         source_position: dict[str, float] | None = None, target_position: dict[str, float] | None = None,
-        force: bool = False, timeout: float = 3000, label: str | None = None,
+        force: bool = False, timeout: float = 3000, label: str | None = None, note: str | None = None,
     ) -> ActionReceipt:
         """Press on source, move to target, release (trusted mouse input)."""
         return ActionReceipt.from_wire(await self._call(
             "page.drag_and_drop", source=source, target=target, button=button, source_position=source_position,
-            target_position=target_position, force=force, timeout=timeout, label=label,
+            target_position=target_position, force=force, timeout=timeout, label=label, note=note,
         ))
 
     @validated("Page.check")
     async def check(
         self, selector: str, *, position: dict[str, float] | None = None, force: bool = False, timeout: float = 3000,
-        label: str | None = None,
+        label: str | None = None, note: str | None = None,
     ) -> ActionReceipt:
         """Check a checkbox or radio button (or the control of a label): nothing happens if it is checked
         already; else a click (with click's checks), after which it must be checked. Not a checkbox or radio:
         NotActionable (reason not_checkable) at once."""
         return ActionReceipt.from_wire(await self._call(
-            "page.check", selector=selector, position=position, force=force, timeout=timeout, label=label,
+            "page.check", selector=selector, position=position, force=force, timeout=timeout, label=label, note=note,
         ))
 
     @validated("Page.uncheck")
     async def uncheck(
         self, selector: str, *, position: dict[str, float] | None = None, force: bool = False, timeout: float = 3000,
-        label: str | None = None,
+        label: str | None = None, note: str | None = None,
     ) -> ActionReceipt:
         """Uncheck a checkbox (nothing happens if it is unchecked). A radio button cannot be unchecked
         (NotActionable, reason radio): check another of its group."""
         return ActionReceipt.from_wire(await self._call(
             "page.uncheck", selector=selector, position=position, force=force, timeout=timeout, label=label,
+            note=note,
         ))
 
     @validated("Page.set_checked")
     async def set_checked(
         self, selector: str, checked: bool, *, position: dict[str, float] | None = None, force: bool = False,
-        timeout: float = 3000, label: str | None = None,
+        timeout: float = 3000, label: str | None = None, note: str | None = None,
     ) -> ActionReceipt:
         """check() when checked is True, else uncheck()."""
         return ActionReceipt.from_wire(await self._call(
             "page.set_checked", selector=selector, checked=checked, position=position, force=force, timeout=timeout,
-            label=label,
+            label=label, note=note,
         ))
 
     @validated("Page.is_checked")
@@ -263,33 +266,37 @@ class Page(PageBase):
 
     @validated("Page.fill")
     async def fill(
-        self, selector: str, value: str, *, clear_first: bool = True, timeout: float = 3000,
+        self, selector: str, value: str, *, clear_first: bool = True, timeout: float = 3000, note: str | None = None,
     ) -> ActionReceipt:
         """Replace (or with clear_first=False append to) the text of a field, editing host or a wrapper's single
         field with one native insertion; the value is read back."""
         return ActionReceipt.from_wire(await self._call(
-            "page.fill", selector=selector, value=value, clear_first=clear_first, timeout=timeout,
+            "page.fill", selector=selector, value=value, clear_first=clear_first, timeout=timeout, note=note,
         ))
 
     @validated("Page.select_option")
-    async def select_option(self, selector: str, value: Any, *, timeout: float = 3000) -> list[str]:
+    async def select_option(
+        self, selector: str, value: Any, *, timeout: float = 3000, note: str | None = None,
+    ) -> list[str]:
         """Select options of a <select> (fires input and change); returns the selected values."""
         return await self._call(  # type: ignore[no-any-return]
-            "page.select_option", selector=selector, value=value, timeout=timeout,
+            "page.select_option", selector=selector, value=value, timeout=timeout, note=note,
         )
 
     @validated("Page.focus")
-    async def focus(self, selector: str, *, timeout: float = 3000) -> ActionReceipt:
+    async def focus(self, selector: str, *, timeout: float = 3000, note: str | None = None) -> ActionReceipt:
         """Focus the element, its nearest focusable ancestor or its single editable descendant."""
-        return ActionReceipt.from_wire(await self._call("page.focus", selector=selector, timeout=timeout))
+        return ActionReceipt.from_wire(await self._call("page.focus", selector=selector, timeout=timeout, note=note))
 
     @validated("Page.press")
     async def press(
         self, selector: str, key: str, *, delay: float = 0, timeout: float = 3000, no_wait_after: bool = False,
+        note: str | None = None,
     ) -> ActionReceipt:
         """Focus as focus(), then keyboard.press(key); a navigation it starts is waited for as in click."""
         return ActionReceipt.from_wire(await self._call(
             "page.press", selector=selector, key=key, delay=delay, timeout=timeout, no_wait_after=no_wait_after,
+            note=note,
         ))
 
     @validated("Page.accept_dialog")
@@ -324,18 +331,20 @@ class Mouse(MouseBase):
     @validated("Page.mouse.click")
     async def click(
         self, x: float, y: float, *, button: Literal["left", "middle", "right"] = "left", click_count: int = 1,
-        delay: float = 0, label: str | None = None, no_wait_after: bool = False,
+        delay: float = 0, label: str | None = None, no_wait_after: bool = False, note: str | None = None,
     ) -> ActionReceipt:
         """Move to (x, y), press and release; a navigation it starts is waited for until it commits."""
         return ActionReceipt.from_wire(await self._call(
             "mouse.click", x=x, y=y, button=button, click_count=click_count, delay=delay, label=label,
-            no_wait_after=no_wait_after,
+            no_wait_after=no_wait_after, note=note,
         ))
 
     @validated("Page.mouse.move")
-    async def move(self, x: float, y: float, *, steps: int = 1, label: str | None = None) -> None:
+    async def move(
+        self, x: float, y: float, *, steps: int = 1, label: str | None = None, note: str | None = None,
+    ) -> None:
         """Move the pointer from its current position in steps."""
-        await self._call("mouse.move", x=x, y=y, steps=steps, label=label)
+        await self._call("mouse.move", x=x, y=y, steps=steps, label=label, note=note)
 
     @validated("Page.mouse.down")
     async def down(self, *, button: Literal["left", "middle", "right"] = "left", click_count: int = 1) -> None:
@@ -348,10 +357,10 @@ class Mouse(MouseBase):
         await self._call("mouse.up", button=button, click_count=click_count)
 
     @validated("Page.mouse.wheel")
-    async def wheel(self, delta_x: float, delta_y: float, *, label: str | None = None) -> None:
+    async def wheel(self, delta_x: float, delta_y: float, *, label: str | None = None, note: str | None = None) -> None:
         """Scroll with a wheel event at the current position (move over the scroll container first in each
         process)."""
-        await self._call("mouse.wheel", delta_x=delta_x, delta_y=delta_y, label=label)
+        await self._call("mouse.wheel", delta_x=delta_x, delta_y=delta_y, label=label, note=note)
 
 
 class Keyboard(KeyboardBase):
@@ -369,18 +378,20 @@ class Keyboard(KeyboardBase):
         await self._call("keyboard.up", key=key)
 
     @validated("Page.keyboard.press")
-    async def press(self, key: str, *, delay: float = 0, no_wait_after: bool = False) -> ActionReceipt:
+    async def press(
+        self, key: str, *, delay: float = 0, no_wait_after: bool = False, note: str | None = None,
+    ) -> ActionReceipt:
         """Key down, then up after delay ms; a navigation it starts (Enter in a form) is waited for until it
         commits."""
         return ActionReceipt.from_wire(await self._call(
-            "keyboard.press", key=key, delay=delay, no_wait_after=no_wait_after,
+            "keyboard.press", key=key, delay=delay, no_wait_after=no_wait_after, note=note,
         ))
 
     @validated("Page.keyboard.type")
-    async def type(self, text: str, *, delay: float = 0) -> None:
+    async def type(self, text: str, *, delay: float = 0, note: str | None = None) -> None:
         """One trusted keydown/keyup per character on the US layout (\\n is Enter, \\t is Tab); other characters
         are inserted as text."""
-        await self._call("keyboard.type", text=text, delay=delay)
+        await self._call("keyboard.type", text=text, delay=delay, note=note)
 
     @validated("Page.keyboard.insert_text")
     async def insert_text(self, text: str) -> None:

@@ -204,6 +204,10 @@ class Dashboard:
 
     def _sync_casts(self, spaces: list[dict[str, Any]]) -> None:
         """Each viewer watches the pages it shows: one space's at full rate, or all as thumbnails."""
+        # a dashboard open in this browser is not cast: its picture changes with every frame it
+        # shows, which would be cast again, and again
+        own = f"http://127.0.0.1:{self.port}/"
+        spaces = [{**s, "pages": [p for p in s["pages"] if not p["url"].startswith(own)]} for s in spaces]
         for viewer in list(self.viewers):
             if viewer.space is None:
                 wanted = {p["target_id"] for s in spaces for p in s["pages"]}

@@ -172,13 +172,15 @@ class Host:
                 await asyncio.wait_for(save_all(self), 15.0)  # profiles keep what their spaces changed
             except Exception:  # noqa: BLE001 - stopping goes on regardless
                 logger.exception("profiles not saved")
-        for driver in list(self.drivers.values()):
-            driver.mark_closed()  # a wait on a page fails now rather than at its deadline
+        # features first: what they reject fails as "the host stopped" (HostDisconnected), not
+        # as the "page closed" that marking the pages closed would report
         for feature in self._features.all() if self._features is not None else ():
             try:
                 feature.stop()  # reject what is pending, drop listeners
             except Exception:  # noqa: BLE001 - stopping goes on regardless
                 logger.exception("stopping %s failed", type(feature).__name__)
+        for driver in list(self.drivers.values()):
+            driver.mark_closed()  # a wait on a page fails now rather than at its deadline
         for driver in list(self.drivers.values()):
             driver.detach_listeners()
         self.drivers.clear()

@@ -8,7 +8,7 @@ body that sends the declared arguments to the host under the member's wire name 
 ``ActionReceipt`` reply into one. What cannot be generated (context managers, file transfer,
 results built in the round) stays in the base, which therefore decides what is generated.
 
-``python -m ego_browser.schema.gen_client`` rewrites the module; ``tests/test_generated_client.py``
+``python -m ego_browser.schema.gen_client`` rewrites the module; ``tests/api/test_generated_client.py``
 regenerates it and fails on any difference.
 """
 

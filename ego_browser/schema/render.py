@@ -204,7 +204,7 @@ def api_markdown() -> str:
            f"<!-- Generated from ego_browser/schema (v{__version__}) by `python -m ego_browser.schema.render docs`;"
            " do not edit. -->", "",
            "Examples run against the demo shop (`demo/site`, served as `https://shop.example`) with `task` (a "
-           "TaskSpace) and `page` (its `p1`, on the home page) defined; `tests/test_docs_examples.py` runs each.",
+           "TaskSpace) and `page` (its `p1`, on the home page) defined; `tests/integration/test_docs_examples.py` runs each.",
            "", "## Conventions", "", TOPICS["conventions"].rstrip("\n"), ""]
     for title, owner in GROUPS:
         out += [f"## {title}", ""]

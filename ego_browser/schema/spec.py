@@ -7,7 +7,7 @@ and example. Type specs are the names in ``validate.TYPES`` (``"ms>0"``, ``"sele
 ``"str?"`` for optional, a tuple for an enumeration). Prose topics (``"selectors"``, ...) are
 in ``topics.py``. Examples run against the demo shop (``https://shop.example`` is replaced by
 the served ``demo/site``) with ``task`` (a TaskSpace) and ``page`` (its ``p1``, on the home
-page) defined; ``tests/test_docs_examples.py`` runs every one.
+page) defined; ``tests/integration/test_docs_examples.py`` runs every one.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-__all__ = ["Member", "Param", "REQUIRED", "OMIT", "member", "members", "lookup", "CLASSES", "FUNCTIONS", "ClassInfo",
-           "signature_parts"]
+__all__ = ["Member", "Param", "REQUIRED", "OMIT", "add_keyword", "member", "members", "lookup", "CLASSES", "FUNCTIONS",
+           "ClassInfo", "signature_parts"]
 
 
 class _Marker:
@@ -120,6 +120,13 @@ def M(name: str, sig: list[Any], returns: str, doc: str, example: str = "", *, c
     api = f"{prefix}.{short}" if owner else short
     _MEMBERS[name] = Member(name, call, _params(sig), returns, doc, example.strip("\n"), tuple(errors),
                             tuple(rules), details, api, owner or None, short)
+
+
+def add_keyword(names: tuple[str, ...], param: Param) -> None:
+    """Append one keyword-only parameter to members declared already (one shared option)."""
+    for name in names:
+        m = _MEMBERS[name]
+        _MEMBERS[name] = m._replace(params=m.params + (param._replace(kind="kw"),))
 
 
 def prop(name: str, returns: str, doc: str, example: str = "") -> None:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .spec import M, P, cls, prop
+from .spec import M, P, add_keyword, cls, prop
 
 _BUTTON = ("left", "middle", "right")
 _LABEL = P("label", "str?", None, doc="text shown beside the on-screen pointer")
@@ -138,5 +138,18 @@ cls("UnmanagedPage", "Frozen dataclass for a tab without a label (from tabs() or
 prop("UnmanagedPage.space_id", "int", "The space of the tab.", "")
 prop("UnmanagedPage.target_id", "str", "The tab's CDP target id.", "")
 prop("UnmanagedPage.opened_by", "str", '"agent" or "unknown".', "")
+
+# -- the agent's note on its actions (issue 14) ---------------------------------------------------
+
+#: every action a person may want explained while it runs (the dashboard shows it over the live
+#: view); it travels in the request's envelope and changes nothing in what the action does
+NOTE_ACTIONS = (
+    "Page.goto", "Page.reload", "Page.click", "Page.dblclick", "Page.hover", "Page.drag_and_drop", "Page.check",
+    "Page.uncheck", "Page.set_checked", "Page.fill", "Page.select_option", "Page.focus", "Page.press",
+    "Page.mouse.click", "Page.mouse.move", "Page.mouse.wheel", "Page.keyboard.press", "Page.keyboard.type",
+)
+add_keyword(NOTE_ACTIONS, P("note", "str?", None,
+                            doc="what this action is for, in a few words: the person watching the dashboard sees "
+                                "it while the action runs"))
 
 __all__: list[str] = []

@@ -34,7 +34,8 @@ def _p(name: str, type_: Any, default: Any = REQUIRED) -> Param:
 
 #: envelope keys per kind of operation: taken off the arguments before binding
 ENVELOPES: dict[str, tuple[str, ...]] = {
-    "page": ("space", "label", "proc"),
+    # note: an action's words for the person watching (the dashboard reads it off the request)
+    "page": ("space", "label", "proc", "note"),
     "task": ("space",),
     "none": (),
 }
@@ -143,7 +144,9 @@ def wire_members() -> dict[str, Member]:
         for m in members().values():
             if m.call in ("property", "class"):
                 continue
-            params = REPLACED.get(m.name, tuple(p._replace(kind="kw") for p in m.params)) + EXTRA.get(m.name, ())
+            # "note" travels in the envelope: no handler takes it (the dashboard reads the request)
+            params = REPLACED.get(m.name, tuple(p._replace(kind="kw") for p in m.params if p.name != "note")) + \
+                EXTRA.get(m.name, ())
             out[m.api] = m._replace(params=params)
         for name, (_kind, params, doc) in WIRE_ONLY.items():
             owner, _, short = name.rpartition(".")

@@ -1,6 +1,6 @@
 """Fidelity of a printed snapshot against Chromium's own accessibility tree (a measuring tool).
 
-Used by the fidelity tests (``tests/test_snapshot_browser.py``) and meant for benchmarks over
+Used by the fidelity tests (``tests/integration/test_snapshot_browser.py``) and meant for benchmarks over
 real pages (a corpus benchmark calls :func:`measure` once per page, right after the snapshot):
 
 - **roles**: role and name of every ref-bearing node vs ``Accessibility.getFullAXTree``;

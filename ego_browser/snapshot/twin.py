@@ -1,7 +1,7 @@
 """Pure-Python twin of ``ego_browser/_snapshot.pyx``: compaction, rendering, ref assignment.
 
 Both implementations take the same flat, preorder node table and must print the same bytes;
-``tests/test_snapshot_core.py`` proves it over random trees with hypothesis. The Cython module
+``tests/snapshot/test_snapshot_core.py`` proves it over random trees with hypothesis. The Cython module
 is the one used at run time; this twin is the fallback when the extension is not built and the
 readable specification of what the extension does.
 
