@@ -52,7 +52,7 @@ class ProfileProvider(Provider):
         except BaseException:
             await asyncio.to_thread(process.terminate)
             raise
-        conn = Connection(stream, process.ws_url)  # type: ignore[arg-type]
+        conn = Connection(stream, process.ws_url)
         instance = str(stream.hello.get("instance") or process.instance)
         return OpenedBrowser(conn=conn, kind=self.kind, endpoint=process.ws_url, instance=instance, owned=True,
                              where=f"profile {self.profile['id']}", process=process)

@@ -173,7 +173,7 @@ async def _own_browser_context(host: Host, profile: profile_store.Profile) -> st
             # its launch tab belongs to no space (a headless browser outlives its last tab)
             for tid in launch_tabs:
                 with contextlib.suppress(EgoError):
-                    await host.browser.conn.send("Target.closeTarget", {"targetId": tid}, timeout=5.0)  # type: ignore[union-attr]
+                    await member.opened.conn.send("Target.closeTarget", {"targetId": tid}, timeout=5.0)
         state.contexts[profile_id] = context_id
     host.browser.use(instance)
     return state.contexts[profile_id]
