@@ -108,7 +108,7 @@ class RoutedConnection:
             conn.reject_session(session_id, reason, exc)
 
     def session(self, session_id: str) -> Session:
-        return Session(self, session_id)  # type: ignore[arg-type]
+        return Session(self, session_id)  # type: ignore[arg-type]  # Session only calls send/on, which this has
 
     async def close(self) -> None:
         for member in list(self.link.members.values()):

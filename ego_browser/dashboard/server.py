@@ -40,6 +40,8 @@ _STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
            "/static/app.css": ("app.css", "text/css; charset=utf-8")}
 #: how often the spaces are re-read when nothing signalled a change (titles, URLs)
 _POLL = 1.0
+#: updates pushed to the dashboards per second at most
+_UPDATES = 4
 
 
 def _security_headers(host_header: str) -> list[tuple[str, str]]:
@@ -72,6 +74,7 @@ class Dashboard:
         self._dirty = asyncio.Event()
         self._ticker: asyncio.Task[None] | None = None
         self._last_json = b""
+        self._last_update = 0.0
         self._ownership: dict[int, str] = {}
         #: requests refused by the guard (tests and the log read it)
         self.refused = 0
@@ -250,12 +253,23 @@ class Dashboard:
                 await asyncio.sleep(_POLL)
 
     async def _tick_once(self) -> None:
-        with contextlib.suppress(asyncio.TimeoutError):
+        loop = asyncio.get_running_loop()
+        try:
             await asyncio.wait_for(self._dirty.wait(), _POLL)
+        except asyncio.TimeoutError:
+            polled = True  # nothing signalled a change: titles may have changed all the same
+        else:
+            polled = False
+            # changes come in bursts (an action's start, its pointer moves, its end): one update
+            # for the burst, at most _UPDATES a second, keeps the dashboards' redraws off the
+            # agent's CPU
+            await asyncio.sleep(max(0.0, self._last_update + 1 / _UPDATES - loop.time()))
         self._dirty.clear()
+        self._last_update = loop.time()
         if not self.viewers:
             return
-        await self._refresh_titles()
+        if polled:
+            await self._refresh_titles()
         spaces = overview(self.host, self.activity)
         self._notify_hand_offs(spaces)
         data = orjson.dumps(spaces)

@@ -107,7 +107,7 @@ class BrowserLink:
     @property
     def conn(self) -> Connection | None:
         if self.router is not None:
-            return self.router  # type: ignore[return-value]
+            return self.router  # type: ignore[return-value]  # connection-shaped: send/on/close as a Connection
         return self.primary.opened.conn if self.primary is not None else None
 
     @property

@@ -133,7 +133,8 @@ async def reopen_space(host: Host, space: SpaceRow) -> None:
     store = host.store
     context_id = None
     if space.isolated:
-        res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})  # type: ignore[union-attr]
+        assert host.browser.conn is not None  # a browser is open before spaces are reopened
+        res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
         context_id = res["browserContextId"]
     elif space.profile_id != "default" and not space.closed:
         from .profile_ops import context_for

@@ -132,6 +132,10 @@ function renderSpace() {
     state.target = (active || s.pages[s.pages.length - 1] || {}).target_id || null;
   }
   const tabs = $("tabs");
+  // the tab strip is drawn again only when its tabs or the selection change
+  const sig = JSON.stringify([state.target, held, s.pages.map((p) => [p.target_id, p.label, p.title, p.url])]);
+  if (tabs.dataset.sig !== sig) {
+  tabs.dataset.sig = sig;
   tabs.textContent = "";
   for (const p of s.pages) {
     const img = thumb(p.target_id, "");
@@ -140,6 +144,7 @@ function renderSpace() {
     t.dataset.target = p.target_id;
     t.onclick = () => { state.target = p.target_id; if (held) act("activate", { target: p.target_id }); render(); };
     tabs.append(t);
+  }
   }
   const page = s.pages.find((p) => p.target_id === state.target);
   if (page && document.activeElement !== $("nav-url")) $("nav-url").value = page.url;

@@ -10,7 +10,7 @@ import tempfile
 
 import pytest
 
-from .server import Response
+from tests.server import Response
 
 APP = """
 <h1>Grid app</h1>
@@ -58,7 +58,7 @@ print(json.dumps({{
 
 @pytest.fixture
 def grid_rounds(grid):
-    from .conftest import Rounds
+    from tests.conftest import Rounds
 
     home = tempfile.mkdtemp(prefix="ego-test-grid-rounds-")
     r = Rounds(home)

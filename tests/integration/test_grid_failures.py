@@ -17,9 +17,9 @@ import pytest
 import ego_browser
 from ego_browser import BrowserLost
 
-from .conftest import ROOT
-from .grid import free_port
-from .server import Response
+from tests.conftest import ROOT
+from tests.grid import free_port
+from tests.server import Response
 
 
 async def test_a_lost_browser_fails_only_its_spaces_and_they_come_back(on_grid, grid, server):

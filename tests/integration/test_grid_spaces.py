@@ -46,7 +46,7 @@ async def test_spaces_spread_over_both_nodes_and_sessions_go_back_after_finish(o
 def test_doctor_checks_the_grid(grid):
     from ego_browser.doctor import check_grid
 
-    from .grid import free_port
+    from tests.grid import free_port
 
     up = check_grid(grid.url)
     assert up["status"] == "ok" and "2 node(s)" in up["detail"], up
