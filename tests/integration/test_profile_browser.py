@@ -158,10 +158,22 @@ async def test_imported_profile_space_sees_bookmarks_history_logins_and_extensio
 
 
 _RESTART = """
-import asyncio, sys
+import asyncio, os, sys
+from pathlib import Path
 import ego_browser
 from ego_browser.browser_profiles import store
-from tests.integration.test_profile_browser import _browsers_on
+
+def _browsers_on(directory):  # Chromium browser processes on directory (read from /proc)
+    flag = os.fsencode(f"--user-data-dir={directory}")
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\\0") if entry.name.isdigit() else []
+        except OSError:
+            continue
+        if flag in argv and not any(a.startswith(b"--type=") for a in argv) and b"keeper.py" not in b" ".join(argv):
+            found.append(entry.name)
+    return found
 
 async def main(base):
     prof = store.create("Restart", created_from="a closed Chromium")  # imported: its own browser
@@ -189,7 +201,7 @@ asyncio.run(main(sys.argv[1]))
 def test_host_stop_ends_the_profile_browser_and_a_new_host_reopens_the_space_in_it(server, tmp_path):
     serve_login(server)
     env = {**os.environ, "EGO_BROWSER_HOME": str(tmp_path / "home"),
-           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent.parent)}
     out = subprocess.run([sys.executable, "-c", _RESTART, server.url("").rstrip("/")], env=env, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
