@@ -267,8 +267,11 @@ def write_docs(text: str) -> None:
     (HERE / "soak_last.md").write_text(section)
     docs = ROOT / "docs" / "benchmarks.md"
     current = docs.read_text() if docs.exists() else "# Benchmarks\n"
-    head, sep, _old = current.partition("## soak (benchmarks/soak.py")
-    docs.write_text(head.rstrip() + "\n\n" + section)
+    head, sep, old = current.partition("## soak (benchmarks/soak.py")
+    # the sections after the soak's stay (they used to be cut off with the old figures)
+    after = old.find("\n## ")
+    tail = old[after:].lstrip("\n") if sep and after >= 0 else ""
+    docs.write_text(head.rstrip() + "\n\n" + section + ("\n" + tail if tail else ""))
 
 
 if __name__ == "__main__":

@@ -139,6 +139,24 @@ def request_deadline() -> float:
     return float(os.environ.get("EGO_BROWSER_REQUEST_DEADLINE", "120"))
 
 
+def keeper_grace() -> float:
+    """Seconds a browser keeper with no client and no live host waits before it stops Chromium
+    and exits (a host killed by SIGKILL that nobody restarts); a host restarted sooner adopts it."""
+    raw = os.environ.get("EGO_BROWSER_KEEPER_GRACE", "60")
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        from .errors import InvalidArgument
+
+        raise InvalidArgument(
+            f"EGO_BROWSER_KEEPER_GRACE must be a number of seconds >= 0 (got {raw!r})",
+            api="environment", option="EGO_BROWSER_KEEPER_GRACE", expected="seconds",
+        )
+    return value
+
+
 def idle_shutdown() -> float:
     """Seconds without requests after which the background host stops its browser and exits."""
     return float(os.environ.get("EGO_BROWSER_IDLE_SHUTDOWN", "3600"))

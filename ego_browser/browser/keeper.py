@@ -19,6 +19,14 @@ Protocol to the client: NUL-terminated JSON messages both ways; the first messag
 keeper is a hello ``{"ego_keeper": 1, "instance": <browser target id>, "browserPid": N}``.
 Readiness to the launcher: one JSON line on stdout (``{"pid": N, "instance": ...}`` or
 ``{"error": ...}``), then stdout is closed.
+
+Orphans: a keeper whose host was killed (SIGKILL: no chance to stop anything) and that no host
+ever reconnects to would keep its socket and its Chromium forever. So the keeper knows its
+hosts: the process that launched it and every client it served (``SO_PEERCRED``), each by pid
+and start time (a reused pid is not the host). With no client and none of them alive for
+``--grace`` seconds, it stops Chromium (SIGTERM, SIGKILL 10 s later) and leaves with its socket
+(and ``--own-dir``, the temporary directory the launcher made for it). A host restarted within
+the grace connects, becomes a client, and adopts the browser as before.
 """
 
 from __future__ import annotations  # annotations stay text: nothing more is imported at start
@@ -28,8 +36,10 @@ import os
 import select
 import signal
 import socket
+import struct
 import subprocess
 import sys
+import time
 
 TYPE_CHECKING = False  # typing is not imported at run time (the keeper starts with python -I -S)
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,6 +50,25 @@ _SID = b',"sessionId":"'
 #: a client this far behind is dropped rather than growing the keeper without bound
 _MAX_CLIENT_BACKLOG = 512 * 1024 * 1024
 _CHUNK = 1 << 20
+#: default seconds a keeper with no client and no live host waits before stopping Chromium
+GRACE = 60.0
+#: while alone, how often the keeper looks whether a host is still alive (one wake-up a second)
+_ALONE_TICK = 1.0
+#: after its SIGTERM, how long an orphaned Chromium gets before SIGKILL
+_STOP_WAIT = 10.0
+
+
+def _start_time(pid: int) -> str | None:
+    """The process's start time (clock ticks since boot, /proc/PID/stat field 22), or None if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(b")") + 2:].split()
+    if len(fields) < 20 or fields[0] == b"Z":  # a zombie is dead for our purpose
+        return None
+    return fields[19].decode()
 
 
 def _die_with_parent() -> None:
@@ -50,9 +79,17 @@ def _die_with_parent() -> None:
 
 
 class Keeper:
-    def __init__(self, socket_path: str, chromium_args: list[str]) -> None:
+    def __init__(self, socket_path: str, chromium_args: list[str], grace: float = GRACE,
+                 own_dir: str | None = None) -> None:
         self.socket_path = socket_path
         self.args = chromium_args
+        self.grace = grace
+        self.own_dir = own_dir
+        #: pid -> start time of every host this keeper served (the launcher, each client)
+        self.hosts: dict[int, str] = {}
+        #: since when no client and no live host (monotonic), None while either exists
+        self.alone_since: float | None = None
+        self.kill_at: float | None = None  # SIGKILL an orphaned Chromium that ignored SIGTERM
         self.poll = select.epoll()
         self.tags: dict[int, str] = {}  # fd -> what it is
         self.to_browser = bytearray()
@@ -89,6 +126,7 @@ class Keeper:
             os.umask(old)
         self.listener.listen(4)
         self.listener.setblocking(False)
+        self._know_host(os.getppid())
         os.replace(tmp, name)
         self.socket_name = name
         self.socket_ino = os.stat(name).st_ino
@@ -129,7 +167,7 @@ class Keeper:
                 self._flush_browser()
             if self.client is not None and self.client[2] and not self.client_blocked:
                 self._flush_client()
-            for fd, events in self.poll.poll():
+            for fd, events in self.poll.poll(self._poll_timeout()):
                 what = self.tags.get(fd)
                 if what == "browser":
                     if not self._read_browser():
@@ -143,6 +181,63 @@ class Keeper:
                         self._read_client()
                     if events & select.EPOLLOUT and self.client is not None:
                         self._flush_client()
+
+    # -- orphans ----------------------------------------------------------------------------
+
+    def _know_host(self, pid: int) -> None:
+        started = _start_time(pid) if pid > 1 else None
+        if started is not None:
+            self.hosts[pid] = started
+
+    def _host_alive(self) -> bool:
+        for pid, started in list(self.hosts.items()):
+            if _start_time(pid) == started:
+                return True
+            del self.hosts[pid]  # gone (or its pid reused): never alive again
+        return False
+
+    def _poll_timeout(self) -> float:
+        """Block until something happens while a client is there; tick while alone."""
+        now = time.monotonic()
+        if self.kill_at is not None:
+            if now >= self.kill_at:
+                self.kill_at = None
+                try:
+                    self.proc.kill()
+                except OSError:
+                    pass
+                return -1
+            return min(_ALONE_TICK, self.kill_at - now)
+        if self.terminating or self.client is not None or self.pending_client is not None:
+            self.alone_since = None
+            return -1
+        if self._host_alive():
+            self.alone_since = None
+            return _ALONE_TICK
+        if self.alone_since is None:
+            self.alone_since = now
+        if now - self.alone_since >= self.grace:
+            self._orphaned()
+            return _ALONE_TICK
+        return min(_ALONE_TICK, self.alone_since + self.grace - now)
+
+    def _orphaned(self) -> None:
+        print(f"ego keeper: no client and no live host for {self.grace:.0f}s: stopping Chromium",
+              file=sys.stderr, flush=True)
+        self._unlink_socket()  # no host can adopt a browser that is going away
+        self.terminating = True
+        self.kill_at = time.monotonic() + _STOP_WAIT
+        try:
+            self.proc.send_signal(signal.SIGTERM)
+        except OSError:
+            pass
+
+    def _unlink_socket(self) -> None:
+        try:
+            if os.stat(self.socket_name).st_ino == self.socket_ino:
+                os.unlink(self.socket_name)
+        except OSError:
+            pass
 
     def _watch(self, fd: int, events: int, what: str) -> None:
         self.poll.register(fd, events)
@@ -163,11 +258,12 @@ class Keeper:
                 pass
 
     def _finish(self) -> int:
-        try:
-            if os.stat(self.socket_name).st_ino == self.socket_ino:
-                os.unlink(self.socket_name)
-        except OSError:
-            pass
+        self._unlink_socket()
+        if self.own_dir:
+            try:
+                os.rmdir(self.own_dir)  # only if empty: the launcher's temporary directory
+            except OSError:
+                pass
         code = self.proc.wait()
         if self.ready_out is not None:
             self._tell({"error": f"Chromium exited with status {code} before it answered on its DevTools pipe"})
@@ -305,6 +401,11 @@ class Keeper:
         except BlockingIOError:
             return
         sock.setblocking(False)
+        try:
+            pid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[0]
+            self._know_host(pid)
+        except (OSError, struct.error):
+            pass
         # the newest client wins: a host that connects again replaces the one that went silent
         if self.pending_client is not None:
             self.pending_client.close()
@@ -403,17 +504,29 @@ class Keeper:
 
 def main(argv: list[str]) -> int:
     socket_path = None
+    grace = GRACE
+    own_dir = None
     i = 0
-    while i < len(argv) and argv[i] != "--":
-        if argv[i] == "--socket":
-            socket_path = argv[i + 1]
-            i += 1
-        i += 1  # --user-data-dir=... is only there so the process can be recognised
+    try:
+        while i < len(argv) and argv[i] != "--":
+            if argv[i] == "--socket":
+                socket_path = argv[i + 1]
+                i += 1
+            elif argv[i] == "--grace":
+                grace = max(0.0, float(argv[i + 1]))
+                i += 1
+            elif argv[i] == "--own-dir":
+                own_dir = argv[i + 1]
+                i += 1
+            i += 1  # --user-data-dir=... is only there so the process can be recognised
+    except (IndexError, ValueError):
+        socket_path = None
     chromium = argv[i + 1:]
     if not socket_path or not chromium:
-        print("usage: keeper.py --socket PATH --user-data-dir=DIR -- CHROMIUM ARGS...", file=sys.stderr)
+        print("usage: keeper.py --socket PATH [--grace SECONDS] [--own-dir DIR] --user-data-dir=DIR -- "
+              "CHROMIUM ARGS...", file=sys.stderr)
         return 2
-    keeper = Keeper(socket_path, chromium)
+    keeper = Keeper(socket_path, chromium, grace, own_dir)
     try:
         keeper.start()
     except Exception as exc:  # noqa: BLE001 - reported to the launcher, which raises

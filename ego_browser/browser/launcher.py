@@ -283,7 +283,8 @@ def launch_chromium(
 
     By default Chromium speaks CDP only on ``--remote-debugging-pipe``, held by a keeper
     process (``keeper.py``) that serves it on ``socket_path`` (default: a fresh private temp
-    directory); no TCP port is opened. ``debugging_port=True`` opens a loopback port instead,
+    directory); no TCP port is opened. A keeper left with no client and no live host for
+    ``EGO_BROWSER_KEEPER_GRACE`` seconds (60) stops its Chromium and exits. ``debugging_port=True`` opens a loopback port instead,
     for tools that need one (benchmarks against other libraries, ``EGO_BROWSER_CDP_URL``
     tests): any local user can drive such a browser, so the host never asks for it.
 
@@ -314,7 +315,10 @@ def launch_chromium(
         socket_path = os.path.join(own_dir, "browser.sock")
     socket_path = os.fspath(Path(socket_path).absolute())
     _private_dirs(Path(socket_path).parent)
-    args = [sys.executable, "-I", "-S", _KEEPER, "--socket", socket_path, f"--user-data-dir={profile}",
+    from ..config import keeper_grace
+
+    args = [sys.executable, "-I", "-S", _KEEPER, "--socket", socket_path, "--grace", repr(keeper_grace()),
+            *(["--own-dir", own_dir] if own_dir else []), f"--user-data-dir={profile}",
             "--", browser_args[0], "--remote-debugging-pipe", *browser_args[1:]]
     log = _open_log(log_path)
     try:

@@ -42,6 +42,8 @@ _STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
 _POLL = 1.0
 #: updates pushed to the dashboards per second at most
 _UPDATES = 4
+#: take-over reasons the person caused (no notification for those)
+_PERSON_REASONS = frozenset({"manual_takeover", "closed_by_user", "user_owned", None})
 
 
 def _security_headers(host_header: str) -> list[tuple[str, str]]:
@@ -75,7 +77,7 @@ class Dashboard:
         self._ticker: asyncio.Task[None] | None = None
         self._last_json = b""
         self._last_update = 0.0
-        self._ownership: dict[int, str] = {}
+        self._ownership: dict[int, tuple[str, str | None]] = {}
         #: requests refused by the guard (tests and the log read it)
         self.refused = 0
 
@@ -296,13 +298,21 @@ class Dashboard:
                 known["title"], known["url"] = info.get("title", ""), info.get("url", "")
 
     def _notify_hand_offs(self, spaces: list[dict[str, Any]]) -> None:
-        """An agent's hand_off() reaches the person as a notification with its reason."""
-        now = {s["id"]: s["ownership"] for s in spaces}
+        """What hands a space to the person without their asking reaches them as a notification
+        with its reason: the agent's hand_off() (with its status text), a page's permission
+        prompt (the host hands the space over: reason location, notifications, camera ...)."""
+        now = {s["id"]: (s["ownership"], s["reason"]) for s in spaces}
         for s in spaces:
             before = self._ownership.get(s["id"])
-            if s["ownership"] == Ownership.DELEGATED and before not in (None, Ownership.DELEGATED):
+            if before is None or before == now[s["id"]] or s["ownership"] == Ownership.AGENT:
+                continue
+            if s["ownership"] == Ownership.DELEGATED:
                 text = f'"{s["name"]}" needs you: {s["status"] or "the agent handed it over"}'
-                self.activity.log(s["id"], "hand-off", text)
-                for viewer in list(self.viewers):
-                    viewer.send({"t": "notify", "space": s["id"], "text": text})
+            elif s["reason"] not in _PERSON_REASONS:
+                text = f'"{s["name"]}" needs you: a page asks for permission ({s["reason"]})'
+            else:
+                continue  # the person's own doing
+            self.activity.log(s["id"], "hand-off", text)
+            for viewer in list(self.viewers):
+                viewer.send({"t": "notify", "space": s["id"], "text": text})
         self._ownership = now

@@ -94,6 +94,14 @@ class ElementHandle:
     #: ``async () -> {ref, role, name, frame}``, given by the host's resolver: an ambiguity
     #: error lists up to 5 candidates so described
     describe: Callable[[], Awaitable[dict[str, Any]]] | None = None
+    #: a ref's handle resolved without its own ``isConnected`` round trip: the error to raise
+    #: (``StaleRef``) when the action's checks find the element detached
+    stale: Callable[[], Exception] | None = None
+
+    def detached(self) -> None:
+        """The checks found the element detached: a ref's handle raises its ``StaleRef`` now."""
+        if self.stale is not None:
+            raise self.stale()
 
     async def offset(self) -> tuple[float, float]:
         off = self.frame_offset
@@ -302,6 +310,8 @@ async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
             if b is None:
                 passing.append(h)
                 continue
+            if b.get("reason") == "detached":
+                h.detached()
             if b.get("permanent"):
                 raise SelectorAmbiguous(
                     f"{ctx.api}: selector {ctx.selector}: multiple fillable targets ({b.get('count')}); "
@@ -344,17 +354,26 @@ def candidate_listing(rows: list[dict[str, Any]], total: int) -> str:
     return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 
 
-async def _ambiguous(ctx: ActionContext, passing: list[ElementHandle]) -> SelectorAmbiguous:
-    """The error for two or more passing candidates, listing up to 5 (ref, role, name, frame):
-    the resolver gives each handle a ``describe`` (the host's ledger numbers it)."""
-    shown = [h.describe for h in passing if h.describe is not None][:SHOWN_CANDIDATES]
-    rows = [await describe() for describe in shown]
-    where = f": {candidate_listing(rows, len(passing))}" if rows else ""
+async def ambiguity(api: str, selector: str, total: int,
+                    describers: list[Callable[[], Awaitable[dict[str, Any]]]],
+                    hint: str = "use a more specific selector or one of these refs",
+                    found: str | None = None) -> SelectorAmbiguous:
+    """The one ``SelectorAmbiguous`` every strict path raises: ``total`` matches, up to 5 of
+    them listed (ref, role, name, frame) from ``describers`` (the host's: each numbers its
+    element in the page's ledger), so the next call can name the one it meant. ``found``
+    says what was found when it is not the selector's own matches (a wrapper's inputs)."""
+    rows = [await describe() for describe in describers[:SHOWN_CANDIDATES]]
+    where = f": {candidate_listing(rows, total)}" if rows else ""
     return SelectorAmbiguous(
-        f"{ctx.api}: selector {ctx.selector} matched {len(passing)} elements{where}; "
-        "use a more specific selector or one of these refs",
-        selector=ctx.selector, count=len(passing), candidates=rows,
+        f"{api}: selector {selector} {found or f'matched {total} elements'}{where}; {hint}",
+        selector=selector, count=total, candidates=rows,
     )
+
+
+async def _ambiguous(ctx: ActionContext, passing: list[ElementHandle]) -> SelectorAmbiguous:
+    """The error for two or more passing candidates (the resolver gives each a ``describe``)."""
+    return await ambiguity(ctx.api, ctx.selector, len(passing),
+                           [h.describe for h in passing if h.describe is not None])
 
 
 async def _pick_and_point(ctx: ActionContext, resolve: Resolve, action: str, position: dict[str, Any] | None,
@@ -509,6 +528,7 @@ async def _point_at(
             _raise_hit(h, prep.get("hit"))
     else:
         if prep is not None and prep.get("detached"):
+            h.detached()
             raise _Blocked("hidden", "element is not attached to the DOM")
         await _scroll_into_view(ctx, h, action, position)
         fx, fy, x, y = await _press_point(h, action, position)

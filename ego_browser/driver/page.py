@@ -15,6 +15,8 @@ from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from ..cdp import Connection, Session
 from ..errors import CdpChannelUnavailable, CdpError, EgoError, PageCrashed
 from .frames import Frame, FrameTree
@@ -24,10 +26,14 @@ if TYPE_CHECKING:
     from .mouse import Mouse
     from .navigation import NavTracker
 
-__all__ = ["PageDriver", "EVENT_BUFFER"]
+__all__ = ["PageDriver", "EVENT_BUFFER", "EVENT_BUFFER_BYTES"]
 
-#: events kept per page between two ``events()`` calls
+#: events kept per page between two ``events()`` calls (the oldest go first)...
 EVENT_BUFFER = 1000
+#: ...and at most this many bytes of them (their JSON). A count alone let one long-lived tab
+#: keep 1,000 network events of a few KB each (several MB of Python objects) for as long as
+#: nobody read them: the soak's host RSS kept rising with them (issue 9)
+EVENT_BUFFER_BYTES = 256 * 1024
 
 _BUFFERED = (
     "Runtime.consoleAPICalled",
@@ -59,7 +65,9 @@ class PageDriver:
         self.sessions: dict[str, Session] = {session_id: self.session}
         #: child session id -> target id (out-of-process iframes)
         self.child_targets: dict[str, str] = {}
-        self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_BUFFER)
+        self.events: deque[dict[str, Any]] = deque()
+        self._event_sizes: deque[int] = deque()
+        self._event_bytes = 0
         #: open JavaScript dialogs, oldest first, each with the session whose frame opened it
         #: (handle it there). Only Chromium's events change it (javascriptDialogOpening and
         #: javascriptDialogClosed), never a timer: a handler that alerts again at once shows
@@ -200,12 +208,26 @@ class PageDriver:
             offs.append(on(method, self._buffer_event(method)))
 
     def _buffer_event(self, method: str) -> Callable[[dict[str, Any], str | None], None]:
-        events = self.events
-
         def record(params: dict[str, Any], _session: str | None) -> None:
-            events.append({"method": method, "params": params})
+            self.buffer_event({"method": method, "params": params})
 
         return record
+
+    def buffer_event(self, event: dict[str, Any]) -> None:
+        """Keep ``event`` for ``events()``, within ``EVENT_BUFFER`` events and ``EVENT_BUFFER_BYTES``."""
+        if self.closed:
+            return
+        try:
+            size = len(orjson.dumps(event))
+        except (TypeError, orjson.JSONEncodeError):
+            size = 4096  # not JSON as is: counted at a typical network event's size
+        events, sizes = self.events, self._event_sizes
+        events.append(event)
+        sizes.append(size)
+        self._event_bytes += size
+        while len(events) > EVENT_BUFFER or (self._event_bytes > EVENT_BUFFER_BYTES and len(events) > 1):
+            events.popleft()
+            self._event_bytes -= sizes.popleft()
 
     # -- child targets (out-of-process iframes, workers) ------------------------------------
 
@@ -409,14 +431,20 @@ class PageDriver:
 
     def take_events(self) -> list[dict[str, Any]]:
         out = list(self.events)
-        self.events.clear()
+        self._clear_events()
         return out
+
+    def _clear_events(self) -> None:
+        self.events.clear()
+        self._event_sizes.clear()
+        self._event_bytes = 0
 
     def mark_closed(self) -> None:
         if self.closed:
             return
         self.closed = True
         self.detach_listeners()
+        self._clear_events()  # nobody can read a closed page's events
         for sid in list(self.sessions):
             self.conn.reject_session(sid, "page closed")
         for cb in self.on_close:

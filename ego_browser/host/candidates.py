@@ -41,3 +41,12 @@ async def describe_candidate(host: Any, ctx: Any, frame: Any, object_id: str) ->
     except (CdpError, CdpChannelUnavailable, KeyError):
         pass
     return row
+
+
+def describer(host: Any, ctx: Any, frame: Any, object_id: str) -> Any:
+    """A candidate's ``describe`` callable: run only when an ambiguity error lists it."""
+
+    async def describe() -> dict[str, Any]:
+        return await describe_candidate(host, ctx, frame, object_id)
+
+    return describe

@@ -23,11 +23,11 @@ from typing import Any
 from .. import jsbundle
 from ..driver import dispatch
 from ..errors import (
+    CdpChannelUnavailable,
     CdpError,
     EgoTimeout,
     InvalidArgument,
     InvalidState,
-    SelectorAmbiguous,
     SelectorNotFound,
 )
 from .choosers import _ids, _state, _states, _Waiter
@@ -48,25 +48,56 @@ def _check_files(api: str, files: Any) -> list[str]:
 
 
 _INPUT_GROUP = "ego-file-input"
+_AMBIGUOUS_GROUP = "ego-file-inputs-listed"
 
 
-async def _candidates(host: Host, ctx: Any, parsed: Any) -> tuple[list[tuple[Any, str]], int, Any]:
-    """(session, objectId) of what the selector or ref designates, its match count, and a cleanup."""
+async def _candidates(host: Host, ctx: Any, parsed: Any) -> tuple[list[tuple[Any, str, Any]], int, Any]:
+    """(session, objectId, frame) of what the selector or ref designates, its match count, and a
+    cleanup (the frame, a driver ``Frame`` or None, names the candidates of an ambiguity error)."""
     from ..selectors import engine
     from ..selectors.parse import RefSelector
 
+    from .ledgers import ledger_for
     from .targeting import EngineFrames, handle_for_ref, release_handles
 
     if isinstance(parsed, RefSelector):
         handle = await handle_for_ref(host, ctx, parsed.ref)
-        return [(handle.session, handle.object_id)], 1, lambda: release_handles(ctx.driver)
+        frame = ctx.driver.frames.get(ledger_for(host, ctx).lookup(parsed.ref).frame_id)
+        return [(handle.session, handle.object_id, frame)], 1, lambda: release_handles(ctx.driver)
     res = await engine.resolve(EngineFrames(ctx.driver), parsed, limit=2, describe=False, backend_ids=False,
                                timeout=5.0)
-    found: list[tuple[Any, str]] = []
+    found: list[tuple[Any, str, Any]] = []
     for m in res.matches:
         assert m.object_id is not None  # resolve() with an object group gives every match its object
-        found.append((m.frame.session, m.object_id))
+        found.append((m.frame.session, m.object_id, m.frame.frame))
     return found, res.total, lambda: engine._release_matches(res.matches)
+
+
+async def _inputs_ambiguous(host: Host, ctx: Any, api: str, selector: str, frame: Any, session: Any,
+                            found_id: str, n: int) -> Any:
+    """The element holds ``n`` file inputs: list up to 5 of them as every ambiguity error does."""
+    from ..driver.actions import SHOWN_CANDIDATES, ambiguity
+    from .candidates import describer
+
+    describers = []
+    if frame is not None:
+        for i in range(min(n, SHOWN_CANDIDATES)):
+            try:
+                r = await session.send("Runtime.callFunctionOn", {
+                    "objectId": found_id, "functionDeclaration": "function(i) { return this.all[i]; }",
+                    "arguments": [{"value": i}], "objectGroup": _AMBIGUOUS_GROUP,
+                }, timeout=5.0)
+            except (CdpError, CdpChannelUnavailable):
+                break
+            describers.append(describer(host, ctx, frame, r["result"]["objectId"]))
+    try:
+        return await ambiguity(api, selector, n, describers, hint="target one of them (by its ref or its own selector)",
+                               found=f"contains multiple file inputs ({n})")
+    finally:
+        try:
+            await session.send("Runtime.releaseObjectGroup", {"objectGroup": _AMBIGUOUS_GROUP}, timeout=5.0)
+        except (CdpError, CdpChannelUnavailable):
+            pass
 
 
 async def _file_input(host: Host, ctx: Any, selector: str, api: str, timeout_ms: float) -> tuple[Any, str, bool]:
@@ -81,10 +112,11 @@ async def _file_input(host: Host, ctx: Any, selector: str, api: str, timeout_ms:
         found, total, cleanup = await _candidates(host, ctx, parsed)
         try:
             if total > 1:
-                raise SelectorAmbiguous(f"{api}: selector {selector} matched {total} elements", selector=selector,
-                                        count=total)
+                from .ambiguity import ambiguous_selector
+
+                raise await ambiguous_selector(host, ctx, api, parsed, total)
             if total == 1:
-                session, object_id = found[0]
+                session, object_id, frame = found[0]
                 r = await session.send("Runtime.callFunctionOn", {
                     "objectId": object_id, "functionDeclaration": jsbundle.function("utility", "find_file_input"), "returnByValue": False,
                 }, timeout=5.0)
@@ -95,10 +127,7 @@ async def _file_input(host: Host, ctx: Any, selector: str, api: str, timeout_ms:
                 }, timeout=5.0)
                 info = props["result"]["value"]
                 if info["n"] > 1:
-                    raise SelectorAmbiguous(
-                        f"{api}: selector {selector} contains multiple file inputs ({info['n']}); target one of them",
-                        selector=selector, count=info["n"],
-                    )
+                    raise await _inputs_ambiguous(host, ctx, api, selector, frame, session, oid, info["n"])
                 if info["n"] == 1:
                     # a group of its own: without one the handle inherits the ref's group, which the
                     # cleanup below releases before DOM.setFileInputFiles can use it

@@ -135,7 +135,7 @@ def _changes(prev: str | None, body: str) -> str:
 
 async def _root_ref(host: Host, ctx: PageCtx, ledger: Any, selector: str) -> int:
     """The ref of the one element ``selector`` names (strict, like actions): the snapshot root."""
-    from ..errors import SelectorAmbiguous, SelectorNotFound
+    from ..errors import SelectorNotFound
     from ..selectors import engine
     from ..selectors.parse import RefSelector, parse_selector
     from ..snapshot import settle
@@ -152,10 +152,10 @@ async def _root_ref(host: Host, ctx: PageCtx, ledger: Any, selector: str) -> int
     if found.total == 0:
         raise SelectorNotFound(f"page.snapshot: root {selector} matched 0 elements", selector=selector, timeout_ms=0)
     if found.total > 1:
-        raise SelectorAmbiguous(
-            f"page.snapshot: root {selector} matched {found.total} elements; use a more specific selector or a ref",
-            selector=selector, count=found.total,
-        )
+        from .ambiguity import ambiguous_selector
+
+        raise await ambiguous_selector(host, ctx, "page.snapshot: root", parsed, found.total,
+                                       hint="use a more specific selector or one of these refs as root")
     m = found.matches[0]
     if m.backend_node_id is None or not m.loader_id:
         raise SelectorNotFound(f"page.snapshot: root {selector} is gone", selector=selector, timeout_ms=0)

@@ -20,6 +20,7 @@ from ..errors import CdpChannelUnavailable, CdpError, EgoError, StaleRef
 from ..selectors import engine
 from ..selectors._core import _FrameGone
 from ..selectors.parse import RefSelector, parse_selector
+from .candidates import describer
 from .core import Host, PageCtx
 
 __all__ = ["EngineFrames", "resolver", "frame_offset", "release_handles"]
@@ -133,8 +134,13 @@ def _offset_fn(driver: PageDriver, frame: Frame) -> Any:
     return lambda: frame_offset(driver, frame)
 
 
-async def handle_for_ref(host: Host, ctx: PageCtx, ref: int, group: str = GROUP) -> ElementHandle:
-    """The element behind ``@ref`` in its frame's utility world; ``StaleRef`` if it is gone."""
+async def handle_for_ref(host: Host, ctx: PageCtx, ref: int, group: str = GROUP, *,
+                         verify: bool = True) -> ElementHandle:
+    """The element behind ``@ref`` in its frame's utility world; ``StaleRef`` if it is gone.
+
+    ``verify=False``: no ``isConnected`` round trip here; the caller's checks run next and
+    report a detached element, and the handle's ``stale`` raises the same ``StaleRef`` then.
+    """
     from ..snapshot import resolve_ref
     from .ledgers import ledger_for
 
@@ -157,32 +163,51 @@ async def handle_for_ref(host: Host, ctx: PageCtx, ref: int, group: str = GROUP)
         ledger.stale_ref(ref)
         raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref) from None
     object_id = res["object"]["objectId"]
+
+    def stale() -> StaleRef:
+        ledger.stale_ref(ref)
+        return StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
+
+    if not verify:
+        handle = ElementHandle(frame.session, context_id, object_id, _offset_fn(driver, frame))
+        handle.gate = driver.check_input
+        handle.stale = stale
+        return handle
     alive = await frame.session.send(
         "Runtime.callFunctionOn",
         {"objectId": object_id, "functionDeclaration": "function() { return this.isConnected; }", "returnByValue": True},
         timeout=5.0,
     )
     if not (alive.get("result") or {}).get("value"):
-        ledger.stale_ref(ref)
-        raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
+        raise stale()
     handle = ElementHandle(frame.session, context_id, object_id, _offset_fn(driver, frame))
     handle.gate = driver.check_input
     return handle
 
 
 def resolver(
-    host: Host, ctx: PageCtx, selector: str, group: str = GROUP
+    host: Host, ctx: PageCtx, selector: str, group: str = GROUP, *, checked: bool = False
 ) -> Callable[[], Awaitable[list[ElementHandle]]]:
     """The ``resolve`` callable of the action pipeline for ``selector`` (parsed once, up front,
-    so an invalid selector fails before anything happens); handles go to object ``group``."""
+    so an invalid selector fails before anything happens); handles go to object ``group``.
+
+    ``checked``: the caller runs the action checks on the handles, which report a detached
+    element: a ref's first resolution then skips its own ``isConnected`` round trip (one
+    renderer round trip fewer per action on a ref; docs/architecture.md, "Rounds"), and a
+    detached ref still raises ``StaleRef`` at once (``ElementHandle.stale``). Later
+    resolutions (retries) verify as before."""
     parsed = parse_selector(selector)
     driver = ctx.driver
     if isinstance(parsed, RefSelector):
         ref = parsed.ref
 
+        first = [checked]
+
         async def resolve_ref_handles() -> list[ElementHandle]:
             driver.check_input()
-            return [await handle_for_ref(host, ctx, ref, group)]
+            verify = not first[0]
+            first[0] = False
+            return [await handle_for_ref(host, ctx, ref, group, verify=verify)]
 
         return resolve_ref_handles
 
@@ -208,20 +233,13 @@ def resolver(
             handle.gate = driver.check_input
             handle.tier = 0 if ef.is_main else 1
             # an ambiguity error lists candidates with refs: described only then
-            handle.describe = _describer(host, ctx, ef, m.object_id)
+            handle.describe = describer(host, ctx, ef, m.object_id)
             handles.append(handle)
         return handles
 
     return resolve_selector
 
 
-def _describer(host: Host, ctx: PageCtx, frame: Any, object_id: str) -> Callable[[], Awaitable[dict[str, Any]]]:
-    async def describe() -> dict[str, Any]:
-        from .candidates import describe_candidate
-
-        return await describe_candidate(host, ctx, frame, object_id)
-
-    return describe
 
 
 async def release_handles(driver: PageDriver, group: str = GROUP) -> None:

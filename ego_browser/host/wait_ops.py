@@ -29,7 +29,6 @@ from ..errors import (
     EgoTimeout,
     HostDisconnected,
     InvalidArgument,
-    SelectorAmbiguous,
 )
 from .core import Host
 from .dialog_ops import dialog_open_error, guarded
@@ -227,10 +226,10 @@ async def wait_for_selector(host: Host, at: dict[str, Any], *, selector: str, st
         nonlocal last
         total, visible = await _selector_state(driver, parsed)
         if total > 1 and state in ("attached", "visible"):
-            raise SelectorAmbiguous(
-                f"{api}: selector {source} matched {total} elements; make it match one (e.g. add >> nth=0)",
-                selector=source, count=total,
-            )
+            from .ambiguity import ambiguous_selector
+
+            raise await ambiguous_selector(host, ctx, api, parsed, total,
+                                           hint="make it match one (e.g. add >> nth=0); these refs name one each")
         last = f"{total} element(s) matched" + (", visible" if visible else ", not visible" if total else "")
         return {
             "attached": total >= 1,

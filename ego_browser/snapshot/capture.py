@@ -28,8 +28,9 @@ Deferred ids: on a document the page's ledger has never numbered (the usual firs
 after a navigation), every element already has a stable identity in the walker's world (its
 local id), so the snapshot does not wait for backend ids. New ref-bearing elements get a
 *pending* id (a negative number, unique in this process) and one background call
-(``__egoSnapTake()``) fetches their backend ids right after the text is returned.
-:func:`wait_bid` waits for one; the ledger rebinds pending keys with :func:`resolved_bid`.
+(``__egoSnapTake()``) fetches their backend ids right after the text is returned. The answers
+go to the page's :class:`~.pending.PendingIds` (``ids``, its ledger's), which the ledger rebinds
+pending keys from; nothing about pending ids is process-wide.
 A world created on a document the ledger already knows (host restart, lost context) resolves
 eagerly, as before, so that a node seen before keeps its number. Iframes are always resolved
 at once: their backend id hangs child frames under them.
@@ -41,7 +42,6 @@ at once: their backend id hangs child frames under them.
 from __future__ import annotations
 
 import asyncio
-import itertools
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -53,6 +53,7 @@ from ..cdp.connection import Connection, Session
 from .. import jsbundle, jsonsafe
 from ..cdp.errors import ContextDestroyed, FrameNotFound
 from ..errors import CdpChannelUnavailable, CdpError, EgoError, SnapshotFailed, StaleRef
+from .pending import PendingIds
 
 __all__ = [
     "SnapshotFrame",
@@ -62,8 +63,6 @@ __all__ = [
     "SimpleFrame",
     "capture_frame",
     "frame_owner",
-    "resolved_bid",
-    "wait_bid",
     "WORLD_NAME",
 ]
 
@@ -140,64 +139,6 @@ class _World:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
-# pending ids: negative numbers, process-wide unique
-_next_pending = -1
-#: pending id -> backend id (None: the node could not be resolved); bounded, oldest dropped
-_resolved: dict[int, int | None] = {}
-_MAX_RESOLVED = 200_000
-#: pending id -> future, created only when someone waits
-_waiters: dict[int, asyncio.Future[int | None]] = {}
-_unresolved: set[int] = set()
-
-
-def _new_pending() -> int:
-    global _next_pending
-    n = _next_pending
-    _next_pending -= 1
-    _unresolved.add(n)
-    return n
-
-
-def _settle(pid: int, bid: int | None) -> None:
-    _unresolved.discard(pid)
-    _resolved[pid] = bid
-    if len(_resolved) > _MAX_RESOLVED:
-        # drop the oldest tenth at once: trimming one entry per call copied all 200,000 keys
-        # on every settle once a long-running host reached the cap (found by benchmarks/soak.py)
-        for k in list(itertools.islice(_resolved, _MAX_RESOLVED // 10)):
-            del _resolved[k]
-    fut = _waiters.pop(pid, None)
-    if fut is not None and not fut.done():
-        fut.set_result(bid)
-
-
-_NOT_YET = object()
-
-
-def resolved_bid(pid: int) -> Any:
-    """Backend id of a pending id: an int, None (gone / unknown), or ``_NOT_YET``."""
-    if pid in _resolved:
-        return _resolved[pid]
-    if pid in _unresolved:
-        return _NOT_YET
-    return None
-
-
-async def wait_bid(pid: int, timeout: float = 30.0) -> int | None:
-    """Wait until a pending id is resolved; its backend id, or None if the node is gone."""
-    r = resolved_bid(pid)
-    if r is not _NOT_YET:
-        bid: int | None = r
-        return bid
-    fut = _waiters.get(pid)
-    if fut is None:
-        fut = _waiters[pid] = asyncio.get_running_loop().create_future()
-    try:
-        return await asyncio.wait_for(asyncio.shield(fut), timeout)
-    except asyncio.TimeoutError:
-        return None
-
-
 # (session id, frame id) -> world; bounded (oldest dropped), and a closed page's are dropped
 # at once (``forget_sessions``): a host that opens and closes a page per round otherwise kept
 # 512 dead worlds with their node maps (the soak's RSS grew ~1 MB per 100 rounds)
@@ -225,6 +166,8 @@ class FrameCapture:
     keys: dict[str, int] | None
     #: background fetch of pending backend ids started by this capture (or None)
     fetch: asyncio.Task[None] | None = None
+    #: the pending ids that fetch settles (the engine drops them once the ledger rebound them)
+    pids: list[int] = field(default_factory=list)
 
 
 async def _world(frame: SnapshotFrame, fresh: bool = False) -> _World:
@@ -312,12 +255,14 @@ async def capture_frame(
     root_backend: int | None = None,
     marks: bool = True,
     doc_known: Callable[[str, str], bool] | None = None,
+    ids: PendingIds | None = None,
 ) -> FrameCapture:
     """Walk one frame's document (or the subtree of ``root_backend``) in its isolated world.
 
     ``doc_known(frame_id, loader_id)`` tells whether the ledger already numbered nodes of this
     document; when it does not (or is not given), backend ids are fetched after the capture
-    (see the module doc). Raises ``StaleRef`` when ``root_backend`` no longer exists,
+    (see the module doc) and settled in ``ids`` (the page's; a throwaway one if not given).
+    Raises ``StaleRef`` when ``root_backend`` no longer exists,
     ``CdpError`` / ``CdpChannelUnavailable`` when the frame is gone.
     """
     w = await _world(frame)
@@ -381,21 +326,23 @@ async def capture_frame(
         loader = w.loader_id
     rows = data["r"]
     fetch = None
+    pids: list[int] = []
     if data.get("p"):
-        pids = []
+        if ids is None:
+            ids = PendingIds()
         for f, lid in zip(rows[3::STRIDE], rows[4::STRIDE]):
             if f and lid not in lids:
-                lids[lid] = pid = _new_pending()
+                lids[lid] = pid = ids.new()
                 pids.append(pid)
-        fetch = session.connection._spawn(_fetch_pending(session, w, pids))
+        fetch = session.connection._spawn(_fetch_pending(session, w, pids, ids))
     keys = None
     k = data.get("k")
     if k:
         keys = {k[i]: k[i + 1] for i in range(0, len(k), 2)}
-    return FrameCapture(frame.frame_id, loader, rows, lids, keys, fetch)
+    return FrameCapture(frame.frame_id, loader, rows, lids, keys, fetch, pids)
 
 
-async def _fetch_pending(session: Session, w: _World, pids: list[int]) -> None:
+async def _fetch_pending(session: Session, w: _World, pids: list[int], store: PendingIds) -> None:
     """Learn the backend ids of the elements the walker left pending; settle ``pids``."""
     async with w.lock:  # one fetch at a time per world: each takes everything pending so far
         group = _new_group()
@@ -422,15 +369,15 @@ async def _fetch_pending(session: Session, w: _World, pids: list[int]) -> None:
                         continue  # another document: leave it unresolved (stale)
                     old = lids.get(lid)
                     lids[lid] = bid
-                    if old is not None and old < 0:
-                        _settle(old, bid)
+                    if old is not None and old in store.unresolved:
+                        store.settle(old, bid)
             session.connection._spawn(_release(session, group))
         except (CdpError, CdpChannelUnavailable, KeyError, TypeError, ValueError, asyncio.TimeoutError):
             pass
         finally:
             for pid in pids:
-                if pid in _unresolved:
-                    _settle(pid, None)
+                if pid in store.unresolved:
+                    store.settle(pid, None)
 
 
 async def _release(session: Session, group: str) -> None:

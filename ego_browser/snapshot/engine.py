@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..cdp.connection import Session
 from ..errors import CdpChannelUnavailable, CdpError, InvalidArgument, SnapshotFailed, StaleRef
 from .capture import (
-    STRIDE, FrameCapture, SnapshotFrame, SnapshotTarget, capture_frame, frame_owner, resolved_bid, wait_bid,
+    STRIDE, FrameCapture, SnapshotFrame, SnapshotTarget, capture_frame, frame_owner,
 )
 from .ledger import RefLedger
 from .modes import interactive_table
@@ -186,8 +186,8 @@ async def _binding(ledger: RefLedger, ref: int) -> Any:
     """``ledger.lookup(ref)``, waiting for a backend id still being fetched."""
     b = ledger.lookup(ref)
     if b.backend_node_id < 0:
-        await wait_bid(b.backend_node_id)
-        if ledger.rebind(resolved_bid) and ledger.on_change is not None:
+        await ledger.ids.wait(b.backend_node_id)
+        if ledger.rebind(ledger.ids.get) and ledger.on_change is not None:
             ledger.on_change()
         b = ledger.lookup(ref)
         if b.backend_node_id < 0:
@@ -201,20 +201,30 @@ async def settle(ledger: RefLedger, timeout: float = 30.0) -> None:
     for ref in list(ledger.pending):
         key = ledger.active.get(ref) or ledger.stale.get(ref)
         if key is not None and key[2] < 0:
-            await wait_bid(key[2], timeout)
-    if ledger.rebind(resolved_bid) and ledger.on_change is not None:
+            await ledger.ids.wait(key[2], timeout)
+    if ledger.rebind(ledger.ids.get) and ledger.on_change is not None:
         ledger.on_change()
 
 
-def _after_fetch(ledger: RefLedger, fetches: list[Any]) -> None:
-    """When the background fetches of this snapshot end: rebind and let the host save."""
+def _after_fetch(ledger: RefLedger, fetches: list[Any], pids: list[int]) -> None:
+    """When the background fetches of this snapshot end: rebind, let the host save, and forget
+    the answers (``pids``, the ids those fetches settled).
+
+    Dropping them right after the rebind is safe: every ref the ledger holds with one of these
+    ids has just been rebound, and a later capture of the same document reads the backend ids
+    the fetch already wrote into the world's node map. A capture whose rows were read before
+    that renders and commits without awaiting, so it is committed (and rebound here) or sees
+    the real ids; it never commits an id dropped here."""
 
     def done(_fut: Any) -> None:
-        if ledger.rebind(resolved_bid) and ledger.on_change is not None:
-            try:
-                ledger.on_change()
-            except Exception:  # noqa: BLE001 - a failed save must not break the loop
-                pass
+        try:
+            if ledger.pending and ledger.rebind(ledger.ids.get) and ledger.on_change is not None:
+                try:
+                    ledger.on_change()
+                except Exception:  # noqa: BLE001 - a failed save must not break the loop
+                    pass
+        finally:
+            ledger.ids.drop(pids)
 
     asyncio.gather(*fetches, return_exceptions=True).add_done_callback(done)
 
@@ -238,7 +248,7 @@ async def _take(
     order = list(frames.values())
     tasks: list[Awaitable[FrameCapture | None]] = []
     kw: dict[str, Any] = {"viewport": viewport, "locs": locs, "all_keys": multi and locs, "marks": marks,
-          "doc_known": ledger.knows_doc}
+          "doc_known": ledger.knows_doc, "ids": ledger.ids}
     for f in order:
         if f is root_frame:
             tasks.append(capture_frame(f, root_backend=root_backend, **kw))
@@ -359,9 +369,13 @@ async def _take(
 
     emit(root_frame.frame_id, 0)
     fetches = [c.fetch for c in caps.values() if c.fetch is not None]
+    if fetches:
+        # registered before anything below can return or raise: the answers of these fetches
+        # are dropped after a rebind, whether or not this snapshot commits a ref holding one
+        _after_fetch(ledger, fetches, [p for c in caps.values() for p in c.pids])
     if ledger.pending:
         # keys the world has resolved since the last snapshot must match the ledger's
-        ledger.rebind(resolved_bid)
+        ledger.rebind(ledger.ids.get)
     if not depth:
         return ""
     if interactive:
@@ -373,8 +387,6 @@ async def _take(
         depth, role, name, flags, key, url, loc, state, value, ledger.keys, ledger.next_ref, marks, locs
     )
     ledger.commit(shown, replace=replace)
-    if fetches and ledger.pending:
-        _after_fetch(ledger, fetches)
     return text
 
 

@@ -14,7 +14,7 @@ Rules (API.md §10):
 - ``to_bytes()`` / ``from_bytes(data, browser_instance)`` persist it (orjson); a ledger written
   by another browser instance, or a corrupt one, loads as empty.
 - a key whose backend id is still being fetched (see ``capture`` "Deferred ids") carries a
-  negative *pending id*; ``rebind(resolve)`` swaps in the real backend id (or stales the ref
+  negative *pending id* (answered in ``ids``, this page's); ``rebind(resolve)`` swaps in the real backend id (or stales the ref
   if the node could not be resolved). Pending keys are not persisted; ``on_change`` (set by the
   host) is called after a rebind so that the ledger can be saved again.
 
@@ -32,6 +32,7 @@ from typing import Any
 import orjson
 
 from ..errors import StaleRef, UnknownRef
+from .pending import PendingIds
 
 __all__ = ["MAX_STALE", "RefBinding", "RefLedger", "NodeKey"]
 
@@ -61,7 +62,7 @@ class RefBinding:
 class RefLedger:
     """Refs of one Page. Not thread-safe; used from the host's event loop only."""
 
-    __slots__ = ("browser_instance", "next_ref", "keys", "active", "stale", "pending", "on_change")
+    __slots__ = ("browser_instance", "next_ref", "keys", "active", "stale", "pending", "on_change", "ids")
 
     def __init__(self, browser_instance: str = "") -> None:
         self.browser_instance = browser_instance
@@ -77,6 +78,8 @@ class RefLedger:
         self.pending: set[int] = set()
         #: called after ``rebind`` changed something (the host saves the ledger then)
         self.on_change: Any = None
+        #: answers of this page's pending ids until ``rebind`` has used them (memory only)
+        self.ids = PendingIds()
 
     # -- reading ----------------------------------------------------------------------------
 

@@ -136,6 +136,8 @@ def test_killed_embedded_host_takes_its_chromium_along(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+            proc.wait(10)
+        proc.stdout.close()  # filterwarnings = error: an unclosed pipe fails the test
 
 
 async def test_space_windows_preload_no_webui_popups(task, host):

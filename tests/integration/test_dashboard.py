@@ -300,6 +300,22 @@ async def test_take_over_type_and_give_back_from_the_ui(host, dash, viewer, serv
         await t.finish(keep=[])
 
 
+async def test_a_permission_prompt_reaches_the_person_as_a_notification(host, dash, viewer, server):
+    t = await ego_browser.task_space("dash-permission")
+    try:
+        page = t.page("p1")
+        await page.goto(server.page("/dash-perm.html", "<p>where are you?</p>"))
+        await viewer.wait_for_function("(id) => document.querySelector(`.card[data-space=\"${id}\"]`) !== null",
+                                       t.space_id)
+        await page.evaluate("() => { navigator.geolocation.getCurrentPosition(() => {}, () => {}); return 1 }")
+        await viewer.wait_for_function("""() => Array.from(document.querySelectorAll('.notice'))
+            .some((n) => n.textContent.includes('"dash-permission" needs you: a page asks for permission (location)'))""")
+        assert host.store.space(t.space_id).reason == "location"
+    finally:
+        await host.handle("spaces.give_back", {"space": t.space_id})
+        await t.finish(keep=[])
+
+
 async def test_a_dialog_is_answered_from_the_ui(host, dash, viewer, server):
     url = server.page("/dash-dialog.html", AGENT_PAGE)
     t = await ego_browser.task_space("dash-dialog")

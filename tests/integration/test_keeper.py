@@ -12,6 +12,7 @@ import os
 import signal
 import socket
 import time
+from pathlib import Path
 
 import orjson
 import pytest
@@ -150,3 +151,94 @@ def test_socket_speaks_only_to_its_owner_and_only_cdp(keeper):
             hello += chunk
         info = orjson.loads(hello[:-1])
         assert info["ego_keeper"] == 1 and info["browserPid"] == keeper.pid and info["instance"]
+
+
+# -- orphans: a keeper whose host was killed and never comes back (issue 9) ---------------------
+
+
+def _exited(pid: int, timeout: float) -> bool:
+    """Wait for ``pid`` to exit on a pidfd (an event, not a poll); True once it has."""
+    import select
+
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        return bool(select.select([fd], [], [], timeout)[0])
+    finally:
+        os.close(fd)
+
+
+def _host_and_browser(r) -> tuple[int, int, int, str]:
+    """(host pid, keeper pid, Chromium pid, keeper socket) of the background host of ``r``."""
+    status = r.cli("host", "status")
+    assert status.returncode == 0 and "host running: pid" in status.stdout, status.stdout + status.stderr
+    host_pid = int(status.stdout.split("pid ")[1].split()[0])
+    state = orjson.loads((Path(r.home) / "run" / "browser.json").read_bytes())
+    return host_pid, state["leader"], state["pid"], state["endpoint"][len("unix:"):]
+
+
+def test_a_keeper_whose_host_was_killed_stops_chromium_after_its_grace(fresh_rounds, server):
+    r = fresh_rounds
+    r.env["EGO_BROWSER_KEEPER_GRACE"] = "1"
+    url = server.page("/orphan", "orphan", title="orphan")
+    made = r.run(f'await (await task_space("orphan")).page("p1").goto("{url}")\nprint("ok")\n')
+    assert made.stdout == "ok\n", made.stderr
+    host_pid, keeper_pid, browser_pid, sock = _host_and_browser(r)
+    assert os.path.exists(sock)
+    os.kill(host_pid, signal.SIGKILL)  # the host this test started (through its round), by pid
+    assert _exited(host_pid, 60), "the host outlived SIGKILL"
+    # nobody reconnects: after the grace the keeper stops Chromium and leaves with its socket
+    assert _exited(keeper_pid, 120), "the orphaned keeper is still running"
+    assert _exited(browser_pid, 60), "the orphaned keeper's Chromium is still running"
+    assert not os.path.exists(sock)
+    # the next round starts a new browser
+    again = r.run(f'p = (await task_space("orphan")).page("p1")\nawait p.goto("{url}")\nprint(await p.title())\n')
+    assert again.stdout == "orphan\n", again.stderr
+    assert _host_and_browser(r)[2] != browser_pid
+
+
+def test_a_host_restarted_within_the_grace_adopts_the_browser(fresh_rounds, server):
+    r = fresh_rounds
+    r.env["EGO_BROWSER_KEEPER_GRACE"] = "600"
+    url = server.page("/adopt", "adopt", title="adopt")
+    made = r.run(f'await (await task_space("adopt")).page("p1").goto("{url}")\nprint("ok")\n')
+    assert made.stdout == "ok\n", made.stderr
+    host_pid, keeper_pid, browser_pid, sock = _host_and_browser(r)
+    os.kill(host_pid, signal.SIGKILL)
+    assert _exited(host_pid, 60), "the host outlived SIGKILL"
+    again = r.run('p = (await task_space("adopt")).page("p1")\nprint(await p.url())\n')
+    assert again.stdout == f"{url}\n", again.stderr
+    host2, keeper2, browser2, sock2 = _host_and_browser(r)
+    assert host2 != host_pid and (keeper2, browser2, sock2) == (keeper_pid, browser_pid, sock)
+    assert pid_alive(keeper_pid) and pid_alive(browser_pid)
+
+
+def test_an_unused_launch_directory_goes_with_its_orphaned_keeper(tmp_path):
+    """A keeper launched with its own temporary directory (/tmp/ego-keeper-*) by a process that
+    then died by SIGKILL: after the grace, keeper, Chromium, socket and directory are gone."""
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys\n"
+        "from ego_browser.browser.launcher import launch_chromium\n"
+        "p = launch_chromium(sys.argv[1])\n"
+        "print(json.dumps({'keeper': p.leader, 'browser': p.pid, 'sock': p.ws_url[5:]}), flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    env = {**os.environ, "EGO_BROWSER_KEEPER_GRACE": "0"}
+    launcher = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "profile")], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, env=env, cwd=str(Path(__file__).resolve().parents[2]))
+    try:
+        info = orjson.loads(launcher.stdout.readline())
+    finally:
+        launcher.kill()  # the process this test started, by pid
+        launcher.wait(30)
+        launcher.stdin.close()
+        launcher.stdout.close()
+    assert os.path.basename(os.path.dirname(info["sock"])).startswith("ego-keeper-")
+    assert _exited(info["keeper"], 120), "the orphaned keeper is still running"
+    assert _exited(info["browser"], 60), "its Chromium is still running"
+    assert not os.path.exists(os.path.dirname(info["sock"]))

@@ -86,3 +86,60 @@ async def test_ambiguity_in_a_frame_names_the_frame(task, server):
     assert frame_url in str(info.value)
     await page.click(rows[1]["ref"])
     assert await page.evaluate("document.querySelector('iframe').contentWindow.log") == ["f2"]
+
+
+# -- every strict path lists its candidates (issue 13 point 5): one helper builds them all ---------
+
+
+def _assert_lists(err, count: int, names: list[str], role: str, found: str | None = None) -> None:
+    assert err.count == count and (found or f"matched {count} elements") in str(err)
+    assert [c["role"] for c in err.candidates] == [role] * len(names)
+    assert [c["name"] for c in err.candidates] == names
+    assert all(c["frame"] is None and c["ref"] in str(err) for c in err.candidates)
+    if count > 5:
+        assert f"and {count - 5} more" in str(err)
+
+
+async def test_wait_for_selector_ambiguity_lists_candidates(task, server):
+    buttons = "".join(f"<button data-k=w{i} aria-label='Wait {i}'>Wait</button>" for i in range(6))
+    page = await open_page(task, server, "/agents-amb-wait", buttons)
+    with pytest.raises(SelectorAmbiguous) as info:
+        await page.wait_for_selector("text=Wait", timeout=2000)
+    _assert_lists(info.value, 6, [f"Wait {i}" for i in range(5)], "button")
+    await page.click(info.value.candidates[4]["ref"])  # the listed refs act on the one meant
+    assert await page.evaluate("log") == ["w4"]
+
+
+async def test_snapshot_root_ambiguity_lists_candidates(task, server):
+    page = await open_page(task, server, "/agents-amb-root", (
+        "<nav aria-label='Main'><a href='#a'>A</a></nav><nav aria-label='Footer'><a href='#b'>B</a></nav>"))
+    with pytest.raises(SelectorAmbiguous) as info:
+        await page.snapshot(scope="subtree", root="nav")
+    _assert_lists(info.value, 2, ["Main", "Footer"], "navigation")
+    text = await page.snapshot(scope="subtree", root=info.value.candidates[1]["ref"])
+    assert 'link "B"' in text and 'link "A"' not in text
+
+
+async def test_set_input_files_ambiguity_lists_candidates(task, server, tmp_path):
+    f = tmp_path / "one.txt"
+    f.write_text("1")
+    page = await open_page(task, server, "/agents-amb-files", (
+        "<input type=file aria-label='Photo'><input type=file aria-label='Scan'><input type=file aria-label='Proof'>"))
+    with pytest.raises(SelectorAmbiguous) as info:
+        await page.set_input_files("input[type=file]", str(f), timeout=2000)
+    _assert_lists(info.value, 3, ["Photo", "Scan", "Proof"], "button")
+    await page.set_input_files(info.value.candidates[1]["ref"], str(f))
+    assert await page.evaluate("[...document.querySelectorAll('input')].map(i => i.files.length)") == [0, 1, 0]
+
+
+async def test_a_wrapper_of_several_file_inputs_lists_them(task, server, tmp_path):
+    f = tmp_path / "two.txt"
+    f.write_text("2")
+    page = await open_page(task, server, "/agents-amb-wrap", (
+        "<div id=wrap><input type=file aria-label='Front'><input type=file aria-label='Back'></div>"))
+    with pytest.raises(SelectorAmbiguous) as info:
+        await page.set_input_files("#wrap", str(f), timeout=2000)
+    err = info.value
+    _assert_lists(err, 2, ["Front", "Back"], "button", found="contains multiple file inputs (2)")
+    await page.set_input_files(err.candidates[1]["ref"], str(f))
+    assert await page.evaluate("[...document.querySelectorAll('input')].map(i => i.files.length)") == [0, 1]

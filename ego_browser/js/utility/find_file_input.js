@@ -1,6 +1,7 @@
 // set_input_files on a selector: `this` is the element it designates. Answers {el, n}: the file
 // input it means (itself, the control of a <label>, or the first file input inside it, open
-// shadow roots included) and how many such inputs there are (n > 1 is ambiguous).
+// shadow roots included), how many such inputs there are (n > 1 is ambiguous) and the first
+// 5 of them (the ambiguity error lists them).
 function find_file_input() {
   const isFile = (e) => e && e.localName === 'input' && (e.type || '').toLowerCase() === 'file';
   if (isFile(this)) return {el: this, n: 1};
@@ -16,5 +17,5 @@ function find_file_input() {
   };
   walk(this);
   if (this.shadowRoot) walk(this.shadowRoot);
-  return {el: found[0] || null, n: found.length};
+  return {el: found[0] || null, n: found.length, all: found.slice(0, 5)};
 }
