@@ -7,7 +7,7 @@ them exactly as actions do (``driver.actions.ambiguity`` with ``candidates.descr
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from ..driver.actions import SHOWN_CANDIDATES, ambiguity
 from ..errors import CdpChannelUnavailable, CdpError
@@ -23,14 +23,14 @@ _GROUP = "ego-ambiguous"
 
 
 async def ambiguous_selector(host: Any, ctx: Any, api: str, parsed: Any, total: int, *,
-                             mode: str = "top_first", hint: str | None = None) -> Any:
+                             mode: Literal["top_first", "all"] = "top_first", hint: str | None = None) -> Any:
     """The ``SelectorAmbiguous`` of a strict path that found ``total`` > 1 matches with a cheap
     ``limit=2`` resolve (``wait_for_selector``, ``snapshot(root=)``, ``set_input_files``): the
     selector is resolved again for up to 5 matches, which are described as actions describe
     theirs (``driver.actions.ambiguity``). A page that changed in between keeps the first count."""
     matches: list[Any] = []
     try:
-        res = await engine.resolve(EngineFrames(ctx.driver), parsed, mode=mode, limit=SHOWN_CANDIDATES,  # type: ignore[arg-type]
+        res = await engine.resolve(EngineFrames(ctx.driver), parsed, mode=mode, limit=SHOWN_CANDIDATES,
                                    describe=False, backend_ids=False, object_group=_GROUP, timeout=5.0)
         matches = res.matches
         if res.total > 1:
