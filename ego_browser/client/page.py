@@ -75,6 +75,8 @@ class PageBase(NavMixin, LocatorsMixin):
 
     async def _call(self, op: str, **args: Any) -> Any:
         self._round.touch(self)
+        if "label" in args:  # an action's pointer caption; "label" on the wire is the page's
+            args["pointer_label"] = args.pop("label")
         args["space"] = self._space_id
         args["label"] = self._label
         # the round's input token: its mouse position and held keys are its own on the host
@@ -82,6 +84,8 @@ class PageBase(NavMixin, LocatorsMixin):
         return await self._channel.call(op, args)
 
     def _sync(self, op: str, **args: Any) -> Any:
+        if "label" in args:
+            args["pointer_label"] = args.pop("label")
         args["space"] = self._space_id
         args["label"] = self._label
         return self._channel.call_sync(op, args)

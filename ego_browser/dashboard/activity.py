@@ -121,7 +121,8 @@ class Activity:
         space = args.get("space")
         if not isinstance(space, int) or op in _QUIET_OPS or op.startswith(_QUIET_PREFIXES):
             return
-        entry = {"op": op, "label": args.get("label"), "note": args.get("note")}
+        # the action's note, else its pointer caption (label=), is shown while it runs
+        entry = {"op": op, "label": args.get("label"), "note": args.get("note") or args.get("pointer_label")}
         if phase == "start":
             self.current[space] = {**entry, "since": time.time()}
         else:

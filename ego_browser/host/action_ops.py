@@ -298,9 +298,9 @@ async def host_install_engine(handle: actions.ElementHandle) -> None:
 # -- mouse and keyboard ---------------------------------------------------------------------
 
 
-#: what the page's input objects do not take: the pointer's caption (shown by element actions
-#: only) and the navigation switch (the receipt's business)
-_NOT_INPUT = ("label", "no_wait_after")
+#: what the page's input objects do not take: the navigation switch (the receipt's business;
+#: the pointer's caption travels in the envelope and never reaches a handler)
+_NOT_INPUT = ("no_wait_after",)
 
 
 def input_op(name: str) -> None:

@@ -35,7 +35,7 @@ def _p(name: str, type_: Any, default: Any = REQUIRED) -> Param:
 #: envelope keys per kind of operation: taken off the arguments before binding
 ENVELOPES: dict[str, tuple[str, ...]] = {
     # note: an action's words for the person watching (the dashboard reads it off the request)
-    "page": ("space", "label", "proc", "note"),
+    "page": ("space", "label", "proc", "note", "pointer_label"),
     "task": ("space",),
     "none": (),
 }
@@ -144,8 +144,11 @@ def wire_members() -> dict[str, Member]:
         for m in members().values():
             if m.call in ("property", "class"):
                 continue
-            # "note" travels in the envelope: no handler takes it (the dashboard reads the request)
-            params = REPLACED.get(m.name, tuple(p._replace(kind="kw") for p in m.params if p.name != "note")) + \
+            # "note" and a Page action's pointer caption ("label", sent as "pointer_label": "label"
+            # is the page's label on the wire) travel in the envelope: no handler takes them, the
+            # dashboard reads them from the request
+            carried = ("note", "label") if (m.owner or "").startswith("Page") else ("note",)
+            params = REPLACED.get(m.name, tuple(p._replace(kind="kw") for p in m.params if p.name not in carried)) + \
                 EXTRA.get(m.name, ())
             out[m.api] = m._replace(params=params)
         for name, (_kind, params, doc) in WIRE_ONLY.items():

@@ -255,6 +255,10 @@ async def test_an_action_note_shows_while_the_action_runs(dash, viewer, server):
         await click
         await viewer.wait_for_function(
             "document.getElementById('sp-action').textContent === 'last: page.click on p1: Adding the kettle to the cart'")
+        # label= (the pointer's caption) reaches the person too: it is not the page's label
+        await page.click("#late", label="The late button")
+        await viewer.wait_for_function(
+            "document.getElementById('sp-action').textContent === 'last: page.click on p1: The late button'")
     finally:
         release.set()
         await t.finish(keep=[])
