@@ -94,14 +94,6 @@ class ElementHandle:
     #: ``async () -> {ref, role, name, frame}``, given by the host's resolver: an ambiguity
     #: error lists up to 5 candidates so described
     describe: Callable[[], Awaitable[dict[str, Any]]] | None = None
-    #: a ref's handle resolved without its own ``isConnected`` round trip: the error to raise
-    #: (``StaleRef``) when the action's checks find the element detached
-    stale: Callable[[], Exception] | None = None
-
-    def detached(self) -> None:
-        """The checks found the element detached: a ref's handle raises its ``StaleRef`` now."""
-        if self.stale is not None:
-            raise self.stale()
 
     async def offset(self) -> tuple[float, float]:
         off = self.frame_offset
@@ -310,8 +302,6 @@ async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
             if b is None:
                 passing.append(h)
                 continue
-            if b.get("reason") == "detached":
-                h.detached()
             if b.get("permanent"):
                 raise SelectorAmbiguous(
                     f"{ctx.api}: selector {ctx.selector}: multiple fillable targets ({b.get('count')}); "
@@ -528,7 +518,6 @@ async def _point_at(
             _raise_hit(h, prep.get("hit"))
     else:
         if prep is not None and prep.get("detached"):
-            h.detached()
             raise _Blocked("hidden", "element is not attached to the DOM")
         await _scroll_into_view(ctx, h, action, position)
         fx, fy, x, y = await _press_point(h, action, position)

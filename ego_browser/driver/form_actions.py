@@ -71,7 +71,6 @@ async def fill(
         picked = await _pick(ctx, resolve, "fill", None if delivered else ("fillStart", value, clear_first))
         start = picked.fused
         if start is not None and start.get("detached"):
-            picked.detached()
             raise _Blocked("hidden", "element is not attached to the DOM")
         if start is not None and "prep" in start:
             # the checks passed, the element is its own fill target, already in view: fillStart

@@ -43,7 +43,6 @@ async def _read(h: ElementHandle, kind: str, arg: Any = None) -> dict[str, Any]:
                                  timeout=10.0)
             continue
         if value.get("detached"):
-            h.detached()
             raise Transient("the element left the document")
         return value
     raise PageScriptError("the selector engine did not install", js_name="selector_engine.js", stack=None)

@@ -201,7 +201,7 @@ def element_action(name: str, run: Any, *, navigates: bool | None = None) -> Non
 
         async def body(ctx: PageCtx, r: _Run) -> Any:
             actx = _context(ctx, at, api, selectors[0], r)
-            resolvers = [resolver(host, ctx, text, r.group, checked=True) for text in selectors]
+            resolvers = [resolver(host, ctx, text, r.group) for text in selectors]
             return await run(actx, *resolvers, timeout_ms=timeout, **kwargs)
 
         done = await _act(host, at, api, body, navigates=navigates and not no_wait_after, timeout=timeout)

@@ -45,8 +45,10 @@ _CURRENT: ContextVar[str | None] = ContextVar("ego_browser_member", default=None
 class Member:
     """One open browser of the link."""
 
-    def __init__(self, opened: OpenedBrowser) -> None:
+    def __init__(self, opened: OpenedBrowser, provider: Provider | None = None) -> None:
         self.opened = opened
+        #: where it came from when not the link's own provider (an imported profile's browser)
+        self.provider = provider
         self.version: dict[str, Any] = {}
         self.default_context = ""
         self.keepalive: asyncio.Task[None] | None = None
@@ -185,18 +187,34 @@ class BrowserLink:
     async def start(self) -> None:
         self.provider = select_provider(self.home, self.run_dir, embedded=self.embedded, window_name=PERSON_SPACE)
         self._opening = asyncio.Lock()
-        if self.provider.many:
-            self.router = RoutedConnection(self)
+        # routed even with a single browser: an imported profile's own Chromium may join
+        # (``open_extra``), and it must get every subscription made from the start
+        self.router = RoutedConnection(self)
         self.primary = await self._open()
 
-    async def _open(self) -> Member:
-        assert self.provider is not None
-        opened = await self.provider.open()
-        member = Member(opened)
+    async def open_extra(self, provider: Provider) -> Member:
+        """A browser from another provider beside the link's own: an imported profile's own
+        Chromium (host/profile_ops.py). Calls naming its default context go to it."""
+        member = await self._open(provider)
+        if member.default_context:
+            self.context_owner[member.default_context] = member.instance
+        return member
+
+    async def release_extra(self, instance: str) -> None:
+        member = self.members.get(instance)
+        if member is not None and member.provider is not None:
+            await self._release(member, kill=True)
+
+    async def _open(self, extra: Provider | None = None) -> Member:
+        provider = extra or self.provider
+        assert provider is not None
+        opened = await provider.open()
+        member = Member(opened, extra)
         conn = opened.conn
         instance = opened.instance
         self.members[instance] = member
-        many = self.provider.many
+        # one browser of several (or an extra one) going away is a lost browser, not the end
+        many = provider.many or extra is not None
 
         def closed(_exc: BaseException | None) -> None:
             if many:
@@ -226,7 +244,7 @@ class BrowserLink:
         except BaseException:
             self.members.pop(instance, None)
             with contextlib.suppress(Exception):
-                await self.provider.release(opened, kill=True)
+                await provider.release(opened, kill=True)
             raise
         member.version = version
         for info in targets["targetInfos"]:
@@ -234,7 +252,7 @@ class BrowserLink:
             self.target_owner[info["targetId"]] = instance
         if self.router is not None:
             self.router.attach_member(instance, conn)
-        if self.provider.keepalive_interval or self.provider.heartbeat_interval:
+        if extra is None and (provider.keepalive_interval or provider.heartbeat_interval):
             member.keepalive = asyncio.get_running_loop().create_task(self._watch(member))
         return member
 
@@ -286,10 +304,11 @@ class BrowserLink:
             await asyncio.wait(list(self._releasing), timeout=15.0)
 
     async def _release(self, member: Member, *, kill: bool) -> None:
-        assert self.provider is not None
+        provider = member.provider or self.provider
+        assert provider is not None
         self.members.pop(member.instance, None)
         self._forget(member)
-        await self.provider.release(member.opened, kill=kill)
+        await provider.release(member.opened, kill=kill)
 
     def _forget(self, member: Member) -> list[str]:
         if member.keepalive is not None and member.keepalive is not asyncio.current_task():

@@ -1,14 +1,19 @@
 """Profiles in the host: the listing, creating and removing them, and the browser context
 that backs the spaces of a non-default profile.
 
-One Chromium serves every profile. Chromium cannot open a second on-disk profile of a running
-headless browser (a second launch on the same user-data directory exits with status 21,
-"Failed to create a ProcessSingleton"), and CDP creates only in-memory contexts, so a profile
-other than ``default`` is one in-memory browser context per profile, shared by its spaces and
-seeded from the profile's files (cookies, local storage, permissions) when its first space
-opens. What the spaces change is written back: cookies and the local storage of the pages
-open when a space finishes, and the cookies again when the host stops. ``default`` is the
-browser's own persistent context, as before. See docs/architecture.md "Profiles".
+Chromium cannot open a second on-disk profile of a running headless browser (a second launch
+on the same user-data directory exits with status 21, "Failed to create a ProcessSingleton"),
+and CDP creates only in-memory contexts. So a profile made with ``profiles new`` is one
+in-memory browser context of the host's browser, shared by its spaces; an imported profile,
+whose bookmarks, history, saved logins and extensions load only from a browser's own profile
+directory, runs in a Chromium of its own launched on that directory
+(``browser/profile_provider.py``, an extra browser of the host's ``BrowserLink``), started by
+its first space and stopped when its last space finishes or the host stops; its spaces use
+that browser's default context. Either way the context is seeded from the profile's files
+(cookies, local storage, permissions) when its first space opens, and what the spaces change
+is written back: cookies and the local storage of the pages open when a space finishes, and
+the cookies again when the host stops. ``default`` is the host browser's own persistent
+context, as before. See docs/architecture.md "Profiles".
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ import asyncio
 import base64
 import contextlib
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from .. import jsbundle
 from ..errors import CdpError, EgoError, InvalidArgument, InvalidState, ProfileNotFound
+from ..browser_profiles import chromium_dir
 from ..browser_profiles import store as profile_store
 from .ops import op
 
@@ -39,13 +46,30 @@ class ProfileContexts:
         #: profile id -> browser context id (gone with the browser)
         self.contexts: dict[str, str] = {}
         self.locks: dict[str, asyncio.Lock] = {}
+        #: imported profile id -> instance of its own Chromium (an extra browser of the link)
+        self.browsers: dict[str, str] = {}
+        self._launcher: ThreadPoolExecutor | None = None
         host.browser.on_disconnect.append(self.contexts.clear)
+        host.browser.on_member_lost.append(self._lost)
+
+    def launcher(self) -> ThreadPoolExecutor:
+        """The thread the profiles' browsers are launched from: alive until the host stops,
+        as their parent-death signal follows it (browser/profile_provider.py)."""
+        if self._launcher is None:
+            self._launcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ego-profile-browser")
+        return self._launcher
+
+    def _lost(self, instance: str, _gone: list[str]) -> None:
+        for profile_id in [p for p, i in self.browsers.items() if i == instance]:
+            del self.browsers[profile_id]  # its next space starts it again
+            self.contexts.pop(profile_id, None)
 
     def on_driver(self, driver: object) -> None:
         pass
 
     def stop(self) -> None:
-        pass
+        if self._launcher is not None:
+            self._launcher.shutdown(wait=False)
 
 
 def list_public(host: Host) -> list[dict[str, Any]]:
@@ -84,6 +108,7 @@ async def remove(host: Host, at: dict[str, Any], *, id: Any) -> dict[str, Any]: 
             "(task.finish(), or `python -m ego_browser spaces` to see them) and remove it again",
             api="profiles rm",
         )
+    await release_idle_browser(host, profile_id)  # an imported profile's own Chromium
     context_id = host.features.profiles.contexts.pop(profile_id, None)
     if context_id and host.browser.conn is not None:
         with contextlib.suppress(EgoError):
@@ -103,13 +128,15 @@ async def context_for(host: Host, profile_id: str) -> str | None:
     state = host.features.profiles
     lock = state.locks.setdefault(profile_id, asyncio.Lock())
     async with lock:  # two spaces opening at once share one seeded context
+        if chromium_dir.uses_own_browser(profile):
+            return await _own_browser_context(host, profile)
         known = state.contexts.get(profile_id) or _surviving_context(host, profile_id)
         if known:
             state.contexts[profile_id] = known
             return known
         assert host.browser.conn is not None
         res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
-        context_id: str = res["browserContextId"]
+        context_id = str(res["browserContextId"])
         try:
             await _seed(host, profile, context_id)
         except BaseException:
@@ -118,6 +145,55 @@ async def context_for(host: Host, profile_id: str) -> str | None:
             raise
         state.contexts[profile_id] = context_id
         return context_id
+
+
+async def _own_browser_context(host: Host, profile: profile_store.Profile) -> str:
+    """An imported profile's space: its own Chromium (started now if it is not running),
+    made the request's browser; the context is that browser's default one."""
+    from ..browser.profile_provider import ProfileProvider
+
+    state = host.features.profiles
+    profile_id = profile["id"]
+    instance = state.browsers.get(profile_id)
+    if instance is None or not host.browser.has(instance):
+        state.contexts.pop(profile_id, None)
+        member = await host.browser.open_extra(ProfileProvider(profile, host.run_dir, state.launcher()))
+        instance = state.browsers[profile_id] = member.instance
+        context_id = member.default_context
+        launch_tabs = [t for t, owner in host.browser.target_owner.items()
+                       if owner == instance and host.browser.is_live_page(t)]
+        host.browser.use(instance)
+        try:
+            await _seed(host, profile, context_id)
+        except BaseException:
+            state.browsers.pop(profile_id, None)
+            await host.browser.release_extra(instance)
+            raise
+        if not member.opened.headed:
+            # its launch tab belongs to no space (a headless browser outlives its last tab)
+            for tid in launch_tabs:
+                with contextlib.suppress(EgoError):
+                    await member.opened.conn.send("Target.closeTarget", {"targetId": tid}, timeout=5.0)
+        state.contexts[profile_id] = context_id
+    host.browser.use(instance)
+    return state.contexts[profile_id]
+
+
+async def release_idle_browser(host: Host, profile_id: str) -> None:
+    """The profile's last space finished: its own Chromium stops (its directory stays)."""
+    state = host.features.profiles
+    instance = state.browsers.get(profile_id)
+    if instance is None or spaces_using(host, profile_id):
+        return
+    lock = state.locks.setdefault(profile_id, asyncio.Lock())
+    async with lock:  # not while a new space of it is being opened
+        if spaces_using(host, profile_id) or state.browsers.get(profile_id) != instance:
+            return
+        with contextlib.suppress(EgoError, OSError):
+            await save_cookies(host, profile_id)
+        state.browsers.pop(profile_id, None)
+        state.contexts.pop(profile_id, None)
+        await host.browser.release_extra(instance)
 
 
 def _surviving_context(host: Host, profile_id: str) -> str | None:
@@ -171,11 +247,12 @@ async def _seed_local_storage(host: Host, context_id: str, storage: dict[str, di
         committed: dict[str, asyncio.Future[None]] = {}
 
         def paused(params: dict[str, Any], _sid: str | None) -> None:
-            conn._spawn(conn.send("Fetch.fulfillRequest", {
+            # a task of the host's: the routed connection (one of several browsers) spawns none
+            host.background(loop.create_task(conn.send("Fetch.fulfillRequest", {
                 "requestId": params["requestId"], "responseCode": 200,
                 "responseHeaders": [{"name": "Content-Type", "value": "text/html"}],
                 "body": base64.b64encode(b"<!doctype html><title></title>").decode(),
-            }, session_id=sid))
+            }, session_id=sid)))
 
         def navigated(params: dict[str, Any], _sid: str | None) -> None:
             frame = params.get("frame") or {}

@@ -556,6 +556,10 @@ async def finish(host: Host, at: dict[str, Any], *, keep: Any) -> dict[str, Any]
         store.close_space(space.id)
         host.active.pop(space.id, None)
         await placement.after_finish(host, space.browser_instance)  # an idle Grid session is given back
+        if space.profile_id != "default":
+            from .profile_ops import release_idle_browser
+
+            await release_idle_browser(host, space.profile_id)  # an imported profile's own Chromium
     else:
         store.update_space(space.id, ownership=USER, reason="user_owned")
     return {

@@ -23,7 +23,8 @@ async def create_tab(
     if context_id:
         params["browserContextId"] = context_id
     tid: str
-    if context_id is None and windows.headed(host):
+    # the default context of the request's browser (the host's, or an imported profile's own)
+    if context_id in (None, host.browser.default_context) and windows.headed(host):
         # a window of its own titled with the space's name, a tab in the space's window
         title = name or (space.name if space is not None else None)
         if new_window and title:

@@ -134,13 +134,8 @@ def _offset_fn(driver: PageDriver, frame: Frame) -> Any:
     return lambda: frame_offset(driver, frame)
 
 
-async def handle_for_ref(host: Host, ctx: PageCtx, ref: int, group: str = GROUP, *,
-                         verify: bool = True) -> ElementHandle:
-    """The element behind ``@ref`` in its frame's utility world; ``StaleRef`` if it is gone.
-
-    ``verify=False``: no ``isConnected`` round trip here; the caller's checks run next and
-    report a detached element, and the handle's ``stale`` raises the same ``StaleRef`` then.
-    """
+async def handle_for_ref(host: Host, ctx: PageCtx, ref: int, group: str = GROUP) -> ElementHandle:
+    """The element behind ``@ref`` in its frame's utility world; ``StaleRef`` if it is gone."""
     from ..snapshot import resolve_ref
     from .ledgers import ledger_for
 
@@ -163,51 +158,32 @@ async def handle_for_ref(host: Host, ctx: PageCtx, ref: int, group: str = GROUP,
         ledger.stale_ref(ref)
         raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref) from None
     object_id = res["object"]["objectId"]
-
-    def stale() -> StaleRef:
-        ledger.stale_ref(ref)
-        return StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
-
-    if not verify:
-        handle = ElementHandle(frame.session, context_id, object_id, _offset_fn(driver, frame))
-        handle.gate = driver.check_input
-        handle.stale = stale
-        return handle
     alive = await frame.session.send(
         "Runtime.callFunctionOn",
         {"objectId": object_id, "functionDeclaration": "function() { return this.isConnected; }", "returnByValue": True},
         timeout=5.0,
     )
     if not (alive.get("result") or {}).get("value"):
-        raise stale()
+        ledger.stale_ref(ref)
+        raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
     handle = ElementHandle(frame.session, context_id, object_id, _offset_fn(driver, frame))
     handle.gate = driver.check_input
     return handle
 
 
 def resolver(
-    host: Host, ctx: PageCtx, selector: str, group: str = GROUP, *, checked: bool = False
+    host: Host, ctx: PageCtx, selector: str, group: str = GROUP
 ) -> Callable[[], Awaitable[list[ElementHandle]]]:
     """The ``resolve`` callable of the action pipeline for ``selector`` (parsed once, up front,
-    so an invalid selector fails before anything happens); handles go to object ``group``.
-
-    ``checked``: the caller runs the action checks on the handles, which report a detached
-    element: a ref's first resolution then skips its own ``isConnected`` round trip (one
-    renderer round trip fewer per action on a ref; docs/architecture.md, "Rounds"), and a
-    detached ref still raises ``StaleRef`` at once (``ElementHandle.stale``). Later
-    resolutions (retries) verify as before."""
+    so an invalid selector fails before anything happens); handles go to object ``group``."""
     parsed = parse_selector(selector)
     driver = ctx.driver
     if isinstance(parsed, RefSelector):
         ref = parsed.ref
 
-        first = [checked]
-
         async def resolve_ref_handles() -> list[ElementHandle]:
             driver.check_input()
-            verify = not first[0]
-            first[0] = False
-            return [await handle_for_ref(host, ctx, ref, group, verify=verify)]
+            return [await handle_for_ref(host, ctx, ref, group)]
 
         return resolve_ref_handles
 

@@ -322,7 +322,10 @@ except ego_browser.SelectorNotFound as e:
 A space runs in a profile: its cookies, local storage and site permissions. `default` is the
 browser's own. The person may have imported their Chrome data into another profile
 (`python -m ego_browser profiles import --from chrome`); `await profiles()` lists them, with
-`created_from`. Use the user's profile when the task needs their accounts (their mail, their
+`created_from`. An imported profile's spaces also have the user's bookmarks, history, saved
+logins (the password manager fills log-in forms) and extensions: they run in a browser of its
+own, so the first space of it takes a few seconds to open. Use the user's profile when the task
+needs their accounts (their mail, their
 shop log-in), only for that task, and never change their account settings unasked; use
 `isolated=True` for anything that should not see or leave data in their profile (a throw-away
 context, emptied when the space goes). What a profile space changes (a new log-in, site data)

@@ -145,39 +145,6 @@ async def test_b67_a_replaced_node_is_never_matched_by_its_old_ref(task, server)
     assert await page.evaluate("log") == []
 
 
-async def test_an_action_on_a_ref_sends_no_separate_connected_check(task, server, host):
-    """The action's own checks see a detached element: the ref's extra ``isConnected`` round
-    trip before them is not sent (docs/architecture.md, "Rounds")."""
-    from tests.cdp_recorder import record_cdp
-
-    url = server.page("/a-ref-trips", LOG + "<button data-k=go>Go</button><input aria-label=Name>")
-    page = task.page("p1")
-    await page.goto(url)
-    r = refs(await page.snapshot())
-    with record_cdp(host) as rec:
-        await page.click(f"@{r['Go']}")
-        await page.fill(f"@{r['Name']}", "x")
-    checks = [s for s in rec.sent if "isConnected; }" in str(s.params.get("functionDeclaration", ""))]
-    assert checks == []
-    assert await page.evaluate("log") == ["go"]
-    assert await page.input_value(f"@{r['Name']}") == "x"
-
-
-@pytest.mark.parametrize("act", ["click", "hover", "fill", "select_option", "focus", "press"])
-async def test_an_action_on_a_removed_ref_is_stale_at_once(task, server, act):
-    """Found detached by the action's checks, a ref raises StaleRef on the first attempt (a 1 ms
-    timeout leaves no room for a retry), not a NotActionable."""
-    url = server.page(f"/a-removed-{act}", "<button>B</button><input aria-label=I><select aria-label=S>"
-                      "<option>a</option></select>")
-    page = task.page("p1")
-    await page.goto(url)
-    r = refs(await page.snapshot())
-    n = {"fill": r["I"], "select_option": r["S"], "focus": r["I"], "press": r["I"]}.get(act, r["B"])
-    await page.evaluate("document.body.replaceChildren()")
-    args = {"fill": ("v",), "select_option": ("a",), "press": ("a",)}.get(act, ())
-    with pytest.raises(StaleRef, match=f"Stale ref: @{n}; take a new snapshot"):
-        await getattr(page, act)(f"@{n}", *args, timeout=1)
-
 async def test_b153_popup_from_a_click_is_in_the_receipt(task, server):
     server.page("/a-child", "child", title="Child")
     url = server.page("/a-pop", "<a id=o target=_blank href='/a-child'>open</a>")
