@@ -39,27 +39,39 @@ class Recorder:
 
 @contextlib.contextmanager
 def record_cdp(host: Any):
-    """Wrap the host's connection ``send`` for the duration of the block."""
-    conn = host.browser.conn
-    orig = conn.send
+    """Wrap ``send`` of every browser connection the host holds for the duration of the block.
+
+    The page drivers talk to their own browser's connection; ``host.browser.conn`` routes the
+    host's own calls to one of them, so the browsers' connections are the ones to wrap (each
+    command is recorded once, whoever sent it).
+    """
+    members = getattr(host.browser, "members", {}) or {}
+    conns = [m.opened.conn for m in members.values()] or [host.browser.conn]
     rec = Recorder()
 
-    async def send(method: str, params: dict | None = None, **kw: Any) -> Any:
-        entry = Sent(method, dict(params or {}), kw.get("session_id"))
-        rec.sent.append(entry)
-        try:
-            res = await orig(method, params, **kw)
-        except EgoTimeout:
-            entry.outcome = "timeout"
-            raise
-        except (CdpError, CdpChannelUnavailable):
-            entry.outcome = "error"
-            raise
-        entry.outcome = "ok"
-        return res
+    def wrap(conn: Any) -> None:
+        orig = conn.send
 
-    conn.send = send
+        async def send(method: str, params: dict | None = None, **kw: Any) -> Any:
+            entry = Sent(method, dict(params or {}), kw.get("session_id"))
+            rec.sent.append(entry)
+            try:
+                res = await orig(method, params, **kw)
+            except EgoTimeout:
+                entry.outcome = "timeout"
+                raise
+            except (CdpError, CdpChannelUnavailable):
+                entry.outcome = "error"
+                raise
+            entry.outcome = "ok"
+            return res
+
+        conn.send = send
+
+    for conn in conns:
+        wrap(conn)
     try:
         yield rec
     finally:
-        del conn.send
+        for conn in conns:
+            del conn.send

@@ -231,6 +231,41 @@ async def _wait_state(driver: PageDriver, state: str, deadline: float, idle_ms: 
             fut.cancel()
 
 
+async def until_parsed(driver: PageDriver, budget_s: float) -> None:
+    """Wait (at most ``budget_s``) until the main document has been parsed (DOMContentLoaded).
+
+    An element can be on screen while the parser still waits for a script below it: an action
+    on it then lands before the page's handlers are attached and does nothing (a click right
+    after the navigation its last click started). Past the budget the action goes on; a dialog,
+    a closed page or an unknown state never holds it up.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + budget_s
+    asked = False
+    while True:
+        main = driver.frames.main
+        if main is None or driver.closed or driver.dialog is not None or "DOMContentLoaded" in main.lifecycle:
+            return
+        if not asked:
+            # a page attached after its lifecycle events never sees them: its readyState says
+            asked = True
+            loader = main.loader_id
+            rs = await _ready_state(driver)
+            if rs != "loading":
+                if rs is not None and driver.frames.main is main and main.loader_id == loader:
+                    main.lifecycle.add("DOMContentLoaded")  # behind this document: ask once
+                return
+            continue
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            return
+        fut = driver.changed()
+        try:
+            await asyncio.wait_for(asyncio.shield(fut), remaining)
+        except asyncio.TimeoutError:
+            fut.cancel()
+
+
 async def _ready_state(driver: PageDriver) -> str | None:
     if driver.dialog is not None:
         return None

@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..cdp.errors import TargetClosed
-from ..driver import actions, dispatch, form_actions
+from ..driver import actions, dispatch, form_actions, navigation
 from ..driver.keyboard import Keyboard
 from ..driver.mouse import Mouse
 from ..driver.page import PageDriver
@@ -144,6 +144,8 @@ async def _act(
             await release_handles(driver, run.group)
 
     async with driver.input_lock:
+        # the page's scripts below the element may not have run yet (its handlers not attached)
+        await navigation.until_parsed(driver, min(timeout / 2000, _PARSE_WAIT))
         try:
             return await run_action(host, ctx, lambda: body(ctx, run), api=api, flush=release,
                                     wait_navigation=navigates, navigation_budget=_navigation_budget(timeout))
@@ -152,6 +154,10 @@ async def _act(
                 # failed, or a dialog opened: a dialog blocks the renderer, so this release
                 # would only answer once the dialog is handled. Nobody waits for it.
                 host.background(asyncio.ensure_future(release_handles(driver, run.group)))
+
+
+#: longest an element action waits for its document to finish parsing before it acts anyway
+_PARSE_WAIT = 5.0
 
 
 def _navigation_budget(timeout: float) -> float:

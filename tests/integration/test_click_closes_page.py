@@ -50,7 +50,7 @@ async def test_the_release_after_a_press_that_closed_the_page(task, server):
     await page.goto(url)
     host = current_channel().host
     driver = next(d for d in host.drivers.values() if d.target_id == page.target_id)
-    conn = host.browser.conn
+    conn = driver.conn  # the page's own browser connection (host.browser.conn routes the host's calls)
     send = conn.send
 
     async def closing_send(method, params=None, **kw):

@@ -209,3 +209,26 @@ async def test_default_viewport_and_per_space_size(task, server, host):
     info1 = await page.info()
     assert (info1["w"], info1["h"]) == (900, 600)
     await p2.close()
+
+
+async def test_a_click_right_after_a_navigation_waits_for_the_page_scripts(task, server):
+    """The guide's shop: a click lands on a button whose handler a script below it attaches;
+    while that script is still on its way the document is not parsed and the click waits."""
+    import asyncio
+
+    release = threading.Event()
+    handler = ("document.getElementById('b').addEventListener('click', "
+               "() => { document.getElementById('s').textContent = 'clicked'; });")
+    server.route("/na-late.js", Response("", content_type="text/javascript", chunks=[(release, handler.encode())]))
+    server.page("/na-product", "<p id=s>idle</p><button id=b>Add</button><script src=/na-late.js></script>")
+    page = task.page("p1")
+    await page.goto(server.page("/na-shop", "<a id=l href='/na-product'>product</a>"))
+    try:
+        await page.click("#l")  # waits for the product page to commit, not for its scripts
+        click = asyncio.ensure_future(page.click("#b", timeout=20000))
+        done, _ = await asyncio.wait({click}, timeout=2)
+        assert not done, "the click acted before the page's scripts had run"
+    finally:
+        release.set()
+    await click
+    assert await page.evaluate("document.getElementById('s').textContent") == "clicked"
