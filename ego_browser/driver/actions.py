@@ -31,6 +31,7 @@ from .. import jsbundle
 from ..cdp.connection import Session
 from ..cdp.errors import ContextDestroyed, ObjectNotFound
 from ..errors import (
+    CdpChannelUnavailable,
     CdpError,
     InvalidArgument,
     NotActionable,
@@ -94,6 +95,8 @@ class ElementHandle:
     #: ``async () -> {ref, role, name, frame}``, given by the host's resolver: an ambiguity
     #: error lists up to 5 candidates so described
     describe: Callable[[], Awaitable[dict[str, Any]]] | None = None
+    #: ``describe`` for another element of the same frame (by its objectId in this world)
+    describe_object: Callable[[str], Callable[[], Awaitable[dict[str, Any]]]] | None = None
 
     async def offset(self) -> tuple[float, float]:
         off = self.frame_offset
@@ -303,11 +306,7 @@ async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
                 passing.append(h)
                 continue
             if b.get("permanent"):
-                raise SelectorAmbiguous(
-                    f"{ctx.api}: selector {ctx.selector}: multiple fillable targets ({b.get('count')}); "
-                    "use a selector for one field",
-                    selector=ctx.selector, count=b.get("count"),
-                )
+                raise await _fill_targets_ambiguous(ctx, h, int(b.get("count") or 0))
             if first is None:
                 first = b
         if len(passing) > 1:
@@ -358,6 +357,37 @@ async def ambiguity(api: str, selector: str, total: int,
         f"{api}: selector {selector} {found or f'matched {total} elements'}{where}; {hint}",
         selector=selector, count=total, candidates=rows,
     )
+
+
+#: object group of the fields an ambiguity error about a wrapper lists
+_LISTED_GROUP = "ego-fill-listed"
+
+
+async def _fill_targets_ambiguous(ctx: ActionContext, h: ElementHandle, n: int) -> SelectorAmbiguous:
+    """The element wraps ``n`` fillable fields: list up to 5 of them as every ambiguity error does."""
+    describers = []
+    if h.describe_object is not None:
+        for i in range(min(n, SHOWN_CANDIDATES)):
+            try:
+                r = await h.session.send("Runtime.callFunctionOn", {
+                    "objectId": h.object_id, "objectGroup": _LISTED_GROUP, "arguments": [{"value": i}],
+                    "functionDeclaration": "function(i) { return globalThis.__egoActions.fillTargets(this)[i]; }",
+                })
+            except (CdpError, CdpChannelUnavailable):
+                break
+            oid = r.get("result", {}).get("objectId")
+            if not oid:
+                break
+            describers.append(h.describe_object(oid))
+    try:
+        return await ambiguity(ctx.api, ctx.selector, n, describers,
+                               hint="use a selector for one field, or one of these refs",
+                               found=f"holds multiple fillable fields ({n})")
+    finally:
+        try:
+            await h.session.send("Runtime.releaseObjectGroup", {"objectGroup": _LISTED_GROUP})
+        except (CdpError, CdpChannelUnavailable):
+            pass
 
 
 async def _ambiguous(ctx: ActionContext, passing: list[ElementHandle]) -> SelectorAmbiguous:

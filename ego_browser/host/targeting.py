@@ -9,6 +9,7 @@ pipeline dispatches input on the top page session in top-level coordinates).
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
@@ -168,6 +169,7 @@ async def handle_for_ref(host: Host, ctx: PageCtx, ref: int, group: str = GROUP)
         raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
     handle = ElementHandle(frame.session, context_id, object_id, _offset_fn(driver, frame))
     handle.gate = driver.check_input
+    handle.describe_object = functools.partial(describer, host, ctx, _EngineFrame(frame, driver.frames, driver))
     return handle
 
 
@@ -210,6 +212,7 @@ def resolver(
             handle.tier = 0 if ef.is_main else 1
             # an ambiguity error lists candidates with refs: described only then
             handle.describe = describer(host, ctx, ef, m.object_id)
+            handle.describe_object = functools.partial(describer, host, ctx, ef)
             handles.append(handle)
         return handles
 

@@ -64,7 +64,7 @@ async def test_b127_wrapper_and_editing_host(tab):
     assert await tab.js("i.value") == "wrapped"
     await fill(tab, "#inner", "host filled")
     assert await tab.js("ed.textContent") == "host filled"
-    with pytest.raises(SelectorAmbiguous, match="multiple fillable targets"):
+    with pytest.raises(SelectorAmbiguous, match="multiple fillable fields"):
         await fill(tab, "#w2", "nope")
     assert await tab.js("[x.value, y.value]") == ["keep1", "keep2"]
 

@@ -143,3 +143,14 @@ async def test_a_wrapper_of_several_file_inputs_lists_them(task, server, tmp_pat
     _assert_lists(err, 2, ["Front", "Back"], "button", found="contains multiple file inputs (2)")
     await page.set_input_files(err.candidates[1]["ref"], str(f))
     assert await page.evaluate("[...document.querySelectorAll('input')].map(i => i.files.length)") == [0, 1]
+
+
+async def test_a_wrapper_of_several_fillable_fields_lists_them(task, server):
+    page = await open_page(task, server, "/agents-amb-fill", (
+        "<div id=form><input aria-label='First name'><textarea aria-label='Message'></textarea></div>"))
+    with pytest.raises(SelectorAmbiguous) as info:
+        await page.fill("#form", "x", timeout=2000)
+    err = info.value
+    _assert_lists(err, 2, ["First name", "Message"], "textbox", found="holds multiple fillable fields (2)")
+    await page.fill(err.candidates[1]["ref"], "hello")
+    assert await page.evaluate("[...document.querySelectorAll('input, textarea')].map(e => e.value)") == ["", "hello"]

@@ -360,7 +360,7 @@
     walk(el);
     const usable = found.filter((c) => !styleHidden(c));
     if (usable.length === 1) return { el: usable[0] };
-    if (usable.length > 1) return { ambiguous: usable.length };
+    if (usable.length > 1) return { ambiguous: usable.length, all: usable };
     return { none: true };
   };
 
@@ -644,6 +644,11 @@
       el.focus();
       return isFocused(el) || el.ownerDocument.activeElement === el ||
         (el.shadowRoot && el.shadowRoot.delegatesFocus);
+    },
+    // the fillable descendants of a wrapper that holds several (what an ambiguity error lists)
+    fillTargets: (node) => {
+      const el = toElement(node);
+      return (el && fillTarget(el).all) || [];
     },
     // resolves after `frames` animation frames (used instead of sleeping between steps)
     raf: (node, frames) => new Promise((resolve) => {
