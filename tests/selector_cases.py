@@ -908,6 +908,8 @@ class Oracle:
                 self.browser_proc.terminate()
             self.loop.call_soon_threadsafe(self.loop.stop)
             self.thread.join(5)
+            if not self.thread.is_alive():
+                self.loop.close()  # its selector and self-pipe sockets (ResourceWarnings otherwise)
             shutil.rmtree(self.tmp, ignore_errors=True)
 
     # -- pages ---------------------------------------------------------------------------------

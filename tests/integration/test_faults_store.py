@@ -119,6 +119,7 @@ def test_the_cli_never_signals_a_program_holding_the_lock_in_process(tmp_path):
     finally:
         holder.stdin.close()
         holder.wait(timeout=ROUND_BOUND)
+        holder.stdout.close()
 
 
 # -- point 8: a damaged state store -----------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import struct
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +18,7 @@ PAGE = """<style>body{margin:0;width:4000px;height:4000px;background:#fff;positi
 
 
 def read_png(path: str) -> tuple[int, int, list[list[tuple[int, int, int]]]]:
-    data = open(path, "rb").read()
+    data = Path(path).read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, w = 8, b"", 0
     while pos < len(data):
@@ -88,7 +89,7 @@ async def test_b170_viewport_capture_follows_scroll(task, server, tmp_path):
     w, h, _ = read_png(clip)
     assert (w, h) == (50, 40) and coloured(clip) == 25
     full = await page.screenshot(path=str(tmp_path / "full.png"), full_page=True)
-    assert struct.unpack(">II", open(full, "rb").read()[16:24]) == (4000, 4000)
+    assert struct.unpack(">II", Path(full).read_bytes()[16:24]) == (4000, 4000)
     await page.cdp("Emulation.clearDeviceMetricsOverride")
 
 
