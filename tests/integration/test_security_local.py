@@ -96,7 +96,7 @@ report = {"uid": os.getuid(), "reached": [], "devtools_ports": [], "token_seen":
 ports = set()
 for name in ("/proc/net/tcp", "/proc/net/tcp6"):
     try:
-        lines = Path(name).read_text().splitlines()[1:]
+        lines = open(name).read().splitlines()[1:]
     except OSError:
         continue
     for line in lines:
