@@ -247,6 +247,28 @@ def render_tree(list depth, list role, list name, list flags, list key, list url
                 last_child[p] = i
             stack[sp] = i
             sp += 1
+        # first pass: which containers print in their single child's place (wnode[i] = 1; the
+        # print stack reuses the array later). The cell/listitem rule never drops a node, so it
+        # does not change these counts; it needs them to see a cell's or item's printed parent
+        for i in range(n - 1, -1, -1):
+            r = <str>role[i]
+            rl = PyUnicode_GET_LENGTH(r)
+            wnode[i] = 0
+            if rl == 4 and r == "text":
+                eff[i] = -1 if is_blank(<str>name[i]) else i
+            elif rl == 9 and r == "container" and not (fl[i] & C_FLAG_REF) and is_blank(<str>name[i]):
+                count = 0
+                c = first_child[i]
+                while c != -1:
+                    if eff[c] != -1:
+                        count += 1
+                        if count > 1:
+                            break
+                    c = next_sibling[c]
+                eff[i] = -1 if count == 0 else i
+                wnode[i] = 1 if count == 1 else 0
+            else:
+                eff[i] = i
         for i in range(n - 1, -1, -1):
             r = <str>role[i]
             rl = PyUnicode_GET_LENGTH(r)
@@ -255,8 +277,13 @@ def render_tree(list depth, list role, list name, list flags, list key, list url
             elif ((rl == 4 and r == "cell") or (rl == 8 and r == "listitem")) and par[i] != -1 \
                     and not (fl[i] & C_FLAG_REF) and is_blank(<str>name[i]) \
                     and PyUnicode_GET_LENGTH(<str>state[i]) == 0 and PyUnicode_GET_LENGTH(<str>value[i]) == 0:
-                # a cell in a row / listitem in a list with one child prints that child in its place
-                pr = <str>role[par[i]]
+                # a cell in a row / listitem in a list with one child prints that child in its
+                # place; "in" is the printed parent (containers that print their child skipped),
+                # so a second rendering of the printed text changes nothing
+                p = par[i]
+                while p != -1 and wnode[p]:
+                    p = par[p]
+                pr = <str>role[p] if p != -1 else ""
                 count = 0
                 single = -1
                 if (rl == 4 and pr == "row") or (rl == 8 and pr == "list"):

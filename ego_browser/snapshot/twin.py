@@ -61,12 +61,25 @@ def clean_name(name: str) -> str:
     return name
 
 
-def _lone_item(i: int, r: str, parent: list[Any], role: list[Any], name: list[Any], flags: list[Any], state: list[Any], value: list[Any]) -> bool:
-    """A ``cell`` in a ``row`` / ``listitem`` in a ``list`` that says nothing of its own."""
+def _lone_item(i: int, r: str, parent: list[Any], role: list[Any], name: list[Any], flags: list[Any], state: list[Any],
+               value: list[Any], transparent: list[bool]) -> bool:
+    """A ``cell`` in a ``row`` / ``listitem`` in a ``list`` that says nothing of its own ("in":
+    the printed parent, past containers that print their single child in their place)."""
     p = parent[i]
+    while p != -1 and transparent[p]:
+        p = parent[p]
     if p == -1 or role[p] != ("row" if r == "cell" else "list"):
         return False
     return not (flags[i] & FLAG_REF) and is_blank(name[i]) and not state[i] and not value[i]
+
+
+def _children(i: int, first_child: list[int], next_sibling: list[int]) -> list[int]:
+    out = []
+    c = first_child[i]
+    while c != -1:
+        out.append(c)
+        c = next_sibling[c]
+    return out
 
 
 def render_tree(
@@ -112,13 +125,27 @@ def render_tree(
                 next_sibling[last_child[p]] = i
             last_child[p] = i
         stack.append(i)
-    # effective node per index: itself (kept), a descendant (replaced container) or -1 (dropped)
+    # first pass: which containers print in their single child's place. The cell/listitem rule
+    # never drops a node, so it does not change these counts; it needs them to see a cell's or
+    # item's printed parent (and so a second rendering of the printed text changes nothing)
     eff = [-1] * n
+    transparent = [False] * n
     for i in range(n - 1, -1, -1):
         r = role[i]
         if r == "text":
             eff[i] = -1 if is_blank(name[i]) else i
-        elif (r == "cell" or r == "listitem") and _lone_item(i, r, parent, role, name, flags, state, value):
+        elif r == "container" and not (flags[i] & FLAG_REF) and is_blank(name[i]):
+            count = sum(1 for c in _children(i, first_child, next_sibling) if eff[c] != -1)
+            eff[i] = -1 if count == 0 else i
+            transparent[i] = count == 1
+        else:
+            eff[i] = i
+    # effective node per index: itself (kept), a descendant (replaced container) or -1 (dropped)
+    for i in range(n - 1, -1, -1):
+        r = role[i]
+        if r == "text":
+            eff[i] = -1 if is_blank(name[i]) else i
+        elif (r == "cell" or r == "listitem") and _lone_item(i, r, parent, role, name, flags, state, value, transparent):
             c = first_child[i]
             single = -1
             count = 0
