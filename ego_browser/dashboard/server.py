@@ -78,6 +78,8 @@ class Dashboard:
         self._last_json = b""
         self._last_update = 0.0
         self._ownership: dict[int, tuple[str, str | None]] = {}
+        #: the first look at the spaces: what is handed over then is not news
+        self._looked = False
         #: requests refused by the guard (tests and the log read it)
         self.refused = 0
 
@@ -302,9 +304,11 @@ class Dashboard:
         with its reason: the agent's hand_off() (with its status text), a page's permission
         prompt (the host hands the space over: reason location, notifications, camera ...)."""
         now = {s["id"]: (s["ownership"], s["reason"]) for s in spaces}
+        first, self._looked = not self._looked, True
         for s in spaces:
             before = self._ownership.get(s["id"])
-            if before is None or before == now[s["id"]] or s["ownership"] == Ownership.AGENT:
+            # a space made and handed over between two looks is news too (not at the first look)
+            if (before is None and first) or before == now[s["id"]] or s["ownership"] == Ownership.AGENT:
                 continue
             if s["ownership"] == Ownership.DELEGATED:
                 text = f'"{s["name"]}" needs you: {s["status"] or "the agent handed it over"}'
