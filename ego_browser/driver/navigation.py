@@ -159,7 +159,7 @@ class NavTracker:
 def tracker(driver: PageDriver) -> NavTracker:
     """The page's tracker (made when the host attaches the page, see ``track``)."""
     found = driver.nav_tracker
-    if found is None:
+    if not isinstance(found, NavTracker):
         found = NavTracker(driver)
         driver.nav_tracker = found
     return found

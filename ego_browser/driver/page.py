@@ -24,7 +24,6 @@ from .frames import Frame, FrameTree
 if TYPE_CHECKING:
     from .keyboard import Keyboard
     from .mouse import Mouse
-    from .navigation import NavTracker
 
 __all__ = ["PageDriver", "EVENT_BUFFER", "EVENT_BUFFER_BYTES"]
 
@@ -117,7 +116,7 @@ class PageDriver:
         #: oldest first: one round's held buttons and keys are not another's
         self.input_states: OrderedDict[str, tuple[Mouse, Keyboard]] = OrderedDict()
         #: the page's navigation tracker (``navigation.tracker``), made when the host attaches it
-        self.nav_tracker: NavTracker | None = None
+        self.nav_tracker: object | None = None  # navigation.NavTracker (navigation imports this module)
 
     # -- attaching ---------------------------------------------------------------------------
 
