@@ -228,12 +228,10 @@ for _name, _run in ELEMENT_ACTIONS.items():
 
 @op("Page.find")
 async def find(host: Host, at: dict[str, Any], *, selector: str, limit: int) -> list[dict[str, Any]]:
-    from .dialog_ops import guarded
-
     parsed = parse_selector(selector)
     ctx = await host.page_ctx(at, activate=True)
     # a dialog blocks the renderer: fail at once, as every other call does (B151)
-    return await guarded(ctx.driver, "page.find", _find(host, ctx, parsed, limit))
+    return await ctx.driver.dialogs.guard("page.find", _find(host, ctx, parsed, limit))
 
 
 async def _find(host: Host, ctx: PageCtx, parsed: Any, limit: Any) -> list[dict[str, Any]]:

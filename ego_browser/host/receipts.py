@@ -53,7 +53,7 @@ async def run_action(
     ``navigation`` says where it went. ``navigation_budget``: seconds from the start of the call
     the whole action may take (the op's own deadline), else ``navigation.COMMIT_TIMEOUT``.
     """
-    from .dialog_ops import dialog_open_error
+    from ..driver.dialogs import dialog_open_error
 
     driver = ctx.driver
     if driver.dialog is not None:
@@ -84,7 +84,7 @@ async def run_action(
             dialog_seen.set_result(d)
 
     offs = [driver.session.on("Page.windowOpen", window_open), host.watch_popups(popup)]
-    driver.on_dialog.append(dialog)
+    driver.dialogs.listeners.append(dialog)
     result: Any = None
     try:
         task = loop.create_task(action())
@@ -130,8 +130,8 @@ async def run_action(
     finally:
         for off in offs:
             off()
-        if dialog in driver.on_dialog:
-            driver.on_dialog.remove(dialog)
+        if dialog in driver.dialogs.listeners:
+            driver.dialogs.listeners.remove(dialog)
     labels = host.labels_for_targets(ctx.space.id, [p["targetId"] for p in popups])
     current = driver.dialog
     return {

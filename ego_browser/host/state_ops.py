@@ -44,8 +44,6 @@ def reader(name: str, kind: str, *, wait: bool) -> None:
     api = wire.declaration(name).api
 
     async def handler(host: Host, at: dict[str, Any], *, selector: str, **kwargs: Any) -> Any:
-        from .dialog_ops import guarded
-
         timeout_ms = kwargs.pop("timeout") if "timeout" in kwargs else _NO_WAIT_BOUND_MS
         arg = next(iter(kwargs.values()), None)
         ctx = await host.page_ctx(at, activate=True)
@@ -62,7 +60,7 @@ def reader(name: str, kind: str, *, wait: bool) -> None:
                 await release_handles(ctx.driver, group)
 
         # a dialog blocks the renderer: fail at once, as every other call does
-        return await guarded(ctx.driver, api, read())
+        return await ctx.driver.dialogs.guard(api, read())
 
     handler.__name__ = handler.__qualname__ = api.rpartition(".")[2]
     op(name)(handler)
