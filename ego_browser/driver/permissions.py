@@ -6,7 +6,7 @@ prompting APIs (``navigator.geolocation.getCurrentPosition/watchPosition``,
 ``Notification.requestPermission``, ``navigator.mediaDevices.getUserMedia``) go into the page's
 main world before any page script (``Page.addScriptToEvaluateOnNewDocument``). When the
 permission's state is ``"prompt"`` (a real browser would show a prompt), the wrapper reports it
-through a ``Runtime.addBinding`` binding and :func:`watch` calls ``on_prompt(reason)``; the host
+through a ``Runtime.addBinding`` binding and :func:`watch` calls ``on_prompt(name, reason)``; the host
 then hands the space to the person. Granted or denied permissions never prompt and are not
 reported. The original API is called unchanged either way.
 """
@@ -34,23 +34,25 @@ REASONS = {"geolocation": "location", "notifications": "notifications", "camera"
            "microphone": "microphone"}
 
 
-def _reason(payload: str) -> str | None:
+def _name(payload: str) -> str | None:
+    """The permission a prompt asks for, if it is one we report."""
     try:
         name = orjson.loads(payload).get("name")
     except (orjson.JSONDecodeError, AttributeError):
         return None
-    return REASONS.get(name) if isinstance(name, str) else None
+    return name if isinstance(name, str) and name in REASONS else None
 
 
-async def watch(driver: PageDriver, on_prompt: Callable[[str], None]) -> None:
-    """Install the watch in ``driver``'s page; ``on_prompt(reason)`` for each prompt it would show."""
+async def watch(driver: PageDriver, on_prompt: Callable[[str, str], None]) -> None:
+    """Install the watch in ``driver``'s page; ``on_prompt(name, reason)`` for each prompt it
+    would show (``name``: the PermissionDescriptor's, ``reason``: the space's hand-off reason)."""
     session = driver.session
 
     def called(params: dict[str, Any], _sid: str | None) -> None:
         if params.get("name") == BINDING:
-            reason = _reason(params.get("payload") or "")
-            if reason is not None:
-                on_prompt(reason)
+            name = _name(params.get("payload") or "")
+            if name is not None:
+                on_prompt(name, REASONS[name])
 
     driver._offs.append(session.on("Runtime.bindingCalled", called))
     source = jsbundle.call("main", "permission_watch", BINDING)
