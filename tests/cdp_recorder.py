@@ -8,7 +8,9 @@ stall itself, whatever the clock says.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +28,26 @@ class Sent:
 @dataclass
 class Recorder:
     sent: list[Sent] = field(default_factory=list)
+    _seen: list[asyncio.Future[None]] = field(default_factory=list)
+
+    def record(self, entry: Sent) -> None:
+        self.sent.append(entry)
+        self.changed()
+
+    def changed(self) -> None:
+        seen, self._seen = self._seen, []
+        for fut in seen:
+            if not fut.done():
+                fut.set_result(None)
+
+    async def until(self, check: Callable[[list[Sent]], bool], timeout: float = 30.0) -> None:
+        """Return once ``check(sent)`` holds (re-checked as commands are sent and answered), so a
+        test can act at a known point of a call in flight instead of sleeping."""
+        async with asyncio.timeout(timeout):
+            while not check(self.sent):
+                fut = asyncio.get_running_loop().create_future()
+                self._seen.append(fut)
+                await fut
 
     def methods(self, session_id: str | None = None) -> list[str]:
         return [s.method for s in self.sent if session_id is None or s.session_id == session_id]
@@ -54,17 +76,19 @@ def record_cdp(host: Any):
 
         async def send(method: str, params: dict | None = None, **kw: Any) -> Any:
             entry = Sent(method, dict(params or {}), kw.get("session_id"))
-            rec.sent.append(entry)
+            rec.record(entry)
             try:
                 res = await orig(method, params, **kw)
+                entry.outcome = "ok"
+                return res
             except EgoTimeout:
                 entry.outcome = "timeout"
                 raise
             except (CdpError, CdpChannelUnavailable):
                 entry.outcome = "error"
                 raise
-            entry.outcome = "ok"
-            return res
+            finally:
+                rec.changed()
 
         conn.send = send
 

@@ -96,6 +96,39 @@ class Control:
         self.activity.log(space.id, "control", "the person closed the space")
         return {"closed": space.id}
 
+    async def op_permission(self, cmd: dict[str, Any]) -> Any:
+        """Answer the permission prompt that handed the space over: allow or block that permission
+        for the asking tab's origin in the space's browser context, then give the space back."""
+        host = self.host
+        space = host.space_row(cmd.get("space"))
+        setting = cmd.get("setting")
+        if setting not in ("granted", "denied"):
+            raise InvalidArgument("dashboard: setting must be granted or denied", api="dashboard", option="setting",
+                                  expected="granted|denied")
+        give_back = cmd.get("give_back", True)
+        if not isinstance(give_back, bool):
+            raise InvalidArgument("dashboard: give_back must be a bool", api="dashboard", option="give_back",
+                                  expected="bool")
+        prompt = host.features.permissions.waiting(space)
+        if prompt is None:
+            raise InvalidState(f"no permission prompt waits in space {space.id} (answered, or given back already)",
+                               api="dashboard")
+        if prompt.origin is None:
+            raise InvalidState("the page that asked has no origin a permission can be stored for (about:, data:): "
+                               "give the space back instead", api="dashboard")
+        params: dict[str, Any] = {"permission": {"name": prompt.name}, "setting": setting, "origin": prompt.origin}
+        if space.context_id:
+            params["browserContextId"] = space.context_id
+        assert host.browser.conn is not None
+        await host.browser.conn.send("Browser.setPermission", params, timeout=10.0)
+        host.features.permissions.pending.pop(space.id, None)
+        verb = "allowed" if setting == "granted" else "blocked"
+        self.activity.log(space.id, "control", f"the person {verb} {prompt.reason} for {prompt.origin}")
+        if give_back:
+            await host.handle("spaces.give_back", {"space": space.id})
+            self.activity.log(space.id, "control", "given back to the agent")
+        return {"permission": prompt.name, "origin": prompt.origin, "setting": setting}
+
     # -- acting in a held space -------------------------------------------------------------
 
     def _held_space(self, space_id: Any) -> Any:

@@ -41,6 +41,14 @@ def page_rows(host: Any, space_id: int) -> list[dict[str, Any]]:
     return out
 
 
+def _permission(host: Any, space: Any) -> dict[str, Any] | None:
+    """The permission prompt that handed the space to the person, while it waits for an answer."""
+    prompt = host.features.permissions.waiting(space)
+    if prompt is None:
+        return None
+    return {"name": prompt.name, "reason": prompt.reason, "origin": prompt.origin, "target_id": prompt.target_id}
+
+
 def overview(host: Any, activity: Any) -> list[dict[str, Any]]:
     """Every open space: who holds it, what the agent says and does, its tabs."""
     if host.store is None:
@@ -62,5 +70,6 @@ def overview(host: Any, activity: Any) -> list[dict[str, Any]]:
             "last": activity.last.get(space.id),
             "active": host.active.get(space.id),
             "pages": pages,
+            "permission": _permission(host, space),
         })
     return out

@@ -16,7 +16,9 @@ So the host installs, in every page's main world before any page script
 browser would show a prompt), the wrapper reports it through a ``Runtime.addBinding`` binding;
 the host then hands the space to the person (ownership ``user``, reason ``location``,
 ``notifications``, ``camera`` or ``microphone``). Granted or denied permissions never prompt
-and are not reported. The original API is called unchanged either way.
+and are not reported. The original API is called unchanged either way. The prompt (permission,
+origin of the tab, tab) stays in ``PermissionWatch.pending`` so the person can answer it from the
+dashboard (``Browser.setPermission`` on the space's context, then give-back).
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable
+from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import orjson
 
@@ -36,7 +40,7 @@ from ..states import Ownership
 from .core import Host
 from .ops import op
 
-__all__ = ["guarded", "dialog_open_error", "install_permission_watch", "BINDING"]
+__all__ = ["guarded", "dialog_open_error", "install_permission_watch", "BINDING", "PendingPermission"]
 
 logger = logging.getLogger("ego_browser.host")
 
@@ -160,6 +164,14 @@ async def dismiss_dialog(host: Host, at: dict[str, Any]) -> bool:
 _REASONS = {"geolocation": "location", "notifications": "notifications", "camera": "camera", "microphone": "microphone"}
 
 
+def _origin(url: str) -> str | None:
+    """The origin a permission is granted to (None for about:, data: and other opaque origins)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return None
+    return f"{parts.scheme}://{parts.netloc}"
+
+
 def _permission_requested(host: Host, driver: PageDriver, payload: str) -> None:
     try:
         name = orjson.loads(payload).get("name")
@@ -172,6 +184,11 @@ def _permission_requested(host: Host, driver: PageDriver, payload: str) -> None:
         for row in host.store.pages(space.id):
             if row.target_id == driver.target_id and space.ownership == Ownership.AGENT:
                 host.store.update_space(space.id, ownership=Ownership.USER, reason=reason)
+                # the top-level page's origin: Chromium asks (and remembers) permissions per
+                # top-level origin, iframes included
+                url = (host.browser.targets.get(driver.target_id) or {}).get("url", "")
+                host.features.permissions.pending[space.id] = PendingPermission(
+                    name=str(name), reason=reason, origin=_origin(url), target_id=driver.target_id)
                 logger.info("space %s handed to the person: permission prompt %s", space.id, reason)
                 return
 
@@ -196,11 +213,34 @@ async def install_permission_watch(host: Host, driver: PageDriver) -> None:
         logger.debug("permission watch not installed on %s: %s", driver.target_id, exc)
 
 
+@dataclass(frozen=True)
+class PendingPermission:
+    """A permission prompt that handed its space to the person, until they answer it."""
+
+    name: str  # the PermissionDescriptor name: geolocation, notifications, camera, microphone
+    reason: str  # the space's hand-off reason (location, notifications, camera, microphone)
+    origin: str | None  # None: an opaque origin (about:, data:) that no answer can be stored for
+    target_id: str
+
+
 class PermissionWatch:
-    """Installs the permission-prompt watch in every attached page (one per host)."""
+    """Installs the permission-prompt watch in every attached page (one per host), and keeps
+    the prompt that handed each space over (space id -> prompt) for the person to answer."""
 
     def __init__(self, host: Host) -> None:
         self.host = host
+        self.pending: dict[int, PendingPermission] = {}
+
+    def waiting(self, space: Any) -> PendingPermission | None:
+        """The space's prompt while it is still what holds the space (a give-back, a take-over
+        by hand, or another hand-off since make it stale)."""
+        prompt = self.pending.get(space.id)
+        if prompt is None:
+            return None
+        if space.ownership != Ownership.USER or space.reason != prompt.reason:
+            self.pending.pop(space.id, None)
+            return None
+        return prompt
 
     async def on_driver(self, driver: PageDriver) -> None:
         await install_permission_watch(self.host, driver)

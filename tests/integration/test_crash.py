@@ -58,7 +58,10 @@ async def test_a_wait_in_flight_fails_when_the_renderer_crashes(host, task, serv
     await page.goto(server.page("/cr-c", "<p>x</p>"))
     with record_cdp(host) as rec:
         waiting = asyncio.ensure_future(page.wait_for_selector("#never", timeout=60000))
-        await asyncio.sleep(0)  # let the wait start
+        # the wait is in flight once its first look at the page has come back (it then waits
+        # for the next change)
+        await rec.until(lambda sent: any(s.method.startswith("Runtime.") and s.outcome == "ok" for s in sent))
+        assert not waiting.done()
         await _crash(page)
         with pytest.raises(PageCrashed):
             await waiting

@@ -17,7 +17,7 @@ from websockets.exceptions import InvalidStatus
 
 import ego_browser
 from ego_browser.dashboard import ensure_started
-from ego_browser.errors import TaskSpaceUserInControl
+from ego_browser.errors import InvalidArgument, InvalidState, TaskSpaceUserInControl
 from ego_browser.states import Ownership
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
@@ -317,6 +317,73 @@ async def test_a_permission_prompt_reaches_the_person_as_a_notification(host, da
         assert host.store.space(t.space_id).reason == "location"
     finally:
         await host.handle("spaces.give_back", {"space": t.space_id})
+        await t.finish(keep=[])
+
+
+async def _ask_location(page) -> None:
+    await page.evaluate("() => { navigator.geolocation.getCurrentPosition(() => {}, () => {}); return 1 }")
+
+
+async def _permission_state(host, page, name: str) -> str:
+    # read past the gate: the space may still be the person's
+    res = await host.drivers[page.target_id].session.send("Runtime.evaluate", {
+        "expression": f"navigator.permissions.query({{name: {name!r}}}).then((s) => s.state)",
+        "awaitPromise": True, "returnByValue": True})
+    return res["result"]["value"]
+
+
+@pytest.mark.parametrize("button,state", [("#perm-allow", "granted"), ("#perm-block", "denied")])
+async def test_a_permission_prompt_is_answered_from_the_ui(host, dash, viewer, server, button, state):
+    """The person allows (or blocks) the permission a page asked for: the page's origin gets it in
+    that space's context, and the space goes back to the agent, which carries on."""
+    t = await ego_browser.task_space(f"dash-perm-{state}")
+    try:
+        page = t.page("p1")
+        server.page("/dash-perm-answer.html", "<p>where are you?</p>")
+        # an origin of its own (Chromium resolves *.localhost to this machine): Chromium remembers
+        # prompts dismissed for a host, and other tests ask 127.0.0.1 and localhost for the location
+        origin = server.url("/", host=f"dash-perm-{state}.localhost").rstrip("/")
+        await page.goto(origin + "/dash-perm-answer.html")
+        assert await _permission_state(host, page, "geolocation") == "prompt"
+        await _ask_location(page)
+        await _until(lambda: _held(host, t.space_id), "the prompt handing the space over")
+        await _open_space(viewer, t.space_id)
+        await viewer.wait_for_function("""(origin) => !document.getElementById('perm').hidden
+            && document.getElementById('perm-text').textContent === origin + ' asks for your location'
+            && !document.getElementById('perm-allow').disabled""", origin)
+        await viewer.click(button)
+        await viewer.wait_for_function("document.getElementById('perm').hidden")
+        await _until(lambda: _agents(host, t.space_id), "the space given back")
+        # the agent's own calls work again and see the person's answer
+        assert await page.evaluate(
+            "() => navigator.permissions.query({name: 'geolocation'}).then((s) => s.state)") == state
+        assert await page.evaluate("location.origin") == origin
+        log = [e["text"] for e in dash.activity.logs.get(t.space_id, ())]
+        verb = "allowed" if state == "granted" else "blocked"
+        assert f"the person {verb} location for {origin}" in log
+        # answered: nothing waits any more, and a second answer is refused with a reason
+        with pytest.raises(InvalidState, match="no permission prompt waits"):
+            await dash.control.run({"op": "permission", "space": t.space_id, "setting": "granted"})
+    finally:
+        await t.finish(keep=[])
+
+
+async def _held(host, space_id: int) -> bool:
+    return host.store.space(space_id).ownership == Ownership.USER
+
+
+async def _agents(host, space_id: int) -> bool:
+    return host.store.space(space_id).ownership == Ownership.AGENT
+
+
+async def test_a_permission_answer_needs_a_setting_and_a_waiting_prompt(host, dash):
+    t = await ego_browser.task_space("dash-perm-bad")
+    try:
+        with pytest.raises(InvalidArgument, match="setting must be granted or denied"):
+            await dash.control.run({"op": "permission", "space": t.space_id, "setting": "yes"})
+        with pytest.raises(InvalidState, match="no permission prompt waits"):
+            await dash.control.run({"op": "permission", "space": t.space_id, "setting": "denied"})
+    finally:
         await t.finish(keep=[])
 
 

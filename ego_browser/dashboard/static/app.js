@@ -113,6 +113,9 @@ function renderList() {
   }
 }
 
+const PERMISSION = { location: "your location", notifications: "permission to show notifications",
+  camera: "your camera", microphone: "your microphone" };
+
 function current() { return state.spaces.find((s) => s.id === state.space) || null; }
 
 function renderSpace() {
@@ -175,6 +178,13 @@ function renderSpace() {
     if (dlg.type === "prompt" && !$("dialog-input").dataset.set) { $("dialog-input").value = dlg.default_prompt || ""; $("dialog-input").dataset.set = "1"; }
     $("dialog-accept").disabled = $("dialog-dismiss").disabled = !held;
   } else delete $("dialog-input").dataset.set;
+  // a permission prompt that handed the space over: the person allows or blocks it
+  const perm = s.permission;
+  $("perm").hidden = !perm;
+  if (perm) {
+    $("perm-text").textContent = `${perm.origin || "this page"} asks for ${PERMISSION[perm.reason] || perm.reason}`;
+    $("perm-allow").disabled = $("perm-block").disabled = !perm.origin;
+  }
   const ch = page && page.chooser;
   $("chooser").hidden = !ch;
   if (ch) { $("chooser-what").textContent = ch.multiple ? "files" : "a file"; $("chooser-send").disabled = !held; }
@@ -288,6 +298,8 @@ function setupButtons() {
   $("dialog-accept").onclick = () => act("dialog", { target: state.target, accept: true,
     text: $("dialog-input").hidden ? undefined : $("dialog-input").value });
   $("dialog-dismiss").onclick = () => act("dialog", { target: state.target, accept: false });
+  $("perm-allow").onclick = () => act("permission", { space: state.space, setting: "granted" });
+  $("perm-block").onclick = () => act("permission", { space: state.space, setting: "denied" });
   $("chooser-send").onclick = () => act("files", { target: state.target,
     files: $("chooser-paths").value.split("\n").map((s) => s.trim()).filter(Boolean) });
 }
