@@ -1,5 +1,5 @@
 """Renderer round trips an action waits for (issue 11, tool time): a press and its release are
-in flight together, and the action helpers are installed in the call that needs them.
+in flight together (the helpers' install in the call that needs them: test_lost_context_unit).
 
 The fake ``send`` withholds the answer to a press until its release has been sent: an action
 that waits for the press's answer before sending the release never gets it (bounded here)."""
@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ego_browser.driver.actions import ElementHandle, call
 from ego_browser.driver.keyboard import Keyboard
 from ego_browser.driver.mouse import Mouse
 
@@ -67,26 +66,3 @@ async def test_a_press_that_fails_still_has_its_release_sent_and_raises():
     else:
         raise AssertionError("the press's failure was swallowed")
     assert sent == ["mousePressed", "mouseReleased"] and not mouse.buttons
-
-
-class HelperSession:
-    """A utility world without the action helpers: the first call says so."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, dict[str, Any]]] = []
-
-    async def send(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        self.calls.append((method, params or {}))
-        if len(self.calls) == 1:
-            return {"result": {"value": {"__ego_missing": True}}}
-        return {"result": {"value": "checked"}}
-
-
-async def test_the_first_action_helper_call_of_a_document_installs_and_calls_in_one_more_round_trip():
-    session = HelperSession()
-    handle = ElementHandle(session, 7, "obj-1")  # type: ignore[arg-type]  # a fake session
-    assert await call(handle, "check", "click") == "checked"
-    assert [m for m, _ in session.calls] == ["Runtime.callFunctionOn", "Runtime.callFunctionOn"]
-    second = session.calls[1][1]
-    assert "__egoActions =" in second["functionDeclaration"] and second["objectId"] == "obj-1"
-    assert second["arguments"] == [{"value": "check"}, {"value": "click"}]
