@@ -5,6 +5,13 @@ puts the jar in ``.deps/``). Ports are chosen by binding port 0 and passed to Ja
 that loses a port to another process (the server exits early) is retried with new ports.
 Every Java process runs in its own process group, so stopping a node takes the chromedriver
 and Chromium it started along; nothing is signalled but the groups this module started.
+
+Each node runs as if on another machine as far as files go (``Grid.private_files``): in a
+mount namespace of its own, with an empty private tmpfs over the temp folder (where the test's
+files, the host's home and the node's own temp files live). A file the host hands the node by
+path, or a download the host would read from the node's folder by path, is then missing on
+the other side, so the Grid tests prove the file transfers go through the Grid, not a shared
+disk. Where namespaces are not available the nodes share the disk and those tests skip.
 """
 
 from __future__ import annotations
@@ -111,6 +118,10 @@ class Grid:
     hub: GridProcess
     nodes: list[GridProcess] = field(default_factory=list)
     workdir: str = ""
+    #: the nodes' temp folders are their own (a mount namespace each): see the module's doc
+    private_files: bool = False
+    #: ... and the host's temp folder (its files, the test's files) is hidden from them
+    hides_host_temp: bool = False
 
     @property
     def url(self) -> str:
@@ -149,15 +160,56 @@ class Grid:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def _java(args: list[str], log: Path) -> subprocess.Popen:
+def _java(args: list[str], log: Path, wrap: list[str] | None = None, java_opts: list[str] | None = None) -> subprocess.Popen:
     fh = open(log, "wb")  # noqa: SIM115 - the child keeps its copy; ours closes at once
     try:
         return subprocess.Popen(
-            ["java", *JAVA_OPTS, "-jar", str(JAR), *args], stdin=subprocess.DEVNULL, stdout=fh,
-            stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
+            [*(wrap or []), "java", *JAVA_OPTS, *(java_opts or []), "-jar", str(JAR), *args],
+            stdin=subprocess.DEVNULL, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
         )
     finally:
         fh.close()
+
+
+#: runs in the node's new mount namespace: tmpfs over each folder of $2 (":"-separated), then
+#: the node's config ($1, read before it was hidden) written again and its temp folder ($3) made
+_PRIVATE_FILES = """set -e
+cfg=$(cat "$1"); c=$1; hide=$2; tmp=$3; shift 3
+IFS=:; for d in $hide; do mkdir -p "$d"; mount -t tmpfs -o mode=1777 tmpfs "$d"; done; unset IFS
+mkdir -p "${c%/*}" "$tmp"; printf '%s\n' "$cfg" > "$c"
+exec "$@"
+"""
+
+
+def _unshare(probe_dir: Path) -> list[str] | None:
+    """The command that gives a process a mount namespace of its own, if this machine allows it."""
+    if shutil.which("unshare") is None:
+        return None
+    # as root a mount namespace is enough; otherwise a user namespace grants the mount
+    cmd = ["unshare", "-m", "--propagation", "private"] if os.geteuid() == 0 else \
+        ["unshare", "-c", "-m", "--keep-caps", "--propagation", "private"]
+    try:
+        probe = subprocess.run([*cmd, "mount", "-t", "tmpfs", "tmpfs", str(probe_dir)], capture_output=True,
+                               timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return cmd if probe.returncode == 0 else None
+
+
+def _hides_host_temp() -> bool:
+    # the jar lives in the checkout: a checkout inside the temp folder keeps it visible
+    return not ROOT.resolve().is_relative_to(Path(tempfile.gettempdir()).resolve())
+
+
+def _private_files(unshare: list[str] | None, workdir: Path, config: Path, i: int) -> tuple[list[str] | None, list[str]]:
+    """(the node's wrapper, its Java options): a private tmpfs over the temp folder, or over
+    the node's own temp folder only when the checkout is inside the temp folder."""
+    node_tmp = workdir / f"node{i}-tmp"
+    if unshare is None:
+        return None, []
+    hide = [str(Path(tempfile.gettempdir()).resolve())] if _hides_host_temp() else [str(node_tmp)]
+    wrap = [*unshare, "sh", "-c", _PRIVATE_FILES, "sh", str(config), ":".join(hide), str(node_tmp)]
+    return wrap, [f"-Djava.io.tmpdir={node_tmp}"]
 
 
 def _node_config(path: Path) -> None:
@@ -169,6 +221,7 @@ def _node_config(path: Path) -> None:
         f"max-sessions = {SESSIONS_PER_NODE}\n"
         "override-max-sessions = true\n"
         "session-timeout = 300\n"
+        "enable-managed-downloads = true\n"
         "\n[[node.driver-configuration]]\n"
         'display-name = "chromium"\n'
         f'webdriver-executable = "{shutil.which("chromedriver") or "/usr/bin/chromedriver"}"\n'
@@ -186,11 +239,17 @@ def _start_once(workdir: Path, nodes: int) -> Grid:
                 workdir=str(workdir))
     config = workdir / "node.toml"
     _node_config(config)
+    probe_dir = workdir / "probe"
+    probe_dir.mkdir()
+    unshare = _unshare(probe_dir)
+    grid.private_files = unshare is not None
+    grid.hides_host_temp = unshare is not None and _hides_host_temp()
     for i in range(nodes):
         port = free_port()
         log = workdir / f"node{i}.log"
+        wrap, opts = _private_files(unshare, workdir, config, i)
         proc = _java(["node", "--host", "127.0.0.1", "--port", str(port), *bus, "--config", str(config),
-                      "--heartbeat-period", "5"], log)
+                      "--heartbeat-period", "5"], log, wrap, opts)
         grid.nodes.append(GridProcess(f"node{i}", proc, port, log))
     deadline = time.monotonic() + START_DEADLINE
     try:

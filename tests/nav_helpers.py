@@ -4,7 +4,8 @@ and file choosers (a stand-in for ``page.click`` while that op is wired elsewher
 from __future__ import annotations
 
 from ego_browser.client.models import ActionReceipt
-from ego_browser.host.receipts import run_action
+from ego_browser.driver.receipts import run_action
+from ego_browser.host.page_site import PageSite
 
 
 async def click(host, page, selector: str, *, api: str = "page.click") -> ActionReceipt:
@@ -23,4 +24,4 @@ async def click(host, page, selector: str, *, api: str = "page.click") -> Action
             await session.send("Input.dispatchMouseEvent",
                                {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
 
-    return ActionReceipt.from_wire(await run_action(host, ctx, action, api=api))
+    return ActionReceipt.from_wire(await run_action(ctx.driver, PageSite(host, ctx), action, api=api))

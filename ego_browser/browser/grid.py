@@ -29,7 +29,7 @@ __all__ = ["GridClient", "GridSession"]
 NEW_SESSION_TIMEOUT = 90.0
 #: seconds for every other Grid call
 CALL_TIMEOUT = 10.0
-#: seconds for one file sent to a node (uploads)
+#: seconds for one file sent to a node (uploads) or fetched from it (downloads)
 UPLOAD_TIMEOUT = 60.0
 
 
@@ -40,6 +40,11 @@ class GridSession:
     node: str  # the node's URI as the hub reports it ("" when the hub did not say)
     browser_pid: int | None
     capabilities: dict[str, Any]
+
+    @property
+    def managed_downloads(self) -> bool:
+        """The node keeps this session's downloads and serves them (``/se/files``)."""
+        return self.capabilities.get("se:downloadsEnabled") is True
 
 
 class GridClient:
@@ -89,12 +94,18 @@ class GridClient:
     # -- sessions ----------------------------------------------------------------------------
 
     async def new_session(self, chrome_args: list[str]) -> GridSession:
-        caps = {"capabilities": {"alwaysMatch": {
-            "browserName": "chrome",
-            "goog:chromeOptions": {"args": chrome_args},
-            # our own code answers dialogs over CDP: chromedriver must leave them open
-            "unhandledPromptBehavior": "ignore",
-        }}}
+        caps = {"capabilities": {
+            "alwaysMatch": {
+                "browserName": "chrome",
+                "goog:chromeOptions": {"args": chrome_args},
+                # our own code answers dialogs over CDP: chromedriver must leave them open
+                "unhandledPromptBehavior": "ignore",
+            },
+            # a node with managed downloads first (it hands a download back over HTTP, so the
+            # node needs no disk shared with us); any chrome node otherwise: asking only for
+            # managed downloads would queue forever on a Grid whose nodes do not offer them
+            "firstMatch": [{"se:downloadsEnabled": True}, {}],
+        }}
         try:
             reply = await self.call("POST", "/session", caps, timeout=NEW_SESSION_TIMEOUT)
         except TimeoutError:
@@ -158,6 +169,19 @@ class GridClient:
             )
         return remote
 
+    async def download(self, session_id: str, name: str, dest: str) -> None:
+        """Fetch one file of the session's managed downloads (the node answers with a zip of
+        it, base64) into ``dest``, written whole or not at all."""
+        reply = await self.call("POST", f"/session/{session_id}/se/files", {"name": name}, timeout=UPLOAD_TIMEOUT)
+        value = (reply or {}).get("value") or {}
+        contents = value.get("contents") if isinstance(value, dict) else None
+        if not isinstance(contents, str):
+            raise BrowserUnavailable(
+                f"the Selenium Grid at {self.url} did not hand back the download {name!r} (no contents)",
+                endpoint=self.url,
+            )
+        await asyncio.to_thread(_unzip_one, contents, dest)
+
     async def release(self, session_id: str) -> None:
         await self.call("DELETE", f"/session/{session_id}")
 
@@ -171,6 +195,20 @@ def _zipped(path: str) -> str:
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.write(path, arcname=os.path.basename(path))
     return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _unzip_one(contents: str, dest: str) -> None:
+    # the member's own name is never used as a path (a hostile zip cannot write elsewhere)
+    with zipfile.ZipFile(io.BytesIO(base64.b64decode(contents))) as zf:
+        members = [m for m in zf.infolist() if not m.is_dir()]
+        if len(members) != 1:
+            raise BrowserUnavailable(f"the Grid's zip of a download holds {len(members)} files, not 1",
+                                     endpoint="")
+        tmp = dest + ".part"
+        with zf.open(members[0]) as src, open(tmp, "wb") as out:
+            while chunk := src.read(1 << 20):
+                out.write(chunk)
+    os.replace(tmp, dest)
 
 
 def _grid_message(raw: bytes) -> str:

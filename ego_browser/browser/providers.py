@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ import orjson
 from .. import config
 from ..cdp import Connection
 from ..cdp.pipe import UNIX_PREFIX, connect_unix
-from ..errors import BrowserUnavailable, InvalidArgument
+from ..errors import BrowserUnavailable, EgoError, InvalidArgument
 from .grid import GridClient, GridSession
 from .launcher import (
     REQUIRED_FLAGS,
@@ -79,6 +80,9 @@ class OpenedBrowser:
     grid: GridSession | None = None
     #: shows windows on a display (a local browser launched with EGO_BROWSER_HEADLESS=0)
     headed: bool = False
+    #: where this browser writes downloads, in its own file system, when that is not ours
+    #: (a Grid node's managed downloads; "": the host's own folder, written by path)
+    download_dir: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -110,6 +114,11 @@ class Provider:
     async def files_for_browser(self, browser: OpenedBrowser, paths: list[str]) -> list[str]:
         """Local files as the browser can open them (uploads): the same paths by default."""
         return paths
+
+    async def fetch_download(self, browser: OpenedBrowser, name: str, dest: str) -> None:
+        """Copy the browser's finished download ``name`` (in its ``download_dir``) to ``dest``
+        here; only called for browsers that have a ``download_dir``."""
+        raise NotImplementedError
 
 
 class LocalProvider(Provider):
@@ -265,9 +274,48 @@ class GridProvider(Provider):
         browser_target = next((t["targetId"] for t in version.get("targetInfos", [])
                                if t.get("type") == "browser"), "")
         where = f"grid {session.node or self.client.url} session {session.session_id}"
+        download_dir = ""
+        if session.managed_downloads:
+            download_dir = await self._managed_download_dir(conn, session)
         return OpenedBrowser(conn=conn, kind=self.kind, endpoint=session.cdp_url,
                              instance=browser_target or f"grid-{session.session_id}", owned=False,
-                             where=where, grid=session)
+                             where=where, grid=session, download_dir=download_dir)
+
+    async def _managed_download_dir(self, conn: Connection, session: GridSession) -> str:
+        """The node's download folder for this session, as its Chromium names it.
+
+        The node puts it in the profile's preferences and does not tell us (its new-session
+        answer echoes our capabilities, not its own). The host must name a folder in
+        ``Browser.setDownloadBehavior`` for its own file names and for downloads in new
+        browser contexts (with ``default`` behaviour those are cancelled: measured on
+        Chromium 156), so one tiny download in the default context, which follows the
+        preferences, says where they go (~0.3 s once per session); the node's listing is
+        then emptied. "" (downloads by path, shared disk only) if that fails."""
+        loop = asyncio.get_running_loop()
+        found: asyncio.Future[str] = loop.create_future()
+
+        def progress(params: dict[str, Any], _sid: str | None) -> None:
+            if params.get("state") == "completed" and params.get("filePath") and not found.done():
+                found.set_result(str(params["filePath"]))
+            elif params.get("state") == "canceled" and not found.done():
+                found.set_result("")
+
+        off = conn.on("Browser.downloadProgress", progress)
+        try:
+            await conn.send("Browser.setDownloadBehavior", {"behavior": "default", "eventsEnabled": True},
+                            timeout=10.0)
+            await conn.send("Target.createTarget", {"url": "data:application/octet-stream,ego-browser-probe"},
+                            timeout=10.0)  # the tab closes itself once its navigation became a download
+            path = await asyncio.wait_for(found, 10.0)
+            await conn.send("Browser.setDownloadBehavior", {"behavior": "deny"}, timeout=10.0)
+            await self.client.call("DELETE", f"/session/{session.session_id}/se/files")
+        except (EgoError, TimeoutError) as exc:
+            logger.warning("Grid session %s: no managed download folder (%s); downloads go by path",
+                           session.session_id, exc)
+            return ""
+        finally:
+            off()
+        return posixpath.dirname(path) if path else ""
 
     async def release(self, browser: OpenedBrowser, *, kill: bool) -> None:
         await super().release(browser, kill=kill)
@@ -281,6 +329,10 @@ class GridProvider(Provider):
     async def keepalive(self, browser: OpenedBrowser) -> None:
         if browser.grid is not None:
             await self.client.keepalive(browser.grid.session_id)
+
+    async def fetch_download(self, browser: OpenedBrowser, name: str, dest: str) -> None:
+        assert browser.grid is not None
+        await self.client.download(browser.grid.session_id, name, dest)
 
     async def files_for_browser(self, browser: OpenedBrowser, paths: list[str]) -> list[str]:
         # the node may be another machine: each file is copied there first

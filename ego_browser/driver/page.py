@@ -20,6 +20,7 @@ import orjson
 from ..cdp import Connection, Session
 from ..errors import CdpChannelUnavailable, CdpError, EgoError, PageCrashed
 from .frames import Frame, FrameTree
+from .locate import Locator
 
 if TYPE_CHECKING:
     from .keyboard import Keyboard
@@ -112,11 +113,13 @@ class PageDriver:
         #: ``crashes`` counts crashes, so a wait can tell one happened while it waited
         self.crashed = False
         self.crashes = 0
-        #: the mouse and keyboard of each round process driving the page (host/action_ops.py),
+        #: the mouse and keyboard of each round process driving the page (driver/act.py),
         #: oldest first: one round's held buttons and keys are not another's
         self.input_states: OrderedDict[str, tuple[Mouse, Keyboard]] = OrderedDict()
         #: the page's navigation tracker (``navigation.tracker``), made when the host attaches it
         self.nav_tracker: object | None = None  # navigation.NavTracker (navigation imports this module)
+        #: finding elements: refs and selectors to element handles (``driver/locate.py``)
+        self.locate = Locator(self)
 
     # -- attaching ---------------------------------------------------------------------------
 

@@ -166,6 +166,20 @@ class BrowserLink:
             return paths
         return await self.provider.files_for_browser(member.opened, paths)
 
+    def download_dir(self, instance: str | None) -> str:
+        """Where that browser writes downloads in its own file system when it is not ours to
+        read (a Grid node's managed downloads), else "" (the host's folder, by path)."""
+        member = self.members.get(instance or "")
+        return member.opened.download_dir if member is not None else ""
+
+    async def fetch_download(self, instance: str, name: str, dest: str) -> None:
+        """Copy a finished download of that browser (see ``download_dir``) to ``dest`` here."""
+        member = self.members.get(instance)
+        provider = (member.provider or self.provider) if member is not None else None
+        if member is None or provider is None:
+            raise CdpChannelUnavailable("the browser that downloaded the file went away", method=None)
+        await provider.fetch_download(member.opened, name, dest)
+
     def conn_for_target(self, target_id: str) -> Connection:
         owner = self.target_owner.get(target_id)
         member = self.members.get(owner or "") or self.current()

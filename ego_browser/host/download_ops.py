@@ -8,6 +8,12 @@ that Page (``page.arm_download`` at call time, then ``page.wait_download``). The
 each waiter its own temp folder (``$TMPDIR/ego-browser-download-*``, removed when the round's
 process exits); the finished file is moved there. A download nobody waited for is deleted
 when it finishes.
+
+A browser whose downloads land on another machine (a Selenium Grid node with managed
+downloads: ``BrowserLink.download_dir``) writes them into its node's folder instead; the host
+never opens that path (it may not exist here, or be someone else's file): the finished file
+is fetched over the Grid's HTTP API into the waiter's folder, and one nobody waited for stays
+on the node until its session ends.
 """
 
 from __future__ import annotations
@@ -16,7 +22,9 @@ import asyncio
 import contextlib
 import logging
 import os
+import posixpath
 import shutil
+import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +33,7 @@ from ..errors import (
     CdpChannelUnavailable,
     CdpError,
     DownloadFailed,
+    EgoError,
     EgoTimeout,
     HostDisconnected,
     InvalidArgument,
@@ -51,6 +60,9 @@ class _Record:
     dir: str | None = None  # the waiter's folder
     path: str | None = None  # the file in that folder
     reason: str | None = None
+    #: the browser that downloads it, and its own folder when that is not ours to read
+    instance: str | None = None
+    remote_dir: str = ""
     done: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
@@ -70,6 +82,7 @@ class Downloads:
         self.waiters: dict[str, _Waiter] = {}
         self.tokens = 0
         self._offs: list[Any] = []
+        self._fetches: set[asyncio.Task[None]] = set()
 
     def start(self) -> None:
         conn = self.host.browser.conn
@@ -92,6 +105,8 @@ class Downloads:
                 ))
                 w.fut.exception()  # retrieved: whoever awaits it still gets it
         self.waiters.clear()
+        for task in self._fetches:
+            task.cancel()
         for rec in self.records.values():
             if not rec.done.done():
                 rec.done.cancel()
@@ -103,13 +118,16 @@ class Downloads:
     async def on_driver(self, driver: PageDriver) -> None:
         self.start()
         info = self.host.browser.targets.get(driver.target_id) or {}
-        await self.ensure_context(info.get("browserContextId"))
+        await self.ensure_context(info.get("browserContextId"), self.host.browser.target_owner.get(driver.target_id))
 
-    async def ensure_context(self, context_id: str | None) -> None:
+    async def ensure_context(self, context_id: str | None, instance: str | None = None) -> None:
         if context_id in self.contexts or self.host.browser.conn is None:
             return
-        self.base.mkdir(parents=True, exist_ok=True, mode=0o700)
-        params: dict[str, Any] = {"behavior": "allowAndName", "downloadPath": str(self.base), "eventsEnabled": True}
+        folder = self.host.browser.download_dir(instance)
+        if not folder:
+            self.base.mkdir(parents=True, exist_ok=True, mode=0o700)
+            folder = str(self.base)
+        params: dict[str, Any] = {"behavior": "allowAndName", "downloadPath": folder, "eventsEnabled": True}
         if context_id:
             params["browserContextId"] = context_id
         try:
@@ -129,9 +147,11 @@ class Downloads:
     def _will_begin(self, params: dict[str, Any], _sid: str | None) -> None:
         target_id = self._page_of_frame(params.get("frameId") or "")
         info = self.host.browser.targets.get(target_id or "") or {}
+        instance = self.host.browser.target_owner.get(target_id or "")
         rec = _Record(
             guid=params["guid"], url=params.get("url", ""), suggested=params.get("suggestedFilename", ""),
             target_id=target_id, context_id=info.get("browserContextId"),
+            instance=instance, remote_dir=self.host.browser.download_dir(instance),
         )
         self.records[rec.guid] = rec
         waiter = self.waiters.pop(target_id or "", None)
@@ -147,6 +167,18 @@ class Downloads:
         if state == "inProgress":
             return
         rec.state = state or "canceled"
+        if rec.remote_dir:
+            # a path on the browser's machine: only its name means something here
+            name = posixpath.basename(params.get("filePath") or "") or rec.guid
+            if rec.state == "completed":
+                task = asyncio.get_running_loop().create_task(self._fetch(rec, name))
+                self._fetches.add(task)
+                task.add_done_callback(self._fetches.discard)
+                return  # done once fetched
+            rec.reason = "canceled"
+            if not rec.done.done():
+                rec.done.set_result(None)
+            return
         rec.temp_path = params.get("filePath") or str(self.base / rec.guid)
         if rec.state == "completed":
             self._deliver(rec)
@@ -174,6 +206,21 @@ class Downloads:
             rec.path = dest
         except OSError as exc:
             rec.state, rec.reason = "failed", f"could not move the file: {exc}"
+
+    async def _fetch(self, rec: _Record, name: str) -> None:
+        """A remote browser's finished download, fetched into the waiter's folder."""
+        try:
+            if rec.dir is None or not os.path.isdir(rec.dir) or rec.instance is None:
+                self.records.pop(rec.guid, None)  # nobody waits for it: it stays on the node
+                return
+            dest = os.path.join(rec.dir, os.path.basename(rec.suggested) or rec.guid)
+            await self.host.browser.fetch_download(rec.instance, name, dest)
+            rec.path = dest
+        except (EgoError, OSError, ValueError, zipfile.BadZipFile) as exc:
+            rec.state, rec.reason = "failed", f"could not fetch the file from the browser's machine: {exc}"
+        finally:
+            if not rec.done.done():
+                rec.done.set_result(None)
 
     async def finished(self, guid: str) -> _Record:
         rec = self.records.get(guid)
@@ -256,7 +303,7 @@ async def download_path(host: Host, at: dict[str, Any], *, guid: str) -> str:
     rec = await downloads(host).finished(guid)
     if rec.path is None:
         reason = rec.reason or rec.state
-        raise DownloadFailed(f"download failed: {reason}", url=rec.url, reason=reason)
+        raise DownloadFailed(f"download of {rec.url} failed: {reason}", reason=reason)
     return rec.path
 
 

@@ -31,9 +31,10 @@ from ..errors import (
     SelectorNotFound,
 )
 from .choosers import _ids, _state, _states, _Waiter
+from ..driver.receipts import run_action
 from .core import Host, PageCtx
 from .ops import op, sync_op
-from .receipts import run_action
+from .page_site import PageSite
 
 __all__: list[str] = []
 
@@ -57,14 +58,13 @@ async def _candidates(host: Host, ctx: Any, parsed: Any) -> tuple[list[tuple[Any
     from ..selectors import engine
     from ..selectors.parse import RefSelector
 
-    from .ledgers import ledger_for
-    from .targeting import EngineFrames, handle_for_ref, release_handles
-
+    locate = ctx.driver.locate
     if isinstance(parsed, RefSelector):
-        handle = await handle_for_ref(host, ctx, parsed.ref)
-        frame = ctx.driver.frames.get(ledger_for(host, ctx).lookup(parsed.ref).frame_id)
-        return [(handle.session, handle.object_id, frame)], 1, lambda: release_handles(ctx.driver)
-    res = await engine.resolve(EngineFrames(ctx.driver), parsed, limit=2, describe=False, backend_ids=False,
+        refs = PageSite(host, ctx)
+        handle = await locate.handle_for_ref(refs, parsed.ref)
+        frame = ctx.driver.frames.get(refs.ledger().lookup(parsed.ref).frame_id)
+        return [(handle.session, handle.object_id, frame)], 1, lambda: locate.release()
+    res = await engine.resolve(locate.engine_frames(), parsed, limit=2, describe=False, backend_ids=False,
                                timeout=5.0)
     found: list[tuple[Any, str, Any]] = []
     for m in res.matches:
@@ -77,7 +77,7 @@ async def _inputs_ambiguous(host: Host, ctx: Any, api: str, selector: str, frame
                             found_id: str, n: int) -> Any:
     """The element holds ``n`` file inputs: list up to 5 of them as every ambiguity error does."""
     from ..driver.actions import SHOWN_CANDIDATES, ambiguity
-    from .candidates import describer
+    from ..driver.candidates import describer
 
     describers = []
     if frame is not None:
@@ -89,7 +89,7 @@ async def _inputs_ambiguous(host: Host, ctx: Any, api: str, selector: str, frame
                 }, timeout=5.0)
             except (CdpError, CdpChannelUnavailable):
                 break
-            describers.append(describer(host, ctx, frame, r["result"]["objectId"]))
+            describers.append(describer(PageSite(host, ctx), frame, r["result"]["objectId"]))
     try:
         return await ambiguity(api, selector, n, describers, hint="target one of them (by its ref or its own selector)",
                                found=f"contains multiple file inputs ({n})")
@@ -112,9 +112,7 @@ async def _file_input(host: Host, ctx: Any, selector: str, api: str, timeout_ms:
         found, total, cleanup = await _candidates(host, ctx, parsed)
         try:
             if total > 1:
-                from .ambiguity import ambiguous_selector
-
-                raise await ambiguous_selector(host, ctx, api, parsed, total)
+                raise await driver.locate.ambiguous_selector(PageSite(host, ctx), api, parsed, total)
             if total == 1:
                 session, object_id, frame = found[0]
                 r = await session.send("Runtime.callFunctionOn", {
@@ -181,7 +179,7 @@ async def set_input_files(host: Host, at: dict[str, Any], *, selector: str, file
             with contextlib.suppress(Exception):
                 await session.send("Runtime.releaseObjectGroup", {"objectGroup": _INPUT_GROUP}, timeout=2.0)
 
-    return await run_action(host, ctx, action)
+    return await run_action(ctx.driver, PageSite(host, ctx), action)
 
 
 # -- file chooser waiters ----------------------------------------------------------------------
@@ -260,4 +258,4 @@ async def chooser_set_files(host: Host, at: dict[str, Any], *, id: int, files: A
         except CdpError as exc:
             raise InvalidState(f"{api}: the file input is gone ({exc.cdp_message})", api=api) from exc
 
-    return await run_action(host, ctx, action)
+    return await run_action(ctx.driver, PageSite(host, ctx), action)

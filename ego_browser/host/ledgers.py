@@ -7,7 +7,6 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ..errors import StateStoreUnwritable
-from ..snapshot.capture import forget_sessions
 
 if TYPE_CHECKING:
     from .core import Host, PageCtx
@@ -30,10 +29,7 @@ def ledger_for(host: Host, ctx: PageCtx) -> Any:
         # backend ids fetched after a snapshot returned: save again once they are bound
         driver.ledger.on_change = lambda: save_ledger(host, driver)
         driver.frames.on_document.append(lambda frame, _old: _frame_changed(host, driver, frame))
-        driver.frames.on_detach.append(lambda frame: _frame_changed(host, driver, frame))
-        # the walker's per-frame state of a closed page goes with it
-        sessions = list(driver.sessions)
-        driver.on_close.append(lambda: forget_sessions({*sessions, *driver.sessions}))
+        driver.frames.on_detach.append(lambda frame: _frame_gone(host, driver, frame))
     return driver.ledger
 
 
@@ -41,6 +37,12 @@ def _frame_changed(host: Host, driver: Any, frame: Any) -> None:
     if driver.ledger is not None:
         driver.ledger.stale_frame(frame.frame_id)
         save_ledger(host, driver)
+
+
+def _frame_gone(host: Host, driver: Any, frame: Any) -> None:
+    if driver.ledger is not None:
+        driver.ledger.worlds.forget_frame(frame.frame_id)  # the page's other frames keep theirs
+    _frame_changed(host, driver, frame)
 
 
 def save_ledger(host: Host, driver: Any) -> None:

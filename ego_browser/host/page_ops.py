@@ -8,11 +8,12 @@ from typing import Any
 from .. import jsbundle
 from ..driver import evaluate as ev
 from ..driver import navigation as nav
+from ..driver.receipts import run_action
 from ..errors import CdpError, EgoTimeout, StateStoreUnwritable
 from ..states import OpenedBy
 from .core import Host
 from .ops import op, sync_op
-from .receipts import run_action
+from .page_site import PageSite
 from .store import CLOSED, OPEN, UNMANAGED
 from .tabs import close_target, create_tab
 
@@ -22,14 +23,14 @@ async def goto(host: Host, at: dict[str, Any], *, url: str, referer: str | None,
                wait_until: str) -> dict[str, Any]:
     ctx = await host.page_ctx(at)
     return await run_action(
-        host, ctx, lambda: nav.goto(ctx.driver, url, referer=referer, timeout_ms=timeout, wait_until=wait_until),
+        ctx.driver, PageSite(host, ctx), lambda: nav.goto(ctx.driver, url, referer=referer, timeout_ms=timeout, wait_until=wait_until),
     )
 
 
 @op("Page.reload")
 async def reload(host: Host, at: dict[str, Any], *, timeout: float, wait_until: str) -> dict[str, Any]:
     ctx = await host.page_ctx(at)
-    return await run_action(host, ctx, lambda: nav.reload(ctx.driver, timeout_ms=timeout, wait_until=wait_until))
+    return await run_action(ctx.driver, PageSite(host, ctx), lambda: nav.reload(ctx.driver, timeout_ms=timeout, wait_until=wait_until))
 
 
 @op("Page.wait_for_load_state")

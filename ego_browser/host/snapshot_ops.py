@@ -139,23 +139,22 @@ async def _root_ref(host: Host, ctx: PageCtx, ledger: Any, selector: str) -> int
     from ..selectors import engine
     from ..selectors.parse import RefSelector, parse_selector
     from ..snapshot import settle
-    from .targeting import EngineFrames, release_handles
+    from .page_site import PageSite
 
     parsed = parse_selector(selector)
     assert not isinstance(parsed, RefSelector), "snapshot() took the ref forms with parse_ref"
     await settle(ledger)  # numbers being bound must be bound before another is handed out
     try:
-        found = await engine.resolve(EngineFrames(ctx.driver), parsed, mode="top_first", limit=2, describe=False,
-                                     backend_ids=True, object_group=engine.DEFAULT_GROUP)
+        found = await engine.resolve(ctx.driver.locate.engine_frames(), parsed, mode="top_first", limit=2,
+                                     describe=False, backend_ids=True, object_group=engine.DEFAULT_GROUP)
     finally:
-        await release_handles(ctx.driver)
+        await ctx.driver.locate.release()
     if found.total == 0:
         raise SelectorNotFound(f"page.snapshot: root {selector} matched 0 elements", selector=selector, timeout_ms=0)
     if found.total > 1:
-        from .ambiguity import ambiguous_selector
-
-        raise await ambiguous_selector(host, ctx, "page.snapshot: root", parsed, found.total,
-                                       hint="use a more specific selector or one of these refs as root")
+        raise await ctx.driver.locate.ambiguous_selector(
+            PageSite(host, ctx), "page.snapshot: root", parsed, found.total,
+            hint="use a more specific selector or one of these refs as root")
     m = found.matches[0]
     if m.backend_node_id is None or not m.loader_id:
         raise SelectorNotFound(f"page.snapshot: root {selector} is gone", selector=selector, timeout_ms=0)

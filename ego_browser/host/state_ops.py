@@ -1,7 +1,7 @@
 """Host operations for check/uncheck/set_checked and the element reads (issue 13, point 5).
 
-The acting ones are element actions like click (``action_ops.element_action``: gate, input
-lock, receipt, and the navigation they start is waited for); the reads take no input lock and
+The acting ones are element actions like click (``action_ops.element_action``, run by
+``driver/act.py``: gate, input lock, receipt, and the navigation they start is waited for); the reads take no input lock and
 send no input: they resolve strictly, wait for a match, read in the page
 (``driver/state_actions.py``) and release their handles.
 """
@@ -16,7 +16,7 @@ from ..schema import wire
 from .action_ops import element_action
 from .core import Host
 from .ops import op
-from .targeting import release_handles, resolver
+from .page_site import PageSite
 
 element_action("Page.check", state_actions.check, navigates=True)
 element_action("Page.uncheck", state_actions.uncheck, navigates=True)
@@ -52,14 +52,14 @@ def reader(name: str, kind: str, *, wait: bool) -> None:
         group = f"ego-read-{next(_groups)}"
         # a read moves no pointer and presses no key: its context has neither
         actx = actions.ActionContext(mouse=None, keyboard=None, selector=selector, api=api)  # type: ignore[arg-type]
-        resolve = resolver(host, ctx, selector, group)
+        resolve = ctx.driver.locate.resolver(PageSite(host, ctx), selector, group)
 
         async def read() -> Any:
             try:
                 return await state_actions.read_state(actx, resolve, kind=kind, arg=arg, timeout_ms=timeout_ms,
                                                       wait=wait)
             finally:
-                await release_handles(ctx.driver, group)
+                await ctx.driver.locate.release(group)
 
         # a dialog blocks the renderer: fail at once, as every other call does
         return await guarded(ctx.driver, api, read())

@@ -34,9 +34,9 @@ from .core import Host
 from .dialog_ops import dialog_open_error, guarded
 from .ops import op, sync_op
 from .store import OPEN
-from .targeting import EngineFrames
+from .page_site import PageSite
 
-__all__ = ["EngineFrames", "popup_rows"]
+__all__ = ["popup_rows"]
 
 
 
@@ -194,7 +194,7 @@ _RECHECK = 0.25
 async def _selector_state(driver: PageDriver, selector: Any) -> tuple[int, bool]:
     from ..selectors import engine
 
-    res = await engine.resolve(EngineFrames(driver), selector, limit=2, describe=True, backend_ids=False, timeout=5.0)
+    res = await engine.resolve(driver.locate.engine_frames(), selector, limit=2, describe=True, backend_ids=False, timeout=5.0)
     try:
         visible = bool(res.matches and res.matches[0].info.get("visible"))
     finally:
@@ -226,10 +226,9 @@ async def wait_for_selector(host: Host, at: dict[str, Any], *, selector: str, st
         nonlocal last
         total, visible = await _selector_state(driver, parsed)
         if total > 1 and state in ("attached", "visible"):
-            from .ambiguity import ambiguous_selector
-
-            raise await ambiguous_selector(host, ctx, api, parsed, total,
-                                           hint="make it match one (e.g. add >> nth=0); these refs name one each")
+            raise await driver.locate.ambiguous_selector(
+                PageSite(host, ctx), api, parsed, total,
+                hint="make it match one (e.g. add >> nth=0); these refs name one each")
         last = f"{total} element(s) matched" + (", visible" if visible else ", not visible" if total else "")
         return {
             "attached": total >= 1,
@@ -255,7 +254,7 @@ async def wait_for_selector(host: Host, at: dict[str, Any], *, selector: str, st
                 f"{api} timed out after {round(timeout_ms)}ms waiting for {source} to be {state} ({last})",
                 api=api, timeout_ms=round(timeout_ms),
             )
-        frames = EngineFrames(driver).frames()
+        frames = driver.locate.engine_frames().frames()
         changed = driver.changed()
         waits: set[asyncio.Future[Any]] = {changed}
         if frames and frames[0].is_main:

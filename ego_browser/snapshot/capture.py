@@ -16,7 +16,7 @@ The host gives the engine a :class:`SnapshotTarget`::
 ``frames()`` lists every frame the host knows (top, same-process and out-of-process,
 nested). The engine never enables domains, never focuses, scrolls, reloads or activates
 anything: per frame it uses one isolated world (``Page.createIsolatedWorld``, cached per
-document), one ``Runtime.evaluate`` (or ``DOM.resolveNode`` + ``Runtime.callFunctionOn`` for a
+document in the page's :class:`~.worlds.Worlds`), one ``Runtime.evaluate`` (or ``DOM.resolveNode`` + ``Runtime.callFunctionOn`` for a
 subtree root), and ``DOM.getFrameOwner`` to hang a child frame under its ``iframe`` element.
 
 How a capture learns backend node ids cheaply: the in-page walker keeps a per-document
@@ -54,6 +54,7 @@ from .. import jsbundle, jsonsafe
 from ..cdp.errors import ContextDestroyed, FrameNotFound
 from ..errors import CdpChannelUnavailable, CdpError, EgoError, SnapshotFailed, StaleRef
 from .pending import PendingIds
+from .worlds import World, Worlds
 
 __all__ = [
     "SnapshotFrame",
@@ -127,33 +128,6 @@ class SimpleFrame:
 
 
 @dataclass
-class _World:
-    loader_id: str | None
-    context_id: int
-    token: str = ""
-    #: walker local id -> backend node id (negative: pending, see module doc)
-    lids: dict[int, int] = field(default_factory=dict)
-    doc_loader: str = ""
-    #: None until the first capture decides: True = backend ids are fetched after the snapshot
-    defer: bool | None = None
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-
-# (session id, frame id) -> world; bounded (oldest dropped), and a closed page's are dropped
-# at once (``forget_sessions``): a host that opens and closes a page per round otherwise kept
-# 512 dead worlds with their node maps (the soak's RSS grew ~1 MB per 100 rounds)
-_worlds: dict[tuple[str, str], _World] = {}
-_MAX_WORLDS = 512
-
-
-def forget_sessions(session_ids: Iterable[str]) -> None:
-    """Drop the worlds of sessions that are gone (a closed page and its frames' sessions)."""
-    gone = set(session_ids)
-    for key in [k for k in _worlds if k[0] in gone]:
-        del _worlds[key]
-
-
-@dataclass
 class FrameCapture:
     """One frame's walk: the walker's flat rows (``STRIDE``) and what the engine needs around them."""
 
@@ -170,10 +144,9 @@ class FrameCapture:
     pids: list[int] = field(default_factory=list)
 
 
-async def _world(frame: SnapshotFrame, fresh: bool = False) -> _World:
+async def _world(frame: SnapshotFrame, worlds: Worlds, fresh: bool = False) -> World:
     sid = frame.session.session_id
-    cache_key = (sid, frame.frame_id)
-    w = _worlds.get(cache_key)
+    w = worlds.get(sid, frame.frame_id)
     if w is not None and not fresh and (not frame.loader_id or w.loader_id == frame.loader_id):
         return w
     res = await frame.session.send(
@@ -183,18 +156,9 @@ async def _world(frame: SnapshotFrame, fresh: bool = False) -> _World:
     ctx = res["executionContextId"]
     if w is not None and w.context_id == ctx and w.loader_id == frame.loader_id:
         return w
-    w = _World(frame.loader_id, ctx)
-    _worlds.pop(cache_key, None)
-    _worlds[cache_key] = w
-    while len(_worlds) > _MAX_WORLDS:
-        _worlds.pop(next(iter(_worlds)))
+    w = World(frame.loader_id, ctx)
+    worlds.put(sid, frame.frame_id, w)
     return w
-
-
-def forget_session(session_id: str) -> None:
-    """Drop cached worlds of a session that went away."""
-    for k in [k for k in _worlds if k[0] == session_id]:
-        del _worlds[k]
 
 
 #: the frame's world is gone (its document replaced, or the frame removed): make a new world
@@ -202,7 +166,7 @@ _WORLD_GONE = (ContextDestroyed, FrameNotFound)
 
 
 async def _run(
-    frame: SnapshotFrame, w: _World, opts: dict[str, Any], root_backend: int | None, install: bool, group: str
+    frame: SnapshotFrame, w: World, opts: dict[str, Any], root_backend: int | None, install: bool, group: str
 ) -> dict[str, Any]:
     session = frame.session
     if root_backend is None:
@@ -256,16 +220,21 @@ async def capture_frame(
     marks: bool = True,
     doc_known: Callable[[str, str], bool] | None = None,
     ids: PendingIds | None = None,
+    worlds: Worlds | None = None,
 ) -> FrameCapture:
     """Walk one frame's document (or the subtree of ``root_backend``) in its isolated world.
 
     ``doc_known(frame_id, loader_id)`` tells whether the ledger already numbered nodes of this
     document; when it does not (or is not given), backend ids are fetched after the capture
     (see the module doc) and settled in ``ids`` (the page's; a throwaway one if not given).
+    ``worlds`` are the page's walker worlds (its ledger's); without them the walker runs in a
+    new world of its own.
     Raises ``StaleRef`` when ``root_backend`` no longer exists,
     ``CdpError`` / ``CdpChannelUnavailable`` when the frame is gone.
     """
-    w = await _world(frame)
+    if worlds is None:
+        worlds = Worlds()
+    w = await _world(frame, worlds)
     if w.defer is None:
         w.defer = bool(w.loader_id and doc_known is not None and not doc_known(frame.frame_id, w.loader_id))
     opts = {"viewport": viewport, "locs": locs, "marks": marks, "eager": not w.defer, "allKeys": all_keys,
@@ -280,7 +249,7 @@ async def capture_frame(
             raise StaleRef(f"Stale ref: node {root_backend} is gone; take a new snapshot", ref=None) from None
         except _WORLD_GONE:
             if attempt < 2:
-                w = await _world(frame, fresh=True)
+                w = await _world(frame, worlds, fresh=True)
                 install = True
                 continue
             raise
@@ -342,7 +311,7 @@ async def capture_frame(
     return FrameCapture(frame.frame_id, loader, rows, lids, keys, fetch, pids)
 
 
-async def _fetch_pending(session: Session, w: _World, pids: list[int], store: PendingIds) -> None:
+async def _fetch_pending(session: Session, w: World, pids: list[int], store: PendingIds) -> None:
     """Learn the backend ids of the elements the walker left pending; settle ``pids``."""
     async with w.lock:  # one fetch at a time per world: each takes everything pending so far
         group = _new_group()
@@ -456,8 +425,7 @@ class CdpSnapshotTarget:
     def _on_detached(self, params: dict[str, Any], session_id: str | None) -> None:
         tid = params.get("targetId")
         if tid in self._children:
-            sess, _ = self._children.pop(tid)
-            forget_session(sess.session_id)
+            self._children.pop(tid)
 
     async def goto(self, url: str, *, wait_load: bool = True) -> None:
         loaded = asyncio.get_running_loop().create_future()

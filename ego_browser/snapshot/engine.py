@@ -248,7 +248,7 @@ async def _take(
     order = list(frames.values())
     tasks: list[Awaitable[FrameCapture | None]] = []
     kw: dict[str, Any] = {"viewport": viewport, "locs": locs, "all_keys": multi and locs, "marks": marks,
-          "doc_known": ledger.knows_doc, "ids": ledger.ids}
+          "doc_known": ledger.knows_doc, "ids": ledger.ids, "worlds": ledger.worlds}
     for f in order:
         if f is root_frame:
             tasks.append(capture_frame(f, root_backend=root_backend, **kw))

@@ -33,6 +33,7 @@ import orjson
 
 from ..errors import StaleRef, UnknownRef
 from .pending import PendingIds
+from .worlds import Worlds
 
 __all__ = ["MAX_STALE", "RefBinding", "RefLedger", "NodeKey"]
 
@@ -62,7 +63,7 @@ class RefBinding:
 class RefLedger:
     """Refs of one Page. Not thread-safe; used from the host's event loop only."""
 
-    __slots__ = ("browser_instance", "next_ref", "keys", "active", "stale", "pending", "on_change", "ids")
+    __slots__ = ("browser_instance", "next_ref", "keys", "active", "stale", "pending", "on_change", "ids", "worlds")
 
     def __init__(self, browser_instance: str = "") -> None:
         self.browser_instance = browser_instance
@@ -80,6 +81,8 @@ class RefLedger:
         self.on_change: Any = None
         #: answers of this page's pending ids until ``rebind`` has used them (memory only)
         self.ids = PendingIds()
+        #: the snapshot walker's isolated worlds in this page's frames (memory only)
+        self.worlds = Worlds()
 
     # -- reading ----------------------------------------------------------------------------
 

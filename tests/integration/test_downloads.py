@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,26 @@ async def test_b144_inline_pdf_in_new_tab_is_a_page(host, task, server, tmp_path
     data = target.read_bytes()
     assert len(data) == len(PDF) and hashlib.sha256(data).hexdigest() == hashlib.sha256(PDF).hexdigest()
     assert await viewer.url() == server.url("/b144/doc.pdf"), "the source URL is unchanged"
+
+
+async def test_a_canceled_download_fails_with_its_documented_code(host, task, server, tmp_path):
+    """path()/save_as() of a download that did not finish raise DownloadFailed with its reason
+    (they raised a host error: the error was built with a field it does not have)."""
+    from ego_browser import DownloadFailed
+
+    gate = threading.Event()
+    server.route("/dl-cancel/file", Response(b"h" * 4096, content_type="application/octet-stream", chunks=[(gate, b"tail")],
+                                             headers={"Content-Disposition": 'attachment; filename="slow.bin"'}))
+    page = task.page("p1")
+    await page.goto(server.page("/dl-cancel", link("/dl-cancel/file")))
+    waiter = page.wait_for_event("download", timeout=10000)
+    await click(host, page, "#d")
+    dl = await waiter
+    try:
+        await dl.cancel()
+        with pytest.raises(DownloadFailed) as err:
+            await dl.save_as(str(tmp_path / "slow.bin"))
+        assert err.value.reason == "canceled" and "/dl-cancel/file" in str(err.value)
+        assert await dl.failure() == "canceled"
+    finally:
+        gate.set()

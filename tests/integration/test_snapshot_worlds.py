@@ -4,32 +4,36 @@ from __future__ import annotations
 
 import re
 
-from ego_browser.snapshot import capture
 
-
-async def test_closing_a_page_drops_its_walker_worlds(task, server):
+async def test_walker_worlds_are_the_pages_own_and_go_with_it(task, server):
+    """Issue 10 point 4: the walker's worlds lived in one process-wide map keyed by session
+    (a closed page's removed by hand); now each page's ledger holds its own."""
     url = server.page("/worlds", "<h1>Worlds</h1><button>One</button><a href='#x'>Two</a>")
     page = await task.new_page()
     await page.goto(url)
     assert "button" in await page.snapshot()
-    sid = page_session(task, page)
-    assert any(k[0] == sid for k in capture._worlds), "the snapshot made a world for the page"
-    await page.close()
-    assert not any(k[0] == sid for k in capture._worlds), "the closed page's worlds are gone"
-    # the space's other page still snapshots as before
+    driver = page_driver(task, page)
+    sid = driver.session.session_id
+    assert any(k[0] == sid for k in driver.ledger.worlds.keys()), "the snapshot made a world for the page"
     p1 = task.page("p1")
     await p1.goto(url)
     assert 'button "One"' in await p1.snapshot()
+    other = page_driver(task, p1)
+    assert other.ledger.worlds.keys() and not any(k[0] == sid for k in other.ledger.worlds.keys()), (
+        "each page's worlds are its own")
+    await page.close()
+    host = current_host()
+    assert driver not in host.drivers.values(), "the closed page's driver (and its worlds) are gone"
+    # the space's other page still snapshots as before, in the world it already has
+    before = other.ledger.worlds.keys()
+    assert 'button "One"' in await p1.snapshot()
+    assert other.ledger.worlds.keys() == before
 
 
-def page_session(task, page) -> str:
+def current_host():
     from ego_browser.client.channel import current_channel
 
-    host = current_channel().host
-    for driver in host.drivers.values():
-        if driver.target_id == page.target_id:
-            return driver.session.session_id
-    raise AssertionError("no driver for the page")
+    return current_channel().host
 
 
 def _held(modules) -> dict[str, int]:

@@ -82,7 +82,7 @@ async def test_take_over_stops_a_click_waiting_for_its_element(task, host, serve
 
 async def test_input_dispatch_rechecks_the_gate(task, host, server):
     """The driver's input path itself refuses input to a tab whose space the person holds."""
-    from ego_browser.host.action_ops import input_state
+    from ego_browser.driver.act import input_state
 
     page = task.page("p1")
     await page.goto(server.page("/to3-gate", "<button id=b style='width:200px;height:60px'"

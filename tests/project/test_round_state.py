@@ -20,9 +20,6 @@ ALLOWED = {
     ("client/files.py", "_dirs"),
     # what the runner injects once per process for learned tools (configuration, not a cache)
     ("learning/__init__.py", "_api_functions"),
-    # TODO(issue 10 point 4): the snapshot worlds (bounded at 512, a closed page's dropped at once)
-    # still live in one map keyed by (session, frame); they belong on the page's frames
-    ("snapshot/capture.py", "_worlds"),
 }
 
 

@@ -9,18 +9,23 @@ window is being opened; only then does the receipt wait (briefly, event-driven) 
 target to be adopted. A flush round trip on the page session makes sure every event the
 renderer sent before the action finished has been seen (an element action uses the release
 of its element handles, itself a renderer round trip on the page session, as that flush).
+
+What only the host knows (its background tasks, the popups' labels, file choosers nobody
+waited for) comes in as the page's :class:`~.sites.ActionSite`.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..driver import navigation
 from ..errors import EgoError
-from .choosers import chooser_mark, unarmed_chooser_error
-from .core import Host, PageCtx
+from . import navigation
+from .page import PageDriver
+
+if TYPE_CHECKING:
+    from .sites import ActionSite
 
 __all__ = ["run_action", "POPUP_WAIT"]
 
@@ -28,7 +33,7 @@ __all__ = ["run_action", "POPUP_WAIT"]
 POPUP_WAIT = 1.0
 
 
-async def _flush(driver: Any, flush: Callable[[], Awaitable[Any]] | None) -> None:
+async def _flush(driver: PageDriver, flush: Callable[[], Awaitable[Any]] | None) -> None:
     try:
         if flush is not None:
             await flush()
@@ -39,8 +44,8 @@ async def _flush(driver: Any, flush: Callable[[], Awaitable[Any]] | None) -> Non
 
 
 async def run_action(
-    host: Host, ctx: PageCtx, action: Callable[[], Coroutine[Any, Any, Any]], *, api: str = "the action",
-    flush: Callable[[], Awaitable[Any]] | None = None, wait_navigation: bool = False,
+    driver: PageDriver, site: ActionSite, action: Callable[[], Coroutine[Any, Any, Any]], *,
+    api: str = "the action", flush: Callable[[], Awaitable[Any]] | None = None, wait_navigation: bool = False,
     navigation_budget: float | None = None,
 ) -> dict[str, Any]:
     """Run ``action``; its receipt lists the popups and the dialog it opened.
@@ -53,13 +58,10 @@ async def run_action(
     ``navigation`` says where it went. ``navigation_budget``: seconds from the start of the call
     the whole action may take (the op's own deadline), else ``navigation.COMMIT_TIMEOUT``.
     """
-    from .dialog_ops import dialog_open_error
-
-    driver = ctx.driver
     if driver.dialog is not None:
         # input or navigation would wait behind the dialog: say so at once
-        raise dialog_open_error(api if api != "the action" else "page action", driver.dialog)
-    mark = chooser_mark(host, driver)
+        raise site.dialog_error(api if api != "the action" else "page action", driver.dialog)
+    mark = site.chooser_mark()
     nav_mark = navigation.tracker(driver).seq if wait_navigation else None
     started = asyncio.get_running_loop().time()
     nav_outcome: dict[str, Any] | None = None
@@ -83,7 +85,7 @@ async def run_action(
         if not dialog_seen.done():
             dialog_seen.set_result(d)
 
-    offs = [driver.session.on("Page.windowOpen", window_open), host.watch_popups(popup)]
+    offs = [driver.session.on("Page.windowOpen", window_open), site.watch_popups(popup)]
     driver.on_dialog.append(dialog)
     result: Any = None
     try:
@@ -96,7 +98,7 @@ async def run_action(
             # retry would deliver input after its caller was told it timed out); what it already
             # sent stays sent, which the timeout's input_dispatched reports
             task.cancel()
-            host.background(task)
+            site.background(task)
             raise
         if task in done:
             result = task.result()
@@ -108,8 +110,8 @@ async def run_action(
                 either: set[asyncio.Future[Any]] = {flushing, dialog_seen}
                 await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
                 if not flushing.done():
-                    host.background(flushing)
-            chooser_error = unarmed_chooser_error(host, driver, mark, api)
+                    site.background(flushing)
+            chooser_error = site.unarmed_chooser(mark, api)
             if chooser_error is not None:
                 raise chooser_error
             if nav_mark is not None and not dialog_seen.done():
@@ -119,7 +121,7 @@ async def run_action(
                 )
         else:
             # the dialog blocks the command; let it finish whenever the dialog is handled
-            host.background(task)
+            site.background(task)
         deadline = loop.time() + POPUP_WAIT
         while len(popups) < announced and loop.time() < deadline:
             arrived.clear()
@@ -132,7 +134,7 @@ async def run_action(
             off()
         if dialog in driver.on_dialog:
             driver.on_dialog.remove(dialog)
-    labels = host.labels_for_targets(ctx.space.id, [p["targetId"] for p in popups])
+    labels = site.popup_labels([p["targetId"] for p in popups])
     current = driver.dialog
     return {
         "popups": [{"label": label, "target_id": tid} for tid, label in labels],

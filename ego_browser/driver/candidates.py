@@ -8,15 +8,25 @@ and snapshots hand out), its role and name from Chromium's accessibility tree, a
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CdpChannelUnavailable, CdpError
 from ..selectors.parse import normalize_whitespace
 
-async def describe_candidate(host: Any, ctx: Any, frame: Any, object_id: str) -> dict[str, Any]:
-    """``{ref, role, name, frame}`` of one candidate element (``None`` for what cannot be told)."""
+if TYPE_CHECKING:
+    from .sites import RefBook
+
+__all__ = ["describe_candidate", "describer"]
+
+Described = Callable[[], Awaitable[dict[str, Any]]]
+
+
+async def describe_candidate(refs: RefBook, frame: Any, object_id: str) -> dict[str, Any]:
+    """``{ref, role, name, frame}`` of one candidate element (``None`` for what cannot be told).
+
+    ``frame``: the candidate's frame as the selector engine sees it."""
     from ..snapshot import settle
-    from .ledgers import ledger_for, save_ledger
 
     row: dict[str, Any] = {"ref": None, "role": None, "name": None,
                            "frame": None if getattr(frame, "is_main", False) else getattr(frame, "url", None)}
@@ -26,10 +36,10 @@ async def describe_candidate(host: Any, ctx: Any, frame: Any, object_id: str) ->
         backend = node.get("backendNodeId")
         loader = getattr(frame, "loader_id", None)
         if backend is not None and loader:
-            ledger = ledger_for(host, ctx)
+            ledger = refs.ledger()
             await settle(ledger)  # numbers being bound must be bound before another is handed out
             row["ref"] = f"@{ledger.assign((frame.frame_id, loader, backend))}"
-            save_ledger(host, ctx.driver)
+            refs.save()
         if backend is not None:
             ax = await session.send("Accessibility.getPartialAXTree",
                                     {"backendNodeId": backend, "fetchRelatives": False}, timeout=5.0)
@@ -43,10 +53,10 @@ async def describe_candidate(host: Any, ctx: Any, frame: Any, object_id: str) ->
     return row
 
 
-def describer(host: Any, ctx: Any, frame: Any, object_id: str) -> Any:
+def describer(refs: RefBook, frame: Any, object_id: str) -> Described:
     """A candidate's ``describe`` callable: run only when an ambiguity error lists it."""
 
     async def describe() -> dict[str, Any]:
-        return await describe_candidate(host, ctx, frame, object_id)
+        return await describe_candidate(refs, frame, object_id)
 
     return describe
