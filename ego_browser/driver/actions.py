@@ -154,6 +154,11 @@ Resolve = Callable[[], Awaitable[list[ElementHandle]]]
 _MUTATING = frozenset({"fillPrepare", "focusForFill", "focus", "selectOption"})
 
 
+#: ``action_helper`` for a world without the helpers: installs them, then calls (see ``call``)
+_INSTALL_AND_CALL_HEAD = "function(name, ...args) { const A = globalThis.__egoActions = "
+_INSTALL_AND_CALL_TAIL = "; return A[name](this, ...args); }"
+
+
 async def call(handle: ElementHandle, name: str, *args: Any) -> Any:
     """Call ``A[name](element, *args)`` in the handle's world; installs the helpers on first use."""
     if handle.gate is not None:
@@ -179,13 +184,11 @@ async def call(handle: ElementHandle, name: str, *args: Any) -> Any:
             raise PageScriptError(f"actionability helper {name} failed: {msg}", js_name=name, stack=None)
         value = res["result"].get("value")
         if isinstance(value, dict) and value.get("__ego_missing"):
-            ev = await handle.session.send(
-                "Runtime.evaluate",
-                {"expression": "globalThis.__egoActions = " + jsbundle.program("utility", "actionability"),
-                 "contextId": handle.context_id},
-            )
-            if "exceptionDetails" in ev:
-                raise PageScriptError(f"cannot install actionability helpers: {ev['exceptionDetails']}", js_name="actionability.js", stack=None)
+            # a new document or world: install the helpers and make the call in the same round
+            # trip (a separate install was one more wait for the renderer on the first action
+            # of every page)
+            params = dict(params, functionDeclaration=_INSTALL_AND_CALL_HEAD + jsbundle.program("utility", "actionability")
+                          + _INSTALL_AND_CALL_TAIL)
             continue
         return value
     raise PageScriptError("actionability helpers did not install", js_name="actionability.js", stack=None)

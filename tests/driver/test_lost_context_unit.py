@@ -54,9 +54,13 @@ async def test_action_helpers_missing_in_a_new_world_are_installed_then_called()
     try:
         handle = actions.ElementHandle(conn.session(SESSION), 7, "obj-1")
         assert await actions.call(handle, "checkVisible") == "visible"
-        installs = browser.sent("Runtime.evaluate")
-        assert len(installs) == 1 and installs[0].params["contextId"] == 7
-        assert [c.params["objectId"] for c in browser.sent("Runtime.callFunctionOn")] == ["obj-1", "obj-1"]
+        # the repeat installs and calls in one round trip (no separate install: issue 11)
+        assert browser.sent("Runtime.evaluate") == []
+        calls = browser.sent("Runtime.callFunctionOn")
+        assert [c.params["objectId"] for c in calls] == ["obj-1", "obj-1"]
+        assert "__egoActions =" not in calls[0].params["functionDeclaration"]
+        assert "__egoActions =" in calls[1].params["functionDeclaration"]
+        assert calls[1].params["arguments"] == [{"value": "checkVisible"}]
     finally:
         await conn.close()
 
