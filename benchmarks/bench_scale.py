@@ -70,7 +70,40 @@ async def _agent_rounds(name: str, url: str, rounds: int, times: list[float], se
         await task.finish(keep=[])
 
 
-async def _host_runs(kind: str, grid_url: str | None, url: str) -> list[dict]:
+def _cpu_seconds(groups: dict[str, list[int]]) -> dict[str, float]:
+    """CPU seconds used so far by each group of process trees: every live process's own time
+    plus the time of the children it reaped (closed tabs' renderers). A group's tree stops
+    where another group's root starts (the Grid's JVMs are children of this process too).
+    CPU time, unlike wall time, hardly depends on what else the machine runs."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    kids: dict[int, list[int]] = {}
+    own: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                f = fh.read().rsplit(b") ", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        kids.setdefault(int(f[1]), []).append(int(entry))
+        own[int(entry)] = sum(int(x) for x in f[11:15])  # utime stime cutime cstime
+    roots = {pid for pids in groups.values() for pid in pids}
+    out = {}
+    for name, pids in groups.items():
+        seen: set[int] = set()
+        todo = [p for p in pids if p in own]
+        while todo:
+            pid = todo.pop()
+            if pid in seen:
+                continue
+            seen.add(pid)
+            todo += [k for k in kids.get(pid, []) if k not in roots]
+        out[name] = sum(own[p] for p in seen) / ticks
+    return out
+
+
+async def _host_runs(kind: str, grid_url: str | None, url: str, grid: object = None) -> list[dict]:
     from ego_browser.client.channel import InProcessChannel, reset_channel, use_channel
     from ego_browser.host import features
     from ego_browser.host.core import Host
@@ -88,15 +121,25 @@ async def _host_runs(kind: str, grid_url: str | None, url: str) -> list[dict]:
     rows = []
     try:
         await _agent_rounds(f"{kind}-warm", url, 2, [])  # first page load, first session
+        groups: dict[str, list[int]] = {"host": [os.getpid()]}
+        if grid is not None:
+            groups["hub"] = [grid.hub.proc.pid]  # type: ignore[attr-defined]  # tests.grid.Grid
+            groups["nodes"] = [n.proc.pid for n in grid.nodes]  # type: ignore[attr-defined]
+        else:
+            proc = host.browser.process
+            groups["browser"] = sorted({proc.pid, proc.leader} - {0}) if proc is not None else []
         for n in AGENTS:
             times: list[float] = []
             seen: list[int] = []
+            cpu0 = _cpu_seconds(groups)
             t0 = time.perf_counter()
             await asyncio.gather(*(_agent_rounds(f"{kind}-{n}-{i}", url, ROUNDS, times, seen, host) for i in range(n)))
             wall = time.perf_counter() - t0
+            cpu1 = _cpu_seconds(groups)
+            cpu = {k: (cpu1[k] - cpu0[k]) / max(1, len(times)) for k in groups}
             rows.append({"kind": kind, "agents": n, "rounds": len(times), "wall": wall,
                          "rps": len(times) / wall, "p50": _pct(times, 0.5), "p95": _pct(times, 0.95),
-                         "browsers": max(seen)})
+                         "browsers": max(seen), "cpu": cpu, "load": os.getloadavg()[0]})
     finally:
         reset_channel(token)
         await host.stop(kill_browser=True)
@@ -165,7 +208,7 @@ async def measure(rounds: bool = True) -> tuple[list[dict], dict]:
         grid = await asyncio.to_thread(start_grid)
         try:
             if rounds:
-                rows += await _host_runs("grid", grid.url, url)
+                rows += await _host_runs("grid", grid.url, url, grid)
             call = await _per_call(grid.url, url)
         finally:
             await asyncio.to_thread(grid.stop)
@@ -182,14 +225,19 @@ def _section(rows: list[dict], call: dict) -> str:
         "it for a session (none is open between runs: the policy gives idle sessions back); browsers is "
         "the most open at once.",
         "",
-        "| browser | agents | rounds | browsers | rounds/s | p50 round (ms) | p95 round (ms) |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "CPU per round is the CPU time of the processes involved (this host process, which also serves the "
+        "pages; the local Chromium; or the hub, and the nodes with their chromedriver and Chromium) over the run, "
+        "divided by its rounds: unlike wall time it hardly depends on the rest of the machine's load.",
+        "",
+        "| browser | agents | rounds | browsers | rounds/s | p50 round (ms) | p95 round (ms) | CPU ms per round | load |",
+        "|---|---:|---:|---:|---:|---:|---:|---|---:|",
     ]
     if not rows:
         out = out[:2]  # --per-call: no rounds were run
     for r in rows:
+        cpu = ", ".join(f"{k} {v * 1000:.0f}" for k, v in r["cpu"].items())
         out.append(f"| {r['kind']} | {r['agents']} | {r['rounds']} | {r['browsers']} | {r['rps']:.1f} | "
-                   f"{r['p50'] * 1000:.0f} | {r['p95'] * 1000:.0f} |")
+                   f"{r['p50'] * 1000:.0f} | {r['p95'] * 1000:.0f} | {cpu} | {r['load']:.1f} |")
     ok = "meets" if call["ratio"] <= TARGET else "misses"
     out += [
         "",
@@ -200,18 +248,18 @@ def _section(rows: list[dict], call: dict) -> str:
         f"(the fallback when the node is out of reach) {call['hub_ms']:.2f} ms (p95 {call['hub_p95']:.2f}): "
         f"{call['hub_ratio']:.2f}×.",
     ]
-    one = {r["kind"]: r for r in rows if r["agents"] == 1}
     top = {r["kind"]: r for r in rows if r["agents"] == max(AGENTS)}
-    if "local" in one and "grid" in top:
-        per_space = top["grid"]["p50"]
+    if "grid" in top:
+        g = top["grid"]["cpu"]
+        node_ms, hub_ms, host_ms = g["nodes"] * 1000, g["hub"] * 1000, g["host"] * 1000
         out += [
             "",
-            f"One machine's cores serve every browser here, so the Grid cannot add throughput: its rows show its "
-            f"cost. Extrapolation: a round of one agent takes {one['grid']['p50'] * 1000:.0f} ms on the Grid alone "
-            f"({one['local']['p50'] * 1000:.0f} ms local); at {max(AGENTS)} agents a round took "
-            f"{per_space * 1000:.0f} ms on this 2-core machine, i.e. about "
-            f"{top['grid']['rps'] / max(1, os.cpu_count() or 1):.1f} rounds/s per core; a node of C cores "
-            "should carry about that many rounds/s per core, and nodes add up (the hub only proxies).",
+            f"Sizing (from the CPU per round at {max(AGENTS)} agents): a round costs the nodes {node_ms:.0f} ms of CPU "
+            f"(chromedriver, Chromium, the node's proxy), the hub {hub_ms:.0f} ms and the host {host_ms:.0f} ms. "
+            "An agent doing one round per second therefore needs about "
+            f"{node_ms / 1000:.2f} node cores, {hub_ms / 1000:.2f} hub cores and {host_ms / 1000:.2f} host cores "
+            "(one machine's cores serve everything here, so the Grid adds no throughput on it: the wall-clock "
+            "columns show its cost, the CPU column what each machine must bring).",
         ]
     return "\n".join(out)
 

@@ -321,9 +321,12 @@ class GridProvider(Provider):
         try:
             await conn.send("Browser.setDownloadBehavior", {"behavior": "default", "eventsEnabled": True},
                             timeout=10.0)
-            await conn.send("Target.createTarget", {"url": "data:application/octet-stream,ego-browser-probe"},
-                            timeout=10.0)  # the tab closes itself once its navigation became a download
+            probe = await conn.send("Target.createTarget", {"url": "data:application/octet-stream,ego-browser-probe"},
+                                    timeout=10.0)
             path = await asyncio.wait_for(found, 10.0)
+            # the tab closes itself once its navigation became a download; never leave it behind
+            with contextlib.suppress(EgoError):
+                await conn.send("Target.closeTarget", {"targetId": probe["targetId"]}, timeout=5.0)
             await conn.send("Browser.setDownloadBehavior", {"behavior": "deny"}, timeout=10.0)
             await self.client.call("DELETE", f"/session/{session.session_id}/se/files")
         except (EgoError, TimeoutError) as exc:
