@@ -24,6 +24,7 @@ from typing import Any
 
 from .. import jsbundle
 from ..errors import EgoError, InvalidArgument
+from .input_pair import send_pair
 
 __all__ = [
     "KeyDescription",
@@ -347,10 +348,13 @@ class Keyboard:
             for token in tokens[:-1]:
                 await self.down(token)
                 held.append(token)
-            await self.down(tokens[-1])
             if delay:
+                await self.down(tokens[-1])
                 await asyncio.sleep(delay / 1000)  # the caller asked for this pause
-            await self.up(tokens[-1])
+                await self.up(tokens[-1])
+            else:
+                # keyDown and keyUp back to back: one wait for the renderer instead of two
+                await send_pair(self.down(tokens[-1]), self.up(tokens[-1]))
         finally:
             for token in reversed(held):
                 await self.up(token)

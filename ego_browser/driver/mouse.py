@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..errors import InvalidArgument
+from .input_pair import send_pair
 from .keyboard import Keyboard
 
 __all__ = ["Mouse", "BUTTONS"]
@@ -107,6 +108,16 @@ class Mouse:
 
     async def press_here(self, *, button: str = "left", click_count: int = 1, delay: float = 0) -> None:
         for cc in range(1, click_count + 1):
+            if not delay:
+                # press and release back to back: one wait for the renderer instead of two
+                try:
+                    await send_pair(self.down(button=button, click_count=cc), self.up(button=button, click_count=cc))
+                except BaseException:
+                    if button in self.buttons:  # stopped between the two: release, as below
+                        release = asyncio.ensure_future(self.up(button=button, click_count=cc))
+                        release.add_done_callback(_retrieve)
+                    raise
+                continue
             try:
                 await self.down(button=button, click_count=cc)
                 if delay:

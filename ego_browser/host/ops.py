@@ -81,6 +81,8 @@ SYNC_OPS: dict[str, OpSpec] = {}
 #: modules whose import registers operations (loaded by the host at start)
 OP_MODULES = (
     "ego_browser.host.spaces",
+    "ego_browser.host.space_control",
+    "ego_browser.host.space_pages",
     "ego_browser.host.page_ops",
     "ego_browser.host.snapshot_ops",
     "ego_browser.host.action_ops",

@@ -1,13 +1,14 @@
-"""Task spaces: creation and reuse, ownership, labels, the page budget, tabs and finish."""
+"""Task spaces: creation and reuse, listing, what a space looks like on the wire, and finish.
+
+Who controls a space is ``space_control``; the pages and tabs of a space are ``space_pages``.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-from .. import config
 from ..errors import (
     InvalidArgument,
     PageBudgetReached,
@@ -16,10 +17,10 @@ from ..errors import (
     TaskSpaceNotFound,
     TaskSpaceUserInControl,
 )
-from ..states import CreatedBy, OpenedBy, Ownership
+from ..states import OpenedBy, Ownership
 from . import placement
 from .ops import op
-from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow, Store
+from .store import CLOSED, OPEN, UNMANAGED, PageRow, SpaceRow, Store
 from .tabs import close_target as _close_target
 from .tabs import create_tab as _create_tab
 from .unlisted_tabs import close_spare_tab, find_spare_tab, first_tab, recover_tabs, undo_first_tab
@@ -35,30 +36,30 @@ logger = logging.getLogger("ego_browser.host")
 # -- helpers --------------------------------------------------------------------------------
 
 
-def _store(host: Host) -> Store:
+def store_of(host: Host) -> Store:
     assert host.store is not None
     return host.store
 
 
-def _fresh(host: Host, space_id: int) -> dict[str, Any]:
+def fresh(host: Host, space_id: int) -> dict[str, Any]:
     """The space as an operation that just used (and changed) it leaves it."""
-    row = _store(host).space(space_id)
+    row = store_of(host).space(space_id)
     assert row is not None, f"space {space_id} went away during its own operation"
     return space_dict(host, row)
 
 
-def _page_dict(row: PageRow) -> dict[str, Any]:
+def page_dict(row: PageRow) -> dict[str, Any]:
     return {"label": row.label, "target_id": row.target_id, "opened_by": row.opened_by}
 
 
 def managed(host: Host, space: SpaceRow) -> list[PageRow]:
-    return [r for r in _store(host).pages(space.id) if r.state == OPEN and host.browser.is_live_page(r.target_id)]
+    return [r for r in store_of(host).pages(space.id) if r.state == OPEN and host.browser.is_live_page(r.target_id)]
 
 
 def space_dict(host: Host, space: SpaceRow) -> dict[str, Any]:
     user_page = None
     if space.user_page:
-        row = next((r for r in _store(host).pages(space.id) if r.target_id == space.user_page), None)
+        row = next((r for r in store_of(host).pages(space.id) if r.target_id == space.user_page), None)
         if row is not None and row.state == OPEN:
             user_page = {"label": row.label, "target_id": row.target_id, "opened_by": row.opened_by}
         elif host.browser.is_live_page(space.user_page):
@@ -69,7 +70,7 @@ def space_dict(host: Host, space: SpaceRow) -> dict[str, Any]:
         "ownership": space.ownership,
         "reason": space.reason,
         "isolated": space.isolated,
-        "pages": [_page_dict(r) for r in managed(host, space)],
+        "pages": [page_dict(r) for r in managed(host, space)],
         "user_page": user_page,
     }
 
@@ -90,7 +91,7 @@ def budget_error(host: Host, space: SpaceRow, count: int, limit: int) -> PageBud
 
 def adopt_popup(host: Host, info: dict[str, Any]) -> None:
     """A tab opened by a managed Page joins that Page's space under the next label."""
-    store = _store(host)
+    store = store_of(host)
     if store.pages_of_target(info["targetId"]):
         return  # already recorded (adopted earlier, or released)
     parent = next((r for r in store.pages_of_target(info.get("openerId") or "") if r.state == OPEN), None)
@@ -116,7 +117,7 @@ async def reconcile_on_start(host: Host) -> None:
     (Chromium restarted): reopen each open page at its last URL under its label, and drop
     the old ledgers, whose nodes no longer exist.
     """
-    store = _store(host)
+    store = store_of(host)
     for space in store.spaces():
         if host.browser.has(space.browser_instance):
             continue
@@ -134,13 +135,21 @@ async def reconcile_on_start(host: Host) -> None:
     await close_spare_tab(host)
 
 
+def active_tab(host: Host, space: SpaceRow) -> str | None:
+    tid = host.active.get(space.id)
+    if tid and host.browser.is_live_page(tid):
+        return tid
+    rows = [r for r in store_of(host).pages(space.id) if r.state in (OPEN, UNMANAGED) and host.browser.is_live_page(r.target_id)]
+    return rows[-1].target_id if rows else None
+
+
 # -- top-level functions --------------------------------------------------------------------
 
 
 @op("task_space")
 async def task_space(host: Host, at: dict[str, Any], *, name_or_id: str | int, profile_id: str | None,
                      isolated: bool) -> dict[str, Any]:
-    store = _store(host)
+    store = store_of(host)
     key = name_or_id
     if isinstance(key, bool) or not isinstance(key, (int, str)):
         raise InvalidArgument(
@@ -213,7 +222,7 @@ async def task_space(host: Host, at: dict[str, Any], *, name_or_id: str | int, p
 async def _open_space(host: Host, name: str, profile: str, isolated: bool) -> dict[str, Any]:
     from .profile_ops import context_for
 
-    store = _store(host)
+    store = store_of(host)
     assert host.browser.conn is not None
     context_id = await context_for(host, profile)  # ProfileNotFound for an unknown or removed profile
     if isolated:
@@ -243,15 +252,15 @@ async def _open_space(host: Host, name: str, profile: str, isolated: bool) -> di
         from .warm_tab import refill
 
         refill(host)  # the next new space starts in a tab prepared meanwhile
-    return _fresh(host, space_id)
+    return fresh(host, space_id)
 
 
 @op("list_task_spaces")
 async def list_task_spaces(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
-    for space in _store(host).spaces():
+    for space in store_of(host).spaces():
         titles = []
-        for row in _store(host).pages(space.id):
+        for row in store_of(host).pages(space.id):
             if row.state in (OPEN, UNMANAGED):
                 info = host.browser.targets.get(row.target_id or "")
                 if info is not None:
@@ -272,234 +281,12 @@ async def list_task_spaces(host: Host, at: dict[str, Any]) -> list[dict[str, Any
     return out
 
 
-def _active_tab(host: Host, space: SpaceRow) -> str | None:
-    tid = host.active.get(space.id)
-    if tid and host.browser.is_live_page(tid):
-        return tid
-    rows = [r for r in _store(host).pages(space.id) if r.state in (OPEN, UNMANAGED) and host.browser.is_live_page(r.target_id)]
-    return rows[-1].target_id if rows else None
-
-
-@op("claim_task_space")
-async def claim_task_space(host: Host, at: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(at.get("space"))
-    store = _store(host)
-    if space.ownership == USER and (space.reason or "user_owned") != "user_owned":
-        # the person took this space over: it is theirs until they give it back, approval or not
-        raise TaskSpaceUserInControl(
-            f"task space {space.id} (\"{space.name}\") was taken over by the user (reason: {space.reason}); it "
-            f"cannot be claimed until they give it back (python -m ego_browser spaces give-back {space.id})",
-            space_id=space.id, reason=space.reason,
-        )
-    if space.ownership == USER or space.ownership == DELEGATED:
-        # the tabs that existed before the claim stay unmanaged
-        for row in store.pages(space.id):
-            if row.state == OPEN and space.ownership == USER:
-                store.update_page(space.id, row.label, state=UNMANAGED)
-    store.update_space(space.id, ownership=AGENT, reason=None, user_page=_active_tab(host, space))
-    return _fresh(host, space.id)
-
-
-@op("take_over_task_space")
-async def take_over_task_space(host: Host, at: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(at.get("space"))
-    store = _store(host)
-    if space.ownership == USER:
-        raise TaskSpaceUserInControl(
-            f"task space {space.id} is user-owned; use claim_task_space({space.id}) after the user approves",
-            space_id=space.id, reason=space.reason or "user_owned",
-        )
-    fields: dict[str, Any] = {"ownership": AGENT, "reason": None}
-    if space.ownership == DELEGATED:
-        fields["user_page"] = _active_tab(host, space)
-    store.update_space(space.id, **fields)
-    return _fresh(host, space.id)
-
-
-# -- the person's side (CLI) ------------------------------------------------------------------
-
-
-@op("spaces.take_over")
-async def person_take_over(host: Host, at: dict[str, Any], *, reason: str | None) -> dict[str, Any]:
-    space = host.space_row(at.get("space"))
-    reason = reason or "manual_takeover"
-    _store(host).update_space(space.id, ownership=USER, reason=reason)
-    # the agent's requests still running on this space stop now (their input is gated too)
-    host.preempt(space, reason)
-    from .windows import focus_space
-
-    await focus_space(host, space)  # headed: the person finds the space's window in front
-    return _fresh(host, space.id)
-
-
-@op("spaces.create")
-async def person_create(host: Host, at: dict[str, Any], *, name: Any) -> dict[str, Any]:
-    """The person opens a space of their own (one blank tab, no labels); an agent may claim it."""
-    if not isinstance(name, str) or not name.strip():
-        raise InvalidArgument("spaces new: NAME must be a non-empty name", api="spaces new", option="name",
-                              expected="non-empty str")
-    store = _store(host)
-    target_id, was_spare = await first_tab(host, None, name.strip())
-    try:
-        space_id, _row = store.create_space_with_page(
-            name=name.strip(), isolated=False, context_id=None, profile_id="default",
-            browser_instance=host.browser.instance, target_id=target_id, created_by=CreatedBy.USER,
-            ownership=USER, reason="user_owned",
-        )
-    except StateStoreUnwritable:
-        await undo_first_tab(host, target_id, was_spare, None)
-        raise
-    host.active[space_id] = target_id
-    return _fresh(host, space_id)
-
-
-@op("spaces.give_back")
-async def person_give_back(host: Host, at: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(at.get("space"))
-    _store(host).update_space(space.id, ownership=AGENT, reason=None)
-    return _fresh(host, space.id)
-
-
 # -- TaskSpace members ------------------------------------------------------------------------
 
 
 @op("task.info")
 async def space_info(host: Host, at: dict[str, Any]) -> dict[str, Any]:
     return space_dict(host, host.space_row(at.get("space")))
-
-
-@op("TaskSpace.page")
-async def space_page(host: Host, at: dict[str, Any], *, label: str) -> dict[str, Any]:
-    """Check a label on first use; reading it also marks a background popup as handled."""
-    space = host.space_row(at.get("space"))
-    row = host.page_row(space, label)
-    if not row.reported:
-        with contextlib.suppress(StateStoreUnwritable):  # only the end-of-round report reads it
-            _store(host).update_page(space.id, row.label, reported=True)
-    return _page_dict(row)
-
-
-@op("TaskSpace.pages")
-async def space_pages(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
-    space = host.space_row(at.get("space"))
-    return [_page_dict(r) for r in managed(host, space)]
-
-
-@op("TaskSpace.tabs")
-async def space_tabs(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
-    space = host.space_row(at.get("space"))
-    store = _store(host)
-    if space.ownership == AGENT:
-        # tabs opened by managed pages that no event told us about (the host was down)
-        for target in list(host.browser.targets.values()):
-            if target.get("type") == "page" and target.get("openerId"):
-                adopt_popup(host, target)
-    active = _active_tab(host, space)
-    out = []
-    for row in store.pages(space.id):
-        if row.state not in (OPEN, UNMANAGED):
-            continue
-        info = host.browser.targets.get(row.target_id or "")
-        if info is None or info.get("type") != "page":
-            if row.state == OPEN:
-                host._record_quietly(store.retire_page, space.id, row.label, CLOSED)
-            else:
-                host._record_quietly(store.delete_page_record, space.id, row.label)
-            continue
-        out.append({
-            "target_id": row.target_id,
-            "label": row.label if row.state == OPEN else None,
-            "title": info.get("title", ""),
-            "url": info.get("url", ""),
-            "active": row.target_id == active,
-            "opened_by": row.opened_by,
-        })
-    return out
-
-
-@op("TaskSpace.new_page")
-async def new_page(host: Host, at: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(at.get("space"))
-    host.gate(space)
-    limit = config.page_budget()
-    count = len(managed(host, space))
-    if count >= limit:
-        raise budget_error(host, space, count, limit)
-    target_id = await _create_tab(host, space, context_id=space.context_id, new_window=False)
-    try:
-        row = _store(host).add_labelled_page(space.id, target_id, OpenedBy.AGENT, url="about:blank")
-    except StateStoreUnwritable:
-        await _close_target(host, target_id)  # no tab that no space lists
-        raise
-    host.active[space.id] = target_id
-    return _page_dict(row)
-
-
-@op("TaskSpace.adopt")
-async def adopt(host: Host, at: dict[str, Any], *, target_id: str, label: str | None) -> dict[str, Any]:
-    space = host.space_row(at.get("space"))
-    host.gate(space)
-    store = _store(host)
-    rows = store.pages(space.id)
-    row = next((r for r in rows if r.target_id == target_id and r.state in (UNMANAGED, RELEASED)), None)
-    if row is None or not host.browser.is_live_page(target_id):
-        raise InvalidArgument(
-            "TaskSpace.adopt: that tab is not an unmanaged tab of this space (see task.tabs())",
-            api="TaskSpace.adopt", option="unmanaged", expected="an UnmanagedPage from task.tabs()",
-        )
-    limit = config.page_budget()
-    count = len(managed(host, space))
-    if count >= limit:
-        raise budget_error(host, space, count, limit)
-    if label is None:
-        label = store.take_label(space.id)
-    else:
-        if not isinstance(label, str) or not label.strip() or label.startswith("#"):
-            raise InvalidArgument(
-                "TaskSpace.adopt: label must be a non-empty str", api="TaskSpace.adopt", option="label",
-                expected="non-empty str",
-            )
-        if any(r.label == label for r in rows):
-            raise InvalidArgument(
-                f"TaskSpace.adopt: label {label} is already in use in this space (labels are never reused)",
-                api="TaskSpace.adopt", option="label", expected="an unused label",
-            )
-    if row.state == UNMANAGED:
-        store.delete_page_record(space.id, row.label)
-    opened_by = row.opened_by if row.opened_by != OpenedBy.AGENT or row.state == UNMANAGED else OpenedBy.AGENT
-    new = store.add_page(space.id, label, target_id, opened_by, url=(host.browser.targets.get(target_id) or {}).get("url"))
-    return _page_dict(new)
-
-
-@op("TaskSpace.release")
-async def release(host: Host, at: dict[str, Any], *, label: str) -> dict[str, Any]:
-    space = host.space_row(at.get("space"))
-    host.gate(space)
-    row = host.page_row(space, label)
-    if row.opened_by == OpenedBy.AGENT:
-        raise InvalidArgument(
-            f"TaskSpace.release: page {row.label} was created by the agent; close it instead of releasing it",
-            api="TaskSpace.release", option="label", expected="a page adopted from an unmanaged tab",
-        )
-    assert row.target_id is not None  # page_row gives live pages only
-    store = _store(host)
-    store.retire_page(space.id, row.label, RELEASED)
-    store.add_page(space.id, "#" + row.target_id, row.target_id, row.opened_by, state=UNMANAGED)
-    return {"space_id": space.id, "target_id": row.target_id, "opened_by": row.opened_by}
-
-
-@op("TaskSpace.hand_off")
-async def hand_off(host: Host, at: dict[str, Any]) -> None:
-    space = host.space_row(at.get("space"))
-    host.gate(space)
-    _store(host).update_space(space.id, ownership=DELEGATED, reason="handed_off")
-    host.preempt(space, "handed_off")  # the agent's other requests on it stop, as on a take-over
-
-
-@op("task.control")
-async def control(host: Host, at: dict[str, Any]) -> dict[str, Any]:
-    space = host.space_row(at.get("space"))
-    return {"ownership": space.ownership, "reason": space.reason}
 
 
 @op("TaskSpace.set_status")
@@ -511,14 +298,14 @@ async def set_status(host: Host, at: dict[str, Any], *, text: str) -> None:
             f"{len(text) if isinstance(text, str) else type(text).__name__})",
             api="TaskSpace.set_status", option="text", expected="str of at most 500 characters",
         )
-    _store(host).update_space(space.id, status=text or None)
+    store_of(host).update_space(space.id, status=text or None)
 
 
 @op("TaskSpace.finish")
 async def finish(host: Host, at: dict[str, Any], *, keep: Any) -> dict[str, Any]:
     space = host.space_row(at.get("space"))
     host.gate(space)
-    store = _store(host)
+    store = store_of(host)
     pages = managed(host, space)
     labels = [r.label for r in pages]
     if keep == "all":
@@ -589,32 +376,3 @@ async def space_cdp(host: Host, at: dict[str, Any], *, method: str, params: dict
     params = await cdp_scope.check(host, scope, method, params)
     result = await host.browser.conn.send(method, params, timeout=timeout / 1000)
     return cdp_scope.filter_result(host, scope, method, result)
-
-
-@op("round.report")
-async def round_report(host: Host, at: dict[str, Any], *, spaces: list[Any] | None,
-                       touched: list[Any] | None) -> dict[str, Any]:
-    """Background-adopted pages no round has touched yet (reported once, then marked), a
-    notice the person must hear once (the state store was replaced), and the notes the person
-    gave these spaces back with (the dashboard), each read once."""
-    store = _store(host)
-    return {"pages": _unreported(host, store, spaces or [], touched or []), "notice": store.take_notice(),
-            "person_notes": host.features.dashboard.take_notes(spaces or [])}
-
-
-def _unreported(host: Host, store: Any, spaces: list[Any], touched_rows: list[Any]) -> list[dict[str, Any]]:
-    touched = {(int(s), str(label)) for s, label in touched_rows}
-    out = []
-    for space_id in spaces:
-        space = store.space(int(space_id))
-        if space is None:
-            continue
-        for row in store.pages(space.id):
-            if row.state != OPEN or row.reported:
-                continue
-            if (space.id, row.label) not in touched:
-                info = host.browser.targets.get(row.target_id or "") or {}
-                out.append({"space_id": space.id, "label": row.label, "opener": row.opener, "url": info.get("url", row.url)})
-            with contextlib.suppress(StateStoreUnwritable):
-                store.update_page(space.id, row.label, reported=True)
-    return out

@@ -1,0 +1,27 @@
+"""Two input commands sent back to back: a press and its release.
+
+Each ``Input.dispatch*Event`` is answered only once the renderer has handled the event, so a
+press awaited before its release is sent costs one more renderer round trip per click or key
+(measured on the whole-task benchmark, see docs/architecture.md "Input pairs"). Chromium's
+input router delivers a page's events in the order the commands arrive, and both transports
+(the keeper's pipe, a websocket) write a command in the first step of its task, so starting
+the two tasks in order puts the press on the wire before the release: the page sees the same
+sequence, only the wait for the first answer goes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any
+
+__all__ = ["send_pair"]
+
+
+async def send_pair(first: Coroutine[Any, Any, Any], second: Coroutine[Any, Any, Any]) -> None:
+    """Run ``first`` and ``second`` (each sends one command, then waits for its answer) with both
+    commands in flight at once; raises the first failure. A press that opens a dialog or closes
+    its page is handled by the senders as before: the release is already queued behind it."""
+    a = asyncio.ensure_future(first)
+    b = asyncio.ensure_future(second)
+    await asyncio.gather(a, b)
