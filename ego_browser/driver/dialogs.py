@@ -24,13 +24,13 @@ from ..cdp.errors import NoDialog
 from ..errors import CdpChannelUnavailable, InvalidState
 from .frames import FrameTree
 
-__all__ = ["DialogPage", "Dialogs", "dialog_open_error"]
+__all__ = ["Dialogs", "DialogPage", "dialog_open_error"]
+
+T = TypeVar("T")
 
 
 class DialogPage(Protocol):
-    """What the dialog part needs of its page driver (``driver/page.py`` builds on this module,
-    so it is named here, not imported): its sessions and frames, its change signal, and the
-    refs a dialog's answer may have staled."""
+    """What the dialog part uses of its page (``PageDriver``; the page imports this module)."""
 
     conn: Connection
     session: Session
@@ -42,8 +42,6 @@ class DialogPage(Protocol):
     async def wait_until(self, predicate: Callable[[], Any], *, timeout: float) -> Any: ...
 
     def stale_all_refs(self) -> None: ...
-
-T = TypeVar("T")
 
 
 def _describe(dialog: dict[str, Any]) -> str:
