@@ -253,7 +253,7 @@ class Control:
     async def op_dialog(self, cmd: dict[str, Any]) -> Any:
         _space, tid = self._held_target(cmd.get("target"))
         driver = await self.host.driver(tid)
-        session = driver.dialog_session
+        session = driver.dialogs.session
         if session is None:
             raise InvalidState("no dialog is open on that tab", api="dashboard")
         params: dict[str, Any] = {"accept": bool(cmd.get("accept"))}
@@ -262,7 +262,7 @@ class Control:
         try:
             await session.send("Page.handleJavaScriptDialog", params, timeout=10.0)
         except CdpError:
-            driver.drop_dialog(session)  # it closed meanwhile
+            driver.dialogs.drop(session)  # it closed meanwhile
             raise InvalidState("the dialog was already closed", api="dashboard") from None
         return None
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EgoError
 from . import navigation
+from .dialogs import dialog_open_error
 from .page import PageDriver
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ async def run_action(
     """
     if driver.dialog is not None:
         # input or navigation would wait behind the dialog: say so at once
-        raise site.dialog_error(api if api != "the action" else "page action", driver.dialog)
+        raise dialog_open_error(api if api != "the action" else "page action", driver.dialog)
     mark = site.chooser_mark()
     nav_mark = navigation.tracker(driver).seq if wait_navigation else None
     started = asyncio.get_running_loop().time()
@@ -86,7 +87,7 @@ async def run_action(
             dialog_seen.set_result(d)
 
     offs = [driver.session.on("Page.windowOpen", window_open), site.watch_popups(popup)]
-    driver.on_dialog.append(dialog)
+    driver.dialogs.listeners.append(dialog)
     result: Any = None
     try:
         task = loop.create_task(action())
@@ -132,8 +133,8 @@ async def run_action(
     finally:
         for off in offs:
             off()
-        if dialog in driver.on_dialog:
-            driver.on_dialog.remove(dialog)
+        if dialog in driver.dialogs.listeners:
+            driver.dialogs.listeners.remove(dialog)
     labels = site.popup_labels([p["targetId"] for p in popups])
     current = driver.dialog
     return {

@@ -46,8 +46,5 @@ class ActionSite(RefBook, Protocol):
     def unarmed_chooser(self, mark: int, api: str) -> EgoError | None:
         """The error for a file chooser opened since ``mark`` that no waiter took."""
 
-    def dialog_error(self, api: str, dialog: dict[str, Any]) -> EgoError:
-        """The error for a call refused because ``dialog`` blocks the page."""
-
     async def activate(self) -> None:
         """Make the page the front tab of its window."""

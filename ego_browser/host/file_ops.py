@@ -155,7 +155,7 @@ async def set_input_files(host: Host, at: dict[str, Any], *, selector: str, file
     api = "page.set_input_files"
     ctx = await host.page_ctx(at, activate=True)
     files = _check_files(api, files)
-    from .dialog_ops import dialog_open_error
+    from ..driver.dialogs import dialog_open_error
 
     if ctx.driver.dialog is not None:
         raise dialog_open_error(api, ctx.driver.dialog)

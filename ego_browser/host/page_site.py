@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .choosers import chooser_mark, unarmed_chooser_error
-from .dialog_ops import dialog_open_error
 from .ledgers import ledger_for, save_ledger
 
 if TYPE_CHECKING:
@@ -53,9 +52,6 @@ class PageSite:
 
     def unarmed_chooser(self, mark: int, api: str) -> EgoError | None:
         return unarmed_chooser_error(self.host, self.ctx.driver, mark, api)
-
-    def dialog_error(self, api: str, dialog: dict[str, Any]) -> EgoError:
-        return dialog_open_error(api, dialog)
 
     async def activate(self) -> None:
         await self.host.activate(self.ctx.space.id, self.ctx.driver.target_id)

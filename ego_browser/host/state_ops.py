@@ -42,15 +42,13 @@ def reader(name: str, kind: str, *, wait: bool) -> None:
     api = wire.declaration(name).api
 
     async def handler(host: Host, at: dict[str, Any], *, selector: str, **kwargs: Any) -> Any:
-        from .dialog_ops import guarded
-
         timeout_ms = kwargs.pop("timeout") if "timeout" in kwargs else _NO_WAIT_BOUND_MS
         arg = next(iter(kwargs.values()), None)
         ctx = await host.page_ctx(at, activate=True)
         read = act.element_read(ctx.driver, PageSite(host, ctx), selector, api=api, kind=kind, arg=arg,
                                 timeout_ms=timeout_ms, wait=wait)
         # a dialog blocks the renderer: fail at once, as every other call does
-        return await guarded(ctx.driver, api, read)
+        return await ctx.driver.dialogs.guard(api, read)
 
     handler.__name__ = handler.__qualname__ = api.rpartition(".")[2]
     op(name)(handler)
