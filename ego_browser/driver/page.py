@@ -21,6 +21,7 @@ from ..cdp import Connection, Session
 from ..errors import CdpChannelUnavailable, CdpError, EgoError, PageCrashed
 from .choosers import FileChoosers
 from .dialogs import Dialogs
+from .downloads import PageDownloads
 from .frames import Frame, FrameTree
 from .locate import Locator
 
@@ -91,6 +92,8 @@ class PageDriver:
         #: the page's native file choosers (``driver/choosers.py``); the host may hand in one it
         #: made before the page was attached (a waiter armed first thing)
         self.choosers = FileChoosers()
+        #: the page's download waiter (``driver/downloads.py``; the downloads are the host's)
+        self.downloads: PageDownloads[Any] = PageDownloads()
         #: hooks the host sets: popups, downloads
         self.on_close: list[Callable[[], Any]] = []
         #: bumped whenever every ref of the page must be considered stale
