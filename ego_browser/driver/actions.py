@@ -97,6 +97,15 @@ class ElementHandle:
     describe: Callable[[], Awaitable[dict[str, Any]]] | None = None
     #: ``describe`` for another element of the same frame (by its objectId in this world)
     describe_object: Callable[[str], Callable[[], Awaitable[dict[str, Any]]]] | None = None
+    #: a ref's liveness check, sent with the handle's first in-page call instead of before it
+    #: (``Locator.handle_for_ref``): raises ``StaleRef`` for a detached element
+    confirm: Callable[[], Awaitable[None]] | None = None
+
+    async def confirmed(self) -> None:
+        """Wait for the pending liveness check, if any (``StaleRef`` when the ref is gone)."""
+        confirm, self.confirm = self.confirm, None
+        if confirm is not None:
+            await confirm()
 
     async def offset(self) -> tuple[float, float]:
         off = self.frame_offset
@@ -172,6 +181,16 @@ async def call(handle: ElementHandle, name: str, *args: Any) -> Any:
         "returnByValue": True,
         "awaitPromise": True,
     }
+    try:
+        value = await _call_helper(handle, name, params)
+    except Exception:
+        await handle.confirmed()  # a ref gone stale explains the failure better
+        raise
+    await handle.confirmed()
+    return value
+
+
+async def _call_helper(handle: ElementHandle, name: str, params: dict[str, Any]) -> Any:
     for _ in range(2):
         try:
             res = await handle.session.send("Runtime.callFunctionOn", params)
