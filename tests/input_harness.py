@@ -13,7 +13,7 @@ from typing import Any
 
 from ego_browser.browser.launcher import launch_chromium
 from ego_browser.cdp.connection import Connection, Session
-from ego_browser.driver import actions
+from ego_browser.driver import handles
 from ego_browser.driver.keyboard import Keyboard
 from ego_browser.driver.mouse import Mouse
 from tests.server import TestServer
@@ -82,7 +82,7 @@ class Tab:
     async def clear_log(self) -> None:
         await self.js("window.__log.length = 0")
 
-    async def handles(self, css: str) -> list[actions.ElementHandle]:
+    async def handles(self, css: str) -> list[handles.ElementHandle]:
         res = await self.session.send(
             "Runtime.evaluate",
             {"expression": f"[...document.querySelectorAll({css!r})]", "contextId": self.context_id},
@@ -92,17 +92,17 @@ class Tab:
         out = []
         for p in props["result"]:
             if p["name"].isdigit():
-                out.append(actions.ElementHandle(self.session, self.context_id, p["value"]["objectId"]))
+                out.append(handles.ElementHandle(self.session, self.context_id, p["value"]["objectId"]))
         return out
 
     def resolver(self, css: str):
-        async def resolve() -> list[actions.ElementHandle]:
+        async def resolve() -> list[handles.ElementHandle]:
             return await self.handles(css)
 
         return resolve
 
-    def ctx(self, css: str, api: str = "page.click") -> actions.ActionContext:
-        return actions.ActionContext(
+    def ctx(self, css: str, api: str = "page.click") -> handles.ActionContext:
+        return handles.ActionContext(
             mouse=self.mouse, keyboard=self.keyboard, selector=css, api=api
         )
 
@@ -155,7 +155,7 @@ async def tab(browser):
     return await browser.new_tab()
 
 
-async def _handles_js(self: Tab, expression: str) -> list[actions.ElementHandle]:
+async def _handles_js(self: Tab, expression: str) -> list[handles.ElementHandle]:
     """Elements from a JS expression (element, array or null) evaluated in the utility world."""
     res = await self.session.send(
         "Runtime.evaluate",
@@ -163,7 +163,7 @@ async def _handles_js(self: Tab, expression: str) -> list[actions.ElementHandle]
          "contextId": self.context_id},
     )
     props = await self.session.send("Runtime.getProperties", {"objectId": res["result"]["objectId"], "ownProperties": True})
-    return [actions.ElementHandle(self.session, self.context_id, p["value"]["objectId"])
+    return [handles.ElementHandle(self.session, self.context_id, p["value"]["objectId"])
             for p in props["result"] if p["name"].isdigit()]
 
 

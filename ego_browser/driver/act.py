@@ -18,7 +18,8 @@ from urllib.parse import urlsplit
 
 from ..cdp.errors import TargetClosed
 from ..errors import CdpChannelUnavailable, CdpError
-from . import actions, dispatch, navigation
+from . import dispatch, navigation
+from .handles import ActionContext
 from .keyboard import Keyboard
 from .mouse import Mouse
 from .page import PageDriver
@@ -109,7 +110,7 @@ class _Run:
 
     def __init__(self) -> None:
         self.group = f"ego-act-{next(_groups)}"
-        self.actx: actions.ActionContext | None = None
+        self.actx: ActionContext | None = None
 
 
 async def _act(
@@ -160,7 +161,7 @@ async def element_action(
         mouse, keyboard = input_state(driver, token)
         # the host's record of the front tab can be wrong (the person switched tabs): the page
         # itself says when it is hidden, and the action then activates its tab
-        state.actx = actions.ActionContext(mouse=mouse, keyboard=keyboard, selector=selectors[0], api=api,
+        state.actx = ActionContext(mouse=mouse, keyboard=keyboard, selector=selectors[0], api=api,
                                            page_session=driver.session, bring_to_front=site.activate)
         # a ref's liveness check rides along with the action's first in-page call
         resolvers = [driver.locate.resolver(site, text, state.group, confirm_later=True) for text in selectors]

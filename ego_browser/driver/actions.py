@@ -1,9 +1,10 @@
 """The element-action pipeline: checks, wheel scrolling, hit test, trusted input, retry.
 
-The host resolves selectors; this module acts on what it resolves. Every action takes an
-:class:`ActionContext` (the Page's mouse and keyboard, the selector text for messages, the API
-name) and ``resolve``, an async callable returning the current candidates as
-:class:`ElementHandle` s (it is called again on every attempt, so a re-rendered page is seen).
+The page's ``Locator`` (``driver/locate.py``) resolves selectors; this module acts on what it
+resolves. Every action takes an ``ActionContext`` (``driver/handles.py``: the Page's mouse and
+keyboard, the selector text for messages, the API name) and ``resolve``, an async callable
+returning the current candidates as ``ElementHandle`` s (it is called again on every attempt,
+so a re-rendered page is seen). What an ambiguity error lists is ``driver/candidates.py``'s.
 
 One attempt: resolve → per-candidate :func:`check` (a candidate is a match passing the
 action's checks; two passing → ``SelectorAmbiguous``) → scroll into view with trusted wheel
@@ -12,10 +13,8 @@ hit test again → re-read the box → press. Transient blockers are retried, pa
 0, 20, 100, 100, 500, 500… ms, until ``timeout_ms``; then the last blocker is raised as
 ``<api> timed out after <N>ms: <blocker>``. Input is delivered at most once.
 
-Coordinates: the helpers in ``js/utility/actionability.js`` work in the element's frame viewport; the
-handle's ``frame_offset`` (top-left of that frame's viewport in the top-level viewport) turns
-them into the top-level coordinates that ``Input.dispatchMouseEvent`` on the top page session
-expects. Chromium routes top-session input into same-process and out-of-process iframes alike.
+Coordinates: see ``driver/handles.py``. Chromium routes top-session input into same-process
+and out-of-process iframes alike.
 """
 
 from __future__ import annotations
@@ -24,30 +23,22 @@ import asyncio
 import math
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any, TypeVar, Union
+from typing import Any, TypeVar
 
 from .. import jsbundle
-from ..cdp.connection import Session
 from ..cdp.errors import ContextDestroyed, ObjectNotFound
 from ..errors import (
-    CdpChannelUnavailable,
-    CdpError,
     InvalidArgument,
     NotActionable,
     PageScriptError,
-    SelectorAmbiguous,
     SelectorNotFound,
 )
 from . import dispatch
 from .action_args import _validate_pointer, _validate_position
-from .keyboard import Keyboard
-from .mouse import Mouse
+from .candidates import ambiguous_candidates, fill_targets_ambiguous
+from .handles import ActionContext, ElementHandle, Resolve, Transient
 
 __all__ = [
-    "ActionContext",
-    "ElementHandle",
-    "Transient",
     "RETRY_PAUSES_MS",
     "check",
     "click",
@@ -59,101 +50,6 @@ __all__ = [
 
 #: pauses between attempts; the last one repeats
 RETRY_PAUSES_MS = (0, 20, 100, 100, 500)
-
-Offset = Union[tuple[float, float], Callable[[], Awaitable[tuple[float, float]]]]
-
-
-@dataclass(slots=True)  # slots: what the pipeline records about a candidate must be a field here
-class ElementHandle:
-    """One candidate element, as the host's resolver hands it over.
-
-    ``session``: the session of the element's frame (the page session, or the OOPIF's own
-    session). ``context_id``: the isolated utility world in that frame. ``object_id``: the
-    element in that world. ``frame_offset``: the frame viewport's top-left in top-level
-    viewport coordinates, or an async callable giving it (called after scrolling, since
-    scrolling an outer document moves the frame).
-    """
-
-    session: Session
-    context_id: int
-    object_id: str
-    frame_offset: Offset = (0.0, 0.0)
-    #: the page's input gate (``PageDriver.check_input``): checked before every in-page call
-    #: of an action, since some of them edit the page (values, focus, selection)
-    gate: Callable[[], None] | None = None
-    #: strictness tier (API.md §9): 0 for a candidate in the top document, 1 in a frame
-    tier: int = 0
-    # what the action pipeline learns about the candidate it picked:
-    #: (selector, candidates) it was picked from, for blocker messages after the checks
-    matched: tuple[str | None, int] = (None, 1)
-    #: frames' candidates to try when this top-document one turns out covered
-    frame_candidates: int = 0
-    #: the result of the helper fused into the check call (None when it did not run)
-    fused: Any = None
-    #: the last in-page call was ``afterMove`` (the pointer has not moved since)
-    last_call_js: bool = False
-    #: ``async () -> {ref, role, name, frame}``, given by the host's resolver: an ambiguity
-    #: error lists up to 5 candidates so described
-    describe: Callable[[], Awaitable[dict[str, Any]]] | None = None
-    #: ``describe`` for another element of the same frame (by its objectId in this world)
-    describe_object: Callable[[str], Callable[[], Awaitable[dict[str, Any]]]] | None = None
-    #: a ref's liveness check, sent with the handle's first in-page call instead of before it
-    #: (``Locator.handle_for_ref``): raises ``StaleRef`` for a detached element
-    confirm: Callable[[], Awaitable[None]] | None = None
-
-    async def confirmed(self) -> None:
-        """Wait for the pending liveness check, if any (``StaleRef`` when the ref is gone)."""
-        confirm, self.confirm = self.confirm, None
-        if confirm is not None:
-            await confirm()
-
-    async def offset(self) -> tuple[float, float]:
-        off = self.frame_offset
-        if callable(off):
-            x, y = await off()
-            return x, y
-        return off
-
-
-@dataclass
-class ActionContext:
-    """What an action needs from its Page.
-
-    ``show_label``: optional ``async (x, y, label)`` drawing the on-screen pointer marker (the
-    host owns it; it must never be hit by events). ``viewport``: optional ``async () -> (w, h)``
-    of the top-level viewport; when missing it is read through the mouse's session.
-    """
-
-    mouse: Mouse
-    keyboard: Keyboard
-    selector: str
-    api: str = "page.click"
-    show_label: Callable[[float, float, str], Awaitable[Any]] | None = None
-    viewport: Callable[[], Awaitable[tuple[float, float]]] | None = None
-    #: the top page session (optional); with it, ``flushed`` can be told
-    page_session: Any = None
-    #: set by an action whose last call, after its last input, was a round trip to the
-    #: renderer on ``page_session`` (so every event it caused has arrived: no flush needed)
-    flushed: bool = False
-    #: optional ``async ()`` making the tab the front one of its window: called when the
-    #: element's document reports itself hidden, before any pointer input
-    bring_to_front: Callable[[], Awaitable[Any]] | None = None
-
-    def _finished_on(self, h: ElementHandle) -> None:
-        self.flushed = self.page_session is not None and h.session is self.page_session
-
-
-class Transient(Exception):
-    """Raised by a resolver (or internally) for a blocker worth retrying: frame not ready,
-    page changed, element detached… ``reason`` is a NotActionable reason or ``not_found``."""
-
-    def __init__(self, message: str, reason: str = "not_found") -> None:
-        super().__init__(message)
-        self.message = message
-        self.reason = reason
-
-
-Resolve = Callable[[], Awaitable[list[ElementHandle]]]
 
 # ---- in-page helper calls ------------------------------------------------------------------
 
@@ -328,11 +224,11 @@ async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
                 passing.append(h)
                 continue
             if b.get("permanent"):
-                raise await _fill_targets_ambiguous(ctx, h, int(b.get("count") or 0))
+                raise await fill_targets_ambiguous(ctx, h, int(b.get("count") or 0))
             if first is None:
                 first = b
         if len(passing) > 1:
-            raise await _ambiguous(ctx, passing)
+            raise await ambiguous_candidates(ctx, passing)
         if passing:
             chosen = passing[0]
             chosen.matched = (ctx.selector, len(handles))  # for blocker messages after the checks
@@ -347,75 +243,6 @@ async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
     )
 
 
-#: candidates an ambiguity error lists
-SHOWN_CANDIDATES = 5
-
-
-def candidate_listing(rows: list[dict[str, Any]], total: int) -> str:
-    """``@12 button 'Save'; @13 button 'Save' (frame https://...)`` and how many more."""
-    parts = []
-    for r in rows:
-        text = f"{r.get('ref') or '(no ref)'} {r.get('role') or '?'}"
-        if r.get("name"):
-            text += f" {r['name']!r}"
-        if r.get("frame"):
-            text += f" (frame {r['frame']})"
-        parts.append(text)
-    more = total - len(rows)
-    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
-
-
-async def ambiguity(api: str, selector: str, total: int,
-                    describers: list[Callable[[], Awaitable[dict[str, Any]]]],
-                    hint: str = "use a more specific selector or one of these refs",
-                    found: str | None = None) -> SelectorAmbiguous:
-    """The one ``SelectorAmbiguous`` every strict path raises: ``total`` matches, up to 5 of
-    them listed (ref, role, name, frame) from ``describers`` (the host's: each numbers its
-    element in the page's ledger), so the next call can name the one it meant. ``found``
-    says what was found when it is not the selector's own matches (a wrapper's inputs)."""
-    rows = [await describe() for describe in describers[:SHOWN_CANDIDATES]]
-    where = f": {candidate_listing(rows, total)}" if rows else ""
-    return SelectorAmbiguous(
-        f"{api}: selector {selector} {found or f'matched {total} elements'}{where}; {hint}",
-        selector=selector, count=total, candidates=rows,
-    )
-
-
-#: object group of the fields an ambiguity error about a wrapper lists
-_LISTED_GROUP = "ego-fill-listed"
-
-
-async def _fill_targets_ambiguous(ctx: ActionContext, h: ElementHandle, n: int) -> SelectorAmbiguous:
-    """The element wraps ``n`` fillable fields: list up to 5 of them as every ambiguity error does."""
-    describers = []
-    if h.describe_object is not None:
-        for i in range(min(n, SHOWN_CANDIDATES)):
-            try:
-                r = await h.session.send("Runtime.callFunctionOn", {
-                    "objectId": h.object_id, "objectGroup": _LISTED_GROUP, "arguments": [{"value": i}],
-                    "functionDeclaration": "function(i) { return globalThis.__egoActions.fillTargets(this)[i]; }",
-                })
-            except (CdpError, CdpChannelUnavailable):
-                break
-            oid = r.get("result", {}).get("objectId")
-            if not oid:
-                break
-            describers.append(h.describe_object(oid))
-    try:
-        return await ambiguity(ctx.api, ctx.selector, n, describers,
-                               hint="use a selector for one field, or one of these refs",
-                               found=f"holds multiple fillable fields ({n})")
-    finally:
-        try:
-            await h.session.send("Runtime.releaseObjectGroup", {"objectGroup": _LISTED_GROUP})
-        except (CdpError, CdpChannelUnavailable):
-            pass
-
-
-async def _ambiguous(ctx: ActionContext, passing: list[ElementHandle]) -> SelectorAmbiguous:
-    """The error for two or more passing candidates (the resolver gives each a ``describe``)."""
-    return await ambiguity(ctx.api, ctx.selector, len(passing),
-                           [h.describe for h in passing if h.describe is not None])
 
 
 async def _pick_and_point(ctx: ActionContext, resolve: Resolve, action: str, position: dict[str, Any] | None,

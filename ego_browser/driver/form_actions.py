@@ -12,11 +12,9 @@ from typing import Any
 
 from ..errors import InvalidArgument, NotActionable
 from .action_args import _bad
+from .handles import ActionContext, ElementHandle, Resolve
 from .keyboard import normalize_key_name, split_chord
 from .actions import (  # the shared pipeline
-    ActionContext,
-    ElementHandle,
-    Resolve,
     _Blocked,
     _check_timeout,
     _hit,

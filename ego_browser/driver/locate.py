@@ -20,8 +20,8 @@ from ..errors import CdpChannelUnavailable, CdpError, EgoError, SelectorAmbiguou
 from ..selectors import engine
 from ..selectors._core import _FrameGone, state_fields
 from ..selectors.parse import ParsedSelector, RefSelector, parse_selector
-from .actions import SHOWN_CANDIDATES, ElementHandle, Transient, ambiguity
-from .candidates import describer
+from .candidates import SHOWN_CANDIDATES, ambiguity, describer
+from .handles import ElementHandle, Transient
 from .frames import Frame, FrameTree
 
 if TYPE_CHECKING:

@@ -15,7 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import CdpError, NotActionable, PageScriptError
-from .actions import ActionContext, ElementHandle, Resolve, Transient, _ambiguous, _check_timeout, _retry, click
+from .actions import _check_timeout, _retry, click
+from .candidates import ambiguous_candidates
+from .handles import ActionContext, ElementHandle, Resolve, Transient
 
 __all__ = ["set_checked", "check", "uncheck", "read_state"]
 
@@ -57,7 +59,7 @@ async def pick_one(ctx: ActionContext, resolve: Resolve, *, required: bool = Tru
     top = [h for h in handles if h.tier == 0]
     tier = top or [h for h in handles if h.tier != 0]
     if len(tier) > 1:
-        raise await _ambiguous(ctx, tier)
+        raise await ambiguous_candidates(ctx, tier)
     if not tier:
         if not required:
             return None

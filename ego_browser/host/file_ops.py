@@ -76,8 +76,7 @@ async def _candidates(host: Host, ctx: Any, parsed: Any) -> tuple[list[tuple[Any
 async def _inputs_ambiguous(host: Host, ctx: Any, api: str, selector: str, frame: Any, session: Any,
                             found_id: str, n: int) -> Any:
     """The element holds ``n`` file inputs: list up to 5 of them as every ambiguity error does."""
-    from ..driver.actions import SHOWN_CANDIDATES, ambiguity
-    from ..driver.candidates import describer
+    from ..driver.candidates import SHOWN_CANDIDATES, ambiguity, describer
 
     describers = []
     if frame is not None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ..driver import actions, state_actions
+from ..driver import state_actions
+from ..driver.handles import ActionContext
 from ..schema import wire
 from .action_ops import element_action
 from .core import Host
@@ -51,7 +52,7 @@ def reader(name: str, kind: str, *, wait: bool) -> None:
         ctx = await host.page_ctx(at, activate=True)
         group = f"ego-read-{next(_groups)}"
         # a read moves no pointer and presses no key: its context has neither
-        actx = actions.ActionContext(mouse=None, keyboard=None, selector=selector, api=api)  # type: ignore[arg-type]
+        actx = ActionContext(mouse=None, keyboard=None, selector=selector, api=api)  # type: ignore[arg-type]
         resolve = ctx.driver.locate.resolver(PageSite(host, ctx), selector, group)
 
         async def read() -> Any:

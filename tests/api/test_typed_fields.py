@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from ego_browser import errors
-from ego_browser.driver.actions import ElementHandle
+from ego_browser.driver.handles import ElementHandle
 from ego_browser.host.store import Store
 from ego_browser.states import CreatedBy, OpenedBy, Ownership, PageState
 

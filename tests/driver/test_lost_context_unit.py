@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from ego_browser.cdp.errors import NavigatedAway, NodeNotFound
-from ego_browser.driver import actions, evaluate
+from ego_browser.driver import actions, handles, evaluate
 from ego_browser.errors import CdpError, PageScriptError
 from ego_browser.selectors import _core
 from ego_browser.testing import FakeBrowser
@@ -27,8 +27,8 @@ async def test_an_action_helper_whose_element_went_away_is_retried(message):
     browser.fail("Runtime.callFunctionOn", message)
     conn = await browser.connect()
     try:
-        handle = actions.ElementHandle(conn.session(SESSION), 7, "obj-1")
-        with pytest.raises(actions.Transient):
+        handle = handles.ElementHandle(conn.session(SESSION), 7, "obj-1")
+        with pytest.raises(handles.Transient):
             await actions.call(handle, "checkVisible")
     finally:
         await conn.close()
@@ -39,7 +39,7 @@ async def test_an_action_helper_failing_otherwise_is_not_retried():
     browser.fail("Runtime.callFunctionOn", "No node with given id found")
     conn = await browser.connect()
     try:
-        handle = actions.ElementHandle(conn.session(SESSION), 7, "obj-1")
+        handle = handles.ElementHandle(conn.session(SESSION), 7, "obj-1")
         with pytest.raises(NodeNotFound):
             await actions.call(handle, "checkVisible")
     finally:
@@ -52,7 +52,7 @@ async def test_action_helpers_missing_in_a_new_world_are_installed_then_called()
     browser.reply("Runtime.callFunctionOn", {"result": {"value": "visible"}})
     conn = await browser.connect()
     try:
-        handle = actions.ElementHandle(conn.session(SESSION), 7, "obj-1")
+        handle = handles.ElementHandle(conn.session(SESSION), 7, "obj-1")
         assert await actions.call(handle, "checkVisible") == "visible"
         # the repeat installs and calls in one round trip (no separate install: issue 11)
         assert browser.sent("Runtime.evaluate") == []

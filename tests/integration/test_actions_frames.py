@@ -12,7 +12,7 @@ import asyncio
 
 import pytest
 
-from ego_browser.driver import actions, form_actions
+from ego_browser.driver import actions, handles, form_actions
 
 from tests.input_harness import browser, tab  # noqa: F401
 
@@ -33,7 +33,7 @@ async def frame_handles(tab, frame_session, frame_id, css):
                          " return [r.left + f.clientLeft, r.top + f.clientTop]; })()")
         return (v[0], v[1])
 
-    return [actions.ElementHandle(frame_session, ctx_id, r["result"]["objectId"], offset)]
+    return [handles.ElementHandle(frame_session, ctx_id, r["result"]["objectId"], offset)]
 
 
 async def test_b160_same_process_iframe(tab):
