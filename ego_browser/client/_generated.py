@@ -26,7 +26,7 @@ __all__ = ["TaskSpace", "Page", "Mouse", "Keyboard", "FileChooser", "Download"]
 _UNSET: Any = object()
 
 
-class TaskSpace(TaskSpaceBase):
+class TaskSpace(TaskSpaceBase["Page"]):
     """An agent's own group of tabs (its own window) in the shared browser. Get one from task_space()."""
 
     @validated("TaskSpace.hand_off")
@@ -61,8 +61,20 @@ class TaskSpace(TaskSpaceBase):
         )
 
 
-class Page(PageBase):
+class Page(PageBase["Download", "FileChooser"]):
     """A tab with a durable label (p1, p2, ...). Get it from task.page(label), task.new_page() or a receipt."""
+
+    @property
+    def mouse(self) -> Mouse:
+        """Trusted mouse input in viewport CSS px. Position and held buttons last one process (start (0, 0));
+        events carry keyboard.down modifiers."""
+        return self._part("mouse", Mouse)
+
+    @property
+    def keyboard(self) -> Keyboard:
+        """Trusted keyboard input. Key names follow Playwright ("a", "Enter", "Shift+Tab", "ControlOrMeta+A",
+        "KeyA", "Numpad1"); named keys ignore case. An unknown key raises InvalidArgument with a hint."""
+        return self._part("keyboard", Keyboard)
 
     @validated("Page.url")
     async def url(self) -> str:
@@ -404,12 +416,12 @@ class Keyboard(KeyboardBase):
         return ActionReceipt.from_wire(await self._call("keyboard.paste", content=content))
 
 
-class FileChooser(FileChooserBase):
+class FileChooser(FileChooserBase["Page"]):
     """A native file chooser the page opened, intercepted (no system dialog): from wait_for_file_chooser() or
     expect_file_chooser()."""
 
 
-class Download(DownloadBase):
+class Download(DownloadBase["Page"]):
     """A download started by a Page, from wait_for_event("download"); its temp folder
     ($TMPDIR/ego-browser-download-*) is removed at process exit."""
 

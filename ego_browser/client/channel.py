@@ -20,7 +20,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
@@ -28,9 +28,6 @@ from .. import config, jsonsafe
 from ..errors import BrowserUnavailable, HostDisconnected, HostUnresponsive, InvalidArgument, from_wire
 from ..host import wire
 from ..host.ops import request_deadline
-
-if TYPE_CHECKING:
-    from .round import Round
 
 __all__ = ["Channel", "SocketChannel", "InProcessChannel", "current_channel", "use_channel"]
 
@@ -94,8 +91,9 @@ def reply_deadline(op: str, args: dict[str, Any]) -> float:
 
 
 class Channel:
-    #: the round this channel serves (``client/round.current_round`` makes it on first use)
-    round: Round | None = None
+    #: the round this channel serves: a ``client.round.Round``, made by ``current_round()`` on
+    #: first use (the channel is below the round and only carries it)
+    round: object | None = None
 
     async def call(self, op: str, args: dict[str, Any]) -> Any:  # pragma: no cover - interface
         raise NotImplementedError

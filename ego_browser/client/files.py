@@ -12,14 +12,15 @@ import atexit
 import os
 import shutil
 import tempfile
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, TypeVar
 
 from ..errors import InvalidArgument, InvalidState
 from ..schema import validated
 from .models import ActionReceipt
+from .ports import PageCalls
 
-if TYPE_CHECKING:
-    from ._generated import Page
+#: the page class a chooser or download hands back (the generated ``Page``)
+PageT = TypeVar("PageT", bound=PageCalls)
 
 __all__ = ["FileChooserBase", "DownloadBase", "new_download_dir"]
 
@@ -64,10 +65,10 @@ def file_list(api: str, files: Any) -> list[str]:
     return out
 
 
-class FileChooserBase:
+class FileChooserBase(Generic[PageT]):
     """A native file chooser the page opened (it was intercepted: no system dialog)."""
 
-    def __init__(self, page: Page, info: dict[str, Any]) -> None:
+    def __init__(self, page: PageT, info: dict[str, Any]) -> None:
         self._page = page
         self._id = info["id"]
         self._multiple = bool(info.get("multiple"))
@@ -77,7 +78,7 @@ class FileChooserBase:
         return f"<FileChooser page={self._page.label} multiple={self._multiple}>"
 
     @property
-    def page(self) -> Page:
+    def page(self) -> PageT:
         return self._page
 
     def is_multiple(self) -> bool:
@@ -99,10 +100,10 @@ class FileChooserBase:
         return ActionReceipt.from_wire(res)
 
 
-class DownloadBase:
+class DownloadBase(Generic[PageT]):
     """A download started by a Page (from ``page.wait_for_event("download")``)."""
 
-    def __init__(self, page: Page, info: dict[str, Any]) -> None:
+    def __init__(self, page: PageT, info: dict[str, Any]) -> None:
         self._page = page
         self._guid = info["guid"]
         self._url = info.get("url") or ""
@@ -112,7 +113,7 @@ class DownloadBase:
     def __repr__(self) -> str:
         return f"<Download {self._suggested!r} from {self._page.label}>"
 
-    def page(self) -> Page:
+    def page(self) -> PageT:
         return self._page
 
     def url(self) -> str:

@@ -3,40 +3,41 @@
 The public ``Page`` is generated from the declarations (``client/_generated.py``); this base
 holds its plumbing and the members that cannot be generated: ``events()`` (synchronous),
 ``wait_for_timeout`` (sleeps in the round), ``evaluate`` (an optional argument that differs
-from ``None``), and the waits, files and events of :class:`NavMixin`.
+from ``None``), and the waits, files and events of :class:`NavMixin`. It is generic in the
+classes its waiters resolve to (the generated ``Page`` is ``PageBase["Download", "FileChooser"]``)
+and reaches its round through :class:`~.ports.PageRound` (see ``ports``: no import of the layer
+above).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Self, TypeVar
 
 from ..schema import validated
 from .page_locators import LocatorsMixin
 from .page_nav import NavMixin
-
-if TYPE_CHECKING:
-    from ._generated import Keyboard, Mouse
-    from .round import Round
+from .ports import ChooserT, DownloadT, PageRound
 
 __all__ = ["PageBase"]
 
 _UNSET: Any = object()
+_PartT = TypeVar("_PartT")
 
 
-class PageBase(NavMixin, LocatorsMixin):
+class PageBase(NavMixin[DownloadT, ChooserT], LocatorsMixin):
     """A managed tab. Obtain it from ``task.page(label)``, ``task.new_page()`` or a receipt."""
 
-    def __init__(self, round_: Round, space_id: int, label: str, target_id: str | None = None,
-                 opened_by: str | None = None) -> None:
+    def __init__(self, round_: PageRound[Self, DownloadT, ChooserT], space_id: int, label: str,
+                 target_id: str | None = None, opened_by: str | None = None) -> None:
         self._round = round_
         self._channel = round_.channel
         self._space_id = space_id
         self._label = label
         self._target_id = target_id
         self._opened_by = opened_by
-        self._mouse: Mouse | None = None
-        self._keyboard: Keyboard | None = None
+        self._parts: dict[str, Any] = {}
 
     def __repr__(self) -> str:
         return f"<Page {self._label} space={self._space_id}>"
@@ -59,21 +60,16 @@ class PageBase(NavMixin, LocatorsMixin):
     def opened_by(self) -> str | None:
         return self._opened_by
 
-    @property
-    def mouse(self) -> Mouse:
-        if self._mouse is None:
-            self._mouse = self._round.mouse(self)
-        return self._mouse
-
-    @property
-    def keyboard(self) -> Keyboard:
-        if self._keyboard is None:
-            self._keyboard = self._round.keyboard(self)
-        return self._keyboard
+    def _part(self, name: str, make: Callable[[Self], _PartT]) -> _PartT:
+        """The page's one ``page.mouse`` / ``page.keyboard`` (the generated properties call this)."""
+        part: _PartT | None = self._parts.get(name)
+        if part is None:
+            part = self._parts[name] = make(self)
+        return part
 
     # -- plumbing ---------------------------------------------------------------------------
 
-    async def _call(self, op: str, **args: Any) -> Any:
+    async def _call(self: Self, op: str, **args: Any) -> Any:
         self._round.touch(self)
         if "label" in args:  # an action's pointer caption; "label" on the wire is the page's
             args["pointer_label"] = args.pop("label")
@@ -90,7 +86,7 @@ class PageBase(NavMixin, LocatorsMixin):
         args["label"] = self._label
         return self._channel.call_sync(op, args)
 
-    def _page_for(self, info: dict[str, Any]) -> Any:
+    def _page_for(self, info: dict[str, Any]) -> Self:
         """The Page of another tab of this space (a popup this one opened)."""
         return self._round.page_for(self._space_id, info)
 

@@ -16,15 +16,13 @@ import os
 import re
 import tempfile
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, Self
 
 from ..errors import EgoTimeout, InvalidArgument, UrlOpenedInPopup
 from ..schema import validated
 from .files import drop_download_dir, file_list, new_download_dir
 from .models import ActionReceipt
-
-if TYPE_CHECKING:
-    from ._generated import Download, FileChooser, Page
+from .ports import ChooserT, DownloadT, PageRound
 
 __all__ = ["NavMixin", "glob_to_regex"]
 
@@ -82,17 +80,17 @@ def _retrieve(task: asyncio.Task[Any]) -> None:
         task.exception()
 
 
-class NavMixin:
+class NavMixin(Generic[DownloadT, ChooserT]):
     """Waits, events, dialogs, files, fetch and screenshots (see API.md §4)."""
 
-    _round: Any
+    _round: PageRound[Self, DownloadT, ChooserT]
     _space_id: int
     _label: str
 
     async def _call(self, op: str, **args: Any) -> Any:  # provided by Page
         raise NotImplementedError
 
-    def _page_for(self, info: dict[str, Any]) -> Page:  # provided by Page
+    def _page_for(self, info: dict[str, Any]) -> Self:  # provided by Page
         raise NotImplementedError
 
     def _sync(self, op: str, **args: Any) -> Any:  # provided by Page
@@ -178,12 +176,12 @@ class NavMixin:
     # -- events -----------------------------------------------------------------------------
 
     @validated("Page.wait_for_event")
-    def wait_for_event(self, event: str, *, timeout: float = 10000) -> asyncio.Task[Page | Download]:
+    def wait_for_event(self, event: str, *, timeout: float = 10000) -> asyncio.Task[Self | DownloadT]:
         """Armed now; the Task resolves to the next popup (``Page``) or ``Download`` of this Page."""
         loop = asyncio.get_running_loop()
         if event == "popup":
             token = self._sync("page.arm_popup")
-            task: asyncio.Task[Page | Download] = loop.create_task(self._wait_popup(token, timeout))
+            task: asyncio.Task[Self | DownloadT] = loop.create_task(self._wait_popup(token, timeout))
         else:
             directory = new_download_dir()
             try:
@@ -196,16 +194,15 @@ class NavMixin:
         task.add_done_callback(_retrieve)
         return task
 
-    async def _wait_popup(self, token: int, timeout: float) -> Page:
+    async def _wait_popup(self, token: int, timeout: float) -> Self:
         info = await self._call("page.wait_popup", token=token, timeout=timeout)
         return self._page_for(info)
 
-    async def _wait_download(self, token: int, directory: str, timeout: float) -> Download:
+    async def _wait_download(self: Self, token: int, directory: str, timeout: float) -> DownloadT:
         info = await self._call("page.wait_download", token=token, dir=directory, timeout=timeout)
-        download: Download = self._round.download(self, info)
-        return download
+        return self._round.download(self, info)
 
-    def _download_done(self, task: asyncio.Task[Page | Download], token: int, directory: str) -> None:
+    def _download_done(self, task: asyncio.Task[Self | DownloadT], token: int, directory: str) -> None:
         if task.cancelled() or task.exception() is not None:
             drop_download_dir(directory)
             with contextlib.suppress(Exception):
@@ -231,11 +228,11 @@ class NavMixin:
         return ActionReceipt.from_wire(await self._call(api, selector=selector, files=paths, timeout=timeout))
 
     @validated("Page.wait_for_file_chooser")
-    def wait_for_file_chooser(self, *, timeout: float = 10000) -> asyncio.Task[FileChooser]:
+    def wait_for_file_chooser(self, *, timeout: float = 10000) -> asyncio.Task[ChooserT]:
         token = self._sync("page.arm_file_chooser")
         task = asyncio.get_running_loop().create_task(self._wait_chooser(token, timeout))
 
-        def done(t: asyncio.Task[FileChooser]) -> None:
+        def done(t: asyncio.Task[ChooserT]) -> None:
             if t.cancelled():
                 with contextlib.suppress(Exception):
                     self._sync("page.disarm_file_chooser", token=token)
@@ -244,10 +241,9 @@ class NavMixin:
         task.add_done_callback(_retrieve)
         return task
 
-    async def _wait_chooser(self, token: int, timeout: float) -> FileChooser:
+    async def _wait_chooser(self: Self, token: int, timeout: float) -> ChooserT:
         info = await self._call("page.wait_file_chooser", token=token, timeout=timeout)
-        chooser: FileChooser = self._round.file_chooser(self, info)
-        return chooser
+        return self._round.file_chooser(self, info)
 
     @validated("Page.expect_file_chooser")
     @contextlib.asynccontextmanager

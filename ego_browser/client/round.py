@@ -7,6 +7,8 @@ pages it touched and the spaces it used (the runner's end-of-round report skips 
 round touched), and the page it used last (``learn_context()`` defaults to its URL).
 
 Each channel carries its round (``current_round()``); the runner reads the report from it.
+The round is the top of the client package: it makes the generated objects, which reach it
+back only through the Protocols of ``ports`` (``PageRound``, ``SpaceRound``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import os
 import time
 from typing import Any
 
-from ._generated import Download, FileChooser, Keyboard, Mouse, Page, TaskSpace
+from ._generated import Download, FileChooser, Page, TaskSpace
 from .channel import Channel, current_channel, peek_channel
 
 __all__ = ["Round", "current_round", "last_page"]
@@ -50,12 +52,6 @@ class Round:
     def task_space(self, info: dict[str, Any]) -> TaskSpace:
         return TaskSpace(self, info)
 
-    def mouse(self, page: Page) -> Mouse:
-        return Mouse(page)
-
-    def keyboard(self, page: Page) -> Keyboard:
-        return Keyboard(page)
-
     def download(self, page: Page, info: dict[str, Any]) -> Download:
         return Download(page, info)
 
@@ -67,7 +63,7 @@ def current_round() -> Round:
     """The round of the current channel (created with it)."""
     channel = current_channel()
     found = channel.round
-    if found is None:
+    if not isinstance(found, Round):
         found = channel.round = Round(channel)
     return found
 
@@ -75,4 +71,4 @@ def current_round() -> Round:
 def last_page() -> Page | None:
     """The page the current round used last, if a round exists (creates nothing)."""
     found = getattr(peek_channel(), "round", None)
-    return found.last_page if found is not None else None
+    return found.last_page if isinstance(found, Round) else None

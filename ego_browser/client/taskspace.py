@@ -8,22 +8,21 @@ base holds its plumbing and the members whose results are built in the round (Pa
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic
 
 from ..errors import EgoTimeout
 from ..schema import validated
 from ..states import Ownership
 from .models import UnmanagedPage
-
-if TYPE_CHECKING:
-    from ._generated import Page
-    from .round import Round
+from .ports import PageT, SpaceRound
 
 __all__ = ["TaskSpaceBase"]
 
 
-class TaskSpaceBase:
-    def __init__(self, round_: Round, info: dict[str, Any]) -> None:
+class TaskSpaceBase(Generic[PageT]):
+    """Generic in the page class it hands out (the generated ``TaskSpace`` is ``TaskSpaceBase["Page"]``)."""
+
+    def __init__(self, round_: SpaceRound[PageT], info: dict[str, Any]) -> None:
         self._round = round_
         self._channel = round_.channel
         self._info = info
@@ -59,19 +58,19 @@ class TaskSpaceBase:
         args["space"] = self.space_id
         return await self._channel.call(op, args)
 
-    def _page(self, info: dict[str, Any]) -> Page:
+    def _page(self, info: dict[str, Any]) -> PageT:
         return self._round.page_for(self.space_id, info)
 
     # -- pages ------------------------------------------------------------------------------
 
     @validated("TaskSpace.page")
-    def page(self, label: str) -> Page:
+    def page(self, label: str) -> PageT:
         """The Page with this label (lazy: the label is checked on first use)."""
         known = next((p for p in self._info.get("pages") or () if p["label"] == label), None)
         self._round.touched.add((self.space_id, label))  # asked for by name: not an unhandled popup
         return self._page(known or {"label": label})
 
-    def user_page(self) -> Page | UnmanagedPage | None:
+    def user_page(self) -> PageT | UnmanagedPage | None:
         info = self._info.get("user_page")
         if not info:
             return None
@@ -79,7 +78,7 @@ class TaskSpaceBase:
             return self._page(info)
         return UnmanagedPage(self.space_id, info["target_id"], info.get("opened_by") or "unknown")
 
-    async def pages(self) -> list[Page]:
+    async def pages(self) -> list[PageT]:
         rows = await self._call("task.pages")
         return [self._page(r) for r in rows]
 
@@ -94,11 +93,11 @@ class TaskSpaceBase:
             out.append({**r, "page": handle})
         return out
 
-    async def new_page(self) -> Page:
+    async def new_page(self) -> PageT:
         return self._page(await self._call("task.new_page"))
 
     @validated("TaskSpace.adopt")
-    async def adopt(self, unmanaged: UnmanagedPage, *, label: str | None = None) -> Page:
+    async def adopt(self, unmanaged: UnmanagedPage, *, label: str | None = None) -> PageT:
         return self._page(await self._call("task.adopt", target_id=unmanaged.target_id, label=label))
 
     @validated("TaskSpace.release")

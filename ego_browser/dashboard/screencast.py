@@ -1,10 +1,26 @@
 """Live views: one ``Page.startScreencast`` per watched page, only while someone watches.
 
 Each screencast runs on a CDP session of its own (attached for it, detached when the last viewer
-leaves), so the agent's session of the page never sees its frames or its acks. Frames are acked
-as they arrive, so Chromium keeps producing the newest; each viewer keeps only the newest frame
-per page (``Viewer.offer_frame``), so a slow viewer skips frames instead of queueing them and
-never slows the browser or the agent down.
+leaves), so the agent's session of the page never sees its frames or its acks.
+
+What a frame costs, and where (measured: docs/architecture.md, "Live views"): Chromium's viz
+capturer copies and converts *every* compositor frame of a cast page, up to 100 a second, in
+its GPU process (about 9 ms of CPU a frame with software compositing), whatever the acks say;
+the ack only decides whether the browser then encodes it as JPEG (about 2-7 ms more). An agent
+clicking through a page makes a frame or two per action, so watching at the page's own rate
+cost the agent's actions most of that CPU. Two limits therefore:
+
+- **a burst pauses the cast**: a frame that follows the previous one sooner than the cast's
+  interval stops the screencast, and it starts again when the interval has passed. A new
+  screencast captures the page as it is then, so the last state is never lost; a page that
+  does not change costs nothing either way. The interval follows who watches: 1/25 s while the
+  person holds the space (they act in the view), 1/10 s while they watch an agent, the
+  thumbnail interval when the page is only a thumbnail on the list.
+- **a frame is acked once a viewer has taken it** (sent it on its websocket), so the browser
+  does not encode frames no viewer has room for.
+
+A frame's message is serialized once for all its viewers; each viewer keeps only the newest
+frame per page (``Viewer.offer_frame``): a slow viewer skips frames, it never queues them.
 """
 
 from __future__ import annotations
@@ -12,11 +28,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
+from collections.abc import Callable
 from typing import Any, Protocol
+
+import orjson
 
 from ..errors import EgoError
 
-__all__ = ["Screencasts", "FRAME_FORMAT"]
+__all__ = ["Screencasts", "Frame", "FRAME_FORMAT", "HELD_INTERVAL", "WATCH_INTERVAL"]
 
 logger = logging.getLogger("ego_browser.dashboard")
 
@@ -25,12 +45,32 @@ logger = logging.getLogger("ego_browser.dashboard")
 FRAME_FORMAT = {"format": "jpeg", "quality": 60, "maxWidth": 1024, "maxHeight": 1024, "everyNthFrame": 1}
 
 
-#: frames per second a live view takes at most from a page that keeps changing
-MAX_FPS = 25
+#: seconds between two frames of a cast at most often: the person holds the space (acts in it)
+HELD_INTERVAL = 1 / 25
+#: ... the person watches an agent
+WATCH_INTERVAL = 1 / 10
 
 
 class FrameSink(Protocol):
-    def offer_frame(self, target_id: str, frame: dict[str, Any]) -> None: ...
+    def offer_frame(self, target_id: str, frame: Frame) -> None: ...
+
+
+class Frame:
+    """One captured frame, as every viewer sends it (serialized once), and its ack."""
+
+    __slots__ = ("message", "width", "height", "_ack")
+
+    def __init__(self, message: bytes, width: Any, height: Any, ack: Callable[[], None] | None) -> None:
+        self.message = message
+        self.width = width
+        self.height = height
+        self._ack = ack
+
+    def taken(self) -> None:
+        """A viewer sent it: the browser may encode the next one."""
+        ack, self._ack = self._ack, None
+        if ack is not None:
+            ack()
 
 
 class _Cast:
@@ -39,10 +79,16 @@ class _Cast:
         self.viewers: set[FrameSink] = set()
         self.session_id: str | None = None
         self.offs: list[Any] = []
-        self.last: dict[str, Any] | None = None
+        self.last: Frame | None = None
         self.frames = 0
+        self.pauses = 0
         self.starting: asyncio.Task[None] | None = None
-        self.acked_at = 0.0
+        self.interval = WATCH_INTERVAL
+        self.frame_at = -1e9
+        self.resume: asyncio.TimerHandle | None = None
+        self.resumed = False  # the next frame is the first after a pause
+        self.last_data: str | None = None
+        self.live = True  # False once it is stopped for good
 
 
 class Screencasts:
@@ -59,6 +105,12 @@ class Screencasts:
             viewer.offer_frame(target_id, cast.last)  # the page may not change for a while
         cast.viewers.add(viewer)
 
+    def set_interval(self, target_id: str, seconds: float) -> None:
+        """The shortest time between two frames that the cast's viewers need now."""
+        cast = self.casts.get(target_id)
+        if cast is not None:
+            cast.interval = seconds
+
     def replay(self, target_id: str, viewer: FrameSink) -> None:
         """Offer the newest frame again (a viewer that switched views shows it at once), and
         ask Chromium for a fresh one: a frame taken while the tab was not drawn is blank, and
@@ -68,7 +120,7 @@ class Screencasts:
             return
         if cast.last is not None:
             viewer.offer_frame(target_id, cast.last)
-        if cast.starting is not None and cast.starting.done() and cast.session_id is not None:
+        if cast.starting is not None and cast.starting.done() and cast.session_id is not None and cast.resume is None:
             asyncio.ensure_future(self._restart(cast)).add_done_callback(_retrieve)
 
     async def _restart(self, cast: _Cast) -> None:
@@ -108,35 +160,58 @@ class Screencasts:
             logger.info("no live view of %s: %s", cast.target_id, exc)
 
     def _frame(self, cast: _Cast, session: Any, params: dict[str, Any]) -> None:
-        # Chromium sends the next frame once this one is acked: acking at most MAX_FPS times a
-        # second caps what an animation costs the page (JPEG encoding runs in the browser),
-        # while the first frame after a quiet spell still goes out at once
         loop = asyncio.get_running_loop()
-        due = cast.acked_at + 1 / MAX_FPS - loop.time()
+        now = loop.time()
+        burst = now - cast.frame_at < cast.interval
+        cast.frame_at = now
+        resumed, cast.resumed = cast.resumed, False
+        if resumed and cast.last_data is not None:
+            # the first frame after a pause: the page changed meanwhile (it is still busy: pause
+            # again at once, one frame per interval) or it did not (keep the cast running: the
+            # next change is captured when it happens)
+            burst = params["data"] != cast.last_data
+        cast.last_data = params["data"]
+        meta = params.get("metadata") or {}
+        width, height = meta.get("deviceWidth"), meta.get("deviceHeight")
+        message = orjson.dumps({
+            "t": "frame", "target": cast.target_id, "data": params["data"], "width": width, "height": height,
+            "offset_top": meta.get("offsetTop", 0), "scale": meta.get("pageScaleFactor", 1),
+            "timestamp": meta.get("timestamp"), "sent": time.time() * 1000,
+        })
 
         def ack() -> None:
-            cast.acked_at = loop.time()
-            fut = asyncio.ensure_future(
-                session.send("Page.screencastFrameAck", {"sessionId": params["sessionId"]}, timeout=5.0))
-            fut.add_done_callback(_retrieve)
+            if cast.live:
+                fut = asyncio.ensure_future(
+                    session.send("Page.screencastFrameAck", {"sessionId": params["sessionId"]}, timeout=5.0))
+                fut.add_done_callback(_retrieve)
 
-        if due > 0:
-            loop.call_later(due, ack)
-        else:
-            ack()
-        meta = params.get("metadata") or {}
-        frame = {
-            "data": params["data"],
-            "width": meta.get("deviceWidth"), "height": meta.get("deviceHeight"),
-            "offset_top": meta.get("offsetTop", 0), "scale": meta.get("pageScaleFactor", 1),
-            "timestamp": meta.get("timestamp"),
-        }
+        frame = Frame(message, width, height, ack)
         cast.last = frame
         cast.frames += 1
         for viewer in list(cast.viewers):
             viewer.offer_frame(cast.target_id, frame)
+        if burst and cast.resume is None and cast.live:
+            self._pause(cast, session)
+
+    def _pause(self, cast: _Cast, session: Any) -> None:
+        """Frames come faster than the viewers need: stop capturing until the interval has
+        passed, then start again (the new screencast's first frame is the page as it is then)."""
+        cast.pauses += 1
+        asyncio.ensure_future(session.send("Page.stopScreencast", timeout=5.0)).add_done_callback(_retrieve)
+        cast.resume = asyncio.get_running_loop().call_later(cast.interval, self._resume, cast, session)
+
+    def _resume(self, cast: _Cast, session: Any) -> None:
+        cast.resume = None
+        cast.resumed = True
+        if cast.live:
+            fut = asyncio.ensure_future(session.send("Page.startScreencast", FRAME_FORMAT, timeout=5.0))
+            fut.add_done_callback(_retrieve)
 
     async def _stop(self, cast: _Cast) -> None:
+        cast.live = False
+        if cast.resume is not None:
+            cast.resume.cancel()
+            cast.resume = None
         if cast.starting is not None and not cast.starting.done():
             with contextlib.suppress(Exception):
                 await cast.starting

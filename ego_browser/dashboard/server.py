@@ -28,7 +28,7 @@ from .activity import Activity
 from .auth import Guard
 from .control import Control
 from .model import overview
-from .screencast import Screencasts
+from .screencast import WATCH_INTERVAL, HELD_INTERVAL, Screencasts
 from .viewer import THUMB_INTERVAL, Viewer
 
 __all__ = ["Dashboard"]
@@ -215,6 +215,9 @@ class Dashboard:
         # shows, which would be cast again, and again
         own = f"http://127.0.0.1:{self.port}/"
         spaces = [{**s, "pages": [p for p in s["pages"] if not p["url"].startswith(own)]} for s in spaces]
+        #: target -> whether the person holds its space (they act in the view: frames at a higher rate)
+        held = {p["target_id"]: s["ownership"] != str(Ownership.AGENT) for s in spaces for p in s["pages"]}
+        needs: dict[str, float] = {}
         for viewer in list(self.viewers):
             if viewer.space is None:
                 wanted = {p["target_id"] for s in spaces for p in s["pages"]}
@@ -233,6 +236,11 @@ class Dashboard:
                     viewer.interval.pop(tid, None)
                 if tid not in have:
                     self.casts.watch(tid, viewer)
+                # how often the cast may capture: as often as its most demanding viewer needs
+                need = interval or (WATCH_INTERVAL if held.get(tid) is False else HELD_INTERVAL)
+                needs[tid] = min(need, needs.get(tid, need))
+        for tid, need in needs.items():
+            self.casts.set_interval(tid, need)
 
     # -- pushing changes --------------------------------------------------------------------
 

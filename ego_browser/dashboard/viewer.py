@@ -12,9 +12,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
+
+if TYPE_CHECKING:
+    from .screencast import Frame
 
 __all__ = ["Viewer", "THUMB_INTERVAL"]
 
@@ -26,7 +29,7 @@ _MAX_PENDING = 1000
 class Viewer:
     def __init__(self, ws: Any) -> None:
         self.ws = ws
-        self.frames: dict[str, dict[str, Any]] = {}
+        self.frames: dict[str, Frame] = {}
         self.messages: deque[bytes] = deque()
         self.wake = asyncio.Event()
         #: target id -> min seconds between frames (thumbnails), absent: every frame
@@ -48,7 +51,7 @@ class Viewer:
         self.messages.append(orjson.dumps(message))
         self.wake.set()
 
-    def offer_frame(self, target_id: str, frame: dict[str, Any]) -> None:
+    def offer_frame(self, target_id: str, frame: Frame) -> None:
         if self.closed:
             return
         interval = self.interval.get(target_id)
@@ -84,12 +87,14 @@ class Viewer:
             await self.wake.wait()
             self.wake.clear()
             while self.messages:
-                await ws.send(self.messages.popleft().decode())
+                await ws.send(self.messages.popleft(), text=True)
             for tid in [t for t in self.frames if t not in self._held]:
                 frame = self.frames.pop(tid)
                 self._sent_at[tid] = time.monotonic()
                 self.sent_frames += 1
-                await ws.send(orjson.dumps({"t": "frame", "target": tid, "sent": time.time() * 1000, **frame}).decode())
+                # the message as the host built it for every viewer (UTF-8 JSON, sent as text)
+                await ws.send(frame.message, text=True)
+                frame.taken()  # on the wire (or in the socket's buffer): the browser may encode the next
                 if self.messages:
                     break  # control messages first
             if self.messages or any(t not in self._held for t in self.frames):

@@ -32,6 +32,11 @@ BASES: dict[str, str] = {
     "TaskSpace": "taskspace", "Page": "page", "Mouse": "input", "Keyboard": "input", "FileChooser": "files",
     "Download": "files",
 }
+#: generated class -> the classes it binds its generic base to (``ports``: the bases never import
+#: this module, so the classes they hand out are type parameters bound here, at the top)
+BASE_ARGS: dict[str, tuple[str, ...]] = {
+    "TaskSpace": ("Page",), "Page": ("Download", "FileChooser"), "FileChooser": ("Page",), "Download": ("Page",),
+}
 #: the public names' table, generated from ``spec.CLASSES`` and ``spec.FUNCTIONS``
 EXPORTS_PATH = GENERATED_PATH.parent.parent / "_exports.py"
 
@@ -201,8 +206,15 @@ def generate() -> str:
     for owner, (name, _module, base) in classes.items():
         cls_member = every[owner]
         base_cls = _base(owner)
-        out += ["", f"class {name}({base}):"]
+        args = "".join(f", {_q(a)}" for a in BASE_ARGS.get(name, ()))[2:]
+        out += ["", f"class {name}({base}[{args}]):" if args else f"class {name}({base}):"]
         out += _docstring(cls_member.doc, "    ")
+        for part, info in SPEC_CLASSES.items():
+            if part.rpartition(".")[0] == owner:  # page.mouse, page.keyboard: made once per page
+                short = part.rpartition(".")[2]
+                out += ["", "    @property", f"    def {short}(self) -> {info.runtime}:"]
+                out += _docstring(every[part].doc, "        ")
+                out.append(f"        return self._part({_q(short)}, {info.runtime})")
         for m in every.values():
             if m.owner != owner or m.call != "async" or hasattr(base_cls, m.short):
                 continue

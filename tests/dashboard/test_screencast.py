@@ -1,0 +1,121 @@
+"""The live views' capture limits (no browser: a recording stand-in for the cast's CDP session).
+
+Chromium captures every compositor frame of a cast page whatever the acks say, so watching an
+agent that changes its page quickly cost the agent's actions (issue 14, "cost of watching"). The
+cast therefore pauses on a burst and starts again when its interval has passed, and acks a frame
+only once a viewer has taken it. Intervals here are an hour long, so nothing depends on timing:
+the test resumes a paused cast itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import orjson
+
+from ego_browser.dashboard.screencast import FRAME_FORMAT, Frame, Screencasts, _Cast
+
+HOUR = 3600.0
+
+
+class _Session:
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, dict[str, Any] | None]] = []
+        self.changed = asyncio.Event()
+
+    async def send(self, method: str, params: dict[str, Any] | None = None, *, timeout: float) -> dict[str, Any]:
+        self.sent.append((method, params))
+        self.changed.set()
+        return {}
+
+    def methods(self) -> list[str]:
+        return [m for m, _ in self.sent]
+
+
+class _Viewer:
+    def __init__(self) -> None:
+        self.frames: list[Frame] = []
+
+    def offer_frame(self, target_id: str, frame: Frame) -> None:
+        self.frames.append(frame)
+
+
+def _params(n: int, data: str | None = None) -> dict[str, Any]:
+    return {"data": data or f"frame-{n}", "sessionId": n,
+            "metadata": {"deviceWidth": 1280, "deviceHeight": 720, "timestamp": n}}
+
+
+async def _settle(session: _Session, count: int) -> None:
+    """Until the session has seen ``count`` commands (they are sent from tasks)."""
+    async with asyncio.timeout(10):
+        while len(session.sent) < count:
+            session.changed.clear()
+            await session.changed.wait()
+
+
+def _cast(casts: Screencasts, viewer: _Viewer) -> _Cast:
+    cast = _Cast("T1")
+    cast.viewers.add(viewer)
+    cast.interval = HOUR
+    casts.casts["T1"] = cast
+    return cast
+
+
+async def test_a_burst_pauses_the_cast_and_it_resumes_with_the_page_as_it_is_then() -> None:
+    casts, viewer, session = Screencasts(host=None), _Viewer(), _Session()
+    cast = _cast(casts, viewer)
+    casts._frame(cast, session, _params(1))
+    assert cast.resume is None  # one frame: no burst
+    casts._frame(cast, session, _params(2))  # the next one within the interval: a burst
+    await _settle(session, 1)
+    assert session.methods() == ["Page.stopScreencast"]
+    assert cast.resume is not None and cast.pauses == 1
+    # both frames reached the viewer (the newer one is the page's state when the cast paused)
+    assert [orjson.loads(f.message)["data"] for f in viewer.frames] == ["frame-1", "frame-2"]
+    cast.resume.cancel()
+    casts._resume(cast, session)
+    await _settle(session, 2)
+    assert session.sent[-1] == ("Page.startScreencast", FRAME_FORMAT)
+    # the page changed while paused: its first frame is shown, and the cast pauses again at once
+    casts._frame(cast, session, _params(3))
+    await _settle(session, 3)
+    assert session.methods()[-1] == "Page.stopScreencast" and cast.pauses == 2
+    assert orjson.loads(viewer.frames[-1].message)["data"] == "frame-3"
+    cast.resume.cancel()
+    casts._resume(cast, session)
+    await _settle(session, 4)
+    # it did not change while paused: the cast keeps running (the next change is captured when it happens)
+    casts._frame(cast, session, _params(4, data="frame-3"))
+    await asyncio.sleep(0)
+    assert cast.resume is None and cast.pauses == 2
+    assert session.methods()[-1] == "Page.startScreencast"
+
+
+async def test_a_frame_is_acked_once_a_viewer_has_taken_it() -> None:
+    casts, viewer, session = Screencasts(host=None), _Viewer(), _Session()
+    cast = _cast(casts, viewer)
+    casts._frame(cast, session, _params(7))
+    await asyncio.sleep(0)
+    assert "Page.screencastFrameAck" not in session.methods()  # nobody took it yet
+    viewer.frames[0].taken()
+    await _settle(session, 1)
+    assert session.sent == [("Page.screencastFrameAck", {"sessionId": 7})]
+    viewer.frames[0].taken()  # a second viewer sending the same frame acks nothing more
+    await asyncio.sleep(0)
+    assert len(session.sent) == 1
+
+
+async def test_a_stopped_cast_neither_acks_nor_resumes() -> None:
+    casts, viewer, session = Screencasts(host=None), _Viewer(), _Session()
+    cast = _cast(casts, viewer)
+    casts._frame(cast, session, _params(1))
+    casts._frame(cast, session, _params(2))
+    await _settle(session, 1)
+    cast.live = False
+    assert cast.resume is not None
+    cast.resume.cancel()
+    casts._resume(cast, session)
+    viewer.frames[-1].taken()
+    await asyncio.sleep(0)
+    assert session.methods() == ["Page.stopScreencast"]
