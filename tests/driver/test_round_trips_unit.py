@@ -83,7 +83,8 @@ async def test_a_refs_liveness_check_is_awaited_with_its_first_helper_call():
     """Locator.handle_for_ref(confirm_later=True) leaves the check pending on the handle: the
     first helper call sends its own command first, then waits for both; a detached element
     still raises StaleRef there, before any input."""
-    from ego_browser.driver.actions import ElementHandle, call
+    from ego_browser.driver.actions import call
+    from ego_browser.driver.handles import ElementHandle
     from ego_browser.errors import StaleRef
 
     log: list[str] = []
