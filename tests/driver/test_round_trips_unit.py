@@ -111,3 +111,18 @@ async def test_a_refs_liveness_check_is_awaited_with_its_first_helper_call():
     await call(handle, "check", "click")
     await call(handle, "check", "click")  # confirmed once, not again
     assert log == ["helper", "confirm", "helper"]
+
+
+async def test_a_page_closing_on_the_click_before_the_press_is_answered_is_the_clicks_outcome():
+    """The release forgiven by the sender (page gone after input was sent) makes the press's
+    'target closed' the same outcome; any other press failure still raises."""
+    from ego_browser.cdp.errors import TargetClosed
+
+    async def gone(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        if (params or {}).get("type") == "mousePressed":
+            raise TargetClosed("Target closed", cdp_code=-32000, cdp_message="Target closed", method=method)
+        return {}  # the release: forgiven, as act.input_state's sender does for a closed page
+
+    mouse = Mouse(gone, Keyboard(gone))
+    await asyncio.wait_for(mouse.press_here(), STUCK)
+    assert not mouse.buttons
