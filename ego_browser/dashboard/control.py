@@ -253,7 +253,7 @@ class Control:
     async def op_dialog(self, cmd: dict[str, Any]) -> Any:
         _space, tid = self._held_target(cmd.get("target"))
         driver = await self.host.driver(tid)
-        session = driver.dialog_session
+        session = driver.dialogs.session
         if session is None:
             raise InvalidState("no dialog is open on that tab", api="dashboard")
         params: dict[str, Any] = {"accept": bool(cmd.get("accept"))}
@@ -262,7 +262,7 @@ class Control:
         try:
             await session.send("Page.handleJavaScriptDialog", params, timeout=10.0)
         except CdpError:
-            driver.drop_dialog(session)  # it closed meanwhile
+            driver.dialogs.drop(session)  # it closed meanwhile
             raise InvalidState("the dialog was already closed", api="dashboard") from None
         return None
 
@@ -283,9 +283,9 @@ class Control:
         session = frame.session if frame is not None else driver.session
         await session.send("DOM.setFileInputFiles", {"files": files, "backendNodeId": chooser["backend_node_id"]},
                            timeout=10.0)
-        state = self.host.features.choosers.states[tid]
-        if chooser in state.unarmed:
-            state.unarmed.remove(chooser)
+        choosers = self.host.features.choosers.peek(tid)
+        if choosers is not None:
+            choosers.answered(chooser)
         return None
 
     async def _close_target(self, target_id: str) -> None:

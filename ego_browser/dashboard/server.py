@@ -174,7 +174,7 @@ class Dashboard:
                 if not isinstance(msg, dict):
                     continue
                 if msg.get("t") == "watch":
-                    self._watch(viewer, msg.get("space"))
+                    self._watch(viewer, msg.get("space"), msg.get("hidden") is True)
                 elif msg.get("t") == "cmd":
                     asyncio.ensure_future(self._command(viewer, msg))
                 if sender.done():
@@ -200,8 +200,11 @@ class Dashboard:
             viewer.send({"t": "reply", "id": rid, "error": {"code": "EGO_ERROR", "message": repr(exc)}})
         self._dirty.set()
 
-    def _watch(self, viewer: Viewer, space: Any) -> None:
+    def _watch(self, viewer: Viewer, space: Any, hidden: bool = False) -> None:
         viewer.space = space if isinstance(space, int) and not isinstance(space, bool) else None
+        # a dashboard tab nobody sees (another tab in front, the window minimized) takes no
+        # frames: every cast it alone kept going stops, and the agent's browser captures nothing
+        viewer.hidden = hidden
         if viewer.space is not None:
             entries = list(self.activity.logs.get(viewer.space, ()))
             viewer.send({"t": "log", "space": viewer.space, "entries": entries})
@@ -219,7 +222,10 @@ class Dashboard:
         held = {p["target_id"]: s["ownership"] != str(Ownership.AGENT) for s in spaces for p in s["pages"]}
         needs: dict[str, float] = {}
         for viewer in list(self.viewers):
-            if viewer.space is None:
+            if viewer.hidden:
+                wanted = set()
+                interval = 0.0
+            elif viewer.space is None:
                 wanted = {p["target_id"] for s in spaces for p in s["pages"]}
                 interval = THUMB_INTERVAL
             else:

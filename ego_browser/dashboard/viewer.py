@@ -39,6 +39,7 @@ class Viewer:
         self.dropped = 0
         self.sent_frames = 0
         self.space: int | None = None  # the space it views (None: the list)
+        self.hidden = False  # its tab is not shown: it watches nothing
         self.closed = False
 
     def send(self, message: dict[str, Any]) -> None:

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from ..cdp.errors import TargetClosed
 from ..errors import CdpChannelUnavailable, CdpError
-from . import dispatch, navigation
+from . import dispatch, navigation, state_actions
 from .handles import ActionContext
 from .keyboard import Keyboard
 from .mouse import Mouse
@@ -26,9 +26,9 @@ from .page import PageDriver
 from .receipts import run_action
 
 if TYPE_CHECKING:
-    from .sites import ActionSite
+    from .sites import ActionSite, RefBook
 
-__all__ = ["input_state", "element_action", "input_action", "PARSE_WAIT"]
+__all__ = ["input_state", "element_action", "input_action", "element_read", "PARSE_WAIT"]
 
 #: rounds whose input state a page remembers (oldest forgotten first)
 _INPUT_STATES = 16
@@ -184,3 +184,26 @@ async def input_action(
             return await run_action(driver, site, lambda: call(**kwargs), api=api, wait_navigation=navigates)
         await call(**kwargs)
         return None
+
+
+_reads = itertools.count(1)
+
+
+def element_read(driver: PageDriver, refs: RefBook, selector: str, *, api: str, kind: str, arg: Any,
+                 timeout_ms: float, wait: bool) -> Coroutine[Any, Any, Any]:
+    """The read ``kind`` of the one element ``selector`` names (``is_checked``, ``text_content``
+    ...; ``driver/state_actions.py``). A read takes no input lock and sends no input: it
+    resolves strictly, waits for a match when ``wait``, and releases its handles. The selector
+    is parsed now (an invalid one fails before anything runs); the returned coroutine reads."""
+    group = f"ego-read-{next(_reads)}"
+    # a read moves no pointer and presses no key: its context has neither
+    actx = ActionContext(mouse=None, keyboard=None, selector=selector, api=api)  # type: ignore[arg-type]
+    resolve = driver.locate.resolver(refs, selector, group)
+
+    async def read() -> Any:
+        try:
+            return await state_actions.read_state(actx, resolve, kind=kind, arg=arg, timeout_ms=timeout_ms, wait=wait)
+        finally:
+            await driver.locate.release(group)
+
+    return read()

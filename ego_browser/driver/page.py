@@ -19,6 +19,9 @@ import orjson
 
 from ..cdp import Connection, Session
 from ..errors import CdpChannelUnavailable, CdpError, EgoError, PageCrashed
+from .choosers import FileChoosers
+from .dialogs import Dialogs
+from .downloads import PageDownloads
 from .frames import Frame, FrameTree
 from .locate import Locator
 
@@ -68,14 +71,8 @@ class PageDriver:
         self.events: deque[dict[str, Any]] = deque()
         self._event_sizes: deque[int] = deque()
         self._event_bytes = 0
-        #: open JavaScript dialogs, oldest first, each with the session whose frame opened it
-        #: (handle it there). Only Chromium's events change it (javascriptDialogOpening and
-        #: javascriptDialogClosed), never a timer: a handler that alerts again at once shows
-        #: as the next dialog, not as none (issue 9 point 11). Several can be open at once
-        #: only in different renderers (out-of-process frames).
-        self._dialogs: list[tuple[Session, dict[str, Any]]] = []
-        #: javascriptDialogClosed events seen: a handled dialog waits for the next one
-        self.dialogs_closed = 0
+        #: the page's JavaScript dialogs: the open ones, the guard, answering (``driver/dialogs.py``)
+        self.dialogs = Dialogs(self)
         #: main-frame URL changes (commits and same-document navigations): (version, url)
         self.url_version = 0
         self.url_log: deque[tuple[int, str]] = deque(maxlen=64)
@@ -92,9 +89,12 @@ class PageDriver:
         self.snapshot_prev: tuple[Any, str] | None = None
         self._offs: list[Callable[[], None]] = []
         self._waiters: list[asyncio.Future[None]] = []
-        #: hooks the host sets: popups, file choosers, downloads, permission prompts
-        self.on_dialog: list[Callable[[dict[str, Any]], Any]] = []
-        self.on_file_chooser: list[Callable[[dict[str, Any]], Any]] = []
+        #: the page's native file choosers (``driver/choosers.py``); the host may hand in one it
+        #: made before the page was attached (a waiter armed first thing)
+        self.choosers = FileChoosers()
+        #: the page's download waiter (``driver/downloads.py``; the downloads are the host's)
+        self.downloads: PageDownloads[Any] = PageDownloads()
+        #: hooks the host sets: popups, downloads
         self.on_close: list[Callable[[], Any]] = []
         #: bumped whenever every ref of the page must be considered stale
         self.epoch = 0
@@ -198,8 +198,8 @@ class PageDriver:
             on("Runtime.executionContextDestroyed", lambda p, s: frames.context_destroyed(p, sessions[s or ""]))
         )
         offs.append(on("Runtime.executionContextsCleared", lambda p, s: frames.contexts_cleared(sessions[s or ""])))
-        offs.append(on("Page.javascriptDialogOpening", self._dialog_opening))
-        offs.append(on("Page.javascriptDialogClosed", self._dialog_closed))
+        offs.append(on("Page.javascriptDialogOpening", self.dialogs.opening))
+        offs.append(on("Page.javascriptDialogClosed", self.dialogs.closing))
         offs.append(on("Page.fileChooserOpened", self._file_chooser))
         offs.append(on("Network.requestWillBeSent", self._request_started))
         offs.append(on("Network.loadingFinished", self._request_ended))
@@ -306,55 +306,11 @@ class PageDriver:
 
     @property
     def dialog(self) -> dict[str, Any] | None:
-        """The dialog to handle first (the oldest open one), or None."""
-        return self._dialogs[0][1] if self._dialogs else None
-
-    @dialog.setter
-    def dialog(self, value: None) -> None:
-        # only "no dialog" can be set: the browser said none is showing, or the renderer died
-        assert value is None, "dialogs are opened by the browser's events only"
-        self._dialogs.clear()
-
-    @property
-    def dialog_session(self) -> Session | None:
-        return self._dialogs[0][0] if self._dialogs else None
-
-    @dialog_session.setter
-    def dialog_session(self, value: None) -> None:
-        assert value is None
-        self._dialogs.clear()
-
-    def drop_dialog(self, session: Session) -> None:
-        """The browser says ``session`` shows no dialog (it answered "No dialog is showing")."""
-        self._dialogs = [d for d in self._dialogs if d[0] is not session]
-        self._bump()
-
-    def _dialog_opening(self, params: dict[str, Any], sid: str | None) -> None:
-        main = self.frames.main
-        session = self.sessions.get(sid or "", self.session)
-        dialog = {
-            "type": params.get("type"),
-            "message": params.get("message", ""),
-            "default_prompt": params.get("defaultPrompt", "") if params.get("type") == "prompt" else None,
-            "url": params.get("url") or (main.url if main else ""),
-        }
-        self._dialogs.append((session, dialog))
-        for cb in self.on_dialog:
-            cb(dialog)
-        self._bump()
-
-    def _dialog_closed(self, _params: dict[str, Any], sid: str | None) -> None:
-        self.dialogs_closed += 1
-        session = self.sessions.get(sid or "", self.session)
-        for i, (s, _d) in enumerate(self._dialogs):
-            if s is session:
-                del self._dialogs[i]
-                break
-        self._bump()
+        """The dialog to handle first (the oldest open one), or None (``dialogs.current``)."""
+        return self.dialogs.current
 
     def _file_chooser(self, params: dict[str, Any], _sid: str | None) -> None:
-        for cb in self.on_file_chooser:
-            cb(params)
+        self.choosers.opened(params)
         self._bump()
 
     def _request_started(self, params: dict[str, Any], sid: str | None) -> None:
@@ -449,6 +405,7 @@ class PageDriver:
         self._clear_events()  # nobody can read a closed page's events
         for sid in list(self.sessions):
             self.conn.reject_session(sid, "page closed")
+        self.choosers.page_closed()
         for cb in self.on_close:
             cb()
         self._bump()
@@ -468,7 +425,7 @@ class PageDriver:
             return
         self.crashed = True
         self.crashes += 1
-        self._dialogs.clear()  # a dialog dies with its renderer
+        self.dialogs.clear()  # a dialog dies with its renderer
         self.inflight.clear()
         error = self.crash_error()
         for sid in list(self.sessions):

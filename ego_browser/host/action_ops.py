@@ -15,7 +15,6 @@ from ..schema import wire
 from ..schema.spec import members
 from ..selectors.parse import parse_selector
 from .core import Host
-from .dialog_ops import guarded
 from .ops import MARGIN, op
 from .page_site import PageSite
 
@@ -86,7 +85,7 @@ async def find(host: Host, at: dict[str, Any], *, selector: str, limit: int) -> 
     parsed = parse_selector(selector)
     ctx = await host.page_ctx(at, activate=True)
     # a dialog blocks the renderer: fail at once, as every other call does (B151)
-    return await guarded(ctx.driver, "page.find", ctx.driver.locate.find(PageSite(host, ctx), parsed, limit))
+    return await ctx.driver.dialogs.guard("page.find", ctx.driver.locate.find(PageSite(host, ctx), parsed, limit))
 
 
 # -- mouse and keyboard ---------------------------------------------------------------------

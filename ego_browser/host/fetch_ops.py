@@ -21,7 +21,6 @@ from typing import Any
 from .. import jsbundle
 from ..errors import EgoTimeout, FetchFailed, InvalidArgument
 from .core import Host
-from .dialog_ops import guarded
 from .ops import op
 from .user_files import write_file
 
@@ -58,7 +57,7 @@ async def fetch(host: Host, at: dict[str, Any], *, url: str, timeout: float, sav
 
     timed_out = EgoTimeout(f"{api} timed out after {round(timeout_ms)}ms", api=api, timeout_ms=round(timeout_ms))
     try:
-        res = await guarded(ctx.driver, api, run())
+        res = await ctx.driver.dialogs.guard(api, run())
     except EgoTimeout:
         raise timed_out from None
     details = res.get("exceptionDetails")
@@ -134,6 +133,6 @@ async def screenshot(host: Host, at: dict[str, Any], *, path: str | None, full_p
         res = await session.send("Page.captureScreenshot", params, timeout=30.0)
         return base64.b64decode(res["data"])
 
-    data = await guarded(ctx.driver, api, capture())
+    data = await ctx.driver.dialogs.guard(api, capture())
     await write_file(api, "path", path, data)
     return path

@@ -79,14 +79,12 @@ async def title(host: Host, at: dict[str, Any]) -> str:
 @op("Page.info")
 async def info(host: Host, at: dict[str, Any]) -> dict[str, Any]:
     from ..errors import InvalidState
-    from .dialog_ops import guarded
-
     ctx = await host.page_ctx(at)
     if ctx.driver.dialog is not None:
         return {"dialog": dict(ctx.driver.dialog)}
     try:
         # a dialog opening meanwhile (a script alerting again) answers at once, not at 5 s
-        res = await guarded(ctx.driver, "page.info", ctx.driver.session.send(
+        res = await ctx.driver.dialogs.guard("page.info", ctx.driver.session.send(
             "Runtime.evaluate", {"expression": jsbundle.call("main", "page_info"), "returnByValue": True}, timeout=5.0
         ))
     except InvalidState:
@@ -99,10 +97,8 @@ async def info(host: Host, at: dict[str, Any]) -> dict[str, Any]:
 
 @op("Page.evaluate", deadline=25.0)
 async def evaluate(host: Host, at: dict[str, Any], *, js: str, arg: Any = None, has_arg: bool) -> Any:
-    from .dialog_ops import guarded
-
     ctx = await host.page_ctx(at, activate=True)
-    return await guarded(ctx.driver, "page.evaluate", ev.evaluate(ctx.driver, js, arg, has_arg=has_arg))
+    return await ctx.driver.dialogs.guard("page.evaluate", ev.evaluate(ctx.driver, js, arg, has_arg=has_arg))
 
 
 @op("Page.cdp")

@@ -74,8 +74,6 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
                 f"root must be a snapshot ref such as \"@12\" or a selector (got {root_arg!r})",
                 api=api, option="root", expected="a ref or a selector",
             )
-    from .dialog_ops import guarded
-
     ctx = await host.page_ctx(at, activate=True)
     ledger = ledger_for(host, ctx)
     # a document still being parsed would come back as a bare root with a stale title
@@ -102,7 +100,7 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
 
     try:
         # a dialog blocks the renderer: fail at once, as every other call does (B151)
-        title, body = await guarded(ctx.driver, api, work())
+        title, body = await ctx.driver.dialogs.guard(api, work())
     finally:
         save_ledger(host, ctx.driver)
     # the previous snapshot of this page with the same options is what changes=True compares with

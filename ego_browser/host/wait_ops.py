@@ -31,7 +31,7 @@ from ..errors import (
     InvalidArgument,
 )
 from .core import Host
-from .dialog_ops import dialog_open_error, guarded
+from ..driver.dialogs import dialog_open_error
 from .ops import op, sync_op
 from .store import OPEN
 from .page_site import PageSite
@@ -241,7 +241,7 @@ async def wait_for_selector(host: Host, at: dict[str, Any], *, selector: str, st
         if driver.dialog is not None:
             raise dialog_open_error(api, driver.dialog)
         try:
-            if await guarded(driver, api, attempt()):
+            if await driver.dialogs.guard(api, attempt()):
                 return True
         except CdpChannelUnavailable:
             if driver.closed:
@@ -312,7 +312,7 @@ async def wait_for_function(host: Host, at: dict[str, Any], *, js: str, arg: Any
         if remaining <= 0:
             break
         try:
-            res = await guarded(driver, api, run(remaining))
+            res = await driver.dialogs.guard(api, run(remaining))
         except EgoTimeout:
             break
         except ContextDestroyed:  # also a pending awaitPromise when the document goes (NavigatedAway)

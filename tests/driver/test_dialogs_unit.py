@@ -7,7 +7,6 @@ import asyncio
 import pytest
 
 from ego_browser.errors import InvalidState
-from ego_browser.host.dialog_ops import guarded
 from ego_browser.testing import FakeBrowser
 
 from .kit import SESSION, attached, close, round_trip
@@ -26,11 +25,11 @@ async def test_dialogs_queue_in_order_and_leave_only_by_the_browsers_word():
         opening(browser, "first")
         opening(browser, "second", "prompt")
         await round_trip(driver)
-        assert driver.dialog["message"] == "first" and driver.dialog_session is driver.session
+        assert driver.dialog["message"] == "first" and driver.dialogs.session is driver.session
         browser.emit("Page.javascriptDialogClosed", {"result": True, "userInput": ""}, session_id=SESSION)
         await round_trip(driver)
         assert driver.dialog["message"] == "second" and driver.dialog["type"] == "prompt"
-        assert driver.dialogs_closed == 1
+        assert driver.dialogs.closed == 1
         browser.emit("Page.javascriptDialogClosed", {"result": False, "userInput": ""}, session_id=SESSION)
         await round_trip(driver)
         assert driver.dialog is None
@@ -43,7 +42,7 @@ async def test_a_dialog_opening_fails_the_pages_pending_requests_instead_of_hang
     driver = await attached(browser)
     try:
         browser.hang("Runtime.evaluate")
-        work = asyncio.ensure_future(guarded(driver, "page.evaluate", driver.session.send(
+        work = asyncio.ensure_future(driver.dialogs.guard("page.evaluate", driver.session.send(
             "Runtime.evaluate", {"expression": "alert(1)"})))
         await browser.command("Runtime.evaluate")
         opening(browser, "from the script")
@@ -51,7 +50,47 @@ async def test_a_dialog_opening_fails_the_pages_pending_requests_instead_of_hang
             await asyncio.wait_for(work, 10)
         # and while it shows, nothing more is sent to the page
         with pytest.raises(InvalidState, match="is open and blocks the page"):
-            await guarded(driver, "page.evaluate", driver.session.send("Runtime.evaluate", {"expression": "1"}))
+            await driver.dialogs.guard("page.evaluate", driver.session.send("Runtime.evaluate", {"expression": "1"}))
         assert len(browser.sent("Runtime.evaluate", session_id=SESSION)) == 2  # the readyState seed and ours
+    finally:
+        await close(driver)
+
+
+async def test_answering_a_dialog_the_browser_already_closed_drops_it_and_says_so():
+    browser = FakeBrowser()
+    driver = await attached(browser)
+    try:
+        opening(browser, "gone")
+        await round_trip(driver)
+        browser.fail("Page.handleJavaScriptDialog", "No dialog is showing")
+        kept: list[asyncio.Task] = []
+        assert await driver.dialogs.answer(True, "x", background=kept.append) is False
+        assert driver.dialog is None and driver.dialogs.session is None
+        assert browser.sent("Page.handleJavaScriptDialog")[0].params == {"accept": True, "promptText": "x"}
+        # nothing open: nothing is sent
+        assert await driver.dialogs.answer(False, background=kept.append) is False
+        assert len(browser.sent("Page.handleJavaScriptDialog")) == 1 and kept == []
+    finally:
+        await close(driver)
+
+
+async def test_an_answered_dialog_leaves_when_the_browser_says_it_closed_and_stales_the_refs():
+    browser = FakeBrowser()
+    driver = await attached(browser)
+    try:
+        opening(browser, "ok?", "confirm")
+        await round_trip(driver)
+        epoch = driver.epoch
+
+        def closed(_params: dict, _cmd: object = None) -> dict:
+            browser.emit("Page.javascriptDialogClosed", {"result": True, "userInput": ""}, session_id=SESSION)
+            return {}
+
+        browser.reply("Page.handleJavaScriptDialog", closed)
+        browser.reply("Runtime.evaluate", {"result": {"type": "number", "value": 0}})
+        kept: list[asyncio.Task] = []
+        assert await driver.dialogs.answer(False, background=kept.append) is True
+        assert driver.dialog is None and driver.dialogs.closed == 1 and driver.epoch == epoch + 1
+        assert browser.sent("Page.handleJavaScriptDialog")[0].params == {"accept": False}
     finally:
         await close(driver)

@@ -225,6 +225,38 @@ async def test_the_live_view_shows_the_agent_acting(dash, viewer, server):
         await t.finish(keep=[])
 
 
+async def test_a_hidden_dashboard_tab_takes_no_frames(host, dash, viewer, server):
+    """A dashboard tab nobody sees (another tab in front) stops its live views: the agent's
+    browser captures nothing for it; shown again, it gets the page's picture at once."""
+    t = await ego_browser.task_space("dash-hidden")
+    try:
+        page = t.page("p1")
+        await page.goto(server.page("/dash-hidden.html", AGENT_PAGE))
+        await _open_space(viewer, t.space_id)
+        await _wait_pixel(viewer, "red")
+        target = page.target_id
+
+        async def cast() -> bool:
+            return target in dash.casts.casts
+
+        assert await cast()
+        # what the browser does when another tab comes to the front (headless tabs are never hidden)
+        await viewer.evaluate("""() => { Object.defineProperty(document, 'hidden', {value: true, configurable: true});
+            document.dispatchEvent(new Event('visibilitychange')); return 1 }""")
+        await _until(lambda: _not(cast), "the live view's screencast stopped")
+        await page.click("#green")  # the agent acts meanwhile: the hidden tab is not sent its frames
+        await viewer.evaluate("""() => { Object.defineProperty(document, 'hidden', {value: false, configurable: true});
+            document.dispatchEvent(new Event('visibilitychange')); return 1 }""")
+        await _wait_pixel(viewer, "green")
+        assert await cast()
+    finally:
+        await t.finish(keep=[])
+
+
+async def _not(check) -> bool:
+    return not await check()
+
+
 async def test_an_action_note_shows_while_the_action_runs(dash, viewer, server):
     """note= (declared on actions) is drawn over the live view while the action runs."""
     import threading

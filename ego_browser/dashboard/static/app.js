@@ -41,7 +41,8 @@ function command(op, args) {
   return new Promise((resolve, reject) => { state.pending[id] = { resolve, reject }; });
 }
 
-function watch() { send({ t: "watch", space: state.space }); }
+// a hidden dashboard tab asks for no frames (the agent's browser then captures nothing for it)
+function watch() { send({ t: "watch", space: state.space, hidden: document.hidden }); }
 
 function receive(msg) {
   if (msg.t === "spaces") { state.spaces = msg.spaces; render(); }
@@ -305,6 +306,7 @@ function setupButtons() {
 }
 
 window.addEventListener("hashchange", route);
+document.addEventListener("visibilitychange", watch);
 setupInput();
 setupButtons();
 connect();
