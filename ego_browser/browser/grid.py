@@ -42,6 +42,14 @@ class GridSession:
     capabilities: dict[str, Any]
 
     @property
+    def node_cdp_url(self) -> str:
+        """The same CDP websocket on the node itself ("" when the hub did not name the node)."""
+        if not self.node.startswith(("http://", "https://")):
+            return ""
+        path = urllib.parse.urlsplit(self.cdp_url).path
+        return "ws" + self.node[len("http"):].rstrip("/") + path
+
+    @property
     def managed_downloads(self) -> bool:
         """The node keeps this session's downloads and serves them (``/se/files``)."""
         return self.capabilities.get("se:downloadsEnabled") is True

@@ -264,7 +264,7 @@ class GridProvider(Provider):
     async def open(self) -> OpenedBrowser:
         session = await self.client.new_session(grid_chrome_args())
         try:
-            conn = await Connection.connect(session.cdp_url, timeout=15.0)
+            conn = await self._connect(session)
             version = await conn.send("Target.getTargets", timeout=10.0)
         except BaseException:
             with contextlib.suppress(Exception):
@@ -277,9 +277,26 @@ class GridProvider(Provider):
         download_dir = ""
         if session.managed_downloads:
             download_dir = await self._managed_download_dir(conn, session)
-        return OpenedBrowser(conn=conn, kind=self.kind, endpoint=session.cdp_url,
+        return OpenedBrowser(conn=conn, kind=self.kind, endpoint=conn.url,
                              instance=browser_target or f"grid-{session.session_id}", owned=False,
                              where=where, grid=session, download_dir=download_dir)
+
+    async def _connect(self, session: GridSession) -> Connection:
+        """CDP to the session's node itself when we can reach it, else through the hub.
+
+        Every CDP message through the hub crosses two proxies (the hub's router, then the
+        node's proxy to its Chromium); the node serves the same ``/session/ID/se/cdp``
+        websocket, one proxy less. Measured on this 2-core machine under load, per
+        ``Runtime.evaluate``: hub 3.1 ms, node 0.78 ms, Chromium itself 0.44 ms
+        (docs/scale-out.md). A node the host cannot reach (behind the hub in a cluster) costs
+        one short failed attempt per session, then the hub is used."""
+        node = session.node_cdp_url
+        if node and _node_direct():
+            try:
+                return await Connection.connect(node, timeout=NODE_CONNECT_TIMEOUT)
+            except BrowserUnavailable as exc:
+                logger.info("Grid node %s not reachable for CDP (%s); through the hub", session.node, exc)
+        return await Connection.connect(session.cdp_url, timeout=15.0)
 
     async def _managed_download_dir(self, conn: Connection, session: GridSession) -> str:
         """The node's download folder for this session, as its Chromium names it.
@@ -304,9 +321,12 @@ class GridProvider(Provider):
         try:
             await conn.send("Browser.setDownloadBehavior", {"behavior": "default", "eventsEnabled": True},
                             timeout=10.0)
-            await conn.send("Target.createTarget", {"url": "data:application/octet-stream,ego-browser-probe"},
-                            timeout=10.0)  # the tab closes itself once its navigation became a download
+            probe = await conn.send("Target.createTarget", {"url": "data:application/octet-stream,ego-browser-probe"},
+                                    timeout=10.0)
             path = await asyncio.wait_for(found, 10.0)
+            # the tab closes itself once its navigation became a download; never leave it behind
+            with contextlib.suppress(EgoError):
+                await conn.send("Target.closeTarget", {"targetId": probe["targetId"]}, timeout=5.0)
             await conn.send("Browser.setDownloadBehavior", {"behavior": "deny"}, timeout=10.0)
             await self.client.call("DELETE", f"/session/{session.session_id}/se/files")
         except (EgoError, TimeoutError) as exc:
@@ -353,6 +373,15 @@ class GridProvider(Provider):
         except TimeoutError:
             return False
         return False
+
+
+#: seconds to reach a Grid node's own CDP endpoint before going through the hub
+NODE_CONNECT_TIMEOUT = 3.0
+
+
+def _node_direct() -> bool:
+    """EGO_BROWSER_GRID_DIRECT=0 keeps all CDP on the hub (a node reachable but not meant to be used)."""
+    return os.environ.get("EGO_BROWSER_GRID_DIRECT", "1").strip() not in ("0", "false", "no")
 
 
 def grid_chrome_args() -> list[str]:

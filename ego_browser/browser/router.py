@@ -11,21 +11,45 @@ through here: a page's driver holds its own browser's connection.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from ..cdp.connection import DEFAULT_TIMEOUT, Connection, Session
 from ..cdp.protocol import ANY_SESSION, Handler
 from ..errors import CdpChannelUnavailable
+from .providers import OpenedBrowser
 
-if TYPE_CHECKING:
-    from ..host.browser import BrowserLink
+__all__ = ["BrowserSet", "RoutedConnection"]
 
-__all__ = ["RoutedConnection"]
+
+class _Member(Protocol):
+    @property
+    def opened(self) -> OpenedBrowser: ...
+
+
+class BrowserSet(Protocol):
+    """What the front needs of the host's browsers (``host.browser.BrowserLink``, a layer up):
+    the open browsers by instance, which one owns each target, context and session, and the
+    browser of the space the current request works on."""
+
+    @property
+    def members(self) -> Mapping[str, _Member]: ...
+    @property
+    def target_owner(self) -> dict[str, str]: ...
+    @property
+    def context_owner(self) -> dict[str, str]: ...
+    @property
+    def session_owner(self) -> dict[str, str]: ...
+
+    def current(self) -> _Member | None: ...
+
+    def conn_for_session(self, session_id: str) -> Connection | None: ...
+
+    def instance_of_conn(self, conn: Any) -> str | None: ...
 
 
 class RoutedConnection:
-    def __init__(self, link: BrowserLink) -> None:
+    def __init__(self, link: BrowserSet) -> None:
         self.link = link
         self.url = "routed"
         #: (method, handler, session filter, {instance: unsubscribe})

@@ -17,18 +17,31 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from ..cdp import Session
+from ..cdp import Connection, Session
 from ..cdp.errors import NoDialog
 from ..errors import CdpChannelUnavailable, InvalidState
+from .frames import FrameTree
 
-if TYPE_CHECKING:
-    from .page import PageDriver
-
-__all__ = ["Dialogs", "dialog_open_error"]
+__all__ = ["Dialogs", "DialogPage", "dialog_open_error"]
 
 T = TypeVar("T")
+
+
+class DialogPage(Protocol):
+    """What the dialog part uses of its page (``PageDriver``; the page imports this module)."""
+
+    conn: Connection
+    session: Session
+    sessions: dict[str, Session]
+    frames: FrameTree
+
+    def _bump(self) -> None: ...
+
+    async def wait_until(self, predicate: Callable[[], Any], *, timeout: float) -> Any: ...
+
+    def stale_all_refs(self) -> None: ...
 
 
 def _describe(dialog: dict[str, Any]) -> str:
@@ -51,7 +64,7 @@ def dialog_open_error(api: str, dialog: dict[str, Any], *, opened_now: bool = Fa
 class Dialogs:
     """The page driver's dialog part (``driver.dialogs``)."""
 
-    def __init__(self, driver: PageDriver) -> None:
+    def __init__(self, driver: DialogPage) -> None:
         self._driver = driver
         #: open dialogs, oldest first, each with the session whose frame opened it (answer it there)
         self._open: list[tuple[Session, dict[str, Any]]] = []

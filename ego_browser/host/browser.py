@@ -29,9 +29,8 @@ from ..browser.providers import OpenedBrowser, Provider, select_provider, spaces
 from ..browser.router import RoutedConnection
 from ..cdp import Connection
 from ..errors import CdpChannelUnavailable, EgoError
-from .windows import PERSON_SPACE
 
-__all__ = ["BrowserLink", "Member"]
+__all__ = ["BrowserLink", "Member", "PERSON_SPACE"]
 
 logger = logging.getLogger("ego_browser.host")
 
@@ -40,6 +39,11 @@ HEARTBEAT_TIMEOUT = 5.0
 
 #: the browser (instance) the running request works in; each request is its own task
 _CURRENT: ContextVar[str | None] = ContextVar("ego_browser_member", default=None)
+
+
+#: the space the person's own browsing happens in: the launch window carries its name
+#: (``windows`` opens that space; it lives here, below ``windows``, which builds on this link)
+PERSON_SPACE = "My browsing"
 
 
 class Member:

@@ -32,6 +32,7 @@ import signal
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BrowserUnavailable, EgoError
+from .browser import PERSON_SPACE
 
 if TYPE_CHECKING:
     from .core import Host
@@ -41,8 +42,6 @@ __all__ = ["PERSON_SPACE", "focus_space", "headed", "new_tab_in_space", "open_wi
 
 logger = logging.getLogger("ego_browser.host")
 
-#: the space the person's own browsing happens in (the launch window carries its name)
-PERSON_SPACE = "My browsing"
 #: deadline for the hand-over process and for the window it asks for
 _RELAY_TIMEOUT = 10.0
 _MARKER = "data:,ego-window-"

@@ -75,3 +75,34 @@ async def test_an_upload_is_copied_to_the_node_first(on_grid, grid, server, tmp_
     await page.wait_for_function("window.got !== undefined", timeout=10000)
     assert bytes(await page.evaluate("window.got")) == local.read_bytes()
     await t.finish(keep=[])
+
+
+async def test_cdp_goes_to_the_node_itself_and_through_the_hub_when_the_node_is_out_of_reach(on_grid, grid, server):
+    """One proxy less per CDP message: the host speaks to the node's own se/cdp endpoint; a node
+    it cannot reach (behind the hub in a cluster) is used through the hub instead."""
+    from ego_browser.browser.providers import GridProvider, grid_chrome_args
+
+    from tests.grid import free_port
+
+    host = on_grid
+    t = await ego_browser.task_space("cdp-path")
+    await t.page("p1").goto(server.page("/grid-cdp-path", "<h1>path</h1>", title="Path"))
+    member = host.browser.members[host.store.space(t.space_id).browser_instance]
+    session = member.opened.grid
+    assert session is not None
+    node = grid.node_for(session.node)
+    assert member.opened.endpoint == f"ws://127.0.0.1:{node.port}/session/{session.session_id}/se/cdp"
+    await t.finish(keep=[])
+
+    provider = GridProvider(grid.url)
+    other = await provider.client.new_session(grid_chrome_args())
+    try:
+        other.node = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+        conn = await provider._connect(other)
+        try:
+            assert conn.url == other.cdp_url and conn.url.startswith(grid.url.replace("http", "ws"))
+            assert "Chrome" in (await conn.send("Browser.getVersion"))["product"]
+        finally:
+            await conn.close()
+    finally:
+        await provider.client.release(other.session_id)
