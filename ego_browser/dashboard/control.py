@@ -283,9 +283,9 @@ class Control:
         session = frame.session if frame is not None else driver.session
         await session.send("DOM.setFileInputFiles", {"files": files, "backendNodeId": chooser["backend_node_id"]},
                            timeout=10.0)
-        state = self.host.features.choosers.states[tid]
-        if chooser in state.unarmed:
-            state.unarmed.remove(chooser)
+        choosers = self.host.features.choosers.peek(tid)
+        if choosers is not None:
+            choosers.answered(chooser)
         return None
 
     async def _close_target(self, target_id: str) -> None:

@@ -11,10 +11,8 @@ __all__ = ["overview", "page_rows", "pending_chooser"]
 
 def pending_chooser(host: Any, target_id: str) -> dict[str, Any] | None:
     """The newest file chooser of a tab that no agent waited for (the person may answer it)."""
-    state = host.features.choosers.states.get(target_id)
-    if state is None or not state.unarmed:
-        return None
-    newest: dict[str, Any] = state.unarmed[-1]
+    choosers = host.features.choosers.peek(target_id)
+    newest: dict[str, Any] | None = choosers.newest_unarmed() if choosers is not None else None
     return newest
 
 

@@ -19,7 +19,9 @@ import orjson
 
 from ..cdp import Connection, Session
 from ..errors import CdpChannelUnavailable, CdpError, EgoError, PageCrashed
+from .choosers import FileChoosers
 from .dialogs import Dialogs
+from .downloads import PageDownloads
 from .frames import Frame, FrameTree
 from .locate import Locator
 
@@ -87,8 +89,12 @@ class PageDriver:
         self.snapshot_prev: tuple[Any, str] | None = None
         self._offs: list[Callable[[], None]] = []
         self._waiters: list[asyncio.Future[None]] = []
-        #: hooks the host sets: popups, file choosers, downloads
-        self.on_file_chooser: list[Callable[[dict[str, Any]], Any]] = []
+        #: the page's native file choosers (``driver/choosers.py``); the host may hand in one it
+        #: made before the page was attached (a waiter armed first thing)
+        self.choosers = FileChoosers()
+        #: the page's download waiter (``driver/downloads.py``; the downloads are the host's)
+        self.downloads: PageDownloads[Any] = PageDownloads()
+        #: hooks the host sets: popups, downloads
         self.on_close: list[Callable[[], Any]] = []
         #: bumped whenever every ref of the page must be considered stale
         self.epoch = 0
@@ -304,8 +310,7 @@ class PageDriver:
         return self.dialogs.current
 
     def _file_chooser(self, params: dict[str, Any], _sid: str | None) -> None:
-        for cb in self.on_file_chooser:
-            cb(params)
+        self.choosers.opened(params)
         self._bump()
 
     def _request_started(self, params: dict[str, Any], sid: str | None) -> None:
@@ -400,6 +405,7 @@ class PageDriver:
         self._clear_events()  # nobody can read a closed page's events
         for sid in list(self.sessions):
             self.conn.reject_session(sid, "page closed")
+        self.choosers.page_closed()
         for cb in self.on_close:
             cb()
         self._bump()

@@ -10,8 +10,7 @@ target to be adopted. A flush round trip on the page session makes sure every ev
 renderer sent before the action finished has been seen (an element action uses the release
 of its element handles, itself a renderer round trip on the page session, as that flush).
 
-What only the host knows (its background tasks, the popups' labels, file choosers nobody
-waited for) comes in as the page's :class:`~.sites.ActionSite`.
+What only the host knows (its background tasks, the popups' labels) comes in as the page's :class:`~.sites.ActionSite`.
 """
 
 from __future__ import annotations
@@ -62,7 +61,7 @@ async def run_action(
     if driver.dialog is not None:
         # input or navigation would wait behind the dialog: say so at once
         raise dialog_open_error(api if api != "the action" else "page action", driver.dialog)
-    mark = site.chooser_mark()
+    mark = driver.choosers.mark()
     nav_mark = navigation.tracker(driver).seq if wait_navigation else None
     started = asyncio.get_running_loop().time()
     nav_outcome: dict[str, Any] | None = None
@@ -112,7 +111,7 @@ async def run_action(
                 await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
                 if not flushing.done():
                     site.background(flushing)
-            chooser_error = site.unarmed_chooser(mark, api)
+            chooser_error = driver.choosers.unarmed_error(mark, api)
             if chooser_error is not None:
                 raise chooser_error
             if nav_mark is not None and not dialog_seen.done():

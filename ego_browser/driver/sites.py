@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from ..errors import EgoError
     from ..snapshot.ledger import RefLedger
 
 __all__ = ["RefBook", "ActionSite"]
@@ -28,8 +27,7 @@ class RefBook(Protocol):
 
 class ActionSite(RefBook, Protocol):
     """The page's place in the host, as an action and its receipt see it: the tasks it keeps
-    running after answering, the popups of the browser, the file choosers nobody waited for,
-    and the front tab of the task space."""
+    running after answering, the popups of the browser and the front tab of the task space."""
 
     def background(self, task: asyncio.Task[Any]) -> None:
         """Keep ``task`` running after the call returns (the host reports its failure)."""
@@ -39,12 +37,6 @@ class ActionSite(RefBook, Protocol):
 
     def popup_labels(self, target_ids: list[str]) -> list[tuple[str, str]]:
         """``(target id, label)`` of the given new targets the task space adopted."""
-
-    def chooser_mark(self) -> int:
-        """The file-chooser sequence number an action starts from."""
-
-    def unarmed_chooser(self, mark: int, api: str) -> EgoError | None:
-        """The error for a file chooser opened since ``mark`` that no waiter took."""
 
     async def activate(self) -> None:
         """Make the page the front tab of its window."""

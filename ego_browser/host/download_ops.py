@@ -4,7 +4,8 @@ Every browser context a driven Page lives in gets ``Browser.setDownloadBehavior`
 ``allowAndName`` (files named by the download's guid) into the host's private
 ``run/downloads`` folder, with events on. ``Browser.downloadWillBegin`` names the frame that
 started the download; the host maps it to its Page, so a download reaches only a waiter of
-that Page (``page.arm_download`` at call time, then ``page.wait_download``). The round gives
+that Page (``page.arm_download`` at call time, then ``page.wait_download``): the waiter is the
+page driver's part, ``driver/downloads.py`` (``driver.downloads``). The round gives
 each waiter its own temp folder (``$TMPDIR/ego-browser-download-*``, removed when the round's
 process exits); the finished file is moved there. A download nobody waited for is deleted
 when it finishes.
@@ -28,14 +29,13 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..driver.downloads import PageDownloads
 from ..driver.page import PageDriver
 from ..errors import (
     CdpChannelUnavailable,
     CdpError,
     DownloadFailed,
     EgoError,
-    EgoTimeout,
-    HostDisconnected,
     InvalidArgument,
     InvalidState,
 )
@@ -66,21 +66,14 @@ class _Record:
     done: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
-@dataclass
-class _Waiter:
-    token: int
-    dir: str
-    fut: asyncio.Future[_Record]
-
-
 class Downloads:
     def __init__(self, host: Host) -> None:
         self.host = host
         self.base = host.run_dir / "downloads"
         self.contexts: set[str | None] = set()
         self.records: dict[str, _Record] = {}
-        self.waiters: dict[str, _Waiter] = {}
-        self.tokens = 0
+        #: target id -> the waiter part of a page armed before its driver was attached
+        self.early: dict[str, PageDownloads[_Record]] = {}
         self._offs: list[Any] = []
         self._fetches: set[asyncio.Task[None]] = set()
 
@@ -97,14 +90,11 @@ class Downloads:
         for off in self._offs:
             off()
         self._offs = []
-        for w in self.waiters.values():
-            if not w.fut.done():
-                w.fut.set_exception(HostDisconnected(
-                    'the ego_browser host stopped while page.wait_for_event("download") was waiting',
-                    api="page.wait_for_event",
-                ))
-                w.fut.exception()  # retrieved: whoever awaits it still gets it
-        self.waiters.clear()
+        for driver in list(self.host.drivers.values()):
+            driver.downloads.host_stopped()
+        for early in self.early.values():
+            early.host_stopped()
+        self.early.clear()
         for task in self._fetches:
             task.cancel()
         for rec in self.records.values():
@@ -115,7 +105,27 @@ class Downloads:
                     os.unlink(rec.temp_path)
         self.records.clear()
 
+    def of(self, target_id: str) -> PageDownloads[_Record]:
+        """The download waiter part of the page ``target_id`` (made now if it has none yet)."""
+        found = self.peek(target_id)
+        if found is None:
+            found = self.early[target_id] = PageDownloads()
+        return found
+
+    def peek(self, target_id: str) -> PageDownloads[_Record] | None:
+        early = self.early.get(target_id)
+        if early is not None:
+            return early  # until on_driver hands it over
+        driver = self.host.drivers.get(target_id)
+        if driver is None or driver.closed:
+            return None
+        part: PageDownloads[_Record] = driver.downloads
+        return part
+
     async def on_driver(self, driver: PageDriver) -> None:
+        early = self.early.pop(driver.target_id, None)
+        if early is not None:
+            driver.downloads = early
         self.start()
         info = self.host.browser.targets.get(driver.target_id) or {}
         await self.ensure_context(info.get("browserContextId"), self.host.browser.target_owner.get(driver.target_id))
@@ -154,10 +164,9 @@ class Downloads:
             instance=instance, remote_dir=self.host.browser.download_dir(instance),
         )
         self.records[rec.guid] = rec
-        waiter = self.waiters.pop(target_id or "", None)
-        if waiter is not None and not waiter.fut.done():
-            rec.dir = waiter.dir
-            waiter.fut.set_result(rec)
+        page = self.peek(target_id) if target_id else None
+        if page is not None:
+            rec.dir = page.offer(rec)
 
     def _progress(self, params: dict[str, Any], _sid: str | None) -> None:
         rec = self.records.get(params.get("guid", ""))
@@ -245,32 +254,18 @@ def _wire(rec: _Record) -> dict[str, Any]:
 
 @sync_op("page.arm_download")
 def arm_download(host: Host, at: dict[str, Any], *, dir: str) -> int:  # noqa: A002
-    api = "page.wait_for_event"
     space = host.space_row(at.get("space"))
     row = host.page_row(space, str(at.get("label")))
-    d = downloads(host)
-    tid = row.target_id or ""
-    old = d.waiters.get(tid)
-    if old is not None and not old.fut.done():
-        raise InvalidState(f'{api}("download"): a download waiter is already pending on page {row.label}; await it first',
-                           api=api)
-    directory = dir
-    if not os.path.isabs(directory):
-        raise InvalidArgument(f"{api}: the waiter's folder must be absolute", api=api, option="dir", expected="path")
-    d.tokens += 1
-    d.waiters[tid] = _Waiter(d.tokens, directory, asyncio.get_running_loop().create_future())
-    return d.tokens
+    return downloads(host).of(row.target_id or "").arm(dir, row.label)
 
 
 @sync_op("page.disarm_download")
 def disarm_download(host: Host, at: dict[str, Any], *, token: int) -> None:
     space = host.space_row(at.get("space"))
     row = host.page_row(space, str(at.get("label")))
-    d = downloads(host)
-    w = d.waiters.get(row.target_id or "")
-    if w is not None and w.token == token:
-        w.fut.cancel()
-        d.waiters.pop(row.target_id or "", None)
+    page = downloads(host).peek(row.target_id or "")
+    if page is not None:
+        page.disarm(token)
 
 
 @op("page.wait_download")
@@ -279,23 +274,14 @@ async def wait_download(host: Host, at: dict[str, Any], *, token: int, dir: str,
     api = "page.wait_for_event"
     ctx = await host.page_ctx(at, gated=False)
     d = downloads(host)
-    w = d.waiters.get(ctx.driver.target_id)
-    timeout_ms = timeout
-    if w is None or w.token != token:
+    page = d.of(ctx.driver.target_id)
+    if not page.armed(token):
         # already resolved before this request arrived?
         for rec in d.records.values():
             if rec.target_id == ctx.driver.target_id and rec.dir == dir:
                 return _wire(rec)
         raise InvalidState(f"{api}: this download waiter is no longer armed", api=api)
-    try:
-        rec = await asyncio.wait_for(asyncio.shield(w.fut), timeout_ms / 1000)
-    except asyncio.TimeoutError:
-        if d.waiters.get(ctx.driver.target_id) is w:
-            d.waiters.pop(ctx.driver.target_id, None)
-        w.fut.cancel()
-        raise EgoTimeout(f'{api}("download") timed out after {round(timeout_ms)}ms', api=api,
-                         timeout_ms=round(timeout_ms)) from None
-    return _wire(rec)
+    return _wire(await page.wait(token, timeout))
 
 
 @op("Download.path")

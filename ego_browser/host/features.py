@@ -62,7 +62,7 @@ def build(host: Host) -> Features:
         viewports=Viewports(host),
         warm=WarmTab(host),
         permissions=PermissionWatch(host),
-        choosers=Choosers(),
+        choosers=Choosers(host),
         downloads=Downloads(host),
         profiles=ProfileContexts(host),
         windows=Windows(host),

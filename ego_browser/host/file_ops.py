@@ -1,13 +1,7 @@
 """File inputs and native file choosers.
 
-``Page.setInterceptFileChooserDialog`` is on for every page (``driver/page.py``), so a native
-chooser never appears: Chromium reports ``Page.fileChooserOpened`` (frame, mode, the input's
-backend node) instead, before the click that opened it is answered. A chooser goes to the
-Page's armed waiter (``page.arm_file_chooser`` at call time, then ``page.wait_file_chooser``);
-with no waiter it is recorded as *unarmed*, and the action pipeline (``receipts.run_action``
-calls :func:`unarmed_chooser_error`) raises ``FileChooserOpened``. An intercepted chooser
-left unhandled is simply dropped by Chromium: nothing is set, and the next click opens a new
-one.
+The choosers themselves (the armed waiter, the unarmed ones, the receipt's check) are the page
+driver's part, ``driver/choosers.py``; the operations here arm, await and answer them.
 
 ``set_input_files`` resolves its target in the page (the input, a label's control, or the one
 file input inside a wrapper, through open shadow roots) and sets the files with
@@ -30,7 +24,6 @@ from ..errors import (
     InvalidState,
     SelectorNotFound,
 )
-from .choosers import _ids, _state, _states, _Waiter
 from ..driver.receipts import run_action
 from .core import Host, PageCtx
 from .ops import op, sync_op
@@ -188,55 +181,29 @@ async def set_input_files(host: Host, at: dict[str, Any], *, selector: str, file
 def arm_file_chooser(host: Host, at: dict[str, Any]) -> int:
     space = host.space_row(at.get("space"))
     row = host.page_row(space, str(at.get("label")))
-    state = _state(host, row.target_id or "")
-    if state.waiter is not None and not state.waiter.fut.done():
-        raise InvalidState(
-            "page.wait_for_file_chooser: a file chooser waiter is already pending on this page; await it first",
-            api="page.wait_for_file_chooser",
-        )
-    token = next(_ids)
-    state.waiter = _Waiter(token, asyncio.get_running_loop().create_future())
-    return token
+    return host.features.choosers.of(row.target_id or "").arm()
 
 
 @sync_op("page.disarm_file_chooser")
 def disarm_file_chooser(host: Host, at: dict[str, Any], *, token: int) -> None:
     space = host.space_row(at.get("space"))
     row = host.page_row(space, str(at.get("label")))
-    state = _states(host).get(row.target_id or "")
-    if state is not None and state.waiter is not None and state.waiter.token == token:
-        state.waiter.fut.cancel()
-        state.waiter = None
+    choosers = host.features.choosers.peek(row.target_id or "")
+    if choosers is not None:
+        choosers.disarm(token)
 
 
 @op("page.wait_file_chooser")
 async def wait_file_chooser(host: Host, at: dict[str, Any], *, token: int, timeout: float) -> dict[str, Any]:
-    api = "page.wait_for_file_chooser"
     ctx = await host.page_ctx(at, gated=False)
-    state = _state(host, ctx.driver.target_id)
-    waiter = state.waiter
-    timeout_ms = timeout
-    if waiter is None or waiter.token != token:
-        raise InvalidState(f"{api}: this waiter is no longer armed", api=api)
-    try:
-        chooser = await asyncio.wait_for(asyncio.shield(waiter.fut), timeout_ms / 1000)
-    except asyncio.TimeoutError:
-        if state.waiter is waiter:
-            state.waiter = None
-        waiter.fut.cancel()
-        raise EgoTimeout(f"{api} timed out after {round(timeout_ms)}ms", api=api, timeout_ms=round(timeout_ms)) from None
-    state.handed[chooser["id"]] = chooser
-    return {"id": chooser["id"], "multiple": chooser["multiple"]}
+    return await host.features.choosers.of(ctx.driver.target_id).wait(token, timeout)
 
 
 @op("FileChooser.set_files")
 async def chooser_set_files(host: Host, at: dict[str, Any], *, id: int, files: Any) -> dict[str, Any]:  # noqa: A002
     api = "FileChooser.set_files"
     ctx: PageCtx = await host.page_ctx(at, activate=True)
-    state = _state(host, ctx.driver.target_id)
-    chooser = state.handed.pop(id, None)
-    if chooser is None:
-        raise InvalidState(f"{api}: this file chooser was already handled", api=api)
+    chooser = host.features.choosers.of(ctx.driver.target_id).take(id, api)
     files = _check_files(api, files)
     if len(files) > 1 and not chooser["multiple"]:
         raise InvalidArgument(f"{api}: {len(files)} files given, but the chooser takes one", api=api,

@@ -1,7 +1,7 @@
 """One page of one task space, as the page driver's parts see the host (``driver/sites.py``).
 
 The driver never imports the host: a call that needs the ref ledger's storage, the host's
-background tasks, the space's popups or its file choosers gets a :class:`PageSite`.
+background tasks or the space's popups gets a :class:`PageSite`.
 """
 
 from __future__ import annotations
@@ -10,11 +10,9 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .choosers import chooser_mark, unarmed_chooser_error
 from .ledgers import ledger_for, save_ledger
 
 if TYPE_CHECKING:
-    from ..errors import EgoError
     from ..snapshot.ledger import RefLedger
     from .core import Host, PageCtx
 
@@ -46,12 +44,6 @@ class PageSite:
 
     def popup_labels(self, target_ids: list[str]) -> list[tuple[str, str]]:
         return self.host.labels_for_targets(self.ctx.space.id, target_ids)
-
-    def chooser_mark(self) -> int:
-        return chooser_mark(self.host, self.ctx.driver)
-
-    def unarmed_chooser(self, mark: int, api: str) -> EgoError | None:
-        return unarmed_chooser_error(self.host, self.ctx.driver, mark, api)
 
     async def activate(self) -> None:
         await self.host.activate(self.ctx.space.id, self.ctx.driver.target_id)
