@@ -22,6 +22,7 @@ from .. import config
 from ..driver import dispatch
 from ..driver.page import PageDriver
 from ..errors import (
+    BrowserLost,
     CdpChannelUnavailable,
     EgoError,
     EgoTimeout,
@@ -154,22 +155,16 @@ class Host:
         await self.browser.start()
         self.browser.on_target_created.append(self._target_created)
         self.browser.on_target_destroyed.append(self._target_destroyed)
-        from . import placement
-
-        self.browser.on_member_lost.append(lambda instance, gone: placement.member_lost(self, instance, gone))
         assert self.browser.conn is not None
         self.browser.conn.on("Target.targetCrashed", self._target_crashed)
-        from . import spaces
-
         self._features = self._build_features(self)
-        await spaces.reconcile_on_start(self)
+        # the stored spaces meet this browser (spaces.SpaceKeeping: injected, not imported)
+        await self._features.spaces.start()
 
     async def stop(self, *, kill_browser: bool = True) -> None:
-        if self.browser.conn is not None and self.store is not None:
-            from .profile_ops import save_all
-
+        if self.browser.conn is not None and self.store is not None and self._features is not None:
             try:
-                await asyncio.wait_for(save_all(self), 15.0)  # profiles keep what their spaces changed
+                await asyncio.wait_for(self._features.profiles.save(), 15.0)  # profiles keep what their spaces changed
             except Exception:  # noqa: BLE001 - stopping goes on regardless
                 logger.exception("profiles not saved")
         # features first: what they reject fails as "the host stopped" (HostDisconnected), not
@@ -233,10 +228,8 @@ class Host:
             ) from None
         except CdpChannelUnavailable:
             # the browser of one of the request's spaces went away while it ran
-            from .placement import lost_error
-
             for space_id in req.spaces:
-                lost = lost_error(self, space_id, op)
+                lost = self.lost_error(space_id, op)
                 if lost is not None:
                     raise lost from None
             raise
@@ -279,13 +272,29 @@ class Host:
         if row is None:
             raise TaskSpaceNotFound(f"task space not found: {space_id}", space=space_id)
         if self.lost_spaces:
-            from .placement import lost_error
-
-            lost = lost_error(self, row.id, _CURRENT_OP.get())
+            lost = self.lost_error(row.id, _CURRENT_OP.get())
             if lost is not None:
                 raise lost
         self.browser.use(row.browser_instance)
         return row
+
+    def lost_error(self, space_id: int, op: str) -> EgoError | None:
+        """The error of a call on a space whose browser went away (``placement`` reopens it)."""
+        fut = self.lost_spaces.get(space_id)
+        if fut is None:
+            return None
+        if fut.done() and fut.exception() is not None:
+            exc = fut.exception()
+            return BrowserLost(
+                f"{op or 'the call'}: the browser of task space {space_id} went away and its pages could not be "
+                f"reopened on another browser ({exc}); check the Grid (EGO_BROWSER_GRID_URL) and start a new space",
+                space_id=space_id, where=None,
+            )
+        return BrowserLost(
+            f"{op or 'the call'}: the browser of task space {space_id} went away; its pages are being reopened "
+            "at their last URLs on another browser (labels kept, refs unknown): take a new snapshot and repeat "
+            "the call", space_id=space_id, where=None,
+        )
 
     def gate(self, space: SpaceRow) -> None:
         """Refuse an agent request on a space the person controls; otherwise remember the
@@ -469,9 +478,8 @@ class Host:
     def _target_created(self, info: dict[str, Any]) -> None:
         if info.get("type") != "page" or not info.get("openerId") or self.store is None:
             return
-        from . import spaces
-
-        spaces.adopt_popup(self, info)
+        if self._features is not None:  # before start is done, reconciling adopts it
+            self._features.spaces.target_created(info)
         # the browser brings a popup to the front of its window, so the opener's tab is hidden
         # now: hidden tabs run no animation frames and Chromium holds pointer input for one
         # until its ~5 s timeout. The space's next action must activate its tab again.

@@ -17,6 +17,7 @@ from .dashboard_ops import DashboardSlot
 from .dialog_ops import PermissionWatch
 from .download_ops import Downloads
 from .profile_ops import ProfileContexts
+from .spaces import SpaceKeeping
 from .viewport_ops import Viewports
 from .wait_ops import NavigationTracking, PopupLog
 from .warm_tab import WarmTab
@@ -47,11 +48,12 @@ class Features:
     profiles: ProfileContexts
     windows: Windows
     dashboard: DashboardSlot
+    spaces: SpaceKeeping
 
     def all(self) -> tuple[Feature, ...]:
         """Every feature, in the order pages are set up (navigation tracking first)."""
         return (self.navigations, self.popups, self.viewports, self.warm, self.permissions, self.choosers,
-                self.downloads, self.profiles, self.windows, self.dashboard)
+                self.downloads, self.profiles, self.windows, self.dashboard, self.spaces)
 
 
 def build(host: Host) -> Features:
@@ -67,4 +69,5 @@ def build(host: Host) -> Features:
         profiles=ProfileContexts(host),
         windows=Windows(host),
         dashboard=DashboardSlot(),
+        spaces=SpaceKeeping(host),
     )

@@ -18,7 +18,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from ..errors import BrowserLost, EgoError, ProfileNotFound
+from ..errors import ProfileNotFound
 from .store import OPEN, UNMANAGED
 from .tabs import create_tab
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .core import Host
     from .store import SpaceRow
 
-__all__ = ["place_new_space", "space_counts", "member_lost", "lost_error", "after_finish", "reopen_space"]
+__all__ = ["place_new_space", "space_counts", "member_lost", "after_finish", "reopen_space"]
 
 logger = logging.getLogger("ego_browser.host")
 
@@ -91,30 +91,12 @@ async def _reopen(host: Host, space_ids: list[int]) -> None:
             fut = host.lost_spaces.get(space_id)
             if fut is not None and not fut.done():
                 fut.set_exception(exc)
-                fut.exception()  # retrieved: lost_error reports it
+                fut.exception()  # retrieved: Host.lost_error reports it
         return
     for space_id in space_ids:
         fut = host.lost_spaces.pop(space_id, None)
         if fut is not None and not fut.done():
             fut.set_result(None)
-
-
-def lost_error(host: Host, space_id: int, op: str) -> EgoError | None:
-    fut = host.lost_spaces.get(space_id)
-    if fut is None:
-        return None
-    if fut.done() and fut.exception() is not None:
-        exc = fut.exception()
-        return BrowserLost(
-            f"{op or 'the call'}: the browser of task space {space_id} went away and its pages could not be "
-            f"reopened on another browser ({exc}); check the Grid (EGO_BROWSER_GRID_URL) and start a new space",
-            space_id=space_id, where=None,
-        )
-    return BrowserLost(
-        f"{op or 'the call'}: the browser of task space {space_id} went away; its pages are being reopened at "
-        "their last URLs on another browser (labels kept, refs unknown): take a new snapshot and repeat the call",
-        space_id=space_id, where=None,
-    )
 
 
 async def after_finish(host: Host, instance: str | None) -> None:

@@ -43,6 +43,7 @@ class ProfileContexts:
     """The browser context each profile in use lives in, and a lock per profile (one per host)."""
 
     def __init__(self, host: Host) -> None:
+        self._host = host
         #: profile id -> browser context id (gone with the browser)
         self.contexts: dict[str, str] = {}
         self.locks: dict[str, asyncio.Lock] = {}
@@ -63,6 +64,10 @@ class ProfileContexts:
         for profile_id in [p for p, i in self.browsers.items() if i == instance]:
             del self.browsers[profile_id]  # its next space starts it again
             self.contexts.pop(profile_id, None)
+
+    async def save(self) -> None:
+        """The host stops: the profiles keep what their spaces changed (``save_all``)."""
+        await save_all(self._host)
 
     def on_driver(self, driver: object) -> None:
         pass

@@ -110,6 +110,31 @@ def adopt_popup(host: Host, info: dict[str, Any]) -> None:
         logger.warning("popup %s not recorded: %s", info["targetId"], exc.message)
 
 
+class SpaceKeeping:
+    """The spaces' part in the host's life, a feature like the others (``features.build``):
+    at start the stored spaces are brought in line with the browser and a browser of several
+    that goes away takes its spaces elsewhere (``placement``); a tab a managed page opens joins
+    its space. ``Host`` calls these through its features instead of importing this module:
+    the host's core is below the modules that use it."""
+
+    def __init__(self, host: Host) -> None:
+        self._host = host
+
+    async def start(self) -> None:
+        host = self._host
+        host.browser.on_member_lost.append(lambda instance, gone: placement.member_lost(host, instance, gone))
+        await reconcile_on_start(host)
+
+    def target_created(self, info: dict[str, Any]) -> None:
+        adopt_popup(self._host, info)
+
+    def on_driver(self, driver: Any) -> None:
+        return None
+
+    def stop(self) -> None:
+        return None
+
+
 async def reconcile_on_start(host: Host) -> None:
     """Bring the stored spaces in line with the browser this host is connected to.
 
@@ -139,7 +164,8 @@ def active_tab(host: Host, space: SpaceRow) -> str | None:
     tid = host.active.get(space.id)
     if tid and host.browser.is_live_page(tid):
         return tid
-    rows = [r for r in store_of(host).pages(space.id) if r.state in (OPEN, UNMANAGED) and host.browser.is_live_page(r.target_id)]
+    rows = [r for r in store_of(host).pages(space.id)
+            if r.state in (OPEN, UNMANAGED) and host.browser.is_live_page(r.target_id)]
     return rows[-1].target_id if rows else None
 
 

@@ -1,14 +1,10 @@
-"""Waits that need the page: URLs, selectors, functions and popups.
+"""Waits that need the host: URLs (with the popups' URLs), popups; and the declarations of the
+page's own waits (``driver/waits.py``: a navigation, a selector's state, a function's truth).
 
 URL matchers (globs, regexes, callables) live in the round, so ``page.url_watch`` only
 reports: the main frame's committed URLs after a version the round already saw, and the URLs
 of the popups this Page opened. The round matches them and asks again with the new version
 (each call waits, event-driven, for the next change).
-
-``wait_for_function`` polls inside the page (one in-page promise, ``setTimeout`` between
-attempts), so the only round trips are the evaluation itself and a retry after navigation.
-``wait_for_selector`` re-queries on each DOM mutation (the selector engine's
-``nextMutation``) or frame change, with a bounded wait in between for CSS-only changes.
 
 Popup waiters are armed synchronously (``page.arm_popup`` returns a token at call time) and
 ``page.wait_popup`` resolves with the first popup of that Page adopted after the token.
@@ -20,21 +16,13 @@ import asyncio
 import itertools
 from typing import Any
 
-from .. import jsbundle
-from ..cdp.errors import ContextDestroyed, error_type_in
-from ..driver import evaluate as ev
+from ..driver import waits
 from ..driver.page import PageDriver
-from ..errors import (
-    CdpChannelUnavailable,
-    EgoTimeout,
-    HostDisconnected,
-    InvalidArgument,
-)
+from ..errors import CdpChannelUnavailable, EgoTimeout, HostDisconnected
 from .core import Host
-from ..driver.dialogs import dialog_open_error
 from .ops import op, sync_op
-from .store import OPEN
 from .page_site import PageSite
+from .store import OPEN
 
 __all__ = ["popup_rows"]
 
@@ -149,124 +137,17 @@ async def nav_mark(host: Host, at: dict[str, Any]) -> int:
 @op("page.wait_navigation")
 async def wait_navigation(host: Host, at: dict[str, Any], *, after: int, wait_until: str,
                           timeout: float) -> dict[str, Any]:
-    """Wait for a main-frame navigation after ``after`` to commit, then for ``wait_until``."""
-    from ..driver import navigation
-    from ..errors import NavigationFailed
-
-    api = "page.expect_navigation"
     ctx = await host.page_ctx(at)
-    driver = ctx.driver
-    tracker = navigation.tracker(driver)
-    timeout_ms = timeout
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_ms / 1000
-    try:
-        await driver.wait_until(lambda: tracker.seq > after, timeout=timeout_ms / 1000)
-        await tracker.wait_idle(after, max(0.0, deadline - loop.time()))
-    except TimeoutError:
-        raise EgoTimeout(
-            f"{api} timed out after {round(timeout_ms)}ms: "
-            + ("no navigation started" if tracker.seq <= after else f"the navigation to {tracker.pending and tracker.pending['url']} did not commit"),
-            api=api, timeout_ms=round(timeout_ms),
-        ) from None
-    last = tracker.last or {}
-    if not last.get("committed"):
-        raise NavigationFailed(f"{api}: the navigation to {last.get('url')} ended without a new document "
-                               f"({last.get('error') or 'cancelled'})", url=last.get("url"), error_text=last.get("error"))
-    if wait_until != "commit":
-        try:
-            await navigation._wait_state(driver, wait_until, deadline, 500, None)
-        except TimeoutError:
-            raise EgoTimeout(f"{api} timed out after {round(timeout_ms)}ms waiting for {wait_until} of {last.get('url')}",
-                             api=api, timeout_ms=round(timeout_ms)) from None
-    driver.stale_all_refs()
-    main = driver.frames.main
-    return {"url": main.url if main is not None else last.get("url"), "seq": last.get("seq", tracker.seq)}
+    return await waits.wait_navigation(ctx.driver, after=after, wait_until=wait_until, timeout=timeout)
 
 
 # -- wait_for_selector ------------------------------------------------------------------------
 
-#: longest pause between two checks when no mutation or frame change happened (CSS-only
-#: visibility changes produce no mutation)
-_RECHECK = 0.25
-
-
-async def _selector_state(driver: PageDriver, selector: Any) -> tuple[int, bool]:
-    from ..selectors import engine
-
-    res = await engine.resolve(driver.locate.engine_frames(), selector, limit=2, describe=True, backend_ids=False, timeout=5.0)
-    try:
-        visible = bool(res.matches and res.matches[0].info.get("visible"))
-    finally:
-        await engine._release_matches(res.matches)
-    return res.total, visible
-
-
 @op("Page.wait_for_selector")
 async def wait_for_selector(host: Host, at: dict[str, Any], *, selector: str, state: str, timeout: float) -> bool:
-    from ..selectors import engine
-    from ..selectors.parse import RefSelector, parse_selector
-
-    api = "page.wait_for_selector"
     ctx = await host.page_ctx(at)
-    driver = ctx.driver
-    source = selector
-    timeout_ms = timeout
-    parsed = parse_selector(source)
-    if isinstance(parsed, RefSelector):
-        raise InvalidArgument(
-            f"{api}: a ref ({source}) already names one element; wait with a selector (css, text=, loc=...) instead",
-            api=api, option="selector", expected="a selector, not a ref",
-        )
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_ms / 1000
-    last = "no element matched"
-
-    async def attempt() -> bool:
-        nonlocal last
-        total, visible = await _selector_state(driver, parsed)
-        if total > 1 and state in ("attached", "visible"):
-            raise await driver.locate.ambiguous_selector(
-                PageSite(host, ctx), api, parsed, total,
-                hint="make it match one (e.g. add >> nth=0); these refs name one each")
-        last = f"{total} element(s) matched" + (", visible" if visible else ", not visible" if total else "")
-        return {
-            "attached": total >= 1,
-            "detached": total == 0,
-            "visible": total >= 1 and visible,
-            "hidden": total == 0 or not visible,
-        }[state]
-
-    while True:
-        if driver.dialog is not None:
-            raise dialog_open_error(api, driver.dialog)
-        try:
-            if await driver.dialogs.guard(api, attempt()):
-                return True
-        except CdpChannelUnavailable:
-            if driver.closed:
-                raise
-        except ContextDestroyed:
-            pass  # a frame's document was replaced while we read it: look again at the next change
-        remaining = deadline - loop.time()
-        if remaining <= 0:
-            raise EgoTimeout(
-                f"{api} timed out after {round(timeout_ms)}ms waiting for {source} to be {state} ({last})",
-                api=api, timeout_ms=round(timeout_ms),
-            )
-        frames = driver.locate.engine_frames().frames()
-        changed = driver.changed()
-        waits: set[asyncio.Future[Any]] = {changed}
-        if frames and frames[0].is_main:
-            waits.add(asyncio.ensure_future(
-                engine.wait_for_dom_change(frames[0], min(remaining, _RECHECK) * 1000)
-            ))
-        try:
-            await asyncio.wait(waits, timeout=min(remaining, _RECHECK + 1), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for w in waits:
-                w.cancel()
-            await asyncio.gather(*waits, return_exceptions=True)
+    return await waits.wait_for_selector(ctx.driver, PageSite(host, ctx), selector=selector, state=state,
+                                         timeout=timeout)
 
 
 # -- wait_for_function ------------------------------------------------------------------------
@@ -289,61 +170,14 @@ async def _timeout_message(host: Host, driver: PageDriver, space_id: int, label:
 @op("Page.wait_for_function")
 async def wait_for_function(host: Host, at: dict[str, Any], *, js: str, arg: Any = None, has_arg: bool,
                             timeout: float, polling: float) -> bool:
-    api = "page.wait_for_function"
     ctx = await host.page_ctx(at, activate=True)
-    driver = ctx.driver
-    timeout_ms = timeout
-    body = ev.build_expression(js, arg, api=api, has_arg=has_arg)
-    fn = jsbundle.Raw(f"async () => ({body})")
     before = {p["label"] for p in popup_rows(host, ctx.space.id, ctx.page.label)}
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_ms / 1000
 
-    async def run(remaining: float) -> Any:
-        expression = jsbundle.call("main", "poll_until", fn, max(0, int(remaining * 1000) - 5), int(polling))
-        return await driver.session.send(
-            "Runtime.evaluate",
-            {"expression": expression, "returnByValue": True, "awaitPromise": True, "userGesture": False},
-            timeout=remaining,
-        )
+    async def timed_out(timeout_ms: float) -> str:
+        return await _timeout_message(host, ctx.driver, ctx.space.id, ctx.page.label, before, timeout_ms)
 
-    while True:
-        remaining = deadline - loop.time()
-        if remaining <= 0:
-            break
-        try:
-            res = await driver.dialogs.guard(api, run(remaining))
-        except EgoTimeout:
-            break
-        except ContextDestroyed:  # also a pending awaitPromise when the document goes (NavigatedAway)
-            await _wait_new_context(driver, deadline)
-            continue
-        details = res.get("exceptionDetails")
-        if details is not None:
-            text = ((details.get("exception") or {}).get("description") or details.get("text") or "")
-            if issubclass(error_type_in(text), ContextDestroyed):
-                await _wait_new_context(driver, deadline)
-                continue
-            raise ev.script_error(details, api=api)
-        if (res.get("result") or {}).get("value") is True:
-            return True
-        break
-    raise EgoTimeout(
-        await _timeout_message(host, driver, ctx.space.id, ctx.page.label, before, timeout_ms),
-        api=api, timeout_ms=round(timeout_ms),
-    )
-
-
-async def _wait_new_context(driver: PageDriver, deadline: float) -> None:
-    """After a navigation destroyed the context: wait until the new document has one."""
-    loop = asyncio.get_running_loop()
-    try:
-        await driver.wait_until(
-            lambda: (m := driver.frames.main) is not None and "DOMContentLoaded" in m.lifecycle,
-            timeout=max(0.0, deadline - loop.time()),
-        )
-    except TimeoutError:
-        pass
+    return await waits.wait_for_function(ctx.driver, js=js, arg=arg, has_arg=has_arg, timeout=timeout,
+                                         polling=polling, timed_out=timed_out)
 
 
 # -- popups -----------------------------------------------------------------------------------
