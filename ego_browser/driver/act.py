@@ -163,7 +163,8 @@ async def element_action(
         # itself says when it is hidden, and the action then activates its tab
         state.actx = ActionContext(mouse=mouse, keyboard=keyboard, selector=selectors[0], api=api,
                                            page_session=driver.session, bring_to_front=site.activate)
-        resolvers = [driver.locate.resolver(site, text, state.group) for text in selectors]
+        # a ref's liveness check rides along with the action's first in-page call
+        resolvers = [driver.locate.resolver(site, text, state.group, confirm_later=True) for text in selectors]
         return await run(state.actx, *resolvers, timeout_ms=timeout_ms, **kwargs)
 
     return await _act(driver, site, api, state, body, navigates=navigates, timeout_ms=timeout_ms, budget=budget)

@@ -77,6 +77,16 @@ async def call(handle: ElementHandle, name: str, *args: Any) -> Any:
         "returnByValue": True,
         "awaitPromise": True,
     }
+    try:
+        value = await _call_helper(handle, name, params)
+    except Exception:
+        await handle.confirmed()  # a ref gone stale explains the failure better
+        raise
+    await handle.confirmed()
+    return value
+
+
+async def _call_helper(handle: ElementHandle, name: str, params: dict[str, Any]) -> Any:
     for _ in range(2):
         try:
             res = await handle.session.send("Runtime.callFunctionOn", params)

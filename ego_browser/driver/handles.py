@@ -56,6 +56,15 @@ class ElementHandle:
     describe: Callable[[], Awaitable[dict[str, Any]]] | None = None
     #: ``describe`` for another element of the same frame (by its objectId in this world)
     describe_object: Callable[[str], Callable[[], Awaitable[dict[str, Any]]]] | None = None
+    #: a ref's liveness check, sent with the handle's first in-page call instead of before it
+    #: (``Locator.handle_for_ref``): raises ``StaleRef`` for a detached element
+    confirm: Callable[[], Awaitable[None]] | None = None
+
+    async def confirmed(self) -> None:
+        """Wait for the pending liveness check, if any (``StaleRef`` when the ref is gone)."""
+        confirm, self.confirm = self.confirm, None
+        if confirm is not None:
+            await confirm()
 
     async def offset(self) -> tuple[float, float]:
         off = self.frame_offset

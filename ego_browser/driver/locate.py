@@ -172,8 +172,14 @@ class Locator:
             return (0.0, 0.0)
         return lambda: self.frame_offset(frame)
 
-    async def handle_for_ref(self, refs: RefBook, ref: int, group: str = GROUP) -> ElementHandle:
-        """The element behind ``@ref`` in its frame's utility world; ``StaleRef`` if it is gone."""
+    async def handle_for_ref(self, refs: RefBook, ref: int, group: str = GROUP, *,
+                             confirm_later: bool = False) -> ElementHandle:
+        """The element behind ``@ref`` in its frame's utility world; ``StaleRef`` if it is gone.
+
+        ``confirm_later``: the liveness check is sent at once but awaited with the handle's
+        first helper call (``actions.call``), so both are in flight together (one renderer
+        round trip fewer per action on a ref; the helpers' checks never act on a detached
+        element, so the order of the two does not matter)."""
         from ..snapshot import resolve_ref
 
         page = self.page
@@ -195,24 +201,34 @@ class Locator:
             ledger.stale_ref(ref)
             raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref) from None
         object_id = res["object"]["objectId"]
-        alive = await frame.session.send(
+        check = asyncio.ensure_future(frame.session.send(
             "Runtime.callFunctionOn",
             {"objectId": object_id, "functionDeclaration": "function() { return this.isConnected; }",
              "returnByValue": True},
             timeout=5.0,
-        )
-        if not (alive.get("result") or {}).get("value"):
-            ledger.stale_ref(ref)
-            raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
+        ))
+        check.add_done_callback(_retrieved)  # a handle dropped before its first call
+
+        async def confirm() -> None:
+            alive = await check
+            if not (alive.get("result") or {}).get("value"):
+                ledger.stale_ref(ref)
+                raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
+
+        if not confirm_later:
+            await confirm()
         handle = ElementHandle(frame.session, context_id, object_id, self._offset_fn(frame))
+        if confirm_later:
+            handle.confirm = confirm
         handle.gate = page.check_input
         handle.describe_object = functools.partial(describer, refs, self.engine_frame(frame))
         return handle
 
-    def resolver(self, refs: RefBook, selector: str, group: str = GROUP) -> Resolver:
+    def resolver(self, refs: RefBook, selector: str, group: str = GROUP, *, confirm_later: bool = False) -> Resolver:
         """The ``resolve`` callable of the action pipeline for ``selector`` (parsed once, up
         front, so an invalid selector fails before anything happens); handles go to object
-        ``group``."""
+        ``group``. ``confirm_later``: see ``handle_for_ref`` (the caller's first in-page call on
+        a handle must be ``actions.call`` or await ``handle.confirmed()``)."""
         parsed = parse_selector(selector)
         page = self.page
         if isinstance(parsed, RefSelector):
@@ -220,7 +236,7 @@ class Locator:
 
             async def resolve_ref_handles() -> list[ElementHandle]:
                 page.check_input()
-                return [await self.handle_for_ref(refs, ref, group)]
+                return [await self.handle_for_ref(refs, ref, group, confirm_later=confirm_later)]
 
             return resolve_ref_handles
 
@@ -358,3 +374,8 @@ async def install_engine(handle: ElementHandle) -> None:
     await handle.session.send(
         "Runtime.evaluate", {"expression": engine.engine_source(), "contextId": handle.context_id}, timeout=5.0
     )
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()  # whoever awaits it raises it; unawaited, it has nothing to add

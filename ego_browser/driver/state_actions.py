@@ -26,6 +26,7 @@ async def _read(h: ElementHandle, kind: str, arg: Any = None) -> dict[str, Any]:
     world if a ref's handle got there first."""
     from .. import jsbundle
 
+    await h.confirmed()  # a ref's pending liveness check (StaleRef for a detached element)
     params = {"functionDeclaration": jsbundle.function("utility", "element_read"), "objectId": h.object_id,
               "arguments": [{"value": kind}, {"value": arg}], "returnByValue": True}
     for _ in range(2):

@@ -66,3 +66,63 @@ async def test_a_press_that_fails_still_has_its_release_sent_and_raises():
     else:
         raise AssertionError("the press's failure was swallowed")
     assert sent == ["mousePressed", "mouseReleased"] and not mouse.buttons
+
+
+class HelperSession:
+    """Answers every helper call; records the order of what was sent."""
+
+    def __init__(self, log: list[str]) -> None:
+        self.log = log
+
+    async def send(self, method: str, params: dict[str, Any] | None = None, **_: Any) -> dict[str, Any]:
+        self.log.append("helper")
+        return {"result": {"value": None}}
+
+
+async def test_a_refs_liveness_check_is_awaited_with_its_first_helper_call():
+    """Locator.handle_for_ref(confirm_later=True) leaves the check pending on the handle: the
+    first helper call sends its own command first, then waits for both; a detached element
+    still raises StaleRef there, before any input."""
+    from ego_browser.driver.actions import call
+    from ego_browser.driver.handles import ElementHandle
+    from ego_browser.errors import StaleRef
+
+    log: list[str] = []
+
+    async def stale() -> None:
+        log.append("confirm")
+        raise StaleRef("Stale ref: @3; take a new snapshot", ref=3)
+
+    handle = ElementHandle(HelperSession(log), 7, "obj-1")  # type: ignore[arg-type]  # a fake session
+    handle.confirm = stale
+    try:
+        await call(handle, "checkThen", "click", "pointerPrep", "click", None, False)
+    except StaleRef:
+        pass
+    else:
+        raise AssertionError("a detached ref's action went on")
+    assert log == ["helper", "confirm"] and handle.confirm is None
+
+    async def alive() -> None:
+        log.append("confirm")
+
+    log.clear()
+    handle.confirm = alive
+    await call(handle, "check", "click")
+    await call(handle, "check", "click")  # confirmed once, not again
+    assert log == ["helper", "confirm", "helper"]
+
+
+async def test_a_page_closing_on_the_click_before_the_press_is_answered_is_the_clicks_outcome():
+    """The release forgiven by the sender (page gone after input was sent) makes the press's
+    'target closed' the same outcome; any other press failure still raises."""
+    from ego_browser.cdp.errors import TargetClosed
+
+    async def gone(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        if (params or {}).get("type") == "mousePressed":
+            raise TargetClosed("Target closed", cdp_code=-32000, cdp_message="Target closed", method=method)
+        return {}  # the release: forgiven, as act.input_state's sender does for a closed page
+
+    mouse = Mouse(gone, Keyboard(gone))
+    await asyncio.wait_for(mouse.press_here(), STUCK)
+    assert not mouse.buttons
