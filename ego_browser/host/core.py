@@ -14,7 +14,6 @@ import logging
 import sys
 import time
 from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +37,7 @@ from ..errors import (
 from ..states import Ownership
 from .browser import BrowserLink
 from .ops import SYNC_OPS, resolve
+from .page_ctx import PageCtx
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow, Store
 
 if TYPE_CHECKING:
@@ -67,13 +67,6 @@ CRASH_SAFE_OPS = frozenset({
     "page.goto", "page.reload", "page.url", "page.close", "page.accept_dialog", "page.dismiss_dialog",
     "page.wait_popup", "page.wait_download", "page.wait_file_chooser",
 })
-
-
-@dataclass
-class PageCtx:
-    space: SpaceRow
-    page: PageRow
-    driver: PageDriver
 
 
 class _Request:

@@ -4,19 +4,26 @@ persisted after every change, staled with the frames whose documents went away."
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..errors import StateStoreUnwritable
+from .browser import BrowserLink
+from .page_ctx import PageCtx
+from .store import Store
 
-if TYPE_CHECKING:
-    from .core import Host, PageCtx
+__all__ = ["LedgerHost", "ledger_for", "save_ledger"]
 
-__all__ = ["ledger_for", "save_ledger"]
+
+class LedgerHost(Protocol):
+    """What the ledgers need of the ``Host`` (``core`` is above them): its store and browser."""
+
+    store: Store | None
+    browser: BrowserLink
 
 logger = logging.getLogger("ego_browser.host")
 
 
-def ledger_for(host: Host, ctx: PageCtx) -> Any:
+def ledger_for(host: LedgerHost, ctx: PageCtx) -> Any:
     """The page's ledger, loaded from the store the first time this host sees the page."""
     driver = ctx.driver
     if driver.ledger is None:
@@ -33,19 +40,19 @@ def ledger_for(host: Host, ctx: PageCtx) -> Any:
     return driver.ledger
 
 
-def _frame_changed(host: Host, driver: Any, frame: Any) -> None:
+def _frame_changed(host: LedgerHost, driver: Any, frame: Any) -> None:
     if driver.ledger is not None:
         driver.ledger.stale_frame(frame.frame_id)
         save_ledger(host, driver)
 
 
-def _frame_gone(host: Host, driver: Any, frame: Any) -> None:
+def _frame_gone(host: LedgerHost, driver: Any, frame: Any) -> None:
     if driver.ledger is not None:
         driver.ledger.worlds.forget_frame(frame.frame_id)  # the page's other frames keep theirs
     _frame_changed(host, driver, frame)
 
 
-def save_ledger(host: Host, driver: Any) -> None:
+def save_ledger(host: LedgerHost, driver: Any) -> None:
     """Persist the page's refs (a restarted host keeps them). A store that refuses the write
     costs only that: the snapshot is still returned and this host keeps the refs in memory."""
     key = getattr(driver, "ledger_key", None)

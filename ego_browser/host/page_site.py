@@ -8,15 +8,27 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .ledgers import ledger_for, save_ledger
+from .ledgers import LedgerHost, ledger_for, save_ledger
+from .page_ctx import PageCtx
 
 if TYPE_CHECKING:
     from ..snapshot.ledger import RefLedger
-    from .core import Host, PageCtx
 
-__all__ = ["PageSite"]
+__all__ = ["PageSite", "SiteHost"]
+
+
+class SiteHost(LedgerHost, Protocol):
+    """What a page's site needs of the ``Host`` (``core`` is above it)."""
+
+    def background(self, task: asyncio.Task[Any]) -> None: ...
+
+    def watch_popups(self, listener: Any) -> Any: ...
+
+    def labels_for_targets(self, space_id: int, target_ids: list[str]) -> list[tuple[str, str]]: ...
+
+    async def activate(self, space_id: int, target_id: str) -> None: ...
 
 
 class PageSite:
@@ -24,7 +36,7 @@ class PageSite:
 
     __slots__ = ("host", "ctx")
 
-    def __init__(self, host: Host, ctx: PageCtx) -> None:
+    def __init__(self, host: SiteHost, ctx: PageCtx) -> None:
         self.host = host
         self.ctx = ctx
 
