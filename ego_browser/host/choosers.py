@@ -8,13 +8,8 @@ restart): this feature keeps such a part until the driver is attached, then hand
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..driver.choosers import FileChoosers
-
-if TYPE_CHECKING:
-    from ..driver.page import PageDriver
-    from .core import Host
+from ..driver.page import PageDriver
 
 __all__ = ["Choosers"]
 
@@ -22,8 +17,9 @@ __all__ = ["Choosers"]
 class Choosers:
     """File choosers of the host's pages (one per host)."""
 
-    def __init__(self, host: Host) -> None:
-        self.host = host
+    def __init__(self, drivers: dict[str, PageDriver]) -> None:
+        #: the host's attached pages (``Host.drivers``: the same dict, kept up to date by the host)
+        self.drivers = drivers
         #: target id -> the part of a page armed before its driver was attached
         self.early: dict[str, FileChoosers] = {}
 
@@ -39,7 +35,7 @@ class Choosers:
         early = self.early.get(target_id)
         if early is not None:
             return early  # until on_driver hands it over, even if the driver exists already
-        driver = self.host.drivers.get(target_id)
+        driver = self.drivers.get(target_id)
         return driver.choosers if driver is not None and not driver.closed else None
 
     def on_driver(self, driver: PageDriver) -> None:
@@ -48,7 +44,7 @@ class Choosers:
             driver.choosers = early
 
     def stop(self) -> None:
-        for driver in list(self.host.drivers.values()):
+        for driver in list(self.drivers.values()):
             driver.choosers.host_stopped()
         for early in self.early.values():
             early.host_stopped()

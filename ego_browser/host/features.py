@@ -64,7 +64,7 @@ def build(host: Host) -> Features:
         viewports=Viewports(host),
         warm=WarmTab(host),
         permissions=PermissionWatch(host),
-        choosers=Choosers(host),
+        choosers=Choosers(host.drivers),
         downloads=Downloads(host),
         profiles=ProfileContexts(host),
         windows=Windows(host),
