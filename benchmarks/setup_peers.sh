@@ -17,6 +17,11 @@ PEERS="$HERE/.peers"
 AB_DIR="$PEERS/agent-browser"
 BU_VENV="$PEERS/bu-venv"
 PYTHON="${PYTHON:-python3}"
+# a link that leads nowhere (e.g. one made to point at itself) would make every step below fail
+if [ -L "$PEERS" ] && ! [ -d "$PEERS" ]; then
+    echo "setup_peers: $PEERS was a link to nothing ($(readlink "$PEERS")); replaced by a directory" >&2
+    rm "$PEERS"
+fi
 mkdir -p "$PEERS"
 
 status=0

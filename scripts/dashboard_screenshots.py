@@ -1,8 +1,9 @@
-"""Take docs/img/dashboard_list.png and docs/img/dashboard_space.png with ego_browser itself.
+"""Take docs/img/dashboard_list.png, dashboard_space.png and dashboard_permission.png with ego_browser itself.
 
 Two agent spaces work on the demo shop (demo/site): one searching, one handed to the person at
 checkout; a third space opens the dashboard (the URL ``dashboard.open`` gives) and is
-screenshotted on the list and on the live view of the first space.
+screenshotted on the list and on the live view of the first space; then a fourth agent's page
+asks for the location, and the dashboard is screenshotted on that space with its Allow/Block bar.
 
     .venv/bin/python scripts/dashboard_screenshots.py
 """
@@ -49,7 +50,8 @@ async def main() -> None:
             await viewer.set_viewport(1400, 900)
             v = viewer.page("p1")
             await v.goto(dash.url)
-            await v.wait_for_function("document.querySelectorAll('.card img.thumb[src]').length >= 3", timeout=30000)
+            # the two agents' pages (the dashboard's own tab is never cast)
+            await v.wait_for_function("document.querySelectorAll('.card img.thumb[src]').length >= 2", timeout=30000)
             await checkout.hand_off()
             await v.wait_for_function("document.querySelector('.notice') !== null", timeout=30000)
             out = ROOT / "docs" / "img"
@@ -62,7 +64,16 @@ async def main() -> None:
             await k.mouse.move(640, 300)  # the agent's pointer, drawn over the live view
             await v.wait_for_function("!document.getElementById('pointer').hidden", timeout=30000)
             await v.screenshot(path=str(out / "dashboard_space.png"))
-            print("wrote", out / "dashboard_list.png", out / "dashboard_space.png")
+            stores = await ego_browser.task_space("nearest-store")
+            await stores.set_status("Finding the nearest store")
+            s = stores.page("p1")
+            await s.goto(f"{shop}/index.html")
+            await s.evaluate("() => { navigator.geolocation.getCurrentPosition(() => {}, () => {}); return 1 }")
+            await v.evaluate("(id) => { location.hash = '#/space/' + id; }", stores.space_id)
+            await v.wait_for_function("""(tid) => !document.getElementById('perm').hidden
+                && window.egoDashboard.shown.some((f) => f.target === tid)""", s.target_id, timeout=30000)
+            await v.screenshot(path=str(out / "dashboard_permission.png"))
+            print("wrote", *(out / f"dashboard_{n}.png" for n in ("list", "space", "permission")))
     finally:
         httpd.shutdown()
 

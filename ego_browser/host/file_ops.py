@@ -3,28 +3,20 @@
 The choosers themselves (the armed waiter, the unarmed ones, the receipt's check) are the page
 driver's part, ``driver/choosers.py``; the operations here arm, await and answer them.
 
-``set_input_files`` resolves its target in the page (the input, a label's control, or the one
-file input inside a wrapper, through open shadow roots) and sets the files with
-``DOM.setFileInputFiles``; a change handler that opens a dialog comes back in the receipt.
+``set_input_files`` resolves its target in the page (``driver/file_inputs.py``: the input, a
+label's control, or the one file input inside a wrapper, through open shadow roots) and sets
+the files with ``DOM.setFileInputFiles``; a change handler that opens a dialog comes back in
+the receipt.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from typing import Any
 
-from .. import jsbundle
-from ..driver import dispatch
-from ..errors import (
-    CdpChannelUnavailable,
-    CdpError,
-    EgoTimeout,
-    InvalidArgument,
-    InvalidState,
-    SelectorNotFound,
-)
+from ..driver import dispatch, file_inputs
 from ..driver.receipts import run_action
+from ..errors import CdpError, InvalidArgument, InvalidState
 from .core import Host, PageCtx
 from .ops import op, sync_op
 from .page_site import PageSite
@@ -41,107 +33,6 @@ def _check_files(api: str, files: Any) -> list[str]:
     return file_list(api, files)
 
 
-_INPUT_GROUP = "ego-file-input"
-_AMBIGUOUS_GROUP = "ego-file-inputs-listed"
-
-
-async def _candidates(host: Host, ctx: Any, parsed: Any) -> tuple[list[tuple[Any, str, Any]], int, Any]:
-    """(session, objectId, frame) of what the selector or ref designates, its match count, and a
-    cleanup (the frame, a driver ``Frame`` or None, names the candidates of an ambiguity error)."""
-    from ..selectors import engine
-    from ..selectors.parse import RefSelector
-
-    locate = ctx.driver.locate
-    if isinstance(parsed, RefSelector):
-        refs = PageSite(host, ctx)
-        handle = await locate.handle_for_ref(refs, parsed.ref)
-        frame = ctx.driver.frames.get(refs.ledger().lookup(parsed.ref).frame_id)
-        return [(handle.session, handle.object_id, frame)], 1, lambda: locate.release()
-    res = await engine.resolve(locate.engine_frames(), parsed, limit=2, describe=False, backend_ids=False,
-                               timeout=5.0)
-    found: list[tuple[Any, str, Any]] = []
-    for m in res.matches:
-        assert m.object_id is not None  # resolve() with an object group gives every match its object
-        found.append((m.frame.session, m.object_id, m.frame.frame))
-    return found, res.total, lambda: engine._release_matches(res.matches)
-
-
-async def _inputs_ambiguous(host: Host, ctx: Any, api: str, selector: str, frame: Any, session: Any,
-                            found_id: str, n: int) -> Any:
-    """The element holds ``n`` file inputs: list up to 5 of them as every ambiguity error does."""
-    from ..driver.candidates import SHOWN_CANDIDATES, ambiguity, describer
-
-    describers = []
-    if frame is not None:
-        for i in range(min(n, SHOWN_CANDIDATES)):
-            try:
-                r = await session.send("Runtime.callFunctionOn", {
-                    "objectId": found_id, "functionDeclaration": "function(i) { return this.all[i]; }",
-                    "arguments": [{"value": i}], "objectGroup": _AMBIGUOUS_GROUP,
-                }, timeout=5.0)
-            except (CdpError, CdpChannelUnavailable):
-                break
-            describers.append(describer(PageSite(host, ctx), frame, r["result"]["objectId"]))
-    try:
-        return await ambiguity(api, selector, n, describers, hint="target one of them (by its ref or its own selector)",
-                               found=f"contains multiple file inputs ({n})")
-    finally:
-        try:
-            await session.send("Runtime.releaseObjectGroup", {"objectGroup": _AMBIGUOUS_GROUP}, timeout=5.0)
-        except (CdpError, CdpChannelUnavailable):
-            pass
-
-
-async def _file_input(host: Host, ctx: Any, selector: str, api: str, timeout_ms: float) -> tuple[Any, str, bool]:
-    """(session, objectId, multiple) of the one file input the selector (or ref) designates."""
-    from ..selectors.parse import parse_selector
-
-    driver = ctx.driver
-    parsed = parse_selector(selector)
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_ms / 1000
-    while True:
-        found, total, cleanup = await _candidates(host, ctx, parsed)
-        try:
-            if total > 1:
-                raise await driver.locate.ambiguous_selector(PageSite(host, ctx), api, parsed, total)
-            if total == 1:
-                session, object_id, frame = found[0]
-                r = await session.send("Runtime.callFunctionOn", {
-                    "objectId": object_id, "functionDeclaration": jsbundle.function("utility", "find_file_input"), "returnByValue": False,
-                }, timeout=5.0)
-                oid = r["result"]["objectId"]
-                props = await session.send("Runtime.callFunctionOn", {
-                    "objectId": oid, "functionDeclaration": "function() { return {n: this.n, multiple: !!(this.el && this.el.multiple)}; }",
-                    "returnByValue": True,
-                }, timeout=5.0)
-                info = props["result"]["value"]
-                if info["n"] > 1:
-                    raise await _inputs_ambiguous(host, ctx, api, selector, frame, session, oid, info["n"])
-                if info["n"] == 1:
-                    # a group of its own: without one the handle inherits the ref's group, which the
-                    # cleanup below releases before DOM.setFileInputFiles can use it
-                    el = await session.send("Runtime.callFunctionOn", {
-                        "objectId": oid, "functionDeclaration": "function() { return this.el; }",
-                        "objectGroup": _INPUT_GROUP,
-                    }, timeout=5.0)
-                    return session, el["result"]["objectId"], bool(info["multiple"])
-        finally:
-            await cleanup()
-        remaining = deadline - loop.time()
-        if remaining <= 0:
-            raise SelectorNotFound(
-                f"{api} timed out after {round(timeout_ms)}ms: selector {selector} matched "
-                f"{total} elements, none of them a file input, a label for one, or a wrapper holding one",
-                selector=selector, timeout_ms=round(timeout_ms),
-            )
-        fut = driver.changed()
-        try:
-            await asyncio.wait({fut}, timeout=min(remaining, 0.1))
-        finally:
-            fut.cancel()
-
-
 @op("Page.set_input_files")
 async def set_input_files(host: Host, at: dict[str, Any], *, selector: str, files: Any,
                           timeout: float) -> dict[str, Any]:
@@ -152,10 +43,10 @@ async def set_input_files(host: Host, at: dict[str, Any], *, selector: str, file
 
     if ctx.driver.dialog is not None:
         raise dialog_open_error(api, ctx.driver.dialog)
-    session, oid, multiple = await _file_input(host, ctx, selector, api, timeout)
+    session, oid, multiple = await file_inputs.file_input(ctx.driver, PageSite(host, ctx), selector, api, timeout)
     if len(files) > 1 and not multiple:
         with contextlib.suppress(Exception):
-            await session.send("Runtime.releaseObjectGroup", {"objectGroup": _INPUT_GROUP}, timeout=2.0)
+            await session.send("Runtime.releaseObjectGroup", {"objectGroup": file_inputs.INPUT_GROUP}, timeout=2.0)
         raise InvalidArgument(f"{api}: {len(files)} files given, but the input takes one (no multiple attribute)",
                               api=api, option="files", expected="one file")
     files = await host.browser.files_for_browser(ctx.space.browser_instance, files)  # a Grid node's copies
@@ -169,7 +60,7 @@ async def set_input_files(host: Host, at: dict[str, Any], *, selector: str, file
             await session.send("DOM.setFileInputFiles", {"files": files, "objectId": oid}, timeout=10.0)
         finally:
             with contextlib.suppress(Exception):
-                await session.send("Runtime.releaseObjectGroup", {"objectGroup": _INPUT_GROUP}, timeout=2.0)
+                await session.send("Runtime.releaseObjectGroup", {"objectGroup": file_inputs.INPUT_GROUP}, timeout=2.0)
 
     return await run_action(ctx.driver, PageSite(host, ctx), action)
 

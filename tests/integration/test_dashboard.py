@@ -257,6 +257,23 @@ async def _not(check) -> bool:
     return not await check()
 
 
+async def test_a_space_without_a_picture_yet_shows_none_not_the_last_ones(host, dash, viewer, server):
+    """Switching to a space whose tab has sent no frame yet must not leave the previous space's
+    picture in the live view (the person would take it for this space's page)."""
+    t = await ego_browser.task_space("dash-stale")
+    try:
+        page = t.page("p1")
+        await page.goto(server.page("/dash-stale.html", AGENT_PAGE))
+        await _open_space(viewer, t.space_id)
+        await _wait_pixel(viewer, "red")
+        # the viewer's own space: its tab is the dashboard itself, never cast, so it has no picture
+        own = next(s.id for s in host.store.spaces() if s.name == "dashboard-viewer")
+        await _open_space(viewer, own)
+        await viewer.wait_for_function("!document.getElementById('live-img').hasAttribute('src')")
+    finally:
+        await t.finish(keep=[])
+
+
 async def test_an_action_note_shows_while_the_action_runs(dash, viewer, server):
     """note= (declared on actions) is drawn over the live view while the action runs."""
     import threading

@@ -158,6 +158,10 @@ function renderSpace() {
   if (page && state.frames[page.target_id] && img.dataset.src !== page.target_id) {
     img.src = state.frames[page.target_id];
     img.dataset.src = page.target_id;
+  } else if (img.dataset.src && (!page || img.dataset.src !== page.target_id)) {
+    // no picture of this tab yet: show none rather than the last tab's (another space's, maybe)
+    img.removeAttribute("src");
+    delete img.dataset.src;
   }
   // the agent's pointer and what it is doing now
   const ptr = $("pointer"), label = $("label");
