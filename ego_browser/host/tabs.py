@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import CdpError
 from . import windows
+from .windows import WindowHost
 
 if TYPE_CHECKING:
-    from .core import Host
     from .store import SpaceRow
+
+
+class TabHost(WindowHost, Protocol):
+    """What opening and closing tabs needs of the ``Host`` (``core`` is above it)."""
+
+    def _forget_driver(self, target_id: str | None) -> None: ...
 
 __all__ = ["create_tab", "close_target"]
 
 
 async def create_tab(
-    host: Host, space: SpaceRow | None, *, context_id: str | None, new_window: bool, url: str = "about:blank",
+    host: TabHost, space: SpaceRow | None, *, context_id: str | None, new_window: bool, url: str = "about:blank",
     name: str | None = None,
 ) -> str:
     assert host.browser.conn is not None
@@ -38,7 +44,7 @@ async def create_tab(
     return tid
 
 
-async def close_target(host: Host, target_id: str) -> None:
+async def close_target(host: TabHost, target_id: str) -> None:
     assert host.browser.conn is not None
     try:
         await host.browser.conn.send("Target.closeTarget", {"targetId": target_id}, timeout=5.0)

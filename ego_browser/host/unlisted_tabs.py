@@ -11,33 +11,29 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import TYPE_CHECKING
 
 from ..errors import StateStoreUnwritable
 from ..states import CreatedBy, OpenedBy, Ownership
 from .store import UNMANAGED, Store
 from .tabs import close_target as _close_target
-from .tabs import create_tab
-
-if TYPE_CHECKING:
-    from .core import Host
+from .tabs import TabHost, create_tab
 
 __all__ = ["find_spare_tab", "close_spare_tab", "first_tab", "undo_first_tab", "recover_tabs"]
 
 logger = logging.getLogger("ego_browser.host")
 
 
-def _store(host: Host) -> Store:
+def _store(host: TabHost) -> Store:
     assert host.store is not None
     return host.store
 
 
-async def _create_tab(host: Host, *, context_id: str | None, name: str) -> str:
+async def _create_tab(host: TabHost, *, context_id: str | None, name: str) -> str:
     # the space-to-be's name titles its window in headed mode
     return await create_tab(host, None, context_id=context_id, new_window=True, name=name)
 
 
-async def find_spare_tab(host: Host) -> None:
+async def find_spare_tab(host: TabHost) -> None:
     """The blank tab Chromium opens at launch belongs to no space: keep it as the first
     space's tab, or close it when other tabs exist (a window must stay open, or a headful
     Chromium quits)."""
@@ -63,7 +59,7 @@ async def find_spare_tab(host: Host) -> None:
     host.spare_tab = blank[0]
 
 
-async def close_spare_tab(host: Host) -> None:
+async def close_spare_tab(host: TabHost) -> None:
     """Close the launch tab once another window exists (an isolated space was opened)."""
     tid = host.spare_tab
     if tid is None:
@@ -74,7 +70,7 @@ async def close_spare_tab(host: Host) -> None:
         await _close_target(host, tid)
 
 
-async def first_tab(host: Host, context_id: str | None, name: str) -> tuple[str, bool]:
+async def first_tab(host: TabHost, context_id: str | None, name: str) -> tuple[str, bool]:
     """A new space's first tab: the launch tab if it is still unused, else a new window
     (headed: always a new window, titled ``name``)."""
     from .windows import headed
@@ -89,7 +85,7 @@ async def first_tab(host: Host, context_id: str | None, name: str) -> tuple[str,
     return tid, False
 
 
-async def undo_first_tab(host: Host, target_id: str, was_spare: bool, context_id: str | None) -> None:
+async def undo_first_tab(host: TabHost, target_id: str, was_spare: bool, context_id: str | None) -> None:
     """The store refused the new space: leave the browser as it was (no tab nobody lists)."""
     if was_spare:
         host.spare_tab = target_id
@@ -100,7 +96,7 @@ async def undo_first_tab(host: Host, target_id: str, was_spare: bool, context_id
             await host.browser.conn.send("Target.disposeBrowserContext", {"browserContextId": context_id}, timeout=5.0)
 
 
-def recover_tabs(host: Host) -> None:
+def recover_tabs(host: TabHost) -> None:
     """The store was damaged and replaced while the browser lived on: its tabs belong to no
     space now. List them in a space of the person's, "recovered tabs", so that nothing is
     hidden and an agent can claim it (with the person's consent) instead of losing them."""

@@ -29,13 +29,13 @@ import logging
 import os
 import secrets
 import signal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import BrowserUnavailable, EgoError
-from .browser import PERSON_SPACE
+from .browser import PERSON_SPACE, BrowserLink
+from .store import Store
 
 if TYPE_CHECKING:
-    from .core import Host
     from .store import SpaceRow
 
 __all__ = ["PERSON_SPACE", "focus_space", "headed", "new_tab_in_space", "open_window", "start"]
@@ -47,11 +47,38 @@ _RELAY_TIMEOUT = 10.0
 _MARKER = "data:,ego-window-"
 
 
+
+class _WindowFeatures(Protocol):
+    @property
+    def windows(self) -> Windows: ...
+
+
+class WindowHost(Protocol):
+    """What the windows need of the ``Host`` (``core`` is above them): the browser and store,
+    the spare tab, each space's active tab, activating a tab, and background tasks."""
+
+    browser: BrowserLink
+    store: Store | None
+    spare_tab: str | None
+    active: dict[int, str]
+
+    @property
+    def features(self) -> _WindowFeatures: ...
+
+    def take_spare_tab(self) -> str | None: ...
+
+    async def activate(self, space_id: int, target_id: str) -> None: ...
+
+    def background(self, task: asyncio.Task[Any]) -> None: ...
+
+    def _record_quietly(self, write: Any, *args: Any, **kwargs: Any) -> None: ...
+
+
 class Windows:
     """Headed mode's windows (one per host): which tab or window is being made, and which the
     host made."""
 
-    def __init__(self, host: Host) -> None:
+    def __init__(self, host: WindowHost) -> None:
         self.host = host
         self.watching = False
         #: one tab or window made at a time: "the last active window" must stay the one we chose
@@ -84,18 +111,18 @@ class Windows:
         pass
 
 
-def _state(host: Host) -> Windows:
+def _state(host: WindowHost) -> Windows:
     state = host.features.windows
     state.watch()
     return state
 
 
-def headed(host: Host) -> bool:
+def headed(host: WindowHost) -> bool:
     """The host launched this browser with windows on a display (not reached by URL)."""
     return bool(host.browser.owned and host.browser.headed)
 
 
-def _seen(host: Host, info: dict[str, Any]) -> None:
+def _seen(host: WindowHost, info: dict[str, Any]) -> None:
     """A target appeared or changed: the window a relay asked for, when its marker shows."""
     url = str(info.get("url") or "")
     if not url.startswith(_MARKER):
@@ -105,7 +132,7 @@ def _seen(host: Host, info: dict[str, Any]) -> None:
         fut.set_result(info["targetId"])
 
 
-async def _relay(host: Host, name: str, marker: str) -> None:
+async def _relay(host: WindowHost, name: str, marker: str) -> None:
     """Hand ``--new-window --window-name`` to the running browser through its singleton."""
     from ..browser.launcher import find_chromium
 
@@ -136,7 +163,7 @@ async def _relay(host: Host, name: str, marker: str) -> None:
         )
 
 
-async def open_window(host: Host, name: str, url: str = "about:blank") -> str:
+async def open_window(host: WindowHost, name: str, url: str = "about:blank") -> str:
     """A new window of the browser's default context titled ``name``; its tab's target id."""
     state = _state(host)
     marker = _MARKER + secrets.token_hex(8)
@@ -160,7 +187,7 @@ async def open_window(host: Host, name: str, url: str = "about:blank") -> str:
     return tid
 
 
-async def _load(host: Host, target_id: str, url: str) -> None:
+async def _load(host: WindowHost, target_id: str, url: str) -> None:
     """Leave the marker for the page the space wants, before anything attaches to the tab."""
     conn = host.browser.conn
     assert conn is not None
@@ -175,7 +202,7 @@ async def _load(host: Host, target_id: str, url: str) -> None:
         info["url"] = url or "about:blank"  # the marker is gone: nothing should read it later
 
 
-def space_tab(host: Host, space: SpaceRow) -> str | None:
+def space_tab(host: WindowHost, space: SpaceRow) -> str | None:
     """The tab of ``space`` to bring forward: the one made active last, else any live one."""
     from .store import OPEN, UNMANAGED
 
@@ -188,7 +215,7 @@ def space_tab(host: Host, space: SpaceRow) -> str | None:
     return rows[-1].target_id if rows else None
 
 
-async def new_tab_in_space(host: Host, space: SpaceRow | None, params: dict[str, Any]) -> str:
+async def new_tab_in_space(host: WindowHost, space: SpaceRow | None, params: dict[str, Any]) -> str:
     """``Target.createTarget`` in the default context, recorded as the host's: without
     ``newWindow``, into the window of ``space`` (Chromium puts a new tab in its last active
     window, so one of the space's tabs is activated first)."""
@@ -203,7 +230,7 @@ async def new_tab_in_space(host: Host, space: SpaceRow | None, params: dict[str,
         return state.mark(str(res["targetId"]))
 
 
-async def focus_space(host: Host, space: SpaceRow) -> int | None:
+async def focus_space(host: WindowHost, space: SpaceRow) -> int | None:
     """Bring the window of ``space`` to the front (restored if minimised) with its active tab
     showing; the window's id, or None when the space has no live tab (or no windows)."""
     if not headed(host):
@@ -222,7 +249,7 @@ async def focus_space(host: Host, space: SpaceRow) -> int | None:
     return window_id
 
 
-def person_tab_created(host: Host, info: dict[str, Any]) -> None:
+def person_tab_created(host: WindowHost, info: dict[str, Any]) -> None:
     """A tab the person opened from the browser's own UI (no opener, not one the host made)
     joins, as an unmanaged tab, the space whose window it opened in, else the person's space."""
     if info.get("type") != "page" or info.get("openerId") or str(info.get("url") or "").startswith(_MARKER):
@@ -231,7 +258,7 @@ def person_tab_created(host: Host, info: dict[str, Any]) -> None:
     host.background(task)
 
 
-async def _adopt_person_tab(host: Host, target_id: str) -> None:
+async def _adopt_person_tab(host: WindowHost, target_id: str) -> None:
     from ..states import OpenedBy, Ownership
     from .store import UNMANAGED
 
@@ -270,7 +297,7 @@ async def _adopt_person_tab(host: Host, target_id: str) -> None:
     host._record_quietly(store.add_page, owner.id, "#" + target_id, target_id, OpenedBy.UNKNOWN, state=UNMANAGED)
 
 
-async def start(host: Host) -> None:
+async def start(host: WindowHost) -> None:
     """Headed: the person's own browsing has a space of theirs, in the launch window (titled
     by ``--window-name`` at launch) or a new titled window; tabs they open join a space."""
     _state(host)
