@@ -19,7 +19,7 @@ from .download_ops import Downloads
 from .profile_ops import ProfileContexts
 from .spaces import SpaceKeeping
 from .viewport_ops import Viewports
-from .wait_ops import NavigationTracking, PopupLog
+from .page_logs import NavigationTracking, PopupLog
 from .warm_tab import WarmTab
 from .windows import Windows
 
@@ -60,7 +60,7 @@ def build(host: Host) -> Features:
     """The features of ``host`` (called by ``Host.start`` once the browser is there)."""
     return Features(
         navigations=NavigationTracking(),
-        popups=PopupLog(host),
+        popups=PopupLog(host.watch_popups),
         viewports=Viewports(host),
         warm=WarmTab(host),
         permissions=PermissionWatch(host),

@@ -13,7 +13,6 @@ Popup waiters are armed synchronously (``page.arm_popup`` returns a token at cal
 from __future__ import annotations
 
 import asyncio
-import itertools
 from typing import Any
 
 from ..driver import waits
@@ -183,33 +182,6 @@ async def wait_for_function(host: Host, at: dict[str, Any], *, js: str, arg: Any
 # -- popups -----------------------------------------------------------------------------------
 
 
-class PopupLog:
-    """Popups the browser opened, in order, for ``page.wait_popup`` (one per host)."""
-
-    def __init__(self, host: Host) -> None:
-        self.seq = itertools.count(1)
-        self.last = 0
-        #: (seq, opener target id, popup target id)
-        self.entries: list[tuple[int, str, str]] = []
-        self.changed = asyncio.Event()
-        self.stopped = False
-        self.off = host.watch_popups(self._popup)
-
-    def on_driver(self, driver: PageDriver) -> None:
-        pass
-
-    def stop(self) -> None:
-        self.stopped = True
-        self.off()
-        self.changed.set()
-
-    def _popup(self, info: dict[str, Any]) -> None:
-        self.last = next(self.seq)
-        self.entries.append((self.last, info.get("openerId") or "", info["targetId"]))
-        del self.entries[:-256]
-        self.changed.set()
-
-
 @sync_op("page.arm_popup")
 def arm_popup(host: Host, at: dict[str, Any]) -> int:
     space = host.space_row(at.get("space"))
@@ -245,15 +217,3 @@ async def wait_popup(host: Host, at: dict[str, Any], *, token: int, timeout: flo
             await asyncio.wait_for(log.changed.wait(), remaining)
         except asyncio.TimeoutError:
             pass
-
-
-class NavigationTracking:
-    """Follows each page's navigations from the moment it is attached (actions and waits use it)."""
-
-    def on_driver(self, driver: PageDriver) -> None:
-        from ..driver import navigation
-
-        navigation.tracker(driver)
-
-    def stop(self) -> None:
-        pass
