@@ -30,6 +30,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.procs import process_tree
+
 ROOT = Path(__file__).resolve().parent.parent
 GRID_VERSION = "4.48.0"
 JAR = ROOT / ".deps" / f"selenium-server-{GRID_VERSION}.jar"
@@ -57,24 +59,9 @@ class GridProcess:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def descendants(self) -> list[int]:
+    def descendants(self) -> set[int]:
         """Every live process below this one (chromedriver, Chromium and its helpers)."""
-        children: dict[int, list[int]] = {}
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as fh:
-                    ppid = int(fh.read().rsplit(b") ", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-        found, todo = [], [self.proc.pid]
-        while todo:
-            for child in children.get(todo.pop(), []):
-                found.append(child)
-                todo.append(child)
-        return found
+        return process_tree(self.proc.pid) - {self.proc.pid}
 
     def browser_pids(self) -> list[int]:
         """The main Chromium process of each session this node runs (chromedriver's children)."""

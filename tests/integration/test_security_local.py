@@ -18,29 +18,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, Rounds
+from tests.procs import process_tree
 
 # -- helpers ----------------------------------------------------------------------------------
-
-
-def _tree(root_pid: int) -> set[int]:
-    """``root_pid`` and every process descending from it."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                ppid = int(fh.read().rsplit(b") ", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(entry))
-    out, todo = set(), [root_pid]
-    while todo:
-        pid = todo.pop()
-        if pid not in out:
-            out.add(pid)
-            todo.extend(children.get(pid, ()))
-    return out
 
 
 def _socket_inodes(pids: set[int]) -> set[str]:
@@ -211,7 +191,7 @@ def test_another_user_cannot_reach_any_tab(other_user, server):
         )
         assert made.stdout.strip() == "ok", made.stderr
         leader = _browser_leader(home)
-        ours = _tree(leader)
+        ours = process_tree(leader)
         assert len(ours) > 1, "the browser's processes are found"
 
         # nothing the browser runs listens on TCP, on any address
@@ -253,7 +233,7 @@ def test_run_dir_socket_and_keeper_are_private(host):
     assert stat.S_IMODE(sock.stat().st_mode) == 0o600
     assert stat.S_IMODE(sock.parent.stat().st_mode) == 0o700
     listening = _listening_tcp()
-    ours = _tree(process.leader)
+    ours = process_tree(process.leader)
     assert process.pid in ours
     assert not [listening[i] for i in _socket_inodes(ours) if i in listening]
 
