@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cdp import Session
+from .preload import SNAPSHOT_WORLD, UTILITY_KEYS, UTILITY_WORLD
 
 __all__ = ["Frame", "FrameTree", "UTILITY_WORLD"]
 
-UTILITY_WORLD = "__ego_util"
 
 
 @dataclass(eq=False)
@@ -34,6 +34,8 @@ class Frame:
     #: execution context ids: the page's main world and our utility world
     main_context: int | None = None
     utility_context: int | None = None
+    #: the snapshot walker's world made by the new-document script (``driver/preload.py``)
+    snapshot_context: int | None = None
     #: sources installed in the utility context (by key) so each is evaluated once
     installed: set[str] = field(default_factory=set)
     #: True when this frame is the root of an out-of-process child target
@@ -245,8 +247,14 @@ class FrameTree:
             frame.main_context = ctx["id"]
             self._context_frames[key] = frame
         elif ctx.get("name") == UTILITY_WORLD:
+            # a world our new-document script made holds the helpers; one that
+            # ``utility_context`` asked for is reset to empty once its answer is in, and a
+            # missing helper is detected by every call anyway
             frame.utility_context = ctx["id"]
-            frame.installed = set()
+            frame.installed = set(UTILITY_KEYS)
+            self._context_frames[key] = frame
+        elif ctx.get("name") == SNAPSHOT_WORLD:
+            frame.snapshot_context = ctx["id"]
             self._context_frames[key] = frame
 
     def context_destroyed(self, params: dict[str, Any], session: Session) -> None:
@@ -258,16 +266,19 @@ class FrameTree:
         if frame.utility_context == params["executionContextId"]:
             frame.utility_context = None
             frame.installed = set()
+        if frame.snapshot_context == params["executionContextId"]:
+            frame.snapshot_context = None
 
     def contexts_cleared(self, session: Session) -> None:
         for key in [k for k in self._context_frames if k[0] == session.session_id]:
             frame = self._context_frames.pop(key)
-            frame.main_context = frame.utility_context = None
+            frame.main_context = frame.utility_context = frame.snapshot_context = None
             frame.installed = set()
 
     def _forget_contexts(self, frame: Frame) -> None:
         frame.main_context = None
         frame.utility_context = None
+        frame.snapshot_context = None
         frame.installed = set()
 
     async def utility_context(self, frame: Frame, *, timeout: float = 10.0) -> int:

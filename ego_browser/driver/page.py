@@ -19,6 +19,7 @@ import orjson
 
 from ..cdp import Connection, Session
 from ..errors import CdpChannelUnavailable, CdpError, EgoError, PageCrashed
+from . import preload
 from .choosers import FileChoosers
 from .dialogs import Dialogs
 from .downloads import PageDownloads
@@ -143,6 +144,8 @@ class PageDriver:
             send("Runtime.enable", timeout=timeout),
             send("Network.enable", {"maxPostDataSize": 0}, timeout=timeout),
             send("Page.setInterceptFileChooserDialog", {"enabled": True}, timeout=timeout),
+            *(send("Page.addScriptToEvaluateOnNewDocument", {"source": source, "worldName": world}, timeout=timeout)
+              for world, source in preload.scripts()),
             send(
                 "Target.setAutoAttach",
                 {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True},

@@ -149,6 +149,12 @@ async def _world(frame: SnapshotFrame, worlds: Worlds, fresh: bool = False) -> W
     w = worlds.get(sid, frame.frame_id)
     if w is not None and not fresh and (not frame.loader_id or w.loader_id == frame.loader_id):
         return w
+    preloaded = getattr(frame, "snapshot_context", None)
+    if preloaded is not None and not fresh and (w is None or w.context_id != preloaded):
+        # made with the walker installed as the document started (driver/preload.py)
+        w = World(frame.loader_id, preloaded, preloaded=True)
+        worlds.put(sid, frame.frame_id, w)
+        return w
     res = await frame.session.send(
         "Page.createIsolatedWorld",
         {"frameId": frame.frame_id, "worldName": WORLD_NAME, "grantUniveralAccess": False},
@@ -239,7 +245,7 @@ async def capture_frame(
         w.defer = bool(w.loader_id and doc_known is not None and not doc_known(frame.frame_id, w.loader_id))
     opts = {"viewport": viewport, "locs": locs, "marks": marks, "eager": not w.defer, "allKeys": all_keys,
             "countAll": root_backend is not None, "reset": not w.token}
-    install = not w.token
+    install = not w.token and not w.preloaded
     res = None
     group = _new_group()
     for attempt in range(3):

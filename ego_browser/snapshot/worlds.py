@@ -31,6 +31,8 @@ class World:
     #: None until the first capture decides: True = backend ids are fetched after the snapshot
     defer: bool | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: made by the page's new-document script with the walker in it (no install needed)
+    preloaded: bool = False
 
 
 class Worlds:
