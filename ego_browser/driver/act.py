@@ -161,8 +161,11 @@ async def element_action(
         mouse, keyboard = input_state(driver, token)
         # the host's record of the front tab can be wrong (the person switched tabs): the page
         # itself says when it is hidden, and the action then activates its tab
+        nav = navigation.tracker(driver)
+        mark = nav.seq
         state.actx = ActionContext(mouse=mouse, keyboard=keyboard, selector=selectors[0], api=api,
-                                           page_session=driver.session, bring_to_front=site.activate)
+                                   page_session=driver.session, bring_to_front=site.activate,
+                                   navigation_started=lambda: nav.seq > mark)
         # a ref's liveness check rides along with the action's first in-page call
         resolvers = [driver.locate.resolver(site, text, state.group, confirm_later=True) for text in selectors]
         return await run(state.actx, *resolvers, timeout_ms=timeout_ms, **kwargs)

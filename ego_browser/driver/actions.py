@@ -28,6 +28,8 @@ from typing import Any, TypeVar
 from .. import jsbundle
 from ..cdp.errors import ContextDestroyed, ObjectNotFound
 from ..errors import (
+    CdpChannelUnavailable,
+    CdpError,
     InvalidArgument,
     NotActionable,
     PageScriptError,
@@ -246,16 +248,20 @@ async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
 
 
 async def _pick_and_point(ctx: ActionContext, resolve: Resolve, action: str, position: dict[str, Any] | None,
-                          force: bool, label: str | None) -> tuple[ElementHandle, float, float]:
+                          force: bool, label: str | None, *, arm: bool = False) -> tuple[ElementHandle, float, float]:
     """Pick the candidate and bring the pointer over it. A top-document candidate that something
-    covers does not pass the hit-test check: the frames' candidates are tried next (API.md §9)."""
-    h = await _pick(ctx, resolve, action, ("pointerPrep", action, position, force))
+    covers does not pass the hit-test check: the frames' candidates are tried next (API.md §9).
+
+    ``arm``: a click that sends its move with its press (``_click_in_one_go``); a top-document
+    candidate then comes back armed (``h.fused["armed"]``) with the pointer not moved yet."""
+    prep = ("pointerPrep", action, position, force, arm)
+    h = await _pick(ctx, resolve, action, prep)
     try:
         return (h, *await _point_at(ctx, h, action, position, force, label))
     except _Blocked as blocked:
         if blocked.reason != "intercepted" or force or not h.frame_candidates:
             raise
-    h = await _pick(ctx, resolve, action, ("pointerPrep", action, position, force), frames_only=True)
+    h = await _pick(ctx, resolve, action, prep, frames_only=True)
     return (h, *await _point_at(ctx, h, action, position, force, label))
 
 
@@ -404,6 +410,8 @@ async def _point_at(
             await _hit(h, action, fx, fy)
     if ctx.show_label is not None and label:
         await ctx.show_label(x, y, label)
+    if prep is not None and prep.get("armed"):
+        return x, y  # the caller moves and presses in one go; the hit is tested as the press lands
     await ctx.mouse.move(x, y)
     # an overlay created on mouseenter is caught here; then re-read the box right before
     # pressing (moving elements are still hit)
@@ -442,11 +450,47 @@ async def click(
     timeout_ms = _check_timeout(ctx.api, timeout_ms)
 
     async def attempt() -> dict[str, Any]:
-        _h, x, y = await _pick_and_point(ctx, resolve, action, position, force, label)
-        await ctx.mouse.press_here(button=button, click_count=click_count, delay=delay)
+        h, x, y = await _pick_and_point(ctx, resolve, action, position, force, label, arm=not delay)
+        if isinstance(h.fused, dict) and h.fused.get("armed"):
+            await _click_in_one_go(ctx, h, x, y, button, click_count)
+        else:
+            await ctx.mouse.press_here(button=button, click_count=click_count, delay=delay)
         return {"x": x, "y": y}
 
     return await _retry(ctx, timeout_ms, attempt)
+
+
+async def _click_in_one_go(ctx: ActionContext, h: ElementHandle, x: float, y: float, button: str,
+                           click_count: int) -> None:
+    """Move, press and release with every command in flight at once, then ask the armed
+    listeners what the press hit.
+
+    A move is answered only once the renderer has dispatched it, at its next animation frame
+    (Chromium aligns mouse moves with frames): awaited on its own it cost ~8 ms of every click
+    (median, up to a frame), and the hit test after it one more round trip. A press queued
+    behind the move makes the renderer dispatch the move at once, right before the press, so
+    the page sees the same sequence (mouseover/enter handlers run before pointerdown). The hit
+    is tested by the listeners ``pointerPrep`` armed, when the press lands; a press that hit
+    something else was swallowed with its whole click, and the attempt is retried like a hit
+    test that failed before input (docs/architecture.md "Clicks in one go")."""
+    await ctx.mouse.click_from_move(x, y, button=button, click_count=click_count)
+    if ctx.navigation_started is not None and ctx.navigation_started():
+        # the click started a navigation, so it reached the page: and Chromium answers no
+        # command of the old document any more (the receipt waits for the commit, if asked)
+        return
+    try:
+        outcome = await call(h, "disarm")
+    except (Transient, PageScriptError, CdpError, CdpChannelUnavailable):
+        # the click went out; the element's world or page is gone (it navigated or closed
+        # itself, or the handles were released while a dialog held the page): never retry
+        # input that was delivered
+        return
+    h.last_call_js = True
+    ctx._finished_on(h)  # disarm was a renderer round trip after the last input
+    who = outcome.get("hit") if isinstance(outcome, dict) else None
+    if who:
+        text = f"{who} intercepts pointer events" if not who.startswith("element is") else who
+        raise _Blocked("intercepted", _after_checks(h, text))
 
 
 async def dblclick(ctx: ActionContext, resolve: Resolve, *, button: str = "left", delay: float = 0,

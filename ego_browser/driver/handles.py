@@ -97,6 +97,9 @@ class ActionContext:
     #: optional ``async ()`` making the tab the front one of its window: called when the
     #: element's document reports itself hidden, before any pointer input
     bring_to_front: Callable[[], Awaitable[Any]] | None = None
+    #: optional ``() -> bool``: the page has started a navigation since the action began
+    #: (Chromium holds every command to the renderer from then until the new document commits)
+    navigation_started: Callable[[], bool] | None = None
 
     def _finished_on(self, h: ElementHandle) -> None:
         self.flushed = self.page_session is not None and h.session is self.page_session

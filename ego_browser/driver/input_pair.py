@@ -18,7 +18,7 @@ from typing import Any
 from ..cdp.errors import TargetClosed
 from ..errors import CdpChannelUnavailable
 
-__all__ = ["send_pair"]
+__all__ = ["send_all", "send_pair"]
 
 
 async def send_pair(first: Coroutine[Any, Any, Any], second: Coroutine[Any, Any, Any]) -> None:
@@ -30,13 +30,19 @@ async def send_pair(first: Coroutine[Any, Any, Any], second: Coroutine[Any, Any,
     back, now that the release is in flight too: when the sender then forgave the release (it
     does so only for a page that is gone after input was sent), the press failing for the same
     reason is the same outcome, not an error of the click."""
-    a: asyncio.Future[Any] = asyncio.ensure_future(first)
-    b: asyncio.Future[Any] = asyncio.ensure_future(second)
-    results: tuple[Any, Any] = await asyncio.gather(a, b, return_exceptions=True)
-    ra, rb = results
-    if isinstance(ra, BaseException):
-        if isinstance(ra, (TargetClosed, CdpChannelUnavailable)) and not isinstance(rb, BaseException):
-            return
-        raise ra
-    if isinstance(rb, BaseException):
-        raise rb
+    await send_all(first, second)
+
+
+async def send_all(*steps: Coroutine[Any, Any, Any]) -> None:
+    """``send_pair`` for any number of input commands (a move, then press/release pairs): all in
+    flight at once, in order on the wire; raises the first failure, except that a page gone
+    after its last command was answered is the outcome of the input, not an error."""
+    futures = [asyncio.ensure_future(step) for step in steps]
+    results: list[Any] = await asyncio.gather(*futures, return_exceptions=True)
+    failures = [r for r in results if isinstance(r, BaseException)]
+    if not failures:
+        return
+    last = results[-1]
+    if not isinstance(last, BaseException) and all(isinstance(f, (TargetClosed, CdpChannelUnavailable)) for f in failures):
+        return
+    raise failures[0]

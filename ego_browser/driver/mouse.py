@@ -9,11 +9,11 @@ top page session's ``send`` (the host may wrap it, e.g. to race JS dialogs: a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from ..errors import InvalidArgument
-from .input_pair import send_pair
+from .input_pair import send_all, send_pair
 from .keyboard import Keyboard
 
 __all__ = ["Mouse", "BUTTONS"]
@@ -105,6 +105,21 @@ class Mouse:
         _check_button("mouse.click", button)
         await self.move(x, y)
         await self.press_here(button=button, click_count=click_count, delay=delay)
+
+    async def click_from_move(self, x: float, y: float, *, button: str = "left", click_count: int = 1) -> None:
+        """The move to (x, y) and ``click_count`` press/release pairs, all in flight at once (see
+        ``driver/actions._click_in_one_go``); the state is as after ``click``."""
+        _check_button("mouse.click", button)
+        steps: list[Coroutine[Any, Any, None]] = [self.move(x, y)]
+        for cc in range(1, click_count + 1):
+            steps += [self.down(button=button, click_count=cc), self.up(button=button, click_count=cc)]
+        try:
+            await send_all(*steps)
+        except BaseException:
+            if button in self.buttons:  # stopped between a press and its release: release
+                release = asyncio.ensure_future(self.up(button=button, click_count=click_count))
+                release.add_done_callback(_retrieve)
+            raise
 
     async def press_here(self, *, button: str = "left", click_count: int = 1, delay: float = 0) -> None:
         for cc in range(1, click_count + 1):

@@ -42,6 +42,16 @@ async def test_a_click_sends_its_release_before_the_press_is_answered():
     assert not mouse.buttons  # nothing is left held
 
 
+async def test_a_click_in_one_go_sends_its_press_before_the_move_is_answered():
+    """A move is answered at the renderer's next animation frame; ``click_from_move`` has the
+    press and release on the wire before that answer (the fake answers the move only then)."""
+    send = PairedSend("mouseMoved", "mouseReleased")
+    mouse = Mouse(send, Keyboard(send))
+    await asyncio.wait_for(mouse.click_from_move(30, 40, click_count=2), STUCK)
+    assert send.sent == ["mouseMoved", "mousePressed", "mouseReleased", "mousePressed", "mouseReleased"]
+    assert (mouse.x, mouse.y) == (30.0, 40.0) and not mouse.buttons
+
+
 async def test_a_key_press_sends_its_key_up_before_the_key_down_is_answered():
     send = PairedSend("keyDown", "keyUp")
     keyboard = Keyboard(send)

@@ -567,7 +567,45 @@
   // press point.
   // `hidden`: the tab is in the background, where no animation frame runs and Chromium holds
   // pointer input until a ~5 s timeout; the driver brings the tab to the front first.
-  const pointerPrep = (node, action, position, force) => {
+  // ---- the hit test at the moment the press lands (a click sent in one go) ----------------
+  // A click whose move, press and release go out together has no pause after the move for a
+  // second hit test (the move would wait for an animation frame). Instead, listeners armed
+  // on the target's window test the hit when the trusted pointerdown arrives - after the
+  // move's mouseenter/mouseover handlers ran - and, if something else is hit, swallow that
+  // press and every event of the click, so nothing but the pointer's move reaches the page
+  // (Playwright's hit target interceptor). ``disarm`` reports it; a timer disarms anyway.
+  const CLICK_EVENTS = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "auxclick", "dblclick",
+                        "contextmenu"];
+  const armed = new WeakMap();
+  const disarm = (node) => {
+    const a = armed.get(node);
+    if (!a) return { seen: false, hit: null };
+    armed.delete(node);
+    clearTimeout(a.timer);
+    for (const type of CLICK_EVENTS) a.win.removeEventListener(type, a.listener, true);
+    return { seen: a.seen, hit: a.hit };
+  };
+  const arm = (node, el, x, y) => {
+    disarm(node);
+    const win = el.ownerDocument.defaultView;
+    const a = { win, seen: false, hit: null, listener: null, timer: 0 };
+    a.listener = (e) => {
+      if (!e.isTrusted) return;
+      if (!a.seen && (e.type === "pointerdown" || e.type === "mousedown")) {
+        a.seen = true;
+        a.hit = hitTest(el, x, y);
+      }
+      if (a.hit) {
+        e.preventDefault();
+        e.stopImmediatePropagation();
+      }
+    };
+    for (const type of CLICK_EVENTS) win.addEventListener(type, a.listener, true);
+    a.timer = setTimeout(() => disarm(node), 5000);
+    armed.set(node, a);
+  };
+
+  const pointerPrep = (node, action, position, force, armClick) => {
     const t = actionTarget(node, action);
     if (!t.el || t.detached) return { detached: true };
     const hidden = t.el.ownerDocument.visibilityState === "hidden";
@@ -575,7 +613,14 @@
     if (step) return { step, hidden };
     const box = visibleBox(t.el);
     const p = pressPoint(box, position);
-    return { box, hit: force ? null : hitTest(t.el, p.x, p.y), hidden };
+    const hit = force ? null : hitTest(t.el, p.x, p.y);
+    // only in the top document: a frame's press point depends on its offset in the page
+    const top = t.el.ownerDocument.defaultView === t.el.ownerDocument.defaultView.top;
+    if (armClick && !force && !hit && top) {
+      arm(node, t.el, p.x, p.y);
+      return { box, hit, hidden, armed: true };
+    }
+    return { box, hit, hidden };
   };
 
   // ---- entry points (first argument: the element) ------------------------------------------
@@ -589,6 +634,7 @@
       return { value: API[name](node, ...args) };
     },
     pointerPrep,
+    disarm,
     // after the move: hit test at (x, y) (unless forced), then a fresh box
     afterMove: (node, action, x, y, force) => {
       const t = actionTarget(node, action);
