@@ -153,18 +153,18 @@ def test_worker_leaves_with_the_host(tmp_path):
     assert proc.stdout == "False\n"
 
 
-def test_worker_declines_when_the_package_changed(tmp_path, monkeypatch):
-    """Unit check of the staleness test: any code file's change shows in the fingerprint."""
-    from ego_browser import round_worker
+def test_fingerprint_sees_a_changed_code_file(tmp_path):
+    """Unit check of the fallback staleness test (no inotify): any code file's change shows."""
+    from ego_browser import pkgwatch
 
     pkg = tmp_path / "pkg"
     (pkg / "sub").mkdir(parents=True)
     (pkg / "a.py").write_text("x = 1\n")
     (pkg / "sub" / "b.js").write_text("1")
-    before = round_worker.fingerprint(str(pkg))
-    assert round_worker.fingerprint(str(pkg)) == before
+    before = pkgwatch.fingerprint(str(pkg))
+    assert pkgwatch.fingerprint(str(pkg)) == before
     (pkg / "sub" / "b.js").write_text("22")
-    assert round_worker.fingerprint(str(pkg)) != before
+    assert pkgwatch.fingerprint(str(pkg)) != before
 
 
 def test_each_round_runs_exactly_once(rounds):
