@@ -124,14 +124,7 @@ def _spare(sock: socket.socket, worker_fds: list[int], worker: int) -> int:
             os.close(fd)
         except OSError:
             pass
-    import asyncio
-
-    from .client.channel import connect_ahead
-    from .runner import script_globals
-
-    ns = script_globals()
-    loop = asyncio.new_event_loop()
-    connect_ahead(loop)
+    ns, loop = _prepare()
     try:
         body, fds = recv_with_fds(sock, _HANDED)
     except (OSError, ValueError, EOFError):
@@ -144,6 +137,26 @@ def _spare(sock: socket.socket, worker_fds: list[int], worker: int) -> int:
     return _round(body, fds, ns, loop)
 
 
+def _prepare() -> tuple[dict[str, Any] | None, Any]:
+    """What a round needs that does not depend on it: the script's globals, an event loop with
+    the host connection on it, and a dry run of the runner (its first touches of the preloaded
+    heap copy pages from the worker: ≈1 ms, now before the round). A failure here only means
+    the round makes them itself."""
+    try:
+        import asyncio
+
+        from .client.channel import connect_ahead
+        from .runner import run_source, script_globals
+
+        ns = script_globals()
+        run_source("pass", "<spare>", ns=dict(ns))
+        loop = asyncio.new_event_loop()
+        connect_ahead(loop)
+        return ns, loop
+    except Exception:  # noqa: BLE001 - never a reason for the round not to run
+        return None, None
+
+
 def _stream(fd: int, mode: str, info: Any, *, line: bool, unbuffered: bool = False) -> Any:
     import io
 
@@ -154,7 +167,7 @@ def _stream(fd: int, mode: str, info: Any, *, line: bool, unbuffered: bool = Fal
     return io.TextIOWrapper(raw, encoding=enc, errors=errors, line_buffering=line, write_through=unbuffered)
 
 
-def _round(body: bytes, fds: list[int], ns: dict[str, Any], loop: Any) -> int:
+def _round(body: bytes, fds: list[int], ns: dict[str, Any] | None, loop: Any) -> int:
     """Become the round's process, run the script, report its status.
 
     The status goes to the round after the output is flushed and this process's copies of the
@@ -179,7 +192,7 @@ def _round(body: bytes, fds: list[int], ns: dict[str, Any], loop: Any) -> int:
         os.environ.update(msg["env"])
         sys.path[:] = msg["path"]
         sys.argv[:] = msg["argv"]
-        if os.environ.get("PYTHONASYNCIODEBUG"):
+        if loop is not None and os.environ.get("PYTHONASYNCIODEBUG"):
             loop.close()  # the round asks for asyncio's debug mode: a loop made for it has it
             loop = None
         unbuffered = bool(msg.get("unbuffered"))

@@ -285,6 +285,11 @@ def serve(lifeline: int) -> int:
     run_dir = config.ensure_private_dir(config.run_dir())
     # watched from before the modules a round uses are imported: a later edit is always seen
     watch = PackageWatch(package_dir())
+    if watch.edited_since_start() and not os.environ.get("EGO_BROWSER_WORKER_AGAIN"):
+        # what this process imported may be older than the files: start once more, from them
+        watch.close()
+        os.environ["EGO_BROWSER_WORKER_AGAIN"] = "1"
+        os.execv(sys.executable, [sys.executable, "-m", "ego_browser", "host", "worker", "--lifeline", str(lifeline)])
     refresh_bytecode()
     _preload()
     worker = _Worker(str(run_dir / "worker.sock"), lifeline, watch)
