@@ -14,7 +14,7 @@ import pytest
 
 from ego_browser import pkgwatch
 from tests.conftest import ROOT, Rounds
-from tests.integration.test_round_worker import _wait_worker
+from tests.integration.test_round_worker import _wait_worker, kill_round_then_wait_for_its_child
 from tests.procs import process_tree
 
 
@@ -74,19 +74,11 @@ def test_two_rounds_in_a_row_each_see_only_their_own_state(rounds, tmp_path):
 
 
 def test_a_round_killed_while_awaiting_the_host_gets_its_child_killed(rounds):
+    """The spare's loop and host connection were made before the round: a kill still ends it."""
     _wait_worker(rounds)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ego_browser", "-e",
-         "import os\nt = await task_space('spare-kill')\nprint(os.getpid(), flush=True)\n"
-         "await t.page('p1').wait_for_timeout(60000)\n"],
-        env=rounds.env, stdout=subprocess.PIPE, text=True, cwd=str(ROOT),
-    )
-    child = int(proc.stdout.readline())
-    assert child != proc.pid
-    proc.kill()
-    proc.wait(10)
-    proc.stdout.close()
-    _until("the killed round's child to end", lambda: not _alive(child))
+    kill_round_then_wait_for_its_child(
+        rounds, "import os\nt = await task_space('spare-kill')\nprint(os.getpid(), flush=True)\n"
+                "await t.page('p1').wait_for_timeout(60000)\n")
 
 
 def test_an_edited_package_file_is_used_by_the_next_round(tmp_path):
