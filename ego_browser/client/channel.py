@@ -316,7 +316,15 @@ def log_tail(path: Path, start: int = 0, lines: int = 8) -> str:
 
 #: the warm worker's spare child opens its host connection before its round arrives
 _Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]
-_ahead: tuple[str, asyncio.AbstractEventLoop, Any, _Streams] | None = None
+_ahead: tuple[str, tuple[int, int], asyncio.AbstractEventLoop, Any, _Streams] | None = None
+
+
+def _socket_file(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def connect_ahead(loop: asyncio.AbstractEventLoop) -> None:
@@ -331,6 +339,9 @@ def connect_ahead(loop: asyncio.AbstractEventLoop) -> None:
     import socket
 
     path = str(config.socket_path())
+    file = _socket_file(path)
+    if file is None:
+        return
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.setblocking(False)
@@ -339,15 +350,17 @@ def connect_ahead(loop: asyncio.AbstractEventLoop) -> None:
     except OSError:
         sock.close()
         return
-    _ahead = (path, loop, sock, streams)
+    _ahead = (path, file, loop, sock, streams)
 
 
 def _take_ahead(path: str) -> _Streams | None:
     global _ahead
     if _ahead is None:
         return None
-    (ahead_path, loop, sock, streams), _ahead = _ahead, None
-    usable = ahead_path == path and loop is asyncio.get_running_loop()
+    (ahead_path, file, loop, sock, streams), _ahead = _ahead, None
+    # the socket file deleted or replaced since: connect as usual, so that the round runs the
+    # recovery it always ran (the host re-creates its socket; a person's CLI needs the file)
+    usable = ahead_path == path and loop is asyncio.get_running_loop() and _socket_file(path) == file
     if usable:
         import socket
 

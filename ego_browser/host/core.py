@@ -103,6 +103,8 @@ class Host:
         self.started_at = time.time()
         self.last_request = time.monotonic()
         self.requests = 0
+        #: requests being served now (``last_request`` is when the last one began or ended)
+        self.busy = 0
         self._popup_listeners: list[Any] = []
         self.stopping = asyncio.Event()
         self._background: set[asyncio.Task[Any]] = set()
@@ -190,6 +192,7 @@ class Host:
         op = spec.name
         self.last_request = time.monotonic()
         self.requests += 1
+        self.busy += 1
         deadline = spec.deadline(kwargs)
         req = _Request()
         req_token = _REQUEST.set(req)
@@ -232,6 +235,8 @@ class Host:
                 self._tell(listeners, op, args, "end",
                            None if failure is None else getattr(failure, "code", None) or type(failure).__name__)
             req.done = True
+            self.busy -= 1
+            self.last_request = time.monotonic()
             _REQUEST.reset(req_token)
             for space_id in req.spaces:
                 live = self._inflight.get(space_id)

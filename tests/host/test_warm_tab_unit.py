@@ -1,0 +1,71 @@
+"""The spare tab is made when the host is quiet, not while a new space's first round runs
+(host/warm_tab.py): without a browser, the maker is replaced by an event."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+
+from ego_browser.host import warm_tab
+
+
+class QuietHost:
+    """What WarmTab reads of the host; counts the looks at ``last_request``."""
+
+    def __init__(self, busy: int) -> None:
+        self.busy = busy
+        self._last = time.monotonic() - 60.0  # the last request began long ago
+        self.looks = 0
+        self.looked = asyncio.Event()
+        self.spare_tab = None
+
+        class Browser:
+            owned = True
+            headed = False
+
+        self.browser = Browser()
+
+    @property
+    def last_request(self) -> float:
+        self.looks += 1
+        if self.looks >= 3:
+            self.looked.set()
+        return self._last
+
+
+def _warm(host: QuietHost) -> tuple[warm_tab.WarmTab, asyncio.Event]:
+    warm = warm_tab.WarmTab(host)  # type: ignore[arg-type]
+    made = asyncio.Event()
+
+    async def make() -> None:
+        made.set()
+
+    warm._make = make  # type: ignore[method-assign]
+    return warm, made
+
+
+@pytest.fixture
+def quick(monkeypatch: Any) -> None:
+    monkeypatch.setattr(warm_tab, "QUIET", 0.01)
+
+
+async def test_not_made_while_a_request_runs_then_made_once_quiet(quick: None) -> None:
+    host = QuietHost(busy=1)
+    warm, made = _warm(host)
+    warm.refill()
+    await asyncio.wait_for(host.looked.wait(), 10)  # it looked three times and held back
+    assert not made.is_set()
+    host.busy = 0
+    await asyncio.wait_for(made.wait(), 10)
+    await asyncio.wait_for(warm.task, 10)  # type: ignore[arg-type]
+
+
+async def test_a_new_space_that_needs_it_has_it_made_at_once(quick: None) -> None:
+    host = QuietHost(busy=1)
+    warm, made = _warm(host)
+    warm.refill()
+    await asyncio.wait_for(warm.wait_ready(), 10)
+    assert made.is_set() and warm.task is not None and warm.task.done()
