@@ -18,19 +18,29 @@ from .store import CLOSED, OPEN, UNMANAGED
 from .tabs import close_target, create_tab
 
 
+async def _seen_already() -> None:
+    """The flush of a navigation: none is needed. A receipt's flush makes sure the events the
+    renderer sent before the action's last answer are in; a navigation ends on an event of the
+    page session (the commit, DOMContentLoaded or load), and the session's events arrive in
+    order, so a popup or dialog the new document opened before it is already seen. The flush
+    was a ``Runtime.evaluate`` sent as the page rendered its first frame (~10 ms under load)."""
+
+
 @op("Page.goto")
 async def goto(host: Host, at: dict[str, Any], *, url: str, referer: str | None, timeout: float,
                wait_until: str) -> dict[str, Any]:
     ctx = await host.page_ctx(at)
     return await run_action(
         ctx.driver, PageSite(host, ctx), lambda: nav.goto(ctx.driver, url, referer=referer, timeout_ms=timeout, wait_until=wait_until),
+        flush=_seen_already,
     )
 
 
 @op("Page.reload")
 async def reload(host: Host, at: dict[str, Any], *, timeout: float, wait_until: str) -> dict[str, Any]:
     ctx = await host.page_ctx(at)
-    return await run_action(ctx.driver, PageSite(host, ctx), lambda: nav.reload(ctx.driver, timeout_ms=timeout, wait_until=wait_until))
+    return await run_action(ctx.driver, PageSite(host, ctx), lambda: nav.reload(ctx.driver, timeout_ms=timeout, wait_until=wait_until),
+                            flush=_seen_already)
 
 
 @op("Page.wait_for_load_state")
