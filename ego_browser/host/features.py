@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from .choosers import Choosers
-from .dashboard_ops import DashboardSlot
+from .dashboard_slot import DashboardSlot
 from .dialog_ops import PermissionWatch
 from .download_ops import Downloads
 from .profile_ops import ProfileContexts
