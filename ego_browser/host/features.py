@@ -18,7 +18,7 @@ from .dialog_ops import PermissionWatch
 from .download_ops import Downloads
 from .profile_ops import ProfileContexts
 from .spaces import SpaceKeeping
-from .viewport_ops import Viewports
+from .viewports import Viewports
 from .page_logs import NavigationTracking, PopupLog
 from .warm_tab import WarmTab
 from .windows import Windows

@@ -255,9 +255,7 @@ async def _open_space(host: Host, name: str, profile: str, isolated: bool) -> di
         res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
         context_id = res["browserContextId"]
     if context_id is None:
-        from .warm_tab import wait_ready
-
-        await wait_ready(host)  # a spare being prepared in the background is nearer than a new window
+        await host.features.warm.wait_ready()  # a spare being prepared in the background is nearer than a new window
     target_id, was_spare = await first_tab(host, context_id, name)
     try:
         space_id, _row = store.create_space_with_page(
@@ -275,9 +273,7 @@ async def _open_space(host: Host, name: str, profile: str, isolated: bool) -> di
     else:
         host.active[space_id] = target_id
     if context_id is None:
-        from .warm_tab import refill
-
-        refill(host)  # the next new space starts in a tab prepared meanwhile
+        host.features.warm.refill()  # the next new space starts in a tab prepared meanwhile
     return fresh(host, space_id)
 
 
