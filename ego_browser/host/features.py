@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 from .choosers import Choosers
 from .dashboard_slot import DashboardSlot
 from .permission_watch import PermissionWatch
-from .download_ops import Downloads
+from .downloads import Downloads
 from .profile_ops import ProfileContexts
 from .spaces import SpaceKeeping
 from .viewports import Viewports
