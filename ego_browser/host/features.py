@@ -16,7 +16,7 @@ from .choosers import Choosers
 from .dashboard_slot import DashboardSlot
 from .permission_watch import PermissionWatch
 from .downloads import Downloads
-from .profile_ops import ProfileContexts
+from .profile_contexts import ProfileContexts
 from .spaces import SpaceKeeping
 from .viewports import Viewports
 from .page_logs import NavigationTracking, PopupLog

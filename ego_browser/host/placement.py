@@ -119,7 +119,7 @@ async def reopen_space(host: Host, space: SpaceRow) -> None:
         res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
         context_id = res["browserContextId"]
     elif space.profile_id != "default" and not space.closed:
-        from .profile_ops import context_for
+        from .profile_contexts import context_for
 
         try:
             context_id = await context_for(host, space.profile_id)  # seeded again from the profile

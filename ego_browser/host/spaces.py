@@ -246,7 +246,7 @@ async def task_space(host: Host, at: dict[str, Any], *, name_or_id: str | int, p
 
 
 async def _open_space(host: Host, name: str, profile: str, isolated: bool) -> dict[str, Any]:
-    from .profile_ops import context_for
+    from .profile_contexts import context_for
 
     store = store_of(host)
     assert host.browser.conn is not None
@@ -344,7 +344,7 @@ async def finish(host: Host, at: dict[str, Any], *, keep: Any) -> dict[str, Any]
         )
     closing = [r for r in pages if r.label not in kept]
     closing_ids = {r.target_id for r in closing}
-    from .profile_ops import save_on_finish
+    from .profile_contexts import save_on_finish
 
     # the profile keeps what this space changed (a log-in, site data); finishing never deletes it
     await save_on_finish(host, space, [r.target_id for r in pages if r.target_id])
@@ -366,7 +366,7 @@ async def finish(host: Host, at: dict[str, Any], *, keep: Any) -> dict[str, Any]
         host.active.pop(space.id, None)
         await placement.after_finish(host, space.browser_instance)  # an idle Grid session is given back
         if space.profile_id != "default":
-            from .profile_ops import release_idle_browser
+            from .profile_contexts import release_idle_browser
 
             await release_idle_browser(host, space.profile_id)  # an imported profile's own Chromium
     else:
