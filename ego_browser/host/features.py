@@ -17,7 +17,7 @@ from .dashboard_slot import DashboardSlot
 from .permission_watch import PermissionWatch
 from .downloads import Downloads
 from .profile_contexts import ProfileContexts
-from .spaces import SpaceKeeping
+from .space_keeping import SpaceKeeping
 from .viewports import Viewports
 from .page_logs import NavigationTracking, PopupLog
 from .warm_tab import WarmTab
