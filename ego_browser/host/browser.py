@@ -212,7 +212,7 @@ class BrowserLink:
 
     async def open_extra(self, provider: Provider) -> Member:
         """A browser from another provider beside the link's own: an imported profile's own
-        Chromium (host/profile_ops.py). Calls naming its default context go to it."""
+        Chromium (host/profile_contexts.py). Calls naming its default context go to it."""
         member = await self._open(provider)
         if member.default_context:
             self.context_owner[member.default_context] = member.instance

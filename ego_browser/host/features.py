@@ -4,36 +4,47 @@
 Each feature keeps its per-host state and answers two calls, in the order of ``Features.all``:
 ``on_driver(driver)`` when a page is attached (it may be a coroutine) and ``stop()`` when the
 host stops (reject what is pending, drop listeners).
+
+The feature classes live apart from the operations that use them (``*_ops.py``, which take
+the ``Host``) and each takes the piece of the host it needs (a Protocol the ``Host`` meets),
+so ``core`` → here → the features never leads back to ``core``, not even for a type checker.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .choosers import Choosers
-from .dashboard_ops import DashboardSlot
-from .dialog_ops import PermissionWatch
-from .download_ops import Downloads
-from .profile_ops import ProfileContexts
-from .spaces import SpaceKeeping
-from .viewport_ops import Viewports
+from .dashboard_slot import DashboardSlot
+from .downloads import DownloadHost, Downloads
 from .page_logs import NavigationTracking, PopupLog
-from .warm_tab import WarmTab
+from .permission_watch import PermissionWatch, PromptHost
+from .placement import PlacementHost
+from .profile_contexts import ProfileContexts
+from .space_keeping import SpaceKeeping
+from .viewports import ViewportHost, Viewports
+from .warm_tab import WarmHost, WarmTab
 from .windows import Windows
 
 if TYPE_CHECKING:
     from ..driver.page import PageDriver
-    from .core import Host
 
-__all__ = ["Feature", "Features", "build"]
+__all__ = ["Feature", "FeatureHost", "Features", "build"]
 
 
 class Feature(Protocol):
     def on_driver(self, driver: PageDriver) -> Awaitable[None] | None: ...
 
     def stop(self) -> None: ...
+
+
+class FeatureHost(PlacementHost, WarmHost, DownloadHost, PromptHost, ViewportHost, Protocol):
+    """What building the features needs of the ``Host``: what each of them takes (the spaces'
+    and the profiles' and the windows' through ``PlacementHost``), and the popups' feed."""
+
+    def watch_popups(self, listener: Any) -> Any: ...
 
 
 @dataclass
@@ -56,7 +67,7 @@ class Features:
                 self.downloads, self.profiles, self.windows, self.dashboard, self.spaces)
 
 
-def build(host: Host) -> Features:
+def build(host: FeatureHost) -> Features:
     """The features of ``host`` (called by ``Host.start`` once the browser is there)."""
     return Features(
         navigations=NavigationTracking(),

@@ -16,22 +16,41 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..errors import ProfileNotFound
+from .profile_contexts import ProfileContexts, ProfileHost, context_for
 from .store import OPEN, UNMANAGED
-from .tabs import create_tab
+from .tabs import TabHost, create_tab
+from .windows import Windows
 
 if TYPE_CHECKING:
-    from .core import Host
     from .store import SpaceRow
 
-__all__ = ["place_new_space", "space_counts", "member_lost", "after_finish", "reopen_space"]
+__all__ = ["PlacementHost", "place_new_space", "space_counts", "member_lost", "after_finish", "reopen_space"]
 
 logger = logging.getLogger("ego_browser.host")
 
 
-def space_counts(host: Host) -> dict[str, int]:
+class _SpaceFeatures(Protocol):
+    @property
+    def profiles(self) -> ProfileContexts: ...
+
+    @property
+    def windows(self) -> Windows: ...
+
+
+class PlacementHost(TabHost, ProfileHost, Protocol):
+    """What placing and reopening spaces needs of the ``Host`` (``core`` is above it): opening
+    tabs, the profiles' contexts, and the spaces whose browser went away."""
+
+    lost_spaces: dict[int, asyncio.Future[None]]
+
+    @property
+    def features(self) -> _SpaceFeatures: ...
+
+
+def space_counts(host: PlacementHost) -> dict[str, int]:
     assert host.store is not None
     counts: dict[str, int] = {}
     for space in host.store.spaces():
@@ -40,7 +59,7 @@ def space_counts(host: Host) -> dict[str, int]:
     return counts
 
 
-async def place_new_space(host: Host, profile_id: str, token: int) -> str:
+async def place_new_space(host: PlacementHost, profile_id: str, token: int) -> str:
     """Choose the new space's browser and make it the request's browser (``BrowserLink.use``);
     ``token`` holds its place there until the space is stored (``BrowserLink.placed_done``)."""
     browser = host.browser
@@ -53,7 +72,7 @@ async def place_new_space(host: Host, profile_id: str, token: int) -> str:
     return instance
 
 
-def member_lost(host: Host, instance: str, gone: list[str]) -> None:
+def member_lost(host: PlacementHost, instance: str, gone: list[str]) -> None:
     """A browser of several went away: its spaces fail fast and come back on another one."""
     for tid in gone:
         host._forget_driver(tid)
@@ -76,7 +95,7 @@ def member_lost(host: Host, instance: str, gone: list[str]) -> None:
     host.background(task)
 
 
-async def _reopen(host: Host, space_ids: list[int]) -> None:
+async def _reopen(host: PlacementHost, space_ids: list[int]) -> None:
     try:
         instance = await host.browser.place(space_counts(host))
         host.browser.use(instance)
@@ -99,7 +118,7 @@ async def _reopen(host: Host, space_ids: list[int]) -> None:
             fut.set_result(None)
 
 
-async def after_finish(host: Host, instance: str | None) -> None:
+async def after_finish(host: PlacementHost, instance: str | None) -> None:
     """Give back a browser of several that no open space uses any more."""
     if not host.browser.many or instance is None:
         return
@@ -107,7 +126,7 @@ async def after_finish(host: Host, instance: str | None) -> None:
     await host.browser.release_if_idle(instance, count)
 
 
-async def reopen_space(host: Host, space: SpaceRow) -> None:
+async def reopen_space(host: PlacementHost, space: SpaceRow) -> None:
     """Reopen a space's open pages at their last URLs, under their labels, in the request's
     browser (``BrowserLink.use``): its own browser is gone (restarted, or lost on a Grid).
     The old ledgers go: their nodes no longer exist."""
@@ -119,8 +138,6 @@ async def reopen_space(host: Host, space: SpaceRow) -> None:
         res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
         context_id = res["browserContextId"]
     elif space.profile_id != "default" and not space.closed:
-        from .profile_ops import context_for
-
         try:
             context_id = await context_for(host, space.profile_id)  # seeded again from the profile
         except ProfileNotFound:

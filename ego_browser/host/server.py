@@ -160,11 +160,9 @@ def _encode_reply(rid: Any, op_name: Any, reply: dict[str, Any]) -> bytes:
 
 @op("host.status")
 async def status(host: Host, at: dict[str, Any]) -> dict[str, Any]:
-    from .warm_tab import wait_ready
-
     # a spare tab being prepared exists in the browser before it is known as the spare: count
     # once it is settled (bounded), or every status taken meanwhile would show a false orphan
-    await wait_ready(host)
+    await host.features.warm.wait_ready()
     pages = {t for t, i in host.browser.targets.items() if i.get("type") == "page"}
     listed = host.store.listed_target_ids() if host.store is not None else set()
     return {

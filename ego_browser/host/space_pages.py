@@ -10,7 +10,8 @@ from .. import config
 from ..errors import InvalidArgument, StateStoreUnwritable
 from ..states import OpenedBy, Ownership
 from .ops import op
-from .spaces import active_tab, adopt_popup, budget_error, managed, page_dict, store_of
+from .space_keeping import adopt_popup
+from .spaces import active_tab, budget_error, managed, page_dict, store_of
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED
 from .tabs import close_target as _close_target
 from .tabs import create_tab as _create_tab

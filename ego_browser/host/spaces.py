@@ -1,12 +1,13 @@
 """Task spaces: creation and reuse, listing, what a space looks like on the wire, and finish.
 
-Who controls a space is ``space_control``; the pages and tabs of a space are ``space_pages``.
+Who controls a space is ``space_control``; the pages and tabs of a space are ``space_pages``;
+the spaces' part in the host's life (reconciling them at start, popups joining them) is
+``space_keeping``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import TYPE_CHECKING, Any
 
 from ..errors import (
@@ -23,14 +24,12 @@ from .ops import op
 from .store import CLOSED, OPEN, UNMANAGED, PageRow, SpaceRow, Store
 from .tabs import close_target as _close_target
 from .tabs import create_tab as _create_tab
-from .unlisted_tabs import close_spare_tab, find_spare_tab, first_tab, recover_tabs, undo_first_tab
+from .unlisted_tabs import first_tab, undo_first_tab
 
 if TYPE_CHECKING:
     from .core import Host
 
 AGENT, DELEGATED, USER = Ownership.AGENT, Ownership.DELEGATED, Ownership.USER
-
-logger = logging.getLogger("ego_browser.host")
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -75,8 +74,6 @@ def space_dict(host: Host, space: SpaceRow) -> dict[str, Any]:
     }
 
 
-
-
 def budget_error(host: Host, space: SpaceRow, count: int, limit: int) -> PageBudgetReached:
     pages = managed(host, space)
     listing = ", ".join(
@@ -87,77 +84,6 @@ def budget_error(host: Host, space: SpaceRow, count: int, limit: int) -> PageBud
         "Close a page you no longer need (await page.close()) or reuse one with page.goto(url).",
         space_id=space.id, count=count, limit=limit, pages=[r.label for r in pages],
     )
-
-
-def adopt_popup(host: Host, info: dict[str, Any]) -> None:
-    """A tab opened by a managed Page joins that Page's space under the next label."""
-    store = store_of(host)
-    if store.pages_of_target(info["targetId"]):
-        return  # already recorded (adopted earlier, or released)
-    parent = next((r for r in store.pages_of_target(info.get("openerId") or "") if r.state == OPEN), None)
-    space = store.space(parent.space_id) if parent is not None else None
-    if parent is None or space is None:
-        return
-    try:
-        if space.ownership == AGENT:
-            store.add_labelled_page(
-                space.id, info["targetId"], OpenedBy.AGENT, opener=parent.label, url=info.get("url"), reported=False
-            )
-        else:
-            store.add_page(space.id, "#" + info["targetId"], info["targetId"], OpenedBy.UNKNOWN, state=UNMANAGED)
-    except StateStoreUnwritable as exc:
-        # the page opened it, so it stays open; task.tabs() adopts it once the store takes writes
-        logger.warning("popup %s not recorded: %s", info["targetId"], exc.message)
-
-
-class SpaceKeeping:
-    """The spaces' part in the host's life, a feature like the others (``features.build``):
-    at start the stored spaces are brought in line with the browser and a browser of several
-    that goes away takes its spaces elsewhere (``placement``); a tab a managed page opens joins
-    its space. ``Host`` calls these through its features instead of importing this module:
-    the host's core is below the modules that use it."""
-
-    def __init__(self, host: Host) -> None:
-        self._host = host
-
-    async def start(self) -> None:
-        host = self._host
-        host.browser.on_member_lost.append(lambda instance, gone: placement.member_lost(host, instance, gone))
-        await reconcile_on_start(host)
-
-    def target_created(self, info: dict[str, Any]) -> None:
-        adopt_popup(self._host, info)
-
-    def on_driver(self, driver: Any) -> None:
-        return None
-
-    def stop(self) -> None:
-        return None
-
-
-async def reconcile_on_start(host: Host) -> None:
-    """Bring the stored spaces in line with the browser this host is connected to.
-
-    Same browser (a restarted host): adopt popups opened while no host ran. New browser
-    (Chromium restarted): reopen each open page at its last URL under its label, and drop
-    the old ledgers, whose nodes no longer exist.
-    """
-    store = store_of(host)
-    for space in store.spaces():
-        if host.browser.has(space.browser_instance):
-            continue
-        await placement.reopen_space(host, space)
-    for info in list(host.browser.targets.values()):
-        if info.get("type") == "page" and info.get("openerId"):
-            adopt_popup(host, info)
-    await find_spare_tab(host)
-    if store.quarantined is not None:
-        recover_tabs(host)
-    from . import windows
-
-    if windows.headed(host):
-        await windows.start(host)  # the person's own space, in the launch window
-    await close_spare_tab(host)
 
 
 def active_tab(host: Host, space: SpaceRow) -> str | None:
@@ -246,7 +172,7 @@ async def task_space(host: Host, at: dict[str, Any], *, name_or_id: str | int, p
 
 
 async def _open_space(host: Host, name: str, profile: str, isolated: bool) -> dict[str, Any]:
-    from .profile_ops import context_for
+    from .profile_contexts import context_for
 
     store = store_of(host)
     assert host.browser.conn is not None
@@ -255,9 +181,7 @@ async def _open_space(host: Host, name: str, profile: str, isolated: bool) -> di
         res = await host.browser.conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
         context_id = res["browserContextId"]
     if context_id is None:
-        from .warm_tab import wait_ready
-
-        await wait_ready(host)  # a spare being prepared in the background is nearer than a new window
+        await host.features.warm.wait_ready()  # a spare being prepared in the background is nearer than a new window
     target_id, was_spare = await first_tab(host, context_id, name)
     try:
         space_id, _row = store.create_space_with_page(
@@ -275,9 +199,7 @@ async def _open_space(host: Host, name: str, profile: str, isolated: bool) -> di
     else:
         host.active[space_id] = target_id
     if context_id is None:
-        from .warm_tab import refill
-
-        refill(host)  # the next new space starts in a tab prepared meanwhile
+        host.features.warm.refill()  # the next new space starts in a tab prepared meanwhile
     return fresh(host, space_id)
 
 
@@ -348,7 +270,7 @@ async def finish(host: Host, at: dict[str, Any], *, keep: Any) -> dict[str, Any]
         )
     closing = [r for r in pages if r.label not in kept]
     closing_ids = {r.target_id for r in closing}
-    from .profile_ops import save_on_finish
+    from .profile_contexts import save_on_finish
 
     # the profile keeps what this space changed (a log-in, site data); finishing never deletes it
     await save_on_finish(host, space, [r.target_id for r in pages if r.target_id])
@@ -370,7 +292,7 @@ async def finish(host: Host, at: dict[str, Any], *, keep: Any) -> dict[str, Any]
         host.active.pop(space.id, None)
         await placement.after_finish(host, space.browser_instance)  # an idle Grid session is given back
         if space.profile_id != "default":
-            from .profile_ops import release_idle_browser
+            from .profile_contexts import release_idle_browser
 
             await release_idle_browser(host, space.profile_id)  # an imported profile's own Chromium
     else:

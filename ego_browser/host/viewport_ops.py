@@ -1,60 +1,16 @@
-"""The viewport of the pages the agent's spaces create: 1280×720 unless the space sets another.
-
-Chromium's default window left a 780×493 viewport here, which cut confirmation buttons out of
-the default (viewport) snapshot; 1280×720 is what the peers (Playwright, agent-browser) use.
-The size is applied with ``Emulation.setDeviceMetricsOverride`` when the host attaches to a
-page the agent opened (or that one of its pages opened); tabs of the user keep their window.
-A space's own size (``TaskSpace.set_viewport``) lasts as long as the host.
-"""
+"""``TaskSpace.set_viewport``: a space's own viewport size, applied to its open pages now and
+to the pages it opens later (``viewports.Viewports``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..driver.page import PageDriver
-from ..errors import CdpChannelUnavailable, CdpError
-from ..states import OpenedBy
 from .ops import op
 from .store import OPEN
+from .viewports import apply_viewport
 
 if TYPE_CHECKING:
     from .core import Host
-
-__all__ = ["DEFAULT_VIEWPORT", "Viewports", "apply_viewport"]
-
-DEFAULT_VIEWPORT = (1280, 720)
-
-
-async def apply_viewport(driver: PageDriver, size: tuple[int, int]) -> None:
-    width, height = size
-    try:
-        await driver.session.send(
-            "Emulation.setDeviceMetricsOverride",
-            {"width": width, "height": height, "deviceScaleFactor": 0, "mobile": False},
-            timeout=5.0,
-        )
-    except (CdpError, CdpChannelUnavailable):
-        pass  # the tab is going away
-
-
-class Viewports:
-    """Each space's viewport size (one per host); a page the agent opens gets its space's."""
-
-    def __init__(self, host: Host) -> None:
-        self.host = host
-        self.sizes: dict[int, tuple[int, int]] = {}
-
-    async def on_driver(self, driver: PageDriver) -> None:
-        store = self.host.store
-        if store is None:
-            return
-        for row in store.pages_of_target(driver.target_id):
-            if row.state == OPEN and (row.opened_by == OpenedBy.AGENT or row.opener):
-                await apply_viewport(driver, self.sizes.get(row.space_id, DEFAULT_VIEWPORT))
-                return
-
-    def stop(self) -> None:
-        pass
 
 
 @op("TaskSpace.set_viewport")
@@ -68,4 +24,3 @@ async def set_viewport(host: Host, at: dict[str, Any], *, width: int, height: in
         driver = host.drivers.get(row.target_id or "")
         if row.state == OPEN and driver is not None and not driver.closed:
             await apply_viewport(driver, size)
-

@@ -20,12 +20,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
+
+from .browser import BrowserLink
+from .viewports import DEFAULT_VIEWPORT, apply_viewport
 
 if TYPE_CHECKING:
-    from .core import Host
+    from ..driver.page import PageDriver
 
-__all__ = ["WarmTab", "refill", "wait_ready"]
+__all__ = ["WarmHost", "WarmTab"]
 
 logger = logging.getLogger(__name__)
 
@@ -38,10 +41,23 @@ QUIET = 0.15
 LATEST = 10.0
 
 
+class WarmHost(Protocol):
+    """What the spare-tab maker needs of the ``Host`` (``core`` is above it): the browser, the
+    spare tab, and attaching to a tab."""
+
+    browser: BrowserLink
+    spare_tab: str | None
+    #: requests being served, and when the last one began or ended (``time.monotonic``)
+    busy: int
+    last_request: float
+
+    async def driver(self, target_id: str) -> PageDriver: ...
+
+
 class WarmTab:
     """The host's spare-tab maker (one per host)."""
 
-    def __init__(self, host: Host) -> None:
+    def __init__(self, host: WarmHost) -> None:
         self.host = host
         self.task: asyncio.Task[None] | None = None
         self.stopped = False
@@ -49,8 +65,6 @@ class WarmTab:
         self.hurry = asyncio.Event()
 
     async def _make(self) -> None:
-        from .viewport_ops import DEFAULT_VIEWPORT, apply_viewport
-
         host = self.host
         conn = host.browser.conn
         if conn is None or host.spare_tab is not None:
@@ -111,14 +125,4 @@ class WarmTab:
         self.stopped = True
         if self.task is not None:
             self.task.cancel()
-
-
-def refill(host: Host) -> None:
-    """Prepare the next spare tab in the background (no-op if there is one or one is coming)."""
-    host.features.warm.refill()
-
-
-async def wait_ready(host: Host) -> None:
-    """If a spare is being prepared, wait (bounded) until it is there."""
-    await host.features.warm.wait_ready()
 

@@ -8,8 +8,8 @@ always started those first).
 Imports under ``if TYPE_CHECKING:`` never run, but they are arrows all the same: a base class
 that names the generated class deriving from it, a feature module that names the ``Host`` that
 builds it, are layers that know the layer above them. ``test_no_cycles_even_for_type_checking``
-counts them; the loop still left inside ``host/`` (the ``Host`` and the modules it wires) is
-being broken by the arch-* branches of issue 10 and is the only one allowed.
+counts them and allows no loop either: what a lower module needs of a higher one it names as a
+Protocol of its own (``host/features.FeatureHost``, ``client/ports.py``, ``driver/sites.py``).
 """
 
 from __future__ import annotations
@@ -128,11 +128,6 @@ def test_no_import_cycles():
     assert not found, "import cycles: " + "; ".join(" <-> ".join(sorted(c)) for c in found)
 
 
-def _within_host(group: frozenset[str]) -> bool:
-    """The loop issue 10 is still breaking: ``Host`` and the host modules it wires, which name it."""
-    return all(m.startswith("ego_browser.host.") for m in group)
-
-
 def test_the_walker_counts_type_only_imports_when_asked():
     tree = ast.parse("import typing\nif typing.TYPE_CHECKING:\n    from .core import Host\nimport os\n")
     assert [type(n).__name__ for n in _imports(tree)] == ["Import", "Import"]
@@ -140,6 +135,6 @@ def test_the_walker_counts_type_only_imports_when_asked():
 
 
 def test_no_cycles_even_for_type_checking():
-    found = [c for c in cycles(import_graph(type_checking=True)) if not _within_host(c)]
+    found = cycles(import_graph(type_checking=True))
     assert not found, "import cycles (counting TYPE_CHECKING imports): " + "; ".join(
         " <-> ".join(sorted(c)) for c in found)
