@@ -208,7 +208,7 @@ class Dashboard:
         viewer.hidden = msg.get("hidden") is True
         target = msg.get("target")
         viewer.target = target if isinstance(target, str) else None
-        # the live view is as wide as the page reports (its height follows the page's shape)
+        # the live view: as wide as the dashboard reports it (its height follows the cast page's shape)
         viewer.live_size = frame_size(msg.get("live"), MAX_EDGE)
         thumb = msg.get("thumb")
         viewer.thumb_size = frame_size(*thumb) if isinstance(thumb, list) and len(thumb) == 2 else frame_size(0, 0)

@@ -217,8 +217,9 @@ function showFrame(msg) {
   const small = thumbs.get(msg.target);
   const now = Date.now();
   const live = state.space !== null && msg.target === state.target;
-  // the live view's tab is shown large: its small picture waits (decoding a frame is what costs)
-  if (small && !live && (state.space === null || !small.shownAt || now - small.shownAt > 1000)) { small.src = src; small.shownAt = now; }
+  // the live view's tab is shown large: its small picture is refreshed seldom (each decoding costs)
+  const every = live ? 5000 : 1000;
+  if (small && (state.space === null || !small.shownAt || now - small.shownAt > every)) { small.src = src; small.shownAt = now; }
   if (live) {
     const img = $("live-img");
     img.src = src;
