@@ -1,17 +1,19 @@
-"""The warm round worker: a process with the client already imported that forks one child per round.
+"""The warm round worker: a process with the client already imported that runs each round in a child.
 
 Why: a round's own start-up was ~4.7× ``python -c pass``, most of it importing asyncio (and,
 through it, ssl) and the client, then compiling them again under PYTHONDONTWRITEBYTECODE.
 The background host starts this worker (``python -m ego_browser host worker``); a round
 (``round_client.py``) sends it the script with its standard streams and working directory,
-and a forked child runs the script with the same runner a local round uses. The worker is
+and the worker hands all of it to a child forked ahead of the round (``round_spare.py``),
+which runs the script with the same runner a local round uses. The worker is
 single-threaded (it only forks), so the children start from a clean state; it never runs
 agent code itself. Decision and numbers: docs/architecture.md ("Rounds").
 
 Lifetime: the host holds the write end of a "lifeline" pipe; when the host goes (stop, crash,
 idle), the worker stops accepting and exits once its running rounds have ended. When the
-package's files change under it, the worker declines the next round (which then runs
-in-process) and exits the same way; the host starts a fresh one.
+package's files change under it (``pkgwatch.py``), the worker stops accepting and declines
+a round that was already waiting (which then runs in-process), and exits the same way; the
+host starts a fresh one.
 """
 
 from __future__ import annotations
@@ -23,31 +25,14 @@ import socket
 import sys
 from typing import Any
 
-__all__ = ["serve", "Supervisor"]
+from .pkgwatch import PackageWatch
+from .round_spare import fork_spare, hand_off, recv_with_fds, send_frame
 
-_KINDS = (".py", ".so", ".js")
+__all__ = ["serve", "Supervisor"]
 
 
 def package_dir() -> str:
     return os.path.dirname(os.path.abspath(__file__))
-
-
-def fingerprint(root: str | None = None) -> int:
-    """A hash of the package's code files (names, sizes, mtimes): a change means re-import."""
-    root = root or package_dir()
-    items: list[tuple[str, int, int]] = []
-    stack = [root]
-    while stack:
-        d = stack.pop()
-        with os.scandir(d) as it:
-            for e in it:
-                if e.is_dir(follow_symlinks=False):
-                    if e.name != "__pycache__":
-                        stack.append(e.path)
-                elif e.name.endswith(_KINDS):
-                    st = e.stat()
-                    items.append((e.path, st.st_mtime_ns, st.st_size))
-    return hash(tuple(sorted(items)))
 
 
 def refresh_bytecode() -> None:
@@ -77,131 +62,28 @@ def _preload() -> None:
 
     runner.script_globals()  # resolves the lazy names (client, learning, help)
     from .client import _generated, api, channel, round  # noqa: F401
+    from .schema import checker, spec
 
-
-def _send(conn: socket.socket, kind: str, value: int) -> None:
-    try:
-        conn.sendall(kind.encode() + int(value).to_bytes(4, sys.byteorder, signed=True))
-    except OSError:
-        pass
-
-
-def _read_request(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
-    import marshal
-
-    conn.settimeout(10.0)
-    fds: list[int] = []
-    header, ancdata, _flags, _addr = conn.recvmsg(4, socket.CMSG_LEN(5 * 4))
-    for level, kind, data in ancdata:
-        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            usable = len(data) - len(data) % 4
-            fds.extend(int.from_bytes(data[i:i + 4], sys.byteorder, signed=True) for i in range(0, usable, 4))
-    try:
-        if len(header) != 4 or len(fds) != 4:
-            raise ValueError("malformed round request")
-        size = int.from_bytes(header, sys.byteorder)
-        chunks, got = [], 0
-        while got < size:
-            chunk = conn.recv(min(size - got, 1 << 20))
-            if not chunk:
-                raise ValueError("round request cut short")
-            chunks.append(chunk)
-            got += len(chunk)
-        msg = marshal.loads(b"".join(chunks))
-        if not isinstance(msg, dict):
-            raise ValueError("malformed round request")
-        return msg, fds
-    except BaseException:
-        for fd in fds:
-            os.close(fd)
-        raise
-
-
-def _stream(fd: int, mode: str, info: Any, *, line: bool, unbuffered: bool = False) -> Any:
-    import io
-
-    enc, errors = info if info else ("utf-8", "strict")
-    if mode == "r":
-        return io.TextIOWrapper(io.open(fd, "rb", closefd=False), encoding=enc, errors=errors)
-    raw = io.open(fd, "wb", buffering=0 if unbuffered else -1, closefd=False)
-    return io.TextIOWrapper(raw, encoding=enc, errors=errors, line_buffering=line, write_through=unbuffered)
-
-
-def _child(msg: dict[str, Any], fds: list[int], keep_closed: list[int], conn: socket.socket) -> None:
-    """In the forked child: become the round's process, run the script, exit with its status.
-
-    The child tells the round its status itself, after its output is flushed and its copies
-    of the round's streams are closed: the round (and whoever reads its pipes) need not wait
-    for this process's teardown. The worker reports a child that died without telling. The
-    child's status may reach the round before the worker's pid frame (both write to the
-    same connection): the round takes a status frame as "it ran", whichever comes first.
-    """
-    status = 1
-    try:
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        for fd in keep_closed:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        for target, fd in enumerate(fds[:3]):
-            os.dup2(fd, target)
-            os.close(fd)
-        os.fchdir(fds[3])
-        os.close(fds[3])
-        os.umask(int(msg.get("umask", 0o022)))
-        os.environ.clear()
-        os.environ.update(msg["env"])
-        sys.path[:] = msg["path"]
-        sys.argv[:] = msg["argv"]
-        unbuffered = bool(msg.get("unbuffered"))
-        # typeshed marks sys.__std*__ Final; this forked child is a new process and owns them
-        sys.stdin = sys.__stdin__ = _stream(0, "r", msg.get("stdin"), line=False)  # type: ignore[misc]
-        sys.stdout = sys.__stdout__ = _stream(  # type: ignore[misc]  # (see above)
-            1, "w", msg.get("stdout"), line=os.isatty(1), unbuffered=unbuffered)
-        sys.stderr = sys.__stderr__ = _stream(  # type: ignore[misc]  # (see above)
-            2, "w", msg.get("stderr"), line=True, unbuffered=unbuffered)
-        from .runner import run_source
-
-        status = run_source(msg["source"], msg["filename"])
-    except BaseException:  # noqa: BLE001 - the child must end here whatever happened
-        try:
-            import traceback
-
-            traceback.print_exc()
-        except BaseException:  # noqa: BLE001
-            pass
-    finally:
-        try:
-            import atexit
-
-            atexit._run_exitfuncs()
-            for stream in (sys.stdout, sys.stderr):
-                stream.flush()
-        except BaseException:  # noqa: BLE001
-            pass
-        status = status if isinstance(status, int) and 0 <= status < 256 else 1
-        try:
-            null = os.open(os.devnull, os.O_RDWR)
-            for fd in (0, 1, 2):
-                os.dup2(null, fd)
-            _send(conn, "X", status)
-        except BaseException:  # noqa: BLE001
-            pass
-        os._exit(status)
+    # every public call's argument checker, compiled once here rather than in each round
+    # (spec, validate and three checkers were ≈3 ms of a resume round)
+    for name, member in spec.members().items():
+        if member.call != "property":
+            checker(name)
 
 
 class _Worker:
-    def __init__(self, path: str, lifeline: int) -> None:
+    def __init__(self, path: str, lifeline: int, watch: PackageWatch) -> None:
         self.path = path
         self.lifeline = lifeline
+        self.watch = watch
         self.sel = selectors.DefaultSelector()
         self.children: dict[int, socket.socket] = {}
+        #: the child forked ahead for the next round: (pid, the worker's end of its socketpair)
+        self.spare: tuple[int, socket.socket] | None = None
+        #: fork the next spare as soon as one is taken (off after a spare died unasked: then
+        #: spares are forked when rounds come, never in a loop)
+        self.ahead = True
         self.closing = False
-        self.fp = fingerprint()
         self.pkg = package_dir()
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
@@ -235,6 +117,28 @@ class _Worker:
         except OSError:
             pass
         self.listener.close()
+        self._drop_spare()
+
+    def _drop_spare(self) -> None:
+        if self.spare is None:
+            return
+        pid, sock = self.spare
+        self.spare = None
+        sock.close()
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+
+    def _fork_spare(self) -> tuple[int, socket.socket] | None:
+        mine = [self.listener.fileno(), self.lifeline, self.wake_r, self.wake_w, self.watch.fileno(),
+                *(c.fileno() for c in self.children.values())]
+        try:
+            self.spare = fork_spare([fd for fd in mine if fd >= 0])
+        except OSError:
+            self.spare = None
+        return self.spare
 
     def run(self) -> int:
         signal.signal(signal.SIGCHLD, lambda *_: None)
@@ -243,7 +147,11 @@ class _Worker:
         self.sel.register(self.listener, selectors.EVENT_READ, "accept")
         self.sel.register(self.lifeline, selectors.EVENT_READ, "lifeline")
         self.sel.register(self.wake_r, selectors.EVENT_READ, "wake")
+        if self.watch.fileno() >= 0:
+            self.sel.register(self.watch.fileno(), selectors.EVENT_READ, "watch")
         while not (self.closing and not self.children):
+            if self.spare is None and self.ahead and not self.closing:
+                self._fork_spare()
             for key, _ in self.sel.select(timeout=5.0):
                 what = key.data
                 if what == "accept" and not self.closing:
@@ -252,6 +160,10 @@ class _Worker:
                     if not os.read(self.lifeline, 64):
                         self.sel.unregister(self.lifeline)
                         self._stop_accepting()
+                elif what == "watch":
+                    if self.watch.changed():
+                        self.sel.unregister(self.watch.fileno())
+                        self._stop_accepting()  # the host starts a fresh worker when this one exits
                 elif what == "wake":
                     try:
                         while os.read(self.wake_r, 512):
@@ -261,9 +173,12 @@ class _Worker:
                 elif isinstance(what, int):
                     self._round_gone(what, key.fileobj)
             self._reap()
+        self._drop_spare()
         return 0
 
     def _accept(self) -> None:
+        import marshal
+
         try:
             conn, _ = self.listener.accept()
         except OSError:
@@ -273,34 +188,52 @@ class _Worker:
             if int.from_bytes(creds[4:8], sys.byteorder) != os.getuid():
                 conn.close()
                 return
-            msg, fds = _read_request(conn)
-        except (OSError, ValueError, EOFError, TypeError):
+            conn.settimeout(10.0)
+            body, fds = recv_with_fds(conn, 4)
+        except (OSError, ValueError, EOFError):
             conn.close()
             return
-        if msg.get("v") != 1 or msg.get("exe") != sys.executable or msg.get("pkg") != self.pkg:
+        try:
+            msg = marshal.loads(body)
+        except (ValueError, EOFError, TypeError):
+            msg = None
+        if not isinstance(msg, dict):
+            reason = "a malformed request"
+        elif msg.get("v") != 1 or msg.get("exe") != sys.executable or msg.get("pkg") != self.pkg:
             reason = "another Python or another copy of ego_browser"
-        elif fingerprint() != self.fp:
+        elif self.watch.changed():  # reads what is pending: an edit just before this round counts
             reason = "the package changed"
             self._stop_accepting()  # the host starts a fresh worker when this one exits
         else:
             reason = ""
-        if reason:
-            for fd in fds:
-                os.close(fd)
-            _send(conn, "R", 0)
-            conn.close()
-            return
-        others = [self.listener.fileno(), self.lifeline, self.wake_r, self.wake_w,
-                  *(c.fileno() for c in self.children.values())]
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child never returns
-            _child(msg, fds, others, conn)
+        pid = None if reason else self._hand_off(body, [*fds, conn.fileno()])
         for fd in fds:
             os.close(fd)
+        if pid is None:
+            send_frame(conn, "R", 0)
+            conn.close()
+            return
         self.children[pid] = conn
         conn.setblocking(False)
         self.sel.register(conn, selectors.EVENT_READ, pid)
-        _send(conn, "P", pid)
+        send_frame(conn, "P", pid)
+
+    def _hand_off(self, body: bytes, fds: list[int]) -> int | None:
+        """Give the round to the spare (a fresh one if that one is gone); its pid, or None."""
+        for _attempt in range(2):
+            spare = self.spare or self._fork_spare()
+            if spare is None:
+                return None
+            self.spare = None
+            pid, sock = spare
+            try:
+                hand_off(sock, body, fds)
+                return pid
+            except OSError:  # the spare died before its round came: nothing of it ran
+                pass
+            finally:
+                sock.close()
+        return None
 
     def _round_gone(self, pid: int, conn: Any) -> None:
         """The round's process closed its end (killed): end its child, as a local round would end."""
@@ -318,7 +251,7 @@ class _Worker:
             pass
 
     def _reap(self) -> None:
-        while self.children:
+        while True:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
@@ -326,16 +259,22 @@ class _Worker:
                 return
             if pid == 0:
                 return
+            if self.spare is not None and pid == self.spare[0]:
+                self.spare[1].close()
+                self.spare = None
+                self.ahead = False  # died unasked: the next one is forked when a round comes
+                continue
             conn = self.children.pop(pid, None)
             if conn is None:
                 continue
+            self.ahead = True
             code = os.waitstatus_to_exitcode(status)
             try:
                 self.sel.unregister(conn)
             except (KeyError, ValueError):
                 pass
             conn.setblocking(True)
-            _send(conn, "X", code if code >= 0 else 128 - code)
+            send_frame(conn, "X", code if code >= 0 else 128 - code)
             conn.close()
 
 
@@ -344,9 +283,16 @@ def serve(lifeline: int) -> int:
     from . import config
 
     run_dir = config.ensure_private_dir(config.run_dir())
+    # watched from before the modules a round uses are imported: a later edit is always seen
+    watch = PackageWatch(package_dir())
+    if watch.edited_since_start() and not os.environ.get("EGO_BROWSER_WORKER_AGAIN"):
+        # what this process imported may be older than the files: start once more, from them
+        watch.close()
+        os.environ["EGO_BROWSER_WORKER_AGAIN"] = "1"
+        os.execv(sys.executable, [sys.executable, "-m", "ego_browser", "host", "worker", "--lifeline", str(lifeline)])
     refresh_bytecode()
     _preload()
-    worker = _Worker(str(run_dir / "worker.sock"), lifeline)
+    worker = _Worker(str(run_dir / "worker.sock"), lifeline, watch)
     return worker.run()
 
 

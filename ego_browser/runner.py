@@ -129,7 +129,10 @@ def _report(watch: RoundWatch, failure: str | None, status: int) -> int:
     return status
 
 
-def run_source(source: str, filename: str = "<round>") -> int:
+def run_source(source: str, filename: str = "<round>", *, ns: dict[str, Any] | None = None,
+               loop: asyncio.AbstractEventLoop | None = None) -> int:
+    """Run one round's script. The warm worker's spare child passes ``ns`` (from
+    :func:`script_globals`) and a fresh event ``loop`` it made before the round arrived."""
     try:
         code = compile_script(source, filename)
     except SyntaxError as exc:
@@ -140,18 +143,19 @@ def run_source(source: str, filename: str = "<round>") -> int:
     import linecache
 
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    ns = script_globals()
+    ns = script_globals() if ns is None else ns
     watch = RoundWatch(filename, source)
     watch.install()
     try:
         if not code.co_flags & _CO_COROUTINE:
             return _run_plain(code, ns, filename, source, watch)
-        return _run_async(code, ns, filename, source, watch)
+        return _run_async(code, ns, filename, source, watch, loop)
     finally:
         watch.uninstall()
 
 
-def _run_async(code: CodeType, ns: dict[str, Any], filename: str, source: str, watch: RoundWatch) -> int:
+def _run_async(code: CodeType, ns: dict[str, Any], filename: str, source: str, watch: RoundWatch,
+               loop: asyncio.AbstractEventLoop | None) -> int:
     status = 0
 
     async def main() -> None:
@@ -189,8 +193,16 @@ def _run_async(code: CodeType, ns: dict[str, Any], filename: str, source: str, w
             if channel is not None:
                 await channel.aclose()
 
+    def made_ahead() -> asyncio.AbstractEventLoop:
+        assert loop is not None
+        asyncio.set_event_loop(loop)  # as asyncio.run() does with the loop it makes
+        return loop
+
     try:
-        asyncio.run(main())
+        # asyncio.run() is exactly Runner(); run(); close(): with a loop made ahead, only its
+        # creation (≈1 ms: epoll, the self-pipe) leaves the round's path
+        with asyncio.Runner(loop_factory=None if loop is None else made_ahead) as runner:
+            runner.run(main())
     except SystemExit as exc:
         code_ = exc.code
         return code_ if isinstance(code_, int) else (0 if code_ is None else 1)

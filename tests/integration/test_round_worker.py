@@ -109,13 +109,11 @@ def test_ctrl_c_reaches_the_script(rounds):
     assert out == "interrupted\n" and proc.returncode == 9
 
 
-def test_killed_round_ends_its_script(rounds, tmp_path):
-    _wait_worker(rounds)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ego_browser", "-e",
-         "import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(60)\n"],
-        env=rounds.env, stdout=subprocess.PIPE, text=True, cwd=str(ROOT),
-    )
+def kill_round_then_wait_for_its_child(rounds, script: str) -> None:
+    """Run ``script`` (it prints its pid, then waits), SIGKILL the round's process, and wait
+    until the worker's child that ran the script has ended."""
+    proc = subprocess.Popen([sys.executable, "-m", "ego_browser", "-e", script],
+                            env=rounds.env, stdout=subprocess.PIPE, text=True, cwd=str(ROOT))
     child = int(proc.stdout.readline())
     assert child != proc.pid  # the script runs in the worker's child
     proc.kill()
@@ -128,6 +126,11 @@ def test_killed_round_ends_its_script(rounds, tmp_path):
             return
         time.sleep(0.05)
     pytest.fail("the script kept running after its round was killed")
+
+
+def test_killed_round_ends_its_script(rounds, tmp_path):
+    _wait_worker(rounds)
+    kill_round_then_wait_for_its_child(rounds, "import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(60)\n")
 
 
 def test_worker_leaves_with_the_host(tmp_path):
@@ -153,18 +156,18 @@ def test_worker_leaves_with_the_host(tmp_path):
     assert proc.stdout == "False\n"
 
 
-def test_worker_declines_when_the_package_changed(tmp_path, monkeypatch):
-    """Unit check of the staleness test: any code file's change shows in the fingerprint."""
-    from ego_browser import round_worker
+def test_fingerprint_sees_a_changed_code_file(tmp_path):
+    """Unit check of the fallback staleness test (no inotify): any code file's change shows."""
+    from ego_browser import pkgwatch
 
     pkg = tmp_path / "pkg"
     (pkg / "sub").mkdir(parents=True)
     (pkg / "a.py").write_text("x = 1\n")
     (pkg / "sub" / "b.js").write_text("1")
-    before = round_worker.fingerprint(str(pkg))
-    assert round_worker.fingerprint(str(pkg)) == before
+    before = pkgwatch.fingerprint(str(pkg))
+    assert pkgwatch.fingerprint(str(pkg)) == before
     (pkg / "sub" / "b.js").write_text("22")
-    assert round_worker.fingerprint(str(pkg)) != before
+    assert pkgwatch.fingerprint(str(pkg)) != before
 
 
 def test_each_round_runs_exactly_once(rounds):
