@@ -17,7 +17,14 @@ cost the agent's actions most of that CPU. Two limits therefore:
   person holds the space (they act in the view), 1/10 s while they watch an agent, the
   thumbnail interval when the page is only a thumbnail on the list.
 - **a frame is acked once a viewer has taken it** (sent it on its websocket), so the browser
-  does not encode frames no viewer has room for.
+  does not encode frames no viewer has room for; the first frame after a pause that shows
+  what the viewers already show is acked and dropped.
+
+A cast's frames are as large as its largest view shows them (``frame_size``: the dashboard
+reports its live view's width and its thumbnails' size in device pixels), never larger than
+``MAX_EDGE``: a frame captured larger than shown cost the agent's browser its scaling and
+encoding, and every view its decoding and scaling down (docs/architecture.md, "What watching
+costs"). A cast whose size changes starts again at the new size.
 
 A frame's message is serialized once for all its viewers; each viewer keeps only the newest
 frame per page (``Viewer.offer_frame``): a slow viewer skips frames, it never queues them.
@@ -36,19 +43,40 @@ import orjson
 
 from ..errors import EgoError
 
-__all__ = ["Screencasts", "Frame", "FRAME_FORMAT", "HELD_INTERVAL", "WATCH_INTERVAL"]
+__all__ = ["Screencasts", "Frame", "FRAME_FORMAT", "HELD_INTERVAL", "WATCH_INTERVAL", "MULTI_WATCH_INTERVAL", "MAX_EDGE",
+           "frame_size"]
 
 logger = logging.getLogger("ego_browser.dashboard")
 
-#: at most 1024 px wide (a 1280x720 page: 1024x576, 64% of the pixels to encode, send and decode: the live
-#: view is shown about that wide anyway), JPEG quality 60: 20-40 kB a frame, text still readable
-FRAME_FORMAT = {"format": "jpeg", "quality": 60, "maxWidth": 1024, "maxHeight": 1024, "everyNthFrame": 1}
+#: a frame's longest edge at most (a 1280x720 page: 1024x576, 64% of the pixels to encode, send and
+#: decode), however large the view: what a frame costs grows with its pixels
+MAX_EDGE = 1024
+#: ... and at least (a view not laid out yet reports 0: it gets MAX_EDGE)
+_MIN_EDGE = 64
+#: JPEG quality 60: 20-40 kB a frame at 1024 px, text still readable; the size is the view's
+FRAME_FORMAT = {"format": "jpeg", "quality": 60, "maxWidth": MAX_EDGE, "maxHeight": MAX_EDGE, "everyNthFrame": 1}
+
+
+def frame_size(width: Any, height: Any) -> tuple[int, int]:
+    """The frame size (device pixels) a view of ``width`` x ``height`` needs, within
+    ``_MIN_EDGE`` .. ``MAX_EDGE``; a side that is not a positive number: ``MAX_EDGE``. Exactly the
+    view's, not rounded up: a frame drawn at its own size is copied, one a few pixels larger is
+    resampled (about a fifth more of the view's CPU per frame, measured)."""
+    def side(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+            return MAX_EDGE
+        return min(MAX_EDGE, max(_MIN_EDGE, int(v)))
+    return side(width), side(height)
 
 
 #: seconds between two frames of a cast at most often: the person holds the space (acts in it)
 HELD_INTERVAL = 1 / 25
-#: ... the person watches an agent
+#: ... the person watches an agent in one live view
 WATCH_INTERVAL = 1 / 10
+#: ... in two or more: each view decodes and paints every frame (about 10 ms of CPU a frame each,
+#: the capture about 20 more), so four views cost twice one; at 0.15 s the latency (p50) measured
+#: about 100 ms on the loaded bench machine, against 60 at 0.1 (issue 14's target: 150)
+MULTI_WATCH_INTERVAL = 0.15
 
 
 class FrameSink(Protocol):
@@ -89,6 +117,13 @@ class _Cast:
         self.resumed = False  # the next frame is the first after a pause
         self.last_data: str | None = None
         self.live = True  # False once it is stopped for good
+        self.size = (MAX_EDGE, MAX_EDGE)  # what its viewers show now
+        self.cast_size = self.size  # what the running screencast was started with
+        self.restarting = False
+
+    def format(self) -> dict[str, Any]:
+        self.cast_size = self.size
+        return {**FRAME_FORMAT, "maxWidth": self.size[0], "maxHeight": self.size[1]}
 
 
 class Screencasts:
@@ -105,11 +140,21 @@ class Screencasts:
             viewer.offer_frame(target_id, cast.last)  # the page may not change for a while
         cast.viewers.add(viewer)
 
-    def set_interval(self, target_id: str, seconds: float) -> None:
-        """The shortest time between two frames that the cast's viewers need now."""
+    def set_need(self, target_id: str, seconds: float, size: tuple[int, int]) -> None:
+        """What the cast's viewers need now: the shortest time between two frames, and the
+        frame size (``frame_size``) of the largest view."""
         cast = self.casts.get(target_id)
-        if cast is not None:
-            cast.interval = seconds
+        if cast is None:
+            return
+        cast.interval = seconds
+        cast.size = size
+        if size != cast.cast_size and self._running(cast):
+            self._restart_soon(cast)  # a paused cast resumes at the new size, one starting checks it
+
+    @staticmethod
+    def _running(cast: _Cast) -> bool:
+        return (cast.live and cast.starting is not None and cast.starting.done() and cast.session_id is not None
+                and cast.resume is None)
 
     def replay(self, target_id: str, viewer: FrameSink) -> None:
         """Offer the newest frame again (a viewer that switched views shows it at once), and
@@ -120,13 +165,23 @@ class Screencasts:
             return
         if cast.last is not None:
             viewer.offer_frame(target_id, cast.last)
-        if cast.starting is not None and cast.starting.done() and cast.session_id is not None and cast.resume is None:
+        if self._running(cast):
+            self._restart_soon(cast)
+
+    def _restart_soon(self, cast: _Cast) -> None:
+        if not cast.restarting:
+            cast.restarting = True
             asyncio.ensure_future(self._restart(cast)).add_done_callback(_retrieve)
 
     async def _restart(self, cast: _Cast) -> None:
-        session = self.host.browser.conn.session(cast.session_id)
-        await session.send("Page.stopScreencast", timeout=5.0)
-        await session.send("Page.startScreencast", FRAME_FORMAT, timeout=5.0)
+        try:
+            session = self.host.browser.conn.session(cast.session_id)
+            await session.send("Page.stopScreencast", timeout=5.0)
+            await session.send("Page.startScreencast", cast.format(), timeout=5.0)
+        finally:
+            cast.restarting = False
+        if cast.size != cast.cast_size and self._running(cast):
+            self._restart_soon(cast)  # resized again meanwhile
 
     def unwatch(self, target_id: str, viewer: FrameSink) -> None:
         cast = self.casts.get(target_id)
@@ -155,9 +210,12 @@ class Screencasts:
             cast.session_id = res["sessionId"]
             session = conn.session(cast.session_id)
             cast.offs.append(session.on("Page.screencastFrame", lambda p, _s: self._frame(cast, session, p)))
-            await session.send("Page.startScreencast", FRAME_FORMAT, timeout=10.0)
+            await session.send("Page.startScreencast", cast.format(), timeout=10.0)
         except (EgoError, KeyError) as exc:
             logger.info("no live view of %s: %s", cast.target_id, exc)
+            return
+        if cast.size != cast.cast_size and self._running(cast):
+            self._restart_soon(cast)  # the viewers' size changed while it started
 
     def _frame(self, cast: _Cast, session: Any, params: dict[str, Any]) -> None:
         loop = asyncio.get_running_loop()
@@ -165,11 +223,22 @@ class Screencasts:
         burst = now - cast.frame_at < cast.interval
         cast.frame_at = now
         resumed, cast.resumed = cast.resumed, False
+
+        def ack() -> None:
+            if cast.live:
+                fut = asyncio.ensure_future(
+                    session.send("Page.screencastFrameAck", {"sessionId": params["sessionId"]}, timeout=5.0))
+                fut.add_done_callback(_retrieve)
+
         if resumed and cast.last_data is not None:
             # the first frame after a pause: the page changed meanwhile (it is still busy: pause
             # again at once, one frame per interval) or it did not (keep the cast running: the
-            # next change is captured when it happens)
-            burst = params["data"] != cast.last_data
+            # next change is captured when it happens; the viewers already show this picture,
+            # so none decodes it again)
+            if params["data"] == cast.last_data:
+                ack()
+                return
+            burst = True
         cast.last_data = params["data"]
         meta = params.get("metadata") or {}
         width, height = meta.get("deviceWidth"), meta.get("deviceHeight")
@@ -178,12 +247,6 @@ class Screencasts:
             "offset_top": meta.get("offsetTop", 0), "scale": meta.get("pageScaleFactor", 1),
             "timestamp": meta.get("timestamp"), "sent": time.time() * 1000,
         })
-
-        def ack() -> None:
-            if cast.live:
-                fut = asyncio.ensure_future(
-                    session.send("Page.screencastFrameAck", {"sessionId": params["sessionId"]}, timeout=5.0))
-                fut.add_done_callback(_retrieve)
 
         frame = Frame(message, width, height, ack)
         cast.last = frame
@@ -204,7 +267,7 @@ class Screencasts:
         cast.resume = None
         cast.resumed = True
         if cast.live:
-            fut = asyncio.ensure_future(session.send("Page.startScreencast", FRAME_FORMAT, timeout=5.0))
+            fut = asyncio.ensure_future(session.send("Page.startScreencast", cast.format(), timeout=5.0))
             fut.add_done_callback(_retrieve)
 
     async def _stop(self, cast: _Cast) -> None:

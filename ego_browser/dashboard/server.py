@@ -28,7 +28,7 @@ from .activity import Activity
 from .auth import Guard
 from .control import Control
 from .model import overview
-from .screencast import WATCH_INTERVAL, HELD_INTERVAL, Screencasts
+from .screencast import HELD_INTERVAL, MAX_EDGE, MULTI_WATCH_INTERVAL, WATCH_INTERVAL, Screencasts, frame_size
 from .viewer import THUMB_INTERVAL, Viewer
 
 __all__ = ["Dashboard"]
@@ -174,7 +174,7 @@ class Dashboard:
                 if not isinstance(msg, dict):
                     continue
                 if msg.get("t") == "watch":
-                    self._watch(viewer, msg.get("space"), msg.get("hidden") is True)
+                    self._watch(viewer, msg)
                 elif msg.get("t") == "cmd":
                     asyncio.ensure_future(self._command(viewer, msg))
                 if sender.done():
@@ -200,11 +200,18 @@ class Dashboard:
             viewer.send({"t": "reply", "id": rid, "error": {"code": "EGO_ERROR", "message": repr(exc)}})
         self._dirty.set()
 
-    def _watch(self, viewer: Viewer, space: Any, hidden: bool = False) -> None:
+    def _watch(self, viewer: Viewer, msg: dict[str, Any]) -> None:
+        space = msg.get("space")
         viewer.space = space if isinstance(space, int) and not isinstance(space, bool) else None
         # a dashboard tab nobody sees (another tab in front, the window minimized) takes no
         # frames: every cast it alone kept going stops, and the agent's browser captures nothing
-        viewer.hidden = hidden
+        viewer.hidden = msg.get("hidden") is True
+        target = msg.get("target")
+        viewer.target = target if isinstance(target, str) else None
+        # the live view: as wide as the dashboard reports it (its height follows the cast page's shape)
+        viewer.live_size = frame_size(msg.get("live"), MAX_EDGE)
+        thumb = msg.get("thumb")
+        viewer.thumb_size = frame_size(*thumb) if isinstance(thumb, list) and len(thumb) == 2 else frame_size(0, 0)
         if viewer.space is not None:
             entries = list(self.activity.logs.get(viewer.space, ()))
             viewer.send({"t": "log", "space": viewer.space, "entries": entries})
@@ -213,40 +220,50 @@ class Dashboard:
             self.casts.replay(tid, viewer)
 
     def _sync_casts(self, spaces: list[dict[str, Any]]) -> None:
-        """Each viewer watches the pages it shows: one space's at full rate, or all as thumbnails."""
+        """Each viewer watches the pages it shows: the tab in its live view at full rate and
+        size, the other tabs of its space or (on the list) all pages as thumbnails."""
         # a dashboard open in this browser is not cast: its picture changes with every frame it
         # shows, which would be cast again, and again
         own = f"http://127.0.0.1:{self.port}/"
         spaces = [{**s, "pages": [p for p in s["pages"] if not p["url"].startswith(own)]} for s in spaces]
         #: target -> whether the person holds its space (they act in the view: frames at a higher rate)
         held = {p["target_id"]: s["ownership"] != str(Ownership.AGENT) for s in spaces for p in s["pages"]}
-        needs: dict[str, float] = {}
+        needs: dict[str, tuple[float, tuple[int, int]]] = {}
+        views: dict[str, int] = {}  # target -> live views of it (not thumbnails)
         for viewer in list(self.viewers):
             if viewer.hidden:
                 wanted = set()
-                interval = 0.0
             elif viewer.space is None:
                 wanted = {p["target_id"] for s in spaces for p in s["pages"]}
-                interval = THUMB_INTERVAL
             else:
                 wanted = {p["target_id"] for s in spaces if s["id"] == viewer.space for p in s["pages"]}
-                interval = 0.0
             have = self.casts.watched(viewer)
             for tid in have - wanted:
                 self.casts.unwatch(tid, viewer)
                 viewer.forget(tid)
+            # the tab in the live view (one the space does not have, or none said: every tab)
+            shown = viewer.target if viewer.target in wanted else None
             for tid in wanted:
-                if interval:
-                    viewer.interval[tid] = interval
-                else:
+                live = viewer.space is not None and shown in (None, tid)
+                if live:
                     viewer.interval.pop(tid, None)
+                    views[tid] = views.get(tid, 0) + 1
+                    interval = WATCH_INTERVAL if held.get(tid) is False else HELD_INTERVAL
+                    size = viewer.live_size
+                else:
+                    interval = viewer.interval[tid] = THUMB_INTERVAL
+                    size = viewer.thumb_size
                 if tid not in have:
                     self.casts.watch(tid, viewer)
-                # how often the cast may capture: as often as its most demanding viewer needs
-                need = interval or (WATCH_INTERVAL if held.get(tid) is False else HELD_INTERVAL)
-                needs[tid] = min(need, needs.get(tid, need))
-        for tid, need in needs.items():
-            self.casts.set_interval(tid, need)
+                # the cast serves its most demanding viewer: its shortest interval, its largest view
+                if tid in needs:
+                    was_interval, was_size = needs[tid]
+                    interval, size = min(interval, was_interval), (max(size[0], was_size[0]), max(size[1], was_size[1]))
+                needs[tid] = (interval, size)
+        for tid, (interval, size) in needs.items():
+            if interval == WATCH_INTERVAL and views.get(tid, 0) > 1:
+                interval = MULTI_WATCH_INTERVAL  # every view decodes every frame: fewer of them
+            self.casts.set_need(tid, interval, size)
 
     # -- pushing changes --------------------------------------------------------------------
 

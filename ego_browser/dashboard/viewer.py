@@ -3,8 +3,9 @@
 Messages (JSON) are sent in order; frames are not queued at all: each watched page has one slot
 holding its newest frame, replaced when a newer one arrives before the last was sent. A viewer
 on a slow link or a busy machine therefore shows fewer frames, never older ones, and the
-browser and the agent never wait for it. Thumbnails (the list page) are limited to one frame
-per page per ``THUMB_INTERVAL`` seconds; the newest one is still delivered when the interval ends.
+browser and the agent never wait for it. Thumbnails (the list page, and a space's tabs besides
+the one in its live view) are limited to one frame per page per ``THUMB_INTERVAL`` seconds; the
+newest one is still delivered when the interval ends.
 """
 
 from __future__ import annotations
@@ -12,12 +13,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
-if TYPE_CHECKING:
-    from .screencast import Frame
+from .screencast import MAX_EDGE, Frame
 
 __all__ = ["Viewer", "THUMB_INTERVAL"]
 
@@ -39,6 +39,10 @@ class Viewer:
         self.dropped = 0
         self.sent_frames = 0
         self.space: int | None = None  # the space it views (None: the list)
+        self.target: str | None = None  # the tab in its live view (None: every tab of the space)
+        #: frame sizes (device pixels, ``screencast.frame_size``) of its live view and its thumbnails
+        self.live_size = (MAX_EDGE, MAX_EDGE)
+        self.thumb_size = (MAX_EDGE, MAX_EDGE)
         self.hidden = False  # its tab is not shown: it watches nothing
         self.closed = False
 

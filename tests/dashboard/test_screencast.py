@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from ego_browser.dashboard.screencast import FRAME_FORMAT, Frame, Screencasts, _Cast
+from ego_browser.dashboard.screencast import FRAME_FORMAT, MAX_EDGE, Frame, Screencasts, _Cast, frame_size
 
 HOUR = 3600.0
 
@@ -85,11 +85,14 @@ async def test_a_burst_pauses_the_cast_and_it_resumes_with_the_page_as_it_is_the
     cast.resume.cancel()
     casts._resume(cast, session)
     await _settle(session, 4)
-    # it did not change while paused: the cast keeps running (the next change is captured when it happens)
+    # it did not change while paused: the cast keeps running (the next change is captured when it
+    # happens), and the picture the viewers already show is acked, not sent to them again
+    shown = len(viewer.frames)
     casts._frame(cast, session, _params(4, data="frame-3"))
-    await asyncio.sleep(0)
+    await _settle(session, 5)
     assert cast.resume is None and cast.pauses == 2
-    assert session.methods()[-1] == "Page.startScreencast"
+    assert session.sent[-1] == ("Page.screencastFrameAck", {"sessionId": 4})
+    assert len(viewer.frames) == shown
 
 
 async def test_a_frame_is_acked_once_a_viewer_has_taken_it() -> None:
@@ -119,3 +122,48 @@ async def test_a_stopped_cast_neither_acks_nor_resumes() -> None:
     viewer.frames[-1].taken()
     await asyncio.sleep(0)
     assert session.methods() == ["Page.stopScreencast"]
+
+
+def test_a_frame_is_the_size_of_its_view_within_limits() -> None:
+    assert frame_size(894, 1024) == (894, 1024)
+    assert frame_size(3000, 2000) == (MAX_EDGE, MAX_EDGE)
+    assert frame_size(10, 10) == (64, 64)
+    # a view not laid out yet, or a message without a size: the largest frames
+    assert frame_size(0, None) == (MAX_EDGE, MAX_EDGE)
+    assert frame_size(True, "320") == (MAX_EDGE, MAX_EDGE)
+
+
+class _Conn:
+    def __init__(self, session: _Session) -> None:
+        self._session = session
+
+    def session(self, _sid: str) -> _Session:
+        return self._session
+
+
+async def test_a_cast_starts_again_at_its_views_new_size_and_a_paused_one_resumes_at_it() -> None:
+    session = _Session()
+    host = type("H", (), {"browser": type("B", (), {"conn": _Conn(session)})()})()
+    casts, viewer = Screencasts(host=host), _Viewer()
+    cast = _cast(casts, viewer)
+    cast.session_id = "S"
+    cast.starting = asyncio.get_running_loop().create_future()
+    cast.starting.set_result(None)
+    casts.set_need("T1", HOUR, (640, 1024))
+    await _settle(session, 2)
+    assert session.sent == [("Page.stopScreencast", None),
+                            ("Page.startScreencast", {**FRAME_FORMAT, "maxWidth": 640, "maxHeight": 1024})]
+    casts.set_need("T1", HOUR, (640, 1024))  # the same size again: nothing to do
+    await asyncio.sleep(0)
+    assert len(session.sent) == 2
+    # paused (a burst): the new size waits for the resume, which starts the cast at it
+    casts._frame(cast, session, _params(1))
+    casts._frame(cast, session, _params(2))
+    await _settle(session, 3)
+    casts.set_need("T1", HOUR, (320, 200))
+    await asyncio.sleep(0)
+    assert session.methods()[-1] == "Page.stopScreencast"
+    cast.resume.cancel()
+    casts._resume(cast, session)
+    await _settle(session, 4)
+    assert session.sent[-1] == ("Page.startScreencast", {**FRAME_FORMAT, "maxWidth": 320, "maxHeight": 200})

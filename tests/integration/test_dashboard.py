@@ -8,6 +8,7 @@ Every wait is on an outcome (a DOM state in the dashboard, a host state); nothin
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import urllib.error
 import urllib.request
 
@@ -89,6 +90,20 @@ async def _wait_pixel(viewer, colour: str) -> None:
         const [r, gr] = g.getImageData(c.width >> 1, c.height >> 1, 1, 1).data;
         return colour === 'red' ? r > 150 && gr < 80 : gr > 150 && r < 80;
     }""", colour, timeout=20000)
+
+
+@contextlib.asynccontextmanager
+async def _watched_agent(viewer, server, name: str):
+    """An agent space whose page is AGENT_PAGE (red), shown in the dashboard's live view."""
+    t = await ego_browser.task_space(name)
+    try:
+        page = t.page("p1")
+        await page.goto(server.page(f"/{name}.html", AGENT_PAGE))
+        await _open_space(viewer, t.space_id)
+        await _wait_pixel(viewer, "red")
+        yield page
+    finally:
+        await t.finish(keep=[])
 
 
 async def _until(check, what: str, timeout: float = 30.0) -> None:
@@ -225,15 +240,29 @@ async def test_the_live_view_shows_the_agent_acting(dash, viewer, server):
         await t.finish(keep=[])
 
 
+async def test_the_frames_are_as_large_as_the_view_shows_them(dash, viewer, server):
+    """A frame larger than its view cost the agent's browser and the view pixels nobody sees:
+    the live view's frames are its width (device pixels), and follow it when it is resized."""
+    async with _watched_agent(viewer, server, "dash-size") as page:
+        # the page (1280 px) is wider than the view: its frames are exactly as wide as the view
+        width = "Math.round(document.getElementById('live').clientWidth * devicePixelRatio)"
+        await viewer.wait_for_function(f"document.getElementById('live-img').naturalWidth === {width}", timeout=20000)
+        wide = await viewer.evaluate(width)
+        # the person narrows the view: the cast starts again at the new width
+        await viewer.evaluate("() => { document.getElementById('live').style.flex = '0 0 300px'; return 1 }")
+        await viewer.wait_for_function(f"state.liveWidth === {width}")
+        narrow = await viewer.evaluate("state.liveWidth")
+        assert narrow < wide
+        await page.click("#green")
+        await viewer.wait_for_function(f"document.getElementById('live-img').naturalWidth === {narrow}", timeout=20000)
+        await _wait_pixel(viewer, "green")
+        assert dash.casts.casts[page.target_id].cast_size[0] == narrow
+
+
 async def test_a_hidden_dashboard_tab_takes_no_frames(host, dash, viewer, server):
     """A dashboard tab nobody sees (another tab in front) stops its live views: the agent's
     browser captures nothing for it; shown again, it gets the page's picture at once."""
-    t = await ego_browser.task_space("dash-hidden")
-    try:
-        page = t.page("p1")
-        await page.goto(server.page("/dash-hidden.html", AGENT_PAGE))
-        await _open_space(viewer, t.space_id)
-        await _wait_pixel(viewer, "red")
+    async with _watched_agent(viewer, server, "dash-hidden") as page:
         target = page.target_id
 
         async def cast() -> bool:
@@ -249,8 +278,6 @@ async def test_a_hidden_dashboard_tab_takes_no_frames(host, dash, viewer, server
             document.dispatchEvent(new Event('visibilitychange')); return 1 }""")
         await _wait_pixel(viewer, "green")
         assert await cast()
-    finally:
-        await t.finish(keep=[])
 
 
 async def _not(check) -> bool:

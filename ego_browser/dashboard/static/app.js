@@ -4,7 +4,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { spaces: [], space: null, target: null, frames: {}, ws: null, seq: 0, pending: {}, log: [] };
+const state = { spaces: [], space: null, target: null, frames: {}, ws: null, seq: 0, pending: {}, log: [], liveWidth: null };
 // one thumbnail element per page, reused when the lists are drawn again (no second decoding)
 const thumbs = new Map();
 function thumb(target, className) {
@@ -28,7 +28,7 @@ function el(tag, props, ...kids) {
 function connect() {
   const ws = new WebSocket(`ws://${location.host}/ws`);
   state.ws = ws;
-  ws.onopen = () => { $("conn").textContent = "connected"; watch(); };
+  ws.onopen = () => { $("conn").textContent = "connected"; watch(true); };
   ws.onclose = () => { $("conn").textContent = "disconnected: reload the page (or run python -m ego_browser dashboard again)"; };
   ws.onmessage = (ev) => receive(JSON.parse(ev.data));
 }
@@ -41,8 +41,22 @@ function command(op, args) {
   return new Promise((resolve, reject) => { state.pending[id] = { resolve, reject }; });
 }
 
-// a hidden dashboard tab asks for no frames (the agent's browser then captures nothing for it)
-function watch() { send({ t: "watch", space: state.space, hidden: document.hidden }); }
+// What this tab shows, sent again whenever it changes: a hidden tab asks for no frames (the
+// agent's browser then captures nothing for it); the tab in the live view comes at full rate,
+// the others as thumbnails; frames are captured no larger than the views show them, in device
+// pixels (what a frame costs grows with its pixels, in the agent's browser and in this one).
+const THUMB = [160, 100];  // the list's thumbnails (app.css .thumb); the tab strip's are smaller
+let watching = "";
+function watch(force) {
+  const dpr = window.devicePixelRatio || 1;
+  const msg = JSON.stringify({ t: "watch", space: state.space, hidden: document.hidden,
+    target: state.space === null ? null : state.target, live: state.space === null ? null : state.liveWidth,
+    thumb: THUMB.map((v) => Math.round(v * dpr)) });
+  if (!force && msg === watching) return;
+  watching = msg;
+  if (state.ws && state.ws.readyState === 1) state.ws.send(msg);
+}
+function liveWidth() { return Math.round($("live").clientWidth * (window.devicePixelRatio || 1)); }
 
 function receive(msg) {
   if (msg.t === "spaces") { state.spaces = msg.spaces; render(); }
@@ -68,7 +82,7 @@ function route() {
   if (space !== state.space) { state.space = space; state.target = null; state.log = []; $("log").textContent = ""; }
   $("list").hidden = space !== null;
   $("space").hidden = space === null;
-  watch();
+  if (space !== null) state.liveWidth = liveWidth();
   render();
 }
 
@@ -83,7 +97,7 @@ function actionText(s) {
   return s.current ? `now: ${what}` : `last: ${what}${a.error ? " (" + a.error + ")" : ""}`;
 }
 
-function render() { if (state.space === null) renderList(); else renderSpace(); }
+function render() { if (state.space === null) renderList(); else renderSpace(); watch(); }
 
 function renderList() {
   const box = $("spaces");
@@ -202,8 +216,11 @@ function showFrame(msg) {
   state.meta[msg.target] = { width: msg.width, height: msg.height };
   const small = thumbs.get(msg.target);
   const now = Date.now();
-  if (small && (state.space === null || !small.shownAt || now - small.shownAt > 1000)) { small.src = src; small.shownAt = now; }
-  if (state.space !== null && msg.target === state.target) {
+  const live = state.space !== null && msg.target === state.target;
+  // the live view's tab is shown large: its small picture is refreshed seldom (each decoding costs)
+  const every = live ? 5000 : 1000;
+  if (small && (state.space === null || !small.shownAt || now - small.shownAt > every)) { small.src = src; small.shownAt = now; }
+  if (live) {
     const img = $("live-img");
     img.src = src;
     img.dataset.src = msg.target;
@@ -310,7 +327,13 @@ function setupButtons() {
 }
 
 window.addEventListener("hashchange", route);
-document.addEventListener("visibilitychange", watch);
+document.addEventListener("visibilitychange", () => watch());
+// a resized window or live view: frames of the new size (once the resizing pauses)
+let resized = 0;
+new ResizeObserver(() => {
+  clearTimeout(resized);
+  resized = setTimeout(() => { if (state.space !== null) { state.liveWidth = liveWidth(); watch(); } }, 200);
+}).observe($("live"));
 setupInput();
 setupButtons();
 connect();
