@@ -329,3 +329,14 @@ async def test_every_text_node_string_is_in_the_output(page, site, dom):
     shown = " ".join(table[2]) + " " + " ".join(table[8])
     for t in texts:
         assert t in shown, (t, html, text)
+
+
+async def test_a_button_in_its_label_keeps_both_texts(page, site):
+    """Found by the property above: the label's text was dropped as the button's name while the
+    button printed its own text (a single text child took a shortcut that ignored the label)."""
+    if not page.frames() or not (page.frames()[0].url or "").startswith(site.base):
+        await open_page(page, site.url("/compact"))
+    for html in ("<label>Beta<button>alpha</button></label>", "<label for=b>Beta</label><button id=b>alpha</button>"):
+        await page.evaluate(f"document.body.innerHTML = {json.dumps(html)}")
+        text = await snap(page, RefLedger("b"), scope="full_page")
+        assert 'button "Beta"' in text and '"alpha"' in text, (html, text)

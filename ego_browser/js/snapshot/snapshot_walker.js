@@ -536,8 +536,11 @@
         if (role !== 'container' || labelled) {
           // cheap path: name from a single text child
           const fc = el.firstChild;
+          // (not for a control with a <label>: its name is the label's, as nameOf says, and a
+          // label repeating it is dropped on that ground: <label>Beta<button>alpha</button></label>)
           if (NAME_FROM_CONTENT.has(role) && fc && fc.nodeType === 3 && !fc.nextSibling && !labelled &&
-              !el.shadowRoot && tag !== 'INPUT' && tag !== 'SELECT' && tag !== 'TEXTAREA' && tag !== 'IMG') {
+              !el.shadowRoot && tag !== 'INPUT' && tag !== 'SELECT' && tag !== 'TEXTAREA' && tag !== 'IMG' &&
+              !(tag === 'BUTTON' && el.labels && el.labels.length)) {
             name = collapse(fc.data);
           } else if ((structuralFromContent(role) && !labelled) || (viewport && !here && !roleLocs)) {
             // computed after the children: often not needed at all
