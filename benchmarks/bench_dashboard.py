@@ -7,18 +7,21 @@ On the agent path (a private ``EGO_BROWSER_HOME``, the background host reached o
   next frame (``window.egoDashboard.shown``, stamped in the dashboard page with ``Date.now()``;
   same machine, same clock).
 - **cost to agents**: median ``page.click`` time (in this process) and median round wall time
-  (``python -m ego_browser -e ...``, one click per round) with no dashboard watching, then with
-  1 and 4 live views of the agent's space open; "none" runs before and after the watched runs
-  and its figures are the median of both (load drift).
+  (``python -m ego_browser -e ...``, one click per round) with 1 and 4 live views of the agent's
+  space open, each against the same views *not watching* in the same row, interleaved: blocks of
+  ``BLOCK`` rounds (and ``BLOCK`` × 2 clicks) alternate between the views showing the agent's
+  space (``#/space/ID``) and showing nothing (``#/space/0``), with one untimed click after each
+  switch (a view that starts watching starts the page's screencast). Sequential rows drifted by
+  10-30% between the two "none" rows of one run, more than the effect measured; the "none"
+  rows (no dashboard open at all) are still run before and after, as a check.
 
 Where the dashboards run, two ways, both measured:
 
 - **another browser** (the person's own, as in real use): a second ego_browser home, so a second
   host and a second Chromium, in a child process (``--viewers``) that opens the dashboard tabs
-  and reports when each frame was shown. That browser is started once, before its rows, and
-  measured first with no dashboard open ("none, another browser open"): its rows are compared
-  with that row, so what they show is the cost of watching, not of a browser just launched
-  (a fresh Chromium's own start-up work lasts seconds and fell into the first watched row);
+  and reports when each frame was shown. That browser is started once, before its rows (a fresh Chromium's own start-up work lasts
+  seconds and fell into the first watched row when each row launched its own), and measured
+  first with no dashboard open ("none, another browser open");
 - **the agent's browser** (the pessimistic case): tabs in spaces of the agent's own host and
   Chromium, which then decode and paint every frame in the agent's browser, on the same 2 cores.
 
@@ -47,6 +50,10 @@ sys.path.insert(0, str(ROOT))
 N = int(os.environ.get("BENCH_DASH_N", "60"))
 ROUNDS = int(os.environ.get("BENCH_DASH_ROUNDS", "12"))
 WARMUP = 5
+#: rounds per block of the interleaved watched / not watched measurement
+BLOCK = int(os.environ.get("BENCH_DASH_BLOCK", "4"))
+#: the route of a dashboard that shows no space: its tabs take no frames
+NOWHERE = "#/space/0"
 
 PAGE = b"""<!doctype html><meta charset=utf-8><title>bench</title>
 <style>body{margin:0;font:48px sans-serif} #box{height:60vh;display:flex;align-items:center;justify-content:center}</style>
@@ -75,7 +82,7 @@ def _serve() -> tuple[Any, str]:
     return srv, f"http://127.0.0.1:{srv.server_address[1]}/"
 
 
-#: the row of the other browser running with no dashboard open: what its watched rows compare with
+#: the row of the other browser running with no dashboard open (a check, as the none rows)
 OTHER_NONE = "none, another browser open"
 
 
@@ -96,12 +103,12 @@ async def _open_viewers(ego: Any, url: str, space_id: int, n: int) -> list[Any]:
     return out
 
 
-async def _actions(page: Any, n: int) -> list[float]:
+async def _actions(page: Any, n: int, warmup: int = WARMUP) -> list[float]:
     times = []
-    for i in range(n + WARMUP):
+    for i in range(n + warmup):
         t0 = time.perf_counter()
         await page.click("#btn")
-        if i >= WARMUP:
+        if i >= warmup:
             times.append((time.perf_counter() - t0) * 1000)
     return times
 
@@ -160,6 +167,10 @@ def _viewers_main(url: str, space_id: int, n: int) -> None:
                 break
             if cmd[0] == "shown":
                 print(await tabs[0].evaluate("window.egoDashboard.shown.length"), flush=True)
+            elif cmd[0] == "route":
+                for tab in tabs:
+                    await tab.evaluate("(h) => { location.hash = h; }", cmd[1])
+                print("routed", flush=True)
             elif cmd[0] == "open":
                 tabs += [v.page("p1") for v in await _open_viewers(ego_browser, url, space_id, int(cmd[1]))]
                 print("opened", flush=True)
@@ -188,17 +199,17 @@ async def _latency_other(page: Any, other: _OtherBrowser, n: int) -> list[float]
     return out
 
 
-def _rounds(space: str, n: int) -> list[float]:
+def _rounds(space: str, n: int, warmup: int = 2) -> list[float]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     code = f"task = await task_space({space!r})\nawait task.page('p1').click('#btn')"
     times = []
-    for i in range(n + 2):
+    for i in range(n + warmup):
         t0 = time.perf_counter()
         out = subprocess.run([sys.executable, "-m", "ego_browser", "-e", code], env=env, capture_output=True,
                              text=True, timeout=120, stdin=subprocess.DEVNULL)
         if out.returncode != 0:
             raise SystemExit(f"round failed: {out.stderr}")
-        if i >= 2:
+        if i >= warmup:
             times.append((time.perf_counter() - t0) * 1000)
     return times
 
@@ -229,6 +240,27 @@ async def main() -> list[str]:
     async def measure(name: str) -> None:
         rows[name] = (await _actions(page, N), await asyncio.to_thread(_rounds, "bench-agent", ROUNDS))
 
+    async def measure_watched(name: str, route: Any) -> None:
+        """Blocks of rounds and clicks, alternating between watching and not (see the module doc)."""
+        acts: dict[bool, list[float]] = {True: [], False: []}
+        rounds: dict[bool, list[float]] = {True: [], False: []}
+        blocks = max(1, ROUNDS // BLOCK)
+        for b in range(2 * blocks):
+            watching = b % 2 == 0
+            await route(f"#/space/{agent.space_id}" if watching else NOWHERE)
+            await page.click("#btn")  # untimed: the first frame of a view that starts watching
+            acts[watching] += await _actions(page, max(1, N // blocks), warmup=0)
+            rounds[watching] += await asyncio.to_thread(_rounds, "bench-agent", BLOCK, warmup=0)
+        await route(f"#/space/{agent.space_id}")  # watching again, for the rows after this one
+        rows[name] = (acts[True], rounds[True])
+        unwatched[name] = (acts[False], rounds[False])
+
+    unwatched: dict[str, tuple[list[float], list[float]]] = {}
+
+    async def route_agents_views(viewers: list[Any], h: str) -> None:
+        for v in viewers:
+            await v.page("p1").evaluate("(h) => { location.hash = h; }", h)
+
     try:
         agent = await ego_browser.task_space("bench-agent")
         page = agent.page("p1")
@@ -241,15 +273,19 @@ async def main() -> list[str]:
             for more, n in ((1, 1), (3, 4)):
                 assert await other.ask(f"open {more}") == "opened"
                 latency[f"{n} live view{'s' * (n > 1)}, another browser"] = await _latency_other(page, other, N)
-                await measure(f"{n} live view{'s' * (n > 1)}, another browser")
+
+                async def route_other(h: str) -> None:
+                    assert await other.ask(f"route {h}") == "routed"
+
+                await measure_watched(f"{n} live view{'s' * (n > 1)}, another browser", route_other)
         finally:
             await other.close()
         viewers = await _open_viewers(ego_browser, dash["url"], agent.space_id, 1)
         latency["1 live view, the agent's browser"] = await _latency(page, viewers[0].page("p1"), N)
-        await measure("1 live view, the agent's browser")
+        await measure_watched("1 live view, the agent's browser", lambda h: route_agents_views(viewers, h))
         viewers += await _open_viewers(ego_browser, dash["url"], agent.space_id, 3)
         latency["4 live views, the agent's browser"] = await _latency(page, viewers[0].page("p1"), N)
-        await measure("4 live views, the agent's browser")
+        await measure_watched("4 live views, the agent's browser", lambda h: route_agents_views(viewers, h))
         for v in viewers:
             await v.finish(keep=[])
         await measure("none (after)")
@@ -277,19 +313,21 @@ async def main() -> list[str]:
     cost = [
         "### Cost to the agent of live views (medians)",
         "",
-        f"page.click: {N} per row, in this process over the host socket; round: {ROUNDS} per row, "
-        "`python -m ego_browser -e` with one click. x none: the another-browser rows against "
-        f"\"{OTHER_NONE}\" (the same browser running, no dashboard open), the others against the median of "
-        "the two none rows.",
+        f"page.click and rounds (`python -m ego_browser -e` with one click) in blocks of {BLOCK} rounds, alternating "
+        "between the views watching the agent's space and showing nothing, in each row (see benchmarks/"
+        "bench_dashboard.py); x: watching / not watching in the same row. The none rows: no dashboard open at all, "
+        "before and after (a check of the drift).",
         "",
-        "| watching | page.click ms | x none | round ms | x none | target |",
-        "|---|---|---|---|---|---|",
+        "| watching | page.click ms | not watching | x | round ms | not watching | x | target |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    other_act, other_round = (statistics.median(x) for x in rows[OTHER_NONE])
     for name, (acts, rounds) in rows.items():
         a, r = statistics.median(acts), statistics.median(rounds)
-        base_a, base_r = (other_act, other_round) if "another browser" in name else (act_none, round_none)
-        cost.append(f"| {name} | {a:.1f} | {a / base_a:.2f}x | {r:.0f} | {r / base_r:.2f}x | <= 1.2x |")
+        if name in unwatched:
+            ua, ur = (statistics.median(x) for x in unwatched[name])
+            cost.append(f"| {name} | {a:.1f} | {ua:.1f} | {a / ua:.2f}x | {r:.0f} | {ur:.0f} | {r / ur:.2f}x | <= 1.2x |")
+        else:
+            cost.append(f"| {name} | {a:.1f} | | {a / act_none:.2f}x | {r:.0f} | | {r / round_none:.2f}x | |")
     return ["\n".join(lat), "\n".join(cost)]
 
 
