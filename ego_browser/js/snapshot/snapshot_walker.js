@@ -365,6 +365,21 @@
     const keys = new Map();       // locator key -> count in this document
     const hrefKeys = new Map();   // resolved href (no fragment) -> count
     const cands = [];             // [rowIndex, el, role, name] for ref rows (locator candidates)
+    let labelForIds = null;       // ids a <label for=...> names, read once per walk when needed
+
+    // a button that a <label> names (el.labels is exact but scans the document: on a page of
+    // 500 buttons, asked of each, it cost the first snapshot ~28 ms; most buttons have none)
+    function hasLabel(el) {
+      if (!el.closest('label')) {
+        if (!el.id) return false;
+        if (labelForIds === null) {
+          labelForIds = new Set();
+          for (const l of doc.querySelectorAll('label[for]')) labelForIds.add(l.htmlFor);
+        }
+        if (!labelForIds.has(el.id)) return false;
+      }
+      return !!(el.labels && el.labels.length);
+    }
 
     // iframes always come back as nodes (their backend id hangs child frames under them)
     function lidOf(el, now) {
@@ -540,7 +555,7 @@
           // label repeating it is dropped on that ground: <label>Beta<button>alpha</button></label>)
           if (NAME_FROM_CONTENT.has(role) && fc && fc.nodeType === 3 && !fc.nextSibling && !labelled &&
               !el.shadowRoot && tag !== 'INPUT' && tag !== 'SELECT' && tag !== 'TEXTAREA' && tag !== 'IMG' &&
-              !(tag === 'BUTTON' && el.labels && el.labels.length)) {
+              !(tag === 'BUTTON' && hasLabel(el))) {
             name = collapse(fc.data);
           } else if ((structuralFromContent(role) && !labelled) || (viewport && !here && !roleLocs)) {
             // computed after the children: often not needed at all
