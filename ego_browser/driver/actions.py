@@ -35,7 +35,7 @@ from ..errors import (
     PageScriptError,
     SelectorNotFound,
 )
-from . import dispatch
+from . import dispatch, preload
 from .action_args import _validate_pointer, _validate_position
 from .candidates import ambiguous_candidates, fill_targets_ambiguous
 from .handles import ActionContext, ElementHandle, Resolve, Transient
@@ -62,7 +62,7 @@ _MUTATING = frozenset({"fillPrepare", "focusForFill", "focus", "selectOption"})
 
 
 #: ``action_helper`` for a world without the helpers: installs them, then calls (see ``call``)
-_INSTALL_AND_CALL_HEAD = "function(name, ...args) { const A = globalThis.__egoActions = "
+_INSTALL_AND_CALL_HEAD = "function(name, ...args) { const A = "
 _INSTALL_AND_CALL_TAIL = "; return A[name](this, ...args); }"
 
 
@@ -104,7 +104,7 @@ async def _call_helper(handle: ElementHandle, name: str, params: dict[str, Any])
             # a new document or world: install the helpers and make the call in the same round
             # trip (a separate install was one more wait for the renderer on the first action
             # of every page)
-            params = dict(params, functionDeclaration=_INSTALL_AND_CALL_HEAD + jsbundle.program("utility", "actionability")
+            params = dict(params, functionDeclaration=_INSTALL_AND_CALL_HEAD + preload.actions_install()
                           + _INSTALL_AND_CALL_TAIL)
             continue
         return value
@@ -487,10 +487,7 @@ async def _click_in_one_go(ctx: ActionContext, h: ElementHandle, x: float, y: fl
         return
     h.last_call_js = True
     ctx._finished_on(h)  # disarm was a renderer round trip after the last input
-    who = outcome.get("hit") if isinstance(outcome, dict) else None
-    if who:
-        text = f"{who} intercepts pointer events" if not who.startswith("element is") else who
-        raise _Blocked("intercepted", _after_checks(h, text))
+    _raise_hit(h, outcome.get("hit") if isinstance(outcome, dict) else None)
 
 
 async def dblclick(ctx: ActionContext, resolve: Resolve, *, button: str = "left", delay: float = 0,

@@ -21,18 +21,24 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .. import jsbundle
+from ..selectors._core import ENGINE_KEY, engine_source
 from ..snapshot.capture import WORLD_NAME as SNAPSHOT_WORLD
 
-__all__ = ["SNAPSHOT_WORLD", "UTILITY_WORLD", "UTILITY_KEYS", "scripts"]
+__all__ = ["SNAPSHOT_WORLD", "UTILITY_WORLD", "UTILITY_KEYS", "actions_install", "scripts"]
 
 UTILITY_WORLD = "__ego_util"
 #: what a preloaded utility world holds, under the keys the selector layer records it by
-UTILITY_KEYS = frozenset({"selector_engine"})
+UTILITY_KEYS = frozenset({ENGINE_KEY})
+
+
+@lru_cache(maxsize=None)
+def actions_install() -> str:
+    """The expression that installs the action helpers (``globalThis.__egoActions``) and yields them."""
+    return "globalThis.__egoActions = " + jsbundle.program("utility", "actionability")
 
 
 @lru_cache(maxsize=None)
 def scripts() -> tuple[tuple[str, str], ...]:
     """(world name, source) of each new-document script a page session registers."""
-    utility = (jsbundle.program("utility", "selector_engine") + ";\nglobalThis.__egoActions = "
-               + jsbundle.program("utility", "actionability") + ";")
+    utility = engine_source() + ";\n" + actions_install() + ";"
     return ((UTILITY_WORLD, utility), (SNAPSHOT_WORLD, jsbundle.program("snapshot", "snapshot_walker")))
