@@ -51,6 +51,11 @@ class Control:
     def __init__(self, host: Any, activity: Any) -> None:
         self.host = host
         self.activity = activity
+        #: the person's input reaches the page in the order it was sent: each command runs as a
+        #: task of its own, and one awaiting the tab's driver (or bringing it to the front) let
+        #: a later one pass it; a click's move, press and release come within a millisecond of
+        #: each other (a trusted click in the dashboard page) and arrived out of order
+        self._input_order = asyncio.Lock()
 
     async def run(self, cmd: dict[str, Any]) -> Any:
         op = cmd.get("op")
@@ -155,6 +160,11 @@ class Control:
         return driver
 
     async def op_input(self, cmd: dict[str, Any]) -> Any:
+        # asyncio.Lock wakes its waiters first come, first served: the commands' arrival order
+        async with self._input_order:
+            return await self._input(cmd)
+
+    async def _input(self, cmd: dict[str, Any]) -> Any:
         space, tid = self._held_target(cmd.get("target"))
         driver = await self._front(space, tid)
         kind = cmd.get("kind")
