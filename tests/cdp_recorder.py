@@ -23,6 +23,7 @@ class Sent:
     params: dict[str, Any]
     session_id: str | None
     outcome: str = "pending"  # ok | timeout | error | pending
+    result: Any = None  # the answer, once ok
 
 
 @dataclass
@@ -79,7 +80,7 @@ def record_cdp(host: Any):
             rec.record(entry)
             try:
                 res = await orig(method, params, **kw)
-                entry.outcome = "ok"
+                entry.outcome, entry.result = "ok", res
                 return res
             except EgoTimeout:
                 entry.outcome = "timeout"

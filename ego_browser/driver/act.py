@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from ..cdp.errors import TargetClosed
 from ..errors import CdpChannelUnavailable, CdpError
-from . import dispatch, navigation, state_actions
+from . import dispatch, navigation, state_actions, waits
 from .handles import ActionContext
 from .keyboard import Keyboard
 from .mouse import Mouse
@@ -165,7 +165,9 @@ async def element_action(
         mark = nav.seq
         state.actx = ActionContext(mouse=mouse, keyboard=keyboard, selector=selectors[0], api=api,
                                    page_session=driver.session, bring_to_front=site.activate,
-                                   navigation_started=lambda: nav.seq > mark)
+                                   navigation_started=lambda: nav.seq > mark,
+                                   answered_unless_navigating=lambda fut: nav.answered_unless_navigating(mark, fut),
+                                   next_change=lambda seconds: waits.next_change(driver, seconds))
         # a ref's liveness check rides along with the action's first in-page call
         resolvers = [driver.locate.resolver(site, text, state.group, confirm_later=True) for text in selectors]
         return await run(state.actx, *resolvers, timeout_ms=timeout_ms, **kwargs)
@@ -200,7 +202,8 @@ def element_read(driver: PageDriver, refs: RefBook, selector: str, *, api: str, 
     is parsed now (an invalid one fails before anything runs); the returned coroutine reads."""
     group = f"ego-read-{next(_reads)}"
     # a read moves no pointer and presses no key: its context has neither
-    actx = ActionContext(mouse=None, keyboard=None, selector=selector, api=api)  # type: ignore[arg-type]
+    actx = ActionContext(mouse=None, keyboard=None, selector=selector, api=api,  # type: ignore[arg-type]
+                         next_change=lambda seconds: waits.next_change(driver, seconds))
     resolve = driver.locate.resolver(refs, selector, group)
 
     async def read() -> Any:

@@ -177,8 +177,12 @@ async def _retry(ctx: ActionContext, timeout_ms: float, attempt: Callable[[], Aw
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             break
-        # specified retry back-off (API.md §4.3), not a wait for page state
-        await asyncio.sleep(min(pause, remaining))
+        # the specified retry back-off (API.md §4.3) is the longest pause: a change of the page
+        # (the element added, a frame attached) ends it at once, as a wait for page state
+        if pause > 0 and ctx.next_change is not None:
+            await ctx.next_change(min(pause, remaining))
+        else:
+            await asyncio.sleep(min(pause, remaining))
         if time.monotonic() >= deadline and pause > 0:
             break
     shown = int(timeout_ms) if float(timeout_ms).is_integer() else timeout_ms
@@ -478,8 +482,11 @@ async def _click_in_one_go(ctx: ActionContext, h: ElementHandle, x: float, y: fl
         # the click started a navigation, so it reached the page: and Chromium answers no
         # command of the old document any more (the receipt waits for the commit, if asked)
         return
+    disarm = asyncio.ensure_future(call(h, "disarm"))
+    if ctx.answered_unless_navigating is not None and not await ctx.answered_unless_navigating(disarm):
+        return  # the click started a navigation while its hit was being read: it reached the page
     try:
-        outcome = await call(h, "disarm")
+        outcome = await disarm
     except (Transient, PageScriptError, CdpError, CdpChannelUnavailable):
         # the click went out; the element's world or page is gone (it navigated or closed
         # itself, or the handles were released while a dialog held the page): never retry

@@ -100,6 +100,12 @@ class ActionContext:
     #: optional ``() -> bool``: the page has started a navigation since the action began
     #: (Chromium holds every command to the renderer from then until the new document commits)
     navigation_started: Callable[[], bool] | None = None
+    #: optional ``async (future) -> bool``: waits for the future unless the page starts a
+    #: navigation first (False then: Chromium may hold the answer until the new document loads)
+    answered_unless_navigating: Callable[[Any], Awaitable[bool]] | None = None
+    #: optional ``async (seconds)``: returns at the page's next change (DOM, frames, navigation)
+    #: or after ``seconds``: an action's retry pause ends early when the page moved
+    next_change: Callable[[float], Awaitable[Any]] | None = None
 
     def _finished_on(self, h: ElementHandle) -> None:
         self.flushed = self.page_session is not None and h.session is self.page_session

@@ -144,6 +144,24 @@ class NavTracker:
             except TimeoutError:
                 continue
 
+    async def answered_unless_navigating(self, after: int, fut: asyncio.Future[Any]) -> bool:
+        """Wait for ``fut`` unless a navigation newer than ``after`` begins first (False then).
+
+        Once the main frame navigates, Chromium holds every command to the old document until
+        the new one has committed, and some (an object group's release) until it has loaded:
+        an action that only wanted the answer as a flush or a courtesy stops waiting for it.
+        An abandoned ``fut`` keeps running; its outcome is retrieved and dropped."""
+        while not fut.done():
+            if self.seq > after:
+                fut.add_done_callback(_drop_outcome)
+                return False
+            changed = self.driver.changed()
+            try:
+                await asyncio.wait({fut, changed}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                changed.cancel()
+        return True
+
     async def wait_settled(self, after: int, timeout: float) -> dict[str, Any] | None:
         """Wait until no navigation newer than ``after`` is pending; the last one's outcome."""
         if self.seq <= after:
@@ -154,6 +172,11 @@ class NavTracker:
             pending = self.pending or {}
             return {"url": pending.get("url", ""), "committed": False, "error": "timeout"}
         return dict(self.last) if self.last is not None else None
+
+
+def _drop_outcome(fut: asyncio.Future[Any]) -> None:
+    if not fut.cancelled():
+        fut.exception()
 
 
 def tracker(driver: PageDriver) -> NavTracker:

@@ -108,7 +108,13 @@ async def run_action(
                 # answer: the receipt then returns with the dialog at once
                 flushing = loop.create_task(_flush(driver, flush))
                 either: set[asyncio.Future[Any]] = {flushing, dialog_seen}
-                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+                if nav_mark is not None:
+                    # a navigation the action started is as good a flush (every event the
+                    # renderer sent before it is in), and the release would wait for its load
+                    either.add(loop.create_task(navigation.tracker(driver).answered_unless_navigating(nav_mark, flushing)))
+                done, _ = await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+                for waiter in either - {flushing, dialog_seen}:
+                    waiter.cancel()
                 if not flushing.done():
                     site.background(flushing)
             chooser_error = driver.choosers.unarmed_error(mark, api)

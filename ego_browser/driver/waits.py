@@ -25,7 +25,7 @@ from .dialogs import dialog_open_error
 from .page import PageDriver
 from .sites import RefBook
 
-__all__ = ["wait_navigation", "wait_for_selector", "wait_for_function"]
+__all__ = ["wait_navigation", "wait_for_selector", "wait_for_function", "next_change"]
 
 
 async def wait_navigation(driver: PageDriver, *, after: int, wait_until: str, timeout: float) -> dict[str, Any]:
@@ -122,20 +122,25 @@ async def wait_for_selector(driver: PageDriver, refs: RefBook, *, selector: str,
                 f"{api} timed out after {round(timeout_ms)}ms waiting for {source} to be {state} ({last})",
                 api=api, timeout_ms=round(timeout_ms),
             )
-        frames = driver.locate.engine_frames().frames()
-        changed = driver.changed()
-        waits: set[asyncio.Future[Any]] = {changed}
-        if frames and frames[0].is_main:
-            waits.add(asyncio.ensure_future(
-                engine.wait_for_dom_change(frames[0], min(remaining, _RECHECK) * 1000)
-            ))
-        try:
-            await asyncio.wait(waits, timeout=min(remaining, _RECHECK + 1), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for w in waits:
-                w.cancel()
-            await asyncio.gather(*waits, return_exceptions=True)
+        await next_change(driver, min(remaining, _RECHECK))
 
+
+
+async def next_change(driver: PageDriver, seconds: float) -> None:
+    """Until the top document's DOM changes, the page's state changes (a frame, a navigation,
+    a dialog) or ``seconds`` pass, whichever comes first: the wait between two looks at the
+    page of a wait or an action's retry, so a change is seen at once rather than at the end
+    of a fixed pause (CSS-only changes still wait for the pause)."""
+    frames = driver.locate.engine_frames().frames()
+    waits: set[asyncio.Future[Any]] = {driver.changed()}
+    if frames and frames[0].is_main:
+        waits.add(asyncio.ensure_future(engine.wait_for_dom_change(frames[0], seconds * 1000)))
+    try:
+        await asyncio.wait(waits, timeout=seconds + 1, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for w in waits:
+            w.cancel()
+        await asyncio.gather(*waits, return_exceptions=True)
 
 
 async def wait_for_function(driver: PageDriver, *, js: str, arg: Any, has_arg: bool, timeout: float,

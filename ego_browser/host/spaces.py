@@ -19,7 +19,7 @@ from ..errors import (
     TaskSpaceUserInControl,
 )
 from ..states import OpenedBy, Ownership
-from . import placement
+from . import placement, windows
 from .ops import op
 from .store import CLOSED, OPEN, UNMANAGED, PageRow, SpaceRow, Store
 from .tabs import close_target as _close_target
@@ -274,11 +274,13 @@ async def finish(host: Host, at: dict[str, Any], *, keep: Any) -> dict[str, Any]
 
     # the profile keeps what this space changed (a log-in, site data); finishing never deletes it
     await save_on_finish(host, space, [r.target_id for r in pages if r.target_id])
-    if host.browser.owned and closing_ids and host.spare_tab is None and not any(
+    if windows.headed(host) and closing_ids and host.spare_tab is None and not any(
         i.get("type") == "page" and t not in closing_ids for t, i in host.browser.targets.items()
     ):
         # these are the browser's last tabs, and a headful Chromium quits with its last window:
-        # keep one blank tab, the spare the next space starts in
+        # keep one blank tab, the spare the next space starts in. Headless Chromium lives on
+        # without tabs, and the host makes the next spare once it is quiet (host/warm_tab.py):
+        # making it here cost every finish ~55 ms (Target.createTarget of a new window)
         host.spare_tab = await _create_tab(host, None, context_id=None, new_window=True)
     await asyncio.gather(*(_close_target(host, r.target_id) for r in closing if r.target_id))  # all live
     for r in closing:

@@ -46,6 +46,36 @@ async def test_link_click_waits_for_the_new_document_to_commit(task, server):
     assert await page.url() == server.url("/na-next")
 
 
+async def test_a_click_returns_at_the_commit_while_the_new_page_is_busy(task, server):
+    """The click waits for the commit, not for the new document's scripts: Chromium answers
+    the old document's commands (the hit read, the handles' release) only once the renderer is
+    free again, and a click that waited for them returned after the new page's first scripts.
+    Here the new page's first script is a synchronous request the server holds until the click
+    has returned (it gives up by itself after 10 s, which only a click that waits would see)."""
+    release, answered = threading.Event(), threading.Event()
+
+    def block(_req):
+        release.wait(10)
+        answered.set()
+        return Response("ok", content_type="text/plain")
+
+    server.route("/na-block", block)
+    server.route("/na-busy", Response("<title>Busy</title><script>const x = new XMLHttpRequest();"
+                                      "x.open('GET', '/na-block', false); x.send();</script><p>busy</p>"))
+    url = server.page("/na-commit", "<a id=l href='/na-busy' style='display:block;height:40px'>go</a>")
+    page = task.page("p1")
+    await page.goto(url)
+    try:
+        receipt = await page.click("#l")
+        early = not answered.is_set()
+    finally:
+        release.set()
+    assert early, "the click returned only after the new page's script had run"
+    assert receipt.navigation == {"url": server.url("/na-busy"), "committed": True}
+    await page.wait_for_load_state("load")
+    assert await page.title() == "Busy"
+
+
 async def test_form_post_redirecting_to_the_same_url(task, server):
     url, state = _form_app(server, "/na-post")
     page = task.page("p1")

@@ -7,6 +7,8 @@ pointer input never reached a hidden tab, and that no request ran into its deadl
 
 from __future__ import annotations
 
+import asyncio
+
 from tests.cdp_recorder import record_cdp
 
 BUTTON = "<button id=b style='width:200px;height:60px' onclick='window.n = (window.n || 0) + 1'>b</button>"
@@ -250,3 +252,30 @@ async def test_refs_into_a_gone_frame_are_stale(host, task, server):
             with pytest.raises(StaleRef):
                 await page.hover(f"@{ref}", timeout=5000)
     assert rec.timed_out() == []
+
+
+def _mutation_waits(sent):
+    return [s for s in sent if s.method == "Runtime.evaluate" and "nextMutation" in s.params.get("expression", "")]
+
+
+async def test_an_action_retry_ends_when_the_page_changes(host, task, server):
+    """Between two attempts an action waits for the page to change, its back-off pause (0, 20,
+    100, 100, 500 ms) only the longest wait: an element added during the 500 ms pause is
+    clicked at that mutation, not at the pause's end."""
+    page = task.page("p1")
+    await page.goto(server.page("/st-late", "<p id=top>wait</p>"))
+    with record_cdp(host) as rec:
+        click = asyncio.ensure_future(page.click("#late", timeout=20000))
+        # the fourth wait between attempts is the 500 ms one: add the button while it is pending
+        await rec.until(lambda sent: len(_mutation_waits(sent)) >= 4 and _mutation_waits(sent)[3].outcome == "pending")
+        await page.evaluate("""() => {
+            const b = document.createElement('button');
+            b.id = 'late'; b.textContent = 'late'; b.style = 'width:120px;height:40px';
+            b.onclick = () => { window.clicked = true; };
+            document.body.appendChild(b);
+        }""")
+        await click
+    waits = _mutation_waits(rec.sent)
+    assert waits[3].outcome == "ok" and waits[3].result["result"]["value"] is True, waits[3]
+    assert len(waits) == 4, "the click waited again after the button was added"
+    assert await page.evaluate("window.clicked") is True
