@@ -9,21 +9,19 @@ from __future__ import annotations
 TYPE_CHECKING = False  # typing is not imported at run time: a trivial round must stay cheap
 
 from ._version import __version__
-from .errors import *  # noqa: F403  (small, dependency-free, and every round needs it)
-from .errors import __all__ as _errors_all
 
-from ._exports import LAZY as _LAZY  # generated from the schema (schema/gen_client.py)
+from ._exports import LAZY as _LAZY  # generated from the schema and errors.py (schema/gen_client.py)
 
-__all__ = ["__version__", *_errors_all, *_LAZY]
+__all__ = ["__version__", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
-    if module is None:
+    if module is None and name != "errors":  # ego_browser.errors was bound here when it was imported eagerly
         raise AttributeError(f"module 'ego_browser' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(module), name)
+    value = importlib.import_module(f"{__name__}.errors") if module is None else getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 
@@ -45,3 +43,4 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from .client.models import ActionReceipt, UnmanagedPage  # noqa: F401
     from .client._generated import Download, FileChooser, Page, TaskSpace  # noqa: F401
+    from .errors import *  # noqa: F403

@@ -231,8 +231,13 @@ def generate_exports() -> str:
 
     A separate data-only module because ``import ego_browser`` must stay cheap: it reads this
     table, never the schema."""
+    from .. import errors
+
     lazy = {name: module for name, module in FUNCTIONS.items()}
     lazy.update({info.runtime: info.module for owner, info in SPEC_CLASSES.items() if "." not in owner})
+    # the error classes too: importing them cost every round's process ~1 ms, and a round that
+    # ends well never names one (the worker's child has them all preloaded)
+    lazy.update({name: errors.__name__ for name in errors.__all__})
     rounds = [name for name in FUNCTIONS if name not in NOT_IN_ROUNDS] + list(ROUND_EXTRAS)
     out = ['"""Where each public name of ego_browser lives, and what a round finds preloaded. Generated',
            'from ``schema/spec.py`` (``CLASSES``, ``FUNCTIONS``) by ``python -m ego_browser.schema.gen_client``."""',

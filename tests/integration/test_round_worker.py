@@ -77,6 +77,8 @@ def test_trivial_round_imports_neither_asyncio_nor_ssl(rounds):
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
     assert "ego_browser.round_client" in imported
     assert not imported & {"asyncio", "ssl", "_ssl", "typing", "ego_browser.runner", "ego_browser.client.channel"}
+    # nor the error classes (~1 ms): the package names them lazily, and a round's process raises none
+    assert "ego_browser.errors" not in imported
 
 
 def test_round_process_start_runs_no_import_finder(rounds):
