@@ -261,12 +261,12 @@ async def _pick_and_point(ctx: ActionContext, resolve: Resolve, action: str, pos
     prep = ("pointerPrep", action, position, force, arm)
     h = await _pick(ctx, resolve, action, prep)
     try:
-        return (h, *await _point_at(ctx, h, action, position, force, label))
+        return (h, *await _point_at(ctx, h, action, position, force, label, arm))
     except _Blocked as blocked:
         if blocked.reason != "intercepted" or force or not h.frame_candidates:
             raise
     h = await _pick(ctx, resolve, action, prep, frames_only=True)
-    return (h, *await _point_at(ctx, h, action, position, force, label))
+    return (h, *await _point_at(ctx, h, action, position, force, label, arm))
 
 
 def _after_checks(h: ElementHandle, message: str) -> str:
@@ -291,19 +291,8 @@ async def _viewport(ctx: ActionContext) -> tuple[float, float]:
 
 
 async def _settle_scroll(h: ElementHandle, action: str, before: str) -> bool:
-    """Wait (in animation frames) until a wheel's scroll lands; True if anything moved."""
-    moved = False
-    last = before
-    for _ in range(20):
-        await call(h, "raf", 1)
-        now = await call(h, "scrollPos", action)
-        if now != last:
-            moved = True
-            last = now
-            continue
-        if moved:
-            return True
-    return moved
+    """Wait (in animation frames, in the page) until a wheel's scroll lands; True if anything moved."""
+    return bool(await call(h, "settleScroll", action, before))
 
 
 async def _scroll_into_view(ctx: ActionContext, h: ElementHandle, action: str, position: dict[str, Any] | None) -> None:
@@ -387,18 +376,28 @@ def _raise_hit(h: ElementHandle, who: str | None) -> None:
 
 
 async def _point_at(
-    ctx: ActionContext, h: ElementHandle, action: str, position: dict[str, Any] | None, force: bool, label: str | None
+    ctx: ActionContext, h: ElementHandle, action: str, position: dict[str, Any] | None, force: bool, label: str | None,
+    arm: bool = False,
 ) -> tuple[float, float]:
     """Scroll, hit-test, move, hit-test again, re-read the box; returns the top-level point.
 
     In the top document, when ``_pick`` ran ``pointerPrep`` with the checks and found the press
     point in view, its box and hit test are used as they are (same order, one call fewer);
-    the hit test after the move and the box re-read share one call.
+    the hit test after the move and the box re-read share one call. A top-document element
+    that had to be scrolled into view is prepared the same way once it is in view (one call
+    instead of the box, the hit test, a move answered at the next frame and the hit test after
+    it), so its click also goes out in one go.
     """
     prep = h.fused
     if prep is not None and prep.get("hidden") and ctx.bring_to_front is not None:
         await ctx.bring_to_front()
     offset = h.frame_offset  # a fixed offset: the top document (a frame's is computed)
+    if prep is not None and not callable(offset) and "step" in prep and not prep.get("detached"):
+        await _scroll_into_view(ctx, h, action, position)
+        again = await call(h, "pointerPrep", action, position, force, arm)
+        h.last_call_js = True
+        if isinstance(again, dict) and "box" in again:
+            prep = h.fused = again
     if prep is not None and not callable(offset) and "box" in prep:
         fx, fy = _point_of(prep["box"], position)
         ox, oy = offset

@@ -79,3 +79,28 @@ async def test_a_double_click_in_one_go(task, server):
                                 "ondblclick='window.d = (window.d || 0) + 1' onclick='window.c = (window.c || 0) + 1'>b</button>"))
     await page.dblclick("#b")
     assert await page.evaluate("[window.c, window.d]") == [2, 1]
+
+
+async def test_a_click_scrolled_into_view_goes_out_in_one_go_too(host, task, server):
+    """An element below the fold is wheeled into view (B109), then prepared like one in view:
+    its press goes out with the move, and the page sees the usual sequence."""
+    page = task.page("p1")
+    await page.goto(server.page("/og-far", "<div style='height:2400px'>tall</div>" + EVENTS))
+    await page.evaluate("window.wheels = 0; addEventListener('wheel', (e) => { if (e.isTrusted) window.wheels++; }, true)")
+    with record_cdp(host) as rec:
+        move_when_pressed = []
+        record = rec.record
+
+        def watch(entry):
+            if entry.params.get("type") == "mousePressed":
+                moves = [s for s in rec.sent if s.params.get("type") == "mouseMoved"]
+                move_when_pressed.append(moves[-1].outcome if moves else None)
+            record(entry)
+
+        rec.record = watch
+        await page.click("#b")
+    assert await page.evaluate("window.wheels") >= 1  # scrolled by trusted wheel events
+    assert move_when_pressed == ["pending"], move_when_pressed
+    seen = await page.evaluate("window.seen")
+    assert seen[-5:] == ["pointerdown", "mousedown", "pointerup", "mouseup", "click"], seen
+    assert "mouseenter" in seen and seen.index("mouseenter") < seen.index("pointerdown"), seen

@@ -702,6 +702,19 @@
       const tick = () => (--n <= 0 ? resolve(true) : requestAnimationFrame(tick));
       requestAnimationFrame(tick);
     }),
+    // after a wheel: animation frames until the scroll position stops changing (at most 20);
+    // true if it moved. One call where a frame and a read each were a round trip of their own
+    settleScroll: (node, action, before) => new Promise((resolve) => {
+      let last = before, moved = false, n = 0;
+      const tick = () => {
+        const now = scrollPos(actionTarget(node, action).el || toElement(node));
+        if (now !== last) { moved = true; last = now; }
+        else if (moved) return resolve(true);
+        if (++n >= 20) return resolve(moved);
+        requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    }),
     // resolves on the next DOM/attribute change under the element's document, or after `ms`
     change: (node, ms) => new Promise((resolve) => {
       const doc = (toElement(node) || document.documentElement).ownerDocument;
