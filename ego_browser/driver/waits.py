@@ -66,12 +66,7 @@ _RECHECK = 0.25
 
 
 async def _selector_state(driver: PageDriver, selector: Any) -> tuple[int, bool]:
-    res = await engine.resolve(driver.locate.engine_frames(), selector, limit=2, describe=True, backend_ids=False, timeout=5.0)
-    try:
-        visible = bool(res.matches and res.matches[0].info.get("visible"))
-    finally:
-        await engine._release_matches(res.matches)
-    return res.total, visible
+    return await engine.selector_state(driver.locate.engine_frames(), selector, timeout=5.0)
 
 
 async def wait_for_selector(driver: PageDriver, refs: RefBook, *, selector: str, state: str,

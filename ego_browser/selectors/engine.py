@@ -87,6 +87,7 @@ __all__ = [
     "query_frame",
     "resolve",
     "retarget",
+    "selector_state",
     "wait_for_dom_change",
 ]
 
@@ -230,6 +231,49 @@ async def resolve(
         matches = matches[:limit]
         await _release_matches(extra)
     return Resolution(matches, total, parsed.source)
+
+
+async def selector_state(target: Any, selector: ParsedSelector | str, *, timeout: float = 10.0) -> tuple[int, bool]:
+    """How many elements ``selector`` matches over the target's frames (the top document if it
+    has any, else the other frames together, as ``resolve``), and whether the first is visible.
+
+    CSS, text and XPath selectors are counted by value in one call per frame; role selectors
+    and chains (whose matches Chromium's accessibility tree confirms) resolve as ``resolve``
+    does and release their handles."""
+    parsed = _parsed(selector)
+    if parsed.kind in ("chain", "role") or parsed.nth is not None:
+        res = await resolve(target, parsed, limit=2, describe=True, backend_ids=False, timeout=timeout)
+        try:
+            return res.total, bool(res.matches and res.matches[0].info.get("visible"))
+        finally:
+            await _release_matches(res.matches)
+    frames = await _frames(target)
+    if not frames:
+        return 0, False
+    spec = dict(parsed.to_spec())
+    spec["nth"] = None
+    spec["visibleFirst"] = True
+    expression = f"__egoSel.count({_dumps(spec)})"
+
+    async def one(frame: Any) -> tuple[int, bool]:
+        try:
+            res = await _evaluate(frame, expression, by_value=True, group=None, timeout=timeout)
+        except _FrameGone:
+            return 0, False
+        except CdpChannelUnavailable:
+            if getattr(frame, "is_main", False):
+                raise
+            return 0, False
+        value = res.get("value") or {}
+        if "invalid" in value:
+            raise _invalid_from_engine(parsed, value)
+        return int(value["total"]), bool(value.get("visible"))
+
+    top = await one(frames[0])
+    if top[0] or len(frames) == 1:
+        return top
+    rest = await asyncio.gather(*(one(f) for f in frames[1:]))
+    return sum(n for n, _ in rest), next((v for n, v in rest if n), False)
 
 
 async def _release_matches(matches: list[Match]) -> None:

@@ -8,8 +8,9 @@ import time
 
 import pytest
 
-from ego_browser import EgoTimeout, NavigationTimeout, UrlOpenedInPopup
+from ego_browser import EgoTimeout, NavigationTimeout, SelectorAmbiguous, UrlOpenedInPopup
 
+from tests.cdp_recorder import record_cdp
 from tests.server import Response
 
 SLOW_IMG = "<img src='/slow-img.png'>"
@@ -266,3 +267,23 @@ async def test_wait_for_function_keeps_waiting_across_a_navigation(task, server)
     await page.goto(a)
     assert await page.wait_for_function("() => window.ready === true", timeout=15000) is True
     assert await page.url() == b
+
+
+async def test_wait_for_selector_counts_by_value_in_the_page_and_its_frames(host, task, server):
+    """A CSS or text selector's state is read by value in one call per frame (no element handles
+    to read back and release); a match only in an iframe counts, its visibility too; two
+    matches in the top document are ambiguous for ``visible``."""
+    server.page("/wfs-inner", "<p id=inner>inside</p><p id=gone style='display:none'>x</p>")
+    page = task.page("p1")
+    await page.goto(server.page("/wfs", "<iframe src='/wfs-inner'></iframe><b class=two>1</b><b class=two>2</b>"))
+    await page.wait_for_function("() => document.querySelector('iframe').contentDocument?.getElementById('inner')")
+    with record_cdp(host) as rec:
+        assert await page.wait_for_selector("#inner", state="visible", timeout=5000) is True
+        assert await page.wait_for_selector("text=inside", state="visible", timeout=5000) is True
+        assert await page.wait_for_selector("#gone", state="hidden", timeout=5000) is True
+        assert await page.wait_for_selector("#nothing", state="detached", timeout=5000) is True
+    assert "Runtime.getProperties" not in rec.methods() and "Runtime.releaseObject" not in rec.methods()
+    with pytest.raises(SelectorAmbiguous):
+        await page.wait_for_selector(".two", state="visible", timeout=2000)
+    with pytest.raises(EgoTimeout):
+        await page.wait_for_selector("#gone", state="visible", timeout=300)

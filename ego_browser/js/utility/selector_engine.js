@@ -767,7 +767,10 @@
   function count(spec) {
     try {
       const all = queryElements(spec);
-      return { count: all.length, total: pick(all, spec).length };
+      const picked = pick(all, spec);
+      // a wait for a state needs the first match's visibility too: by value, no handles to read back
+      if (spec.visibleFirst) return { count: all.length, total: picked.length, visible: picked.length > 0 && isVisible(picked[0]) };
+      return { count: all.length, total: picked.length };
     } catch (e) {
       if (e && e.invalid !== undefined) return { invalid: e.invalid, part: e.part };
       throw e;
