@@ -272,16 +272,20 @@ async def _materialize(frame: Any, parsed: ParsedSelector, res: dict[str, Any], 
             meta = jsonsafe.loads(value.get("value") or "{}")  # may quote page text
         elif name is not None and name.isdigit() and value.get("objectId"):
             elements[int(name)] = value["objectId"]
-    # the array itself is no longer needed; its elements keep their own handles
-    await _release(session, array_id)
-    if "invalid" in meta:
-        raise _invalid_from_engine(parsed, meta)
+    # the array itself is no longer needed (its elements keep their own handles): released
+    # alongside the ids' round trip rather than before it
+    released = asyncio.ensure_future(_release(session, array_id))
     object_ids = [elements[i] for i in sorted(elements)]
+    backend: list[int | None] = [None] * len(object_ids)
+    try:
+        if "invalid" in meta:
+            raise _invalid_from_engine(parsed, meta)
+        if backend_ids and object_ids:
+            backend = await _backend_ids(session, object_ids, timeout)
+    finally:
+        await released
     describes = meta.get("describe") or [{} for _ in object_ids]
     projects = meta.get("project")
-    backend: list[int | None] = [None] * len(object_ids)
-    if backend_ids and object_ids:
-        backend = await _backend_ids(session, object_ids, timeout)
     matches = []
     for i, oid in enumerate(object_ids):
         info = dict(describes[i]) if i < len(describes) else {}
