@@ -665,7 +665,10 @@
     },
     scrollStep: (node, action, position) => {
       const t = actionTarget(node, action);
-      return t.el ? scrollStep(t.el, position) : null;
+      const step = t.el ? scrollStep(t.el, position) : null;
+      // the scroll position the wheel's settling compares against, read in the same call
+      if (step) step.pos = scrollPos(t.el);
+      return step;
     },
     scrollPos: (node, action) => scrollPos(actionTarget(node, action).el),
     hitTest: (node, action, x, y) => {
@@ -702,15 +705,15 @@
       const tick = () => (--n <= 0 ? resolve(true) : requestAnimationFrame(tick));
       requestAnimationFrame(tick);
     }),
-    // after a wheel: animation frames until the scroll position stops changing (at most 20);
-    // true if it moved. One call where a frame and a read each were a round trip of their own
+    // after a wheel: animation frames until the scroll position has changed (at most 20);
+    // true if it moved. No wait for stillness (the box is read again before the press, and a
+    // click's hit is tested as its press lands); one call where a frame and a read each were
+    // a round trip of their own
     settleScroll: (node, action, before) => new Promise((resolve) => {
-      let last = before, moved = false, n = 0;
+      let n = 0;
       const tick = () => {
-        const now = scrollPos(actionTarget(node, action).el || toElement(node));
-        if (now !== last) { moved = true; last = now; }
-        else if (moved) return resolve(true);
-        if (++n >= 20) return resolve(moved);
+        if (scrollPos(actionTarget(node, action).el || toElement(node)) !== before) return resolve(true);
+        if (++n >= 20) return resolve(false);
         requestAnimationFrame(tick);
       };
       requestAnimationFrame(tick);
