@@ -36,6 +36,22 @@ COVER = """<button id=b style='width:200px;height:60px' onclick='window.hits.pus
 </script>"""
 
 
+def _watch_presses(rec) -> list:
+    """The outcome of the last mouse move at the moment each press is sent ("pending": the
+    press went out while the move was unanswered)."""
+    seen: list = []
+    record = rec.record
+
+    def watch(entry):
+        if entry.params.get("type") == "mousePressed":
+            moves = [s for s in rec.sent if s.params.get("type") == "mouseMoved"]
+            seen.append(moves[-1].outcome if moves else None)
+        record(entry)
+
+    rec.record = watch
+    return seen
+
+
 async def test_the_move_reaches_the_page_before_the_press(host, task, server):
     page = task.page("p1")
     await page.goto(server.page("/og-events", EVENTS))
@@ -43,16 +59,7 @@ async def test_the_move_reaches_the_page_before_the_press(host, task, server):
     await page.mouse.move(5, 300)  # off the button, so the watched click enters it again
     await page.evaluate("window.seen = []")
     with record_cdp(host) as rec:
-        move_when_pressed = []
-        record = rec.record
-
-        def watch(entry):
-            if entry.params.get("type") == "mousePressed":
-                moves = [s for s in rec.sent if s.params.get("type") == "mouseMoved"]
-                move_when_pressed.append(moves[-1].outcome if moves else None)
-            record(entry)
-
-        rec.record = watch
+        move_when_pressed = _watch_presses(rec)
         await page.click("#b")
     # the press went out while the move was still unanswered: one go, no wait for a frame
     assert move_when_pressed == ["pending"], move_when_pressed
@@ -88,16 +95,7 @@ async def test_a_click_scrolled_into_view_goes_out_in_one_go_too(host, task, ser
     await page.goto(server.page("/og-far", "<div style='height:2400px'>tall</div>" + EVENTS))
     await page.evaluate("window.wheels = 0; addEventListener('wheel', (e) => { if (e.isTrusted) window.wheels++; }, true)")
     with record_cdp(host) as rec:
-        move_when_pressed = []
-        record = rec.record
-
-        def watch(entry):
-            if entry.params.get("type") == "mousePressed":
-                moves = [s for s in rec.sent if s.params.get("type") == "mouseMoved"]
-                move_when_pressed.append(moves[-1].outcome if moves else None)
-            record(entry)
-
-        rec.record = watch
+        move_when_pressed = _watch_presses(rec)
         await page.click("#b")
     assert await page.evaluate("window.wheels") >= 1  # scrolled by trusted wheel events
     assert move_when_pressed == ["pending"], move_when_pressed
