@@ -117,15 +117,20 @@ async def wait_for_selector(driver: PageDriver, refs: RefBook, *, selector: str,
                 f"{api} timed out after {round(timeout_ms)}ms waiting for {source} to be {state} ({last})",
                 api=api, timeout_ms=round(timeout_ms),
             )
-        await next_change(driver, min(remaining, _RECHECK))
+        await next_change(driver, min(remaining, _RECHECK), api)
 
 
 
-async def next_change(driver: PageDriver, seconds: float) -> None:
+async def next_change(driver: PageDriver, seconds: float, api: str | None = None) -> None:
     """Until the top document's DOM changes, the page's state changes (a frame, a navigation,
     a dialog) or ``seconds`` pass, whichever comes first: the wait between two looks at the
     page of a wait or an action's retry, so a change is seen at once rather than at the end
-    of a fixed pause (CSS-only changes still wait for the pause)."""
+    of a fixed pause (CSS-only changes still wait for the pause).
+
+    ``PageCrashed`` if the renderer has crashed by then: a crashed renderer answers nothing,
+    so the next look would only run into its own deadline."""
+    if driver.crashed:
+        raise driver.crash_error(api)
     frames = driver.locate.engine_frames().frames()
     waits: set[asyncio.Future[Any]] = {driver.changed()}
     if frames and frames[0].is_main:
@@ -136,6 +141,8 @@ async def next_change(driver: PageDriver, seconds: float) -> None:
         for w in waits:
             w.cancel()
         await asyncio.gather(*waits, return_exceptions=True)
+    if driver.crashed:
+        raise driver.crash_error(api)
 
 
 async def wait_for_function(driver: PageDriver, *, js: str, arg: Any, has_arg: bool, timeout: float,

@@ -52,6 +52,22 @@ async def test_goto_recovers_a_crashed_page(host, task, server):
     assert await page.evaluate("window.n") == 1
 
 
+async def test_an_action_retrying_fails_when_the_renderer_crashes(host, task, server):
+    """An action waiting between two attempts (its element not there yet) fails with the
+    crash, not with its own timeout, and no command runs into a deadline."""
+    page = task.page("p1")
+    await page.goto(server.page("/cr-r", "<p>x</p>"))
+    with record_cdp(host) as rec:
+        clicking = asyncio.ensure_future(page.click("#never", timeout=60000))
+        # in a pause between attempts: the wait for the page's next change is pending
+        await rec.until(lambda sent: any("nextMutation" in s.params.get("expression", "") and s.outcome == "pending"
+                                         for s in sent))
+        await _crash(page)
+        with pytest.raises(PageCrashed):
+            await clicking
+    assert rec.timed_out() == []
+
+
 async def test_a_wait_in_flight_fails_when_the_renderer_crashes(host, task, server):
     """A call already waiting on the page fails with the crash, not with its own timeout."""
     page = task.page("p1")
