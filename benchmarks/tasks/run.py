@@ -339,8 +339,15 @@ def chart(result: dict, summary: dict, path: Path) -> bool:
     return True
 
 
+#: a heading inside the section under which people write about the runs; the runner keeps it
+NOTES = "### Notes on the runs"
+
+
 def update_doc(section: str, doc: Path = DOC) -> None:
-    """Replace (or append) the ``## bench_tasks`` section of docs/benchmarks.md, atomically."""
+    """Replace (or append) the ``## bench_tasks`` section of docs/benchmarks.md, atomically.
+
+    What stands under ``NOTES`` in the old section (the runs' history, what moved the figures)
+    is kept after the new tables: it used to be lost at every run."""
     text = doc.read_text() if doc.exists() else "# Benchmarks\n"
     block = "## bench_tasks\n\n" + section.rstrip() + "\n"
     start = text.find("\n## bench_tasks\n")
@@ -348,6 +355,10 @@ def update_doc(section: str, doc: Path = DOC) -> None:
         text = text.rstrip() + "\n\n" + block
     else:
         end = text.find("\n## ", start + 1)
+        old = text[start + 1:end + 1] if end != -1 else text[start + 1:]
+        at = old.find("\n" + NOTES + "\n")
+        if at != -1:
+            block += old[at:].rstrip("\n") + "\n"
         text = text[:start + 1] + block + (text[end:] if end != -1 else "")
     tmp = doc.with_suffix(".md.tmp")
     tmp.write_text(text)
@@ -367,7 +378,8 @@ def run(runs: int | None = None, keys: list[str] | None = None, write_doc: bool 
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=1, default=str))
     summary = summarize(result)
-    chart_rel = "img/bench_tasks.png" if chart(result, summary, CHART) else None
+    # the chart belongs to the section: a run that leaves the docs alone leaves it alone too
+    chart_rel = "img/bench_tasks.png" if write_doc and chart(result, summary, CHART) else None
     section = render(result, summary, command(), chart_rel)
     if write_doc:
         update_doc(section)
