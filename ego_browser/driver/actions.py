@@ -303,7 +303,7 @@ async def _scroll_into_view(ctx: ActionContext, h: ElementHandle, action: str, p
         if step is None:
             break
         ox, oy = await h.offset()
-        before = step["pos"] if "pos" in step else await call(h, "scrollPos", action)
+        before = step["pos"]  # the position before the wheel, read by the same call as the step
         await ctx.mouse.move(step["x"] + ox, step["y"] + oy)
         await ctx.mouse.wheel(step["dx"], step["dy"])
         if not await _settle_scroll(h, action, before):

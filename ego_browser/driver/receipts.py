@@ -112,7 +112,7 @@ async def run_action(
                     # a navigation the action started is as good a flush (every event the
                     # renderer sent before it is in), and the release would wait for its load
                     either.add(loop.create_task(navigation.tracker(driver).answered_unless_navigating(nav_mark, flushing)))
-                done, _ = await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
                 for waiter in either - {flushing, dialog_seen}:
                     waiter.cancel()
                 if not flushing.done():

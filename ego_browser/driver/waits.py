@@ -65,10 +65,6 @@ async def wait_navigation(driver: PageDriver, *, after: int, wait_until: str, ti
 _RECHECK = 0.25
 
 
-async def _selector_state(driver: PageDriver, selector: Any) -> tuple[int, bool]:
-    return await engine.selector_state(driver.locate.engine_frames(), selector, timeout=5.0)
-
-
 async def wait_for_selector(driver: PageDriver, refs: RefBook, *, selector: str, state: str,
                             timeout: float) -> bool:
     """Wait until ``selector`` is ``state`` (attached, detached, visible, hidden) in any frame."""
@@ -87,7 +83,7 @@ async def wait_for_selector(driver: PageDriver, refs: RefBook, *, selector: str,
 
     async def attempt() -> bool:
         nonlocal last
-        total, visible = await _selector_state(driver, parsed)
+        total, visible = await engine.selector_state(driver.locate.engine_frames(), parsed, timeout=5.0)
         if total > 1 and state in ("attached", "visible"):
             raise await driver.locate.ambiguous_selector(
                 refs, api, parsed, total,
@@ -118,7 +114,6 @@ async def wait_for_selector(driver: PageDriver, refs: RefBook, *, selector: str,
                 api=api, timeout_ms=round(timeout_ms),
             )
         await next_change(driver, min(remaining, _RECHECK), api)
-
 
 
 async def next_change(driver: PageDriver, seconds: float, api: str | None = None) -> None:

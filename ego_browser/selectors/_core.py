@@ -238,6 +238,7 @@ class _FrameResult:
     matches: list[Match]
     count: int  # matches in the frame before nth
     total: int  # after nth
+    visible: bool = False  # the first match is visible (only when counted with ``visible_first``)
 
 
 def _invalid_from_engine(parsed: ParsedSelector, value: dict[str, Any]) -> InvalidSelector:

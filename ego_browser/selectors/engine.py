@@ -41,6 +41,7 @@ in that order (top document, then frames), before any action check.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
 from typing import Any, Literal
 
 from .. import jsbundle
@@ -104,12 +105,14 @@ async def query_frame(
     object_group: str | None = DEFAULT_GROUP,
     project: str | None = None,
     timeout: float = 10.0,
+    visible_first: bool = False,
 ) -> _FrameResult:
     """Resolve ``selector`` in one frame.
 
     ``nth`` defaults to the selector's own; pass ``None`` to get every match. ``project``
     (a JS function source ``el => value``) adds ``info["project"]`` per match (tests use it).
-    With ``objects=False`` only counts are returned.
+    With ``objects=False`` only counts are returned, by value; with ``visible_first`` too
+    (CSS, text and XPath selectors), whether the first match is visible.
     """
     parsed = _parsed(selector)
     if nth == "selector":
@@ -130,11 +133,13 @@ async def query_frame(
         spec = dict(parsed.to_spec())
         spec["nth"] = nth
         if not objects:
+            if visible_first:
+                spec["visibleFirst"] = True
             res = await _evaluate(frame, f"__egoSel.count({_dumps(spec)})", by_value=True, group=None, timeout=timeout)
             value = res.get("value") or {}
             if "invalid" in value:
                 raise _invalid_from_engine(parsed, value)
-            return _FrameResult([], value.get("count", value["total"]), value["total"])
+            return _FrameResult([], value.get("count", value["total"]), value["total"], bool(value.get("visible")))
         spec["limit"] = limit
         spec["describe"] = describe
         if project:
@@ -250,30 +255,15 @@ async def selector_state(target: Any, selector: ParsedSelector | str, *, timeout
     frames = await _frames(target)
     if not frames:
         return 0, False
-    spec = dict(parsed.to_spec())
-    spec["nth"] = None
-    spec["visibleFirst"] = True
-    expression = f"__egoSel.count({_dumps(spec)})"
 
-    async def one(frame: Any) -> tuple[int, bool]:
-        try:
-            res = await _evaluate(frame, expression, by_value=True, group=None, timeout=timeout)
-        except _FrameGone:
-            return 0, False
-        except CdpChannelUnavailable:
-            if getattr(frame, "is_main", False):
-                raise
-            return 0, False
-        value = res.get("value") or {}
-        if "invalid" in value:
-            raise _invalid_from_engine(parsed, value)
-        return int(value["total"]), bool(value.get("visible"))
+    def count(frame: Any) -> Coroutine[Any, Any, _FrameResult]:
+        return query_frame(frame, parsed, nth=None, objects=False, visible_first=True, timeout=timeout)
 
-    top = await one(frames[0])
-    if top[0] or len(frames) == 1:
-        return top
-    rest = await asyncio.gather(*(one(f) for f in frames[1:]))
-    return sum(n for n, _ in rest), next((v for n, v in rest if n), False)
+    top = await count(frames[0])
+    if top.total or len(frames) == 1:
+        return top.total, top.visible
+    rest = await asyncio.gather(*(count(f) for f in frames[1:]))
+    return sum(r.total for r in rest), next((r.visible for r in rest if r.total), False)
 
 
 async def _release_matches(matches: list[Match]) -> None:
