@@ -23,6 +23,7 @@ from ..selectors.parse import ParsedSelector, RefSelector, parse_selector
 from .candidates import SHOWN_CANDIDATES, ambiguity, describer
 from .handles import ElementHandle, Transient
 from .frames import Frame, FrameTree
+from .outcomes import drop_outcome
 
 if TYPE_CHECKING:
     from .sites import RefBook
@@ -207,7 +208,7 @@ class Locator:
              "returnByValue": True},
             timeout=5.0,
         ))
-        check.add_done_callback(_retrieved)  # a handle dropped before its first call
+        check.add_done_callback(drop_outcome)  # a handle dropped before its first call
 
         async def confirm() -> None:
             alive = await check
@@ -374,8 +375,3 @@ async def install_engine(handle: ElementHandle) -> None:
     await handle.session.send(
         "Runtime.evaluate", {"expression": engine.engine_source(), "contextId": handle.context_id}, timeout=5.0
     )
-
-
-def _retrieved(task: asyncio.Future[Any]) -> None:
-    if not task.cancelled():
-        task.exception()  # whoever awaits it raises it; unawaited, it has nothing to add

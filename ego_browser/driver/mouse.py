@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import InvalidArgument
 from .input_pair import send_all, send_pair
 from .keyboard import Keyboard
+from .outcomes import drop_outcome
 
 __all__ = ["Mouse", "BUTTONS"]
 
@@ -118,7 +119,7 @@ class Mouse:
         except BaseException:
             if button in self.buttons:  # stopped between a press and its release: release
                 release = asyncio.ensure_future(self.up(button=button, click_count=click_count))
-                release.add_done_callback(_retrieve)
+                release.add_done_callback(drop_outcome)
             raise
 
     async def press_here(self, *, button: str = "left", click_count: int = 1, delay: float = 0) -> None:
@@ -130,7 +131,7 @@ class Mouse:
                 except BaseException:
                     if button in self.buttons:  # stopped between the two: release, as below
                         release = asyncio.ensure_future(self.up(button=button, click_count=cc))
-                        release.add_done_callback(_retrieve)
+                        release.add_done_callback(drop_outcome)
                     raise
                 continue
             try:
@@ -142,7 +143,7 @@ class Mouse:
                     # cancelled (the host's deadline) or failed while the press is in the page:
                     # release anyway, so this round's next action does not start as a drag
                     release = asyncio.ensure_future(self.up(button=button, click_count=cc))
-                    release.add_done_callback(_retrieve)
+                    release.add_done_callback(drop_outcome)
                 raise
             await self.up(button=button, click_count=cc)
             if delay and cc < click_count:
@@ -161,8 +162,3 @@ class Mouse:
                 "modifiers": self._keyboard.modifiers,
             },
         )
-
-
-def _retrieve(task: asyncio.Future[Any]) -> None:
-    if not task.cancelled():
-        task.exception()  # a release after a failure: its own failure has nothing to add

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..cdp.errors import InvalidReferrer, InvalidUrl
 from ..errors import CdpError, EgoError, EgoTimeout, InvalidArgument, NavigationFailed, NavigationTimeout
+from .outcomes import drop_outcome
 from .page import PageDriver
 
 __all__ = ["goto", "reload", "wait_for_load_state", "LOAD_STATES", "network_idle", "NavTracker", "tracker",
@@ -153,7 +154,7 @@ class NavTracker:
         An abandoned ``fut`` keeps running; its outcome is retrieved and dropped."""
         while not fut.done():
             if self.seq > after:
-                fut.add_done_callback(_drop_outcome)
+                fut.add_done_callback(drop_outcome)
                 return False
             changed = self.driver.changed()
             try:
@@ -172,11 +173,6 @@ class NavTracker:
             pending = self.pending or {}
             return {"url": pending.get("url", ""), "committed": False, "error": "timeout"}
         return dict(self.last) if self.last is not None else None
-
-
-def _drop_outcome(fut: asyncio.Future[Any]) -> None:
-    if not fut.cancelled():
-        fut.exception()
 
 
 def tracker(driver: PageDriver) -> NavTracker:
