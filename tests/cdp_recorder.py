@@ -29,6 +29,8 @@ class Sent:
 @dataclass
 class Recorder:
     sent: list[Sent] = field(default_factory=list)
+    #: the commands ``after_send`` put behind others
+    extra: list[asyncio.Future[Any]] = field(default_factory=list)
     _seen: list[asyncio.Future[None]] = field(default_factory=list)
 
     def record(self, entry: Sent) -> None:
@@ -60,8 +62,14 @@ class Recorder:
         self.sent.clear()
 
 
+#: ``after_send(entry, send)``: called once ``entry`` is on the wire; a command it returns (a
+#: coroutine of ``send``, the unwrapped sender) is put on the wire right behind it, so the
+#: browser runs it after ``entry`` and before anything the host sends once ``entry`` is answered
+AfterSend = Callable[[Sent, Callable[..., Any]], Any]
+
+
 @contextlib.contextmanager
-def record_cdp(host: Any):
+def record_cdp(host: Any, *, after_send: AfterSend | None = None):
     """Wrap ``send`` of every browser connection the host holds for the duration of the block.
 
     The page drivers talk to their own browser's connection; ``host.browser.conn`` routes the
@@ -79,7 +87,16 @@ def record_cdp(host: Any):
             entry = Sent(method, dict(params or {}), kw.get("session_id"))
             rec.record(entry)
             try:
-                res = await orig(method, params, **kw)
+                if after_send is None:
+                    res = await orig(method, params, **kw)
+                else:
+                    call = asyncio.ensure_future(orig(method, params, **kw))
+                    await asyncio.sleep(0)  # ``entry`` is written
+                    behind = after_send(entry, orig)
+                    if behind is not None:
+                        rec.extra.append(asyncio.ensure_future(behind))
+                        await asyncio.sleep(0)
+                    res = await call
                 entry.outcome, entry.result = "ok", res
                 return res
             except EgoTimeout:

@@ -167,7 +167,7 @@ async def element_action(
                                    page_session=driver.session, bring_to_front=site.activate,
                                    navigation_started=lambda: nav.seq > mark,
                                    answered_unless_navigating=lambda fut: nav.answered_unless_navigating(mark, fut),
-                                   next_change=lambda seconds: waits.next_change(driver, seconds, api))
+                                   arm_change=lambda seconds: waits.arm_change(driver, seconds, api))
         # a ref's liveness check rides along with the action's first in-page call
         resolvers = [driver.locate.resolver(site, text, state.group, confirm_later=True) for text in selectors]
         return await run(state.actx, *resolvers, timeout_ms=timeout_ms, **kwargs)
@@ -203,7 +203,7 @@ def element_read(driver: PageDriver, refs: RefBook, selector: str, *, api: str, 
     group = f"ego-read-{next(_reads)}"
     # a read moves no pointer and presses no key: its context has neither
     actx = ActionContext(mouse=None, keyboard=None, selector=selector, api=api,  # type: ignore[arg-type]
-                         next_change=lambda seconds: waits.next_change(driver, seconds, api))
+                         arm_change=lambda seconds: waits.arm_change(driver, seconds, api))
     resolve = driver.locate.resolver(refs, selector, group)
 
     async def read() -> Any:

@@ -166,23 +166,31 @@ async def _retry(ctx: ActionContext, timeout_ms: float, attempt: Callable[[], Aw
     last: _Blocked | None = None
     n = 0
     while True:
-        try:
-            return await attempt()
-        except Transient as t:
-            last = _Blocked(t.reason, t.message)
-        except _Blocked as b:
-            last = b
+        # the specified retry back-off (API.md §4.3) is the longest pause: a change of the page
+        # (the element added, a frame attached) ends it at once, as a wait for page state. The
+        # watch is armed before the attempt, so a change while the attempt looks counts too.
         pause = RETRY_PAUSES_MS[min(n, len(RETRY_PAUSES_MS) - 1)] / 1000
         n += 1
         remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            break
-        # the specified retry back-off (API.md §4.3) is the longest pause: a change of the page
-        # (the element added, a frame attached) ends it at once, as a wait for page state
-        if pause > 0 and ctx.next_change is not None:
-            await ctx.next_change(min(pause, remaining))
-        else:
-            await asyncio.sleep(min(pause, remaining))
+        watch = (await ctx.arm_change(min(pause, remaining))
+                 if pause > 0 and remaining > 0 and ctx.arm_change is not None else None)
+        try:
+            try:
+                return await attempt()
+            except Transient as t:
+                last = _Blocked(t.reason, t.message)
+            except _Blocked as b:
+                last = b
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            if watch is not None:
+                await watch.wait()
+            else:
+                await asyncio.sleep(min(pause, remaining))
+        finally:
+            if watch is not None:
+                await watch.cancel()
         if time.monotonic() >= deadline and pause > 0:
             break
     shown = int(timeout_ms) if float(timeout_ms).is_integer() else timeout_ms

@@ -103,9 +103,11 @@ class ActionContext:
     #: optional ``async (future) -> bool``: waits for the future unless the page starts a
     #: navigation first (False then: Chromium may hold the answer until the new document loads)
     answered_unless_navigating: Callable[[Any], Awaitable[bool]] | None = None
-    #: optional ``async (seconds)``: returns at the page's next change (DOM, frames, navigation)
-    #: or after ``seconds``: an action's retry pause ends early when the page moved
-    next_change: Callable[[float], Awaitable[Any]] | None = None
+    #: optional ``async (seconds) -> watch``: arms a wait for the page's next change (DOM,
+    #: frames, navigation) of at most ``seconds`` before a look (``waits.ChangeWatch``:
+    #: ``await watch.wait()``, ``await watch.cancel()``): an action's retry pause ends early
+    #: when the page moved, also while the look ran
+    arm_change: Callable[[float], Awaitable[Any]] | None = None
 
     def _finished_on(self, h: ElementHandle) -> None:
         self.flushed = self.page_session is not None and h.session is self.page_session

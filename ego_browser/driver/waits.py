@@ -3,7 +3,8 @@
 ``wait_for_function`` polls inside the page (one in-page promise, ``setTimeout`` between
 attempts), so the only round trips are the evaluation itself and a retry after navigation.
 ``wait_for_selector`` re-queries on each DOM mutation (the selector engine's
-``nextMutation``) or frame change, with a bounded wait in between for CSS-only changes.
+``nextMutation``) or frame change, with a bounded wait in between for CSS-only changes; the
+wait is armed before each look (``ChangeWatch``), so a change during a look is not missed.
 What needs the host (the ref ledger for an ambiguity listing, the popups a timeout names)
 comes in as a ``RefBook`` or a callable.
 """
@@ -25,7 +26,7 @@ from .dialogs import dialog_open_error
 from .page import PageDriver
 from .sites import RefBook
 
-__all__ = ["wait_navigation", "wait_for_selector", "wait_for_function", "next_change"]
+__all__ = ["wait_navigation", "wait_for_selector", "wait_for_function", "arm_change", "ChangeWatch"]
 
 
 async def wait_navigation(driver: PageDriver, *, after: int, wait_until: str, timeout: float) -> dict[str, Any]:
@@ -99,45 +100,74 @@ async def wait_for_selector(driver: PageDriver, refs: RefBook, *, selector: str,
     while True:
         if driver.dialog is not None:
             raise dialog_open_error(api, driver.dialog)
+        # armed before the look, so that a change during the look ends the pause after it
+        watch = await arm_change(driver, min(max(0.0, deadline - loop.time()), _RECHECK), api)
         try:
-            if await driver.dialogs.guard(api, attempt()):
-                return True
-        except CdpChannelUnavailable:
-            if driver.closed:
-                raise
-        except ContextDestroyed:
-            pass  # a frame's document was replaced while we read it: look again at the next change
-        remaining = deadline - loop.time()
-        if remaining <= 0:
-            raise EgoTimeout(
-                f"{api} timed out after {round(timeout_ms)}ms waiting for {source} to be {state} ({last})",
-                api=api, timeout_ms=round(timeout_ms),
-            )
-        await next_change(driver, min(remaining, _RECHECK), api)
+            try:
+                if await driver.dialogs.guard(api, attempt()):
+                    return True
+            except CdpChannelUnavailable:
+                if driver.closed:
+                    raise
+            except ContextDestroyed:
+                pass  # a frame's document was replaced while we read it: look again at the next change
+            if deadline - loop.time() <= 0:
+                raise EgoTimeout(
+                    f"{api} timed out after {round(timeout_ms)}ms waiting for {source} to be {state} ({last})",
+                    api=api, timeout_ms=round(timeout_ms),
+                )
+            await watch.wait()
+        finally:
+            await watch.cancel()
 
 
-async def next_change(driver: PageDriver, seconds: float, api: str | None = None) -> None:
-    """Until the top document's DOM changes, the page's state changes (a frame, a navigation,
-    a dialog) or ``seconds`` pass, whichever comes first: the wait between two looks at the
-    page of a wait or an action's retry, so a change is seen at once rather than at the end
-    of a fixed pause (CSS-only changes still wait for the pause).
+class ChangeWatch:
+    """A wait for the page's next change, armed before a look at the page (``arm_change``).
 
-    ``PageCrashed`` if the renderer has crashed by then: a crashed renderer answers nothing,
-    so the next look would only run into its own deadline."""
-    if driver.crashed:
-        raise driver.crash_error(api)
-    frames = driver.locate.engine_frames().frames()
-    waits: set[asyncio.Future[Any]] = {driver.changed()}
-    if frames and frames[0].is_main:
-        waits.add(asyncio.ensure_future(engine.wait_for_dom_change(frames[0], seconds * 1000)))
-    try:
-        await asyncio.wait(waits, timeout=seconds + 1, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for w in waits:
+    Armed first, it sees a change made while the look is under way: armed after a look that
+    found nothing, it would miss an element added between the look and the arming, and wait
+    for its pause to end (an autocomplete's options, a fetch's result)."""
+
+    def __init__(self, driver: PageDriver, seconds: float, api: str | None) -> None:
+        self._driver, self._api = driver, api
+        self._deadline = asyncio.get_running_loop().time() + seconds
+        self._waits: set[asyncio.Future[Any]] = {driver.changed()}
+        frames = driver.locate.engine_frames().frames()
+        if frames and frames[0].is_main:
+            self._waits.add(asyncio.ensure_future(engine.wait_for_dom_change(frames[0], seconds * 1000)))
+
+    async def wait(self) -> None:
+        """Until the first change since arming, or the pause's end. ``PageCrashed`` if the
+        renderer has crashed by then: a crashed renderer answers nothing, so the next look
+        would only run into its own deadline."""
+        try:
+            left = self._deadline - asyncio.get_running_loop().time()
+            # the page's own timer ends the DOM wait at the pause's end; the slack only bounds it
+            await asyncio.wait(self._waits, timeout=max(0.0, left) + 1, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            await self.cancel()
+        if self._driver.crashed:
+            raise self._driver.crash_error(self._api)
+
+    async def cancel(self) -> None:
+        """Stop waiting (the look found what it wanted, or failed for good)."""
+        for w in self._waits:
             w.cancel()
-        await asyncio.gather(*waits, return_exceptions=True)
+        await asyncio.gather(*self._waits, return_exceptions=True)
+
+
+async def arm_change(driver: PageDriver, seconds: float, api: str | None = None) -> ChangeWatch:
+    """Arm a ``ChangeWatch`` of at most ``seconds`` before the next look at the page.
+
+    On return the in-page observer's request is on the wire (when the frame's utility world is
+    ready, as it is after the first look): CDP runs one session's commands in order, so the
+    observer is in place before a look sent after it. ``PageCrashed`` at once if the renderer
+    has crashed."""
     if driver.crashed:
         raise driver.crash_error(api)
+    watch = ChangeWatch(driver, seconds, api)
+    await asyncio.sleep(0)  # let the DOM wait's task write its request
+    return watch
 
 
 async def wait_for_function(driver: PageDriver, *, js: str, arg: Any, has_arg: bool, timeout: float,

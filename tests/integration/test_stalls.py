@@ -277,5 +277,64 @@ async def test_an_action_retry_ends_when_the_page_changes(host, task, server):
         await click
     waits = _mutation_waits(rec.sent)
     assert waits[3].outcome == "ok" and waits[3].result["result"]["value"] is True, waits[3]
-    assert len(waits) == 4, "the click waited again after the button was added"
+    # the wait armed before the attempt that clicked is dropped unanswered when it succeeds
+    assert [w.outcome for w in waits[4:]] in ([], ["pending"]), "the click waited again after the button was added"
     assert await page.evaluate("window.clicked") is True
+
+
+_ADD_LATE = """(() => {
+    const b = document.createElement('button');
+    b.id = 'late'; b.textContent = 'late'; b.style = 'width:120px;height:40px';
+    b.onclick = () => { window.clicked = true; };
+    document.body.appendChild(b);
+})()"""
+
+
+def _add_late_behind(looks: list, nth: int):
+    """An ``after_send`` hook: the ``nth`` look for ``#late`` gets the command adding the button
+    right behind it, so the page adds it after that look and before any command the host sends
+    once the look is answered."""
+
+    def hook(entry, send):
+        if entry.method == "Runtime.evaluate" and "__egoSel" in entry.params.get("expression", "") \
+                and "#late" in entry.params["expression"] and "nextMutation" not in entry.params["expression"]:
+            looks.append(entry)
+            if len(looks) == nth:
+                return send("Runtime.evaluate", {"expression": _ADD_LATE}, session_id=entry.session_id)
+        return None
+
+    return hook
+
+
+async def test_an_element_added_while_a_retry_looks_ends_its_pause(host, task, server):
+    """The wait between two attempts is armed before the attempt looks: an element added just
+    after the fifth look reached the page (the 500 ms pause follows it) ends that pause at once,
+    where a wait armed after the look would miss the change and run to its timer (an
+    autocomplete's options arrive like this, from a fetch)."""
+    page = task.page("p1")
+    await page.goto(server.page("/st-race", "<p id=top>wait</p>"))
+    await page.wait_for_load_state("networkidle")  # no lifecycle event ends a pause meanwhile
+    looks: list = []
+    with record_cdp(host, after_send=_add_late_behind(looks, 5)) as rec:
+        await page.click("#late", timeout=20000)
+    waits = _mutation_waits(rec.sent)
+    # one wait per look after the first (whose pause is 0): the fourth is the fifth look's
+    assert len(looks) >= 5 and len(waits) >= 4
+    assert waits[3].outcome == "ok" and waits[3].result["result"]["value"] is True, \
+        f"the pause after the fifth look did not end at the button: {waits[3]}"
+    assert await page.evaluate("window.clicked") is True
+
+
+async def test_an_element_added_while_wait_for_selector_looks_ends_its_pause(host, task, server):
+    """wait_for_selector arms its wait for a change before each look: the element added right
+    after the first look ends the first pause at once, not at its timer."""
+    page = task.page("p1")
+    await page.goto(server.page("/st-race-wait", "<p id=top>wait</p>"))
+    await page.wait_for_load_state("networkidle")  # no lifecycle event ends a pause meanwhile
+    looks: list = []
+    with record_cdp(host, after_send=_add_late_behind(looks, 1)) as rec:
+        assert await page.wait_for_selector("#late", timeout=20000) is True
+    waits = _mutation_waits(rec.sent)
+    assert waits and waits[0].outcome == "ok" and waits[0].result["result"]["value"] is True, \
+        f"the pause after the first look did not end at the element: {waits[0]}"
+    assert len(looks) == 2
