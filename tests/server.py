@@ -60,6 +60,7 @@ class TestServer:
 
         class H(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body are two writes: no wait for a delayed ACK between them
 
             def log_message(self, *args: Any) -> None:
                 pass
