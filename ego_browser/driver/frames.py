@@ -214,10 +214,10 @@ class FrameTree:
             if params.get("loaderId") != frame.loader_id:
                 old = frame.loader_id
                 frame.loader_id = params.get("loaderId")
-                frame.lifecycle = set()
                 self._document_changed(frame, old)
-            else:
-                frame.lifecycle = set()
+            # "init" stays in the set: this document was watched from its start, so its later
+            # lifecycle events will come and nobody needs to ask it for its readyState
+            frame.lifecycle = {"init"}
         elif params.get("loaderId") in (None, frame.loader_id):
             frame.lifecycle.add(name)
         for cb in self.on_lifecycle:

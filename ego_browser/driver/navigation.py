@@ -225,9 +225,11 @@ async def _wait_state(driver: PageDriver, state: str, deadline: float, idle_ms: 
             return "load" in main.lifecycle and network_idle(driver, idle_ms)
         return _LIFECYCLE[state] in main.lifecycle
 
-    if not reached() and loader_id is None and state in _LIFECYCLE and driver.frames.main is not None:
+    main = driver.frames.main
+    if not reached() and loader_id is None and state in _LIFECYCLE and main is not None and "init" not in main.lifecycle:
         # a page attached after its lifecycle events (a popup adopted late) never sees them:
-        # the document's own readyState says whether the state is already behind it
+        # the document's own readyState says whether the state is already behind it. A document
+        # watched from its start needs no question (a loading page answers it late: 8-25 ms)
         rs = await _ready_state(driver)
         if rs == "complete" or (rs == "interactive" and state == "domcontentloaded"):
             return
@@ -265,7 +267,7 @@ async def until_parsed(driver: PageDriver, budget_s: float) -> None:
         main = driver.frames.main
         if main is None or driver.closed or driver.dialog is not None or "DOMContentLoaded" in main.lifecycle:
             return
-        if not asked:
+        if not asked and "init" not in main.lifecycle:
             # a page attached after its lifecycle events never sees them: its readyState says
             asked = True
             loader = main.loader_id

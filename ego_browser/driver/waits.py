@@ -128,13 +128,12 @@ class ChangeWatch:
     found nothing, it would miss an element added between the look and the arming, and wait
     for its pause to end (an autocomplete's options, a fetch's result)."""
 
-    def __init__(self, driver: PageDriver, seconds: float, api: str | None) -> None:
+    def __init__(self, driver: PageDriver, seconds: float, api: str | None, top: Any) -> None:
         self._driver, self._api = driver, api
         self._deadline = asyncio.get_running_loop().time() + seconds
         self._waits: set[asyncio.Future[Any]] = {driver.changed()}
-        frames = driver.locate.engine_frames().frames()
-        if frames and frames[0].is_main:
-            self._waits.add(asyncio.ensure_future(engine.wait_for_dom_change(frames[0], seconds * 1000)))
+        if top is not None:
+            self._waits.add(asyncio.ensure_future(engine.wait_for_dom_change(top, seconds * 1000)))
 
     async def wait(self) -> None:
         """Until the first change since arming, or the pause's end. ``PageCrashed`` if the
@@ -159,13 +158,19 @@ class ChangeWatch:
 async def arm_change(driver: PageDriver, seconds: float, api: str | None = None) -> ChangeWatch:
     """Arm a ``ChangeWatch`` of at most ``seconds`` before the next look at the page.
 
-    On return the in-page observer's request is on the wire (when the frame's utility world is
-    ready, as it is after the first look): CDP runs one session's commands in order, so the
-    observer is in place before a look sent after it. ``PageCrashed`` at once if the renderer
+    On return the in-page observer's request is on the wire (the top frame's utility world is
+    made first if need be): CDP runs one session's commands in order, so the observer is in
+    place before a look sent after it. ``PageCrashed`` at once if the renderer
     has crashed."""
     if driver.crashed:
         raise driver.crash_error(api)
-    watch = ChangeWatch(driver, seconds, api)
+    frames = driver.locate.engine_frames().frames()
+    top = frames[0] if frames and frames[0].is_main else None
+    if top is not None and driver.dialog is None:
+        # a world still to be made would hold the DOM wait's request back behind its own
+        # round trips, and the look could overtake it: made first, the request goes at once
+        await engine.engine_ready(top, timeout=min(5.0, seconds + 0.5))
+    watch = ChangeWatch(driver, seconds, api, top)
     await asyncio.sleep(0)  # let the DOM wait's task write its request
     return watch
 

@@ -45,7 +45,7 @@ from collections.abc import Coroutine
 from typing import Any, Literal
 
 from .. import jsbundle
-from ..errors import CdpChannelUnavailable, CdpError
+from ..errors import CdpChannelUnavailable, CdpError, EgoError
 from ._core import (
     _MISSING,
     DEFAULT_GROUP,
@@ -378,6 +378,20 @@ async def ax_describe(matches: list[Match], *, timeout: float = 10.0) -> None:
                 break
 
     await asyncio.gather(*(one(m) for m in matches))
+
+
+async def engine_ready(frame: Any, *, timeout: float = 5.0) -> None:
+    """Make the frame's utility world and install the engine in it, unless both are there
+    (then nothing is sent): afterwards a call into the engine goes out in its first step.
+    A frame that is gone, or a world that cannot be made now, is left to the next call."""
+
+    async def call(ctx: int) -> bool:
+        return True
+
+    try:
+        await _with_context(frame, call, timeout=timeout)
+    except (_FrameGone, EgoError):  # CdpError, a channel gone, its deadline: the next call tells
+        pass
 
 
 async def wait_for_dom_change(frame: Any, timeout_ms: float, *, timeout: float | None = None) -> bool:

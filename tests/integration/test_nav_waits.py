@@ -287,3 +287,21 @@ async def test_wait_for_selector_counts_by_value_in_the_page_and_its_frames(host
         await page.wait_for_selector(".two", state="visible", timeout=2000)
     with pytest.raises(EgoTimeout):
         await page.wait_for_selector("#gone", state="visible", timeout=300)
+
+
+async def test_waits_after_a_watched_navigation_ask_the_page_nothing(host, task, server):
+    """A document whose navigation the page was watching from its start ("init") gets its
+    lifecycle events: wait_for_load_state and the next action's parse wait read them and send
+    no readyState question, which a loading renderer answers late. The load still holds the wait."""
+    slow_image(server, "/nav-watched.png", delay=0.5)
+    server.page("/nav-watched-2", "<p id=two>two</p><img src='/nav-watched.png'>")
+    page = task.page("p1")
+    await page.goto(server.page("/nav-watched-1", "<a id=go href='/nav-watched-2'>go</a>"))
+    with record_cdp(host) as rec:
+        await page.click("#go")
+        await page.wait_for_load_state()
+        loaded = await page.evaluate("() => document.readyState")
+        await page.click("#two")
+    asked = [s for s in rec.sent if s.method == "Runtime.evaluate" and s.params.get("expression") == "document.readyState"]
+    assert loaded == "complete"
+    assert asked == [], asked

@@ -290,6 +290,14 @@ _ADD_LATE = """(() => {
 })()"""
 
 
+async def _settled(host, page) -> None:
+    """Until Chromium's last lifecycle event of the page (``networkIdle``) is in: a later event
+    would end a pending pause as a change of the page, and the tests below look at what ended it."""
+    driver = host.drivers[page.target_id]
+    await driver.wait_until(lambda: driver.frames.main is not None and "networkIdle" in driver.frames.main.lifecycle,
+                            timeout=20)
+
+
 def _add_late_behind(looks: list, nth: int):
     """An ``after_send`` hook: the ``nth`` look for ``#late`` gets the command adding the button
     right behind it, so the page adds it after that look and before any command the host sends
@@ -313,7 +321,7 @@ async def test_an_element_added_while_a_retry_looks_ends_its_pause(host, task, s
     autocomplete's options arrive like this, from a fetch)."""
     page = task.page("p1")
     await page.goto(server.page("/st-race", "<p id=top>wait</p>"))
-    await page.wait_for_load_state("networkidle")  # no lifecycle event ends a pause meanwhile
+    await _settled(host, page)
     looks: list = []
     with record_cdp(host, after_send=_add_late_behind(looks, 5)) as rec:
         await page.click("#late", timeout=20000)
@@ -330,7 +338,7 @@ async def test_an_element_added_while_wait_for_selector_looks_ends_its_pause(hos
     after the first look ends the first pause at once, not at its timer."""
     page = task.page("p1")
     await page.goto(server.page("/st-race-wait", "<p id=top>wait</p>"))
-    await page.wait_for_load_state("networkidle")  # no lifecycle event ends a pause meanwhile
+    await _settled(host, page)
     looks: list = []
     with record_cdp(host, after_send=_add_late_behind(looks, 1)) as rec:
         assert await page.wait_for_selector("#late", timeout=20000) is True
