@@ -140,7 +140,8 @@ async def run_action(
             off()
         if dialog in driver.dialogs.listeners:
             driver.dialogs.listeners.remove(dialog)
-    labels = site.popup_labels([p["targetId"] for p in popups])
+    # the store is asked only when the action opened something (most open nothing)
+    labels = site.popup_labels([p["targetId"] for p in popups]) if popups else []
     current = driver.dialog
     return {
         "popups": [{"label": label, "target_id": tid} for tid, label in labels],
