@@ -166,14 +166,16 @@ def benchmark(runs: int, keys: list[str], log=print) -> dict:
 
 
 def summarize(result: dict) -> dict:
-    """Medians over the runs per (task, tool); totals are sums of those medians."""
+    """Medians per (task, tool) over the runs that succeeded (over all when none did: a failed run's
+    time is a timeout, not the task's cost); totals are sums of those medians."""
     per: dict[tuple[str, str], dict] = {}
     for key in result["tasks"]:
         for tool in result["tools"]:
             recs = [r for r in result["records"] if r["task"] == key and r["tool"] == tool]
             if not recs:
                 continue
-            med = {f: statistics.median(r[f] for r in recs) for f in ("seconds", "turns", "calls", "bytes", "floor")}
+            ok = [r for r in recs if r["success"]] or recs
+            med = {f: statistics.median(r[f] for r in ok) for f in ("seconds", "turns", "calls", "bytes", "floor")}
             med["success"] = sum(r["success"] for r in recs)
             med["n"] = len(recs)
             ins = [r["in_script_seconds"] for r in recs if "in_script_seconds" in r]
@@ -218,7 +220,8 @@ def render(result: dict, summary: dict, command: str, chart_rel: str | None) -> 
         out.append("")
         out.append("Skipped: " + "; ".join(f"{k}: {v}" for k, v in result["missing"].items()))
     out.append("")
-    out.append("Medians over the runs. *tool s*: wall time of every call the agent made (each round, CLI "
+    out.append("Medians over the runs that succeeded (a failed run is counted in *success*, and its time, often a "
+               "tool's own timeout, is left out). *tool s*: wall time of every call the agent made (each round, CLI "
                "process or script, whole); *turns*: calls the agent had to read before the next one (one round; "
                "one shell command, `&&`-chained CLI calls when their arguments were known; one script); *calls*: "
                "CLI processes; *KB*: bytes printed to the agent; *agent s @3*: tool s + turns × 3 s of model "

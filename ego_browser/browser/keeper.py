@@ -8,15 +8,26 @@ and a host killed with SIGKILL must reattach to the same browser. The keeper hol
 outlives host restarts, and dies with Chromium (pipe EOF); Chromium dies with it
 (``PR_SET_PDEATHSIG``).
 
-One client at a time (the host holds a lock; the newest connection wins). Each client gets its
-own browser-level session (``Target.attachToBrowserTarget``): messages the client sends without
-a ``sessionId`` go to that session, and its replies come back without one, so the client sees
-exactly what a websocket to ``/devtools/browser`` gave it. When the client goes, its session is
-detached, which detaches every session it attached and resets what it enabled (as closing the
-websocket did), and nothing it left in flight can reach the next client.
+One client at a time (the host holds a lock; a second client waits until the first has gone).
+Each client gets its own browser-level session (``Target.attachToBrowserTarget``), named in the
+hello, and then **the pipe itself**: both ends are passed over the socket (``SCM_RIGHTS``) right
+after the hello, and the client reads and writes Chromium's pipe directly (no relay hop per
+message: a whole-task A/B measured the hop at ~8% of the tool time, docs/architecture.md,
+"Transport"). The client addresses what it sends without a ``sessionId`` to its session and
+strips that session from what it reads (``cdp/pipe.py``), so it sees exactly what a websocket to
+``/devtools/browser`` gave it. While the client holds the pipe the keeper reads neither side
+and only watches the socket. When the client goes (its socket closes, also when it was
+SIGKILLed), the keeper takes the pipe back: a lone NUL ends whatever message the client left
+half written (Chromium answers the fragment with a parse error nobody reads), a fragment the
+client left half read fails to parse and is dropped, and its session is detached, which
+detaches every session it attached and resets what it enabled, so nothing of that client
+reaches the next one.
 
-Protocol to the client: NUL-terminated JSON messages both ways; the first message from the
-keeper is a hello ``{"ego_keeper": 1, "instance": <browser target id>, "browserPid": N}``.
+Protocol to the client: NUL-terminated JSON messages; the keeper sends a hello
+``{"ego_keeper": 2, "instance": <browser target id>, "browserPid": N, "session": <id>}``, then
+one frame ``b"F"`` + an 8-byte length (network order) + the bytes of Chromium's output it had
+read past its last whole message, carrying the two pipe descriptors (Chromium's input first). From then on the socket carries
+nothing; it only tells each side that the other is alive.
 Readiness to the launcher: one JSON line on stdout (``{"pid": N, "instance": ...}`` or
 ``{"error": ...}``), then stdout is closed.
 
@@ -101,6 +112,10 @@ class Keeper:
         self.client: tuple[socket.socket, bytearray, bytearray] | None = None
         self.session: bytes | None = None  # the current client's browser session id
         self.pending_client: socket.socket | None = None  # a socket waiting for its session
+        #: the client's hello is out and the pipe goes to it at the next message boundary
+        self.handoff = False
+        #: the current client holds the pipe: the keeper reads neither end
+        self.handed = False
         self.detaching = False
         self.stale: set[bytes] = set()
         self.instance = ""
@@ -170,6 +185,10 @@ class Keeper:
             for fd, events in self.poll.poll(self._poll_timeout()):
                 what = self.tags.get(fd)
                 if what == "browser":
+                    if self.handed:
+                        if events & (select.EPOLLHUP | select.EPOLLERR):
+                            return self._finish()  # Chromium is gone while the client held its pipe
+                        continue
                     if not self._read_browser():
                         return self._finish()
                 elif what == "browser_in":
@@ -331,7 +350,53 @@ class Keeper:
             begin = end + 1
             end = buf.find(b"\0", begin)
         del buf[:begin]
+        if self.handoff:
+            self._hand_over()
         return True
+
+    def _hand_over(self) -> None:
+        """Give the pipe to the client: what the keeper still had to write goes first, then
+        the hello and any routed messages, then the rest of Chromium's output read so far
+        and both descriptors in one frame."""
+        self.handoff = False
+        if self.client is None:
+            return
+        sock, _, outbox = self.client
+        try:
+            if self.to_browser:
+                os.set_blocking(self.browser_in, True)
+                try:
+                    os.write(self.browser_in, bytes(self.to_browser))  # the keeper's own requests stay first
+                finally:
+                    os.set_blocking(self.browser_in, False)
+                self.to_browser.clear()
+                if self.browser_blocked:
+                    self.browser_blocked = False
+                    self._unwatch(self.browser_in)
+            sock.settimeout(10.0)
+            sock.sendall(bytes(outbox))
+            outbox.clear()
+            tail = b"F" + struct.pack("!Q", len(self.from_browser)) + bytes(self.from_browser)
+            fds = struct.pack("2i", self.browser_in, self.browser_out)
+            sock.sendmsg([tail], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+            sock.setblocking(False)
+        except OSError:
+            self._drop_client()
+            self._serve_pending()
+            return
+        self.from_browser.clear()
+        # not read while the client holds it; a hang-up (Chromium gone) is still reported
+        self.poll.modify(self.browser_out, 0)
+        self.handed = True
+        self.client_blocked = False
+        self.poll.modify(sock.fileno(), select.EPOLLIN)
+
+    def _take_back(self) -> None:
+        """The client that held the pipe is gone: read Chromium again, end its half message."""
+        self.handed = False
+        self.from_browser.clear()
+        self.poll.modify(self.browser_out, select.EPOLLIN)
+        self._to_browser(b"")  # a lone NUL: whatever the client left half written ends here
 
     def _route(self, msg: bytes) -> None:
         """One message from Chromium: the client's (session stripped), a child session's, or ours."""
@@ -389,9 +454,10 @@ class Keeper:
             self.client = (sock, bytearray(), bytearray())
             self.client_blocked = False
             self._watch(sock.fileno(), select.EPOLLIN, "client")
-            hello = {"ego_keeper": 1, "instance": self.instance, "browserPid": self.proc.pid}
+            hello = {"ego_keeper": 2, "instance": self.instance, "browserPid": self.proc.pid,
+                     "session": self.session.decode()}
             self._to_client(json.dumps(hello).encode())
-            self._serve_pending()
+            self.handoff = True  # at the end of this read, past the attach reply
 
     # -- client side ------------------------------------------------------------------------
 
@@ -406,11 +472,11 @@ class Keeper:
             self._know_host(pid)
         except (OSError, struct.error):
             pass
-        # the newest client wins: a host that connects again replaces the one that went silent
+        # a client holds the pipe until it goes: the next one waits (only one host runs per data
+        # directory, its lock says so; a newer waiting client replaces an older waiting one)
         if self.pending_client is not None:
             self.pending_client.close()
         self.pending_client = sock
-        self._drop_client()
         self._serve_pending()
 
     def _serve_pending(self) -> None:
@@ -425,6 +491,9 @@ class Keeper:
         self._unwatch(sock.fileno())
         sock.close()
         self.client = None
+        self.handoff = False
+        if self.handed:
+            self._take_back()
         if self.session is not None:
             self.stale.add(self.session)
             self._request("detach", "Target.detachFromTarget", {"sessionId": self.session.decode()})
@@ -432,11 +501,11 @@ class Keeper:
             self.session = None
 
     def _read_client(self) -> None:
+        """The client writes to Chromium's pipe itself: on the socket only its going matters."""
         if self.client is None:
             return
-        sock, inbox, _ = self.client
         try:
-            data = sock.recv(_CHUNK)
+            data = self.client[0].recv(_CHUNK)
         except BlockingIOError:
             return
         except OSError:
@@ -444,34 +513,6 @@ class Keeper:
         if not data:
             self._drop_client()
             self._serve_pending()
-            return
-        start = len(inbox)
-        inbox += data
-        end = inbox.find(b"\0", start)
-        begin = 0
-        while end >= 0:
-            self._to_browser(self._scoped(bytes(inbox[begin:end])))
-            begin = end + 1
-            end = inbox.find(b"\0", begin)
-        # a partial message stays here: a client killed mid-write never corrupts the pipe
-        del inbox[:begin]
-
-    def _scoped(self, msg: bytes) -> bytes:
-        """Address a client message without its own session to the client's browser session."""
-        msg = msg.rstrip()
-        if b'"sessionId"' not in msg:
-            return msg[:-1] + _SID + (self.session or b"") + b'"}'
-        if msg.endswith(b'"}'):
-            i = msg.rfind(_SID, max(0, len(msg) - 80))
-            if i >= 0 and msg[i + len(_SID):-2] not in (b"", b"null"):
-                return msg
-        try:
-            obj = json.loads(msg)
-        except ValueError:
-            return msg  # Chromium answers a malformed message with an error of its own
-        if not obj.get("sessionId") and self.session is not None:
-            obj["sessionId"] = self.session.decode()
-        return json.dumps(obj).encode()
 
     def _to_client(self, message: bytes) -> None:
         if self.client is None:

@@ -42,19 +42,37 @@ def _wait_gone(pid: int, timeout: float = 15.0) -> bool:
     return not pid_alive(pid)
 
 
-def test_a_client_killed_mid_message_leaves_the_next_one_a_clean_browser(keeper, server):
-    url = server.page("/keeper-log", "<title>k</title>")
+_KILLED_CLIENT = """
+import asyncio, os, signal, sys
+from ego_browser.cdp import Connection
 
-    async def first() -> tuple[str, str]:
-        conn = await Connection.connect(keeper.ws_url)
-        target, sid = await _page_session(conn)
-        await conn.send("Runtime.enable", session_id=sid)
-        await conn.send("Page.navigate", {"url": url}, session_id=sid)
-        # die in the middle of a message, as a host killed by SIGKILL may
-        conn._ws._transport.write(b'{"id":999,"method":"Runtime.evaluate","params":{"expression":"1')
-        conn._ws._transport.abort()
-        await conn.close()
-        return target, sid
+async def main():
+    conn = await Connection.connect(sys.argv[1])
+    target = (await conn.send("Target.createTarget", {"url": "about:blank"}))["targetId"]
+    sid = (await conn.send("Target.attachToTarget", {"targetId": target, "flatten": True}))["sessionId"]
+    await conn.send("Runtime.enable", session_id=sid)
+    await conn.send("Page.navigate", {"url": sys.argv[2]}, session_id=sid)
+    print(target, sid, flush=True)
+    # die in the middle of a message written straight into Chromium's pipe, as a host killed
+    # by SIGKILL may
+    os.write(conn._ws._writer.get_extra_info("pipe").fileno(),
+             b'{"id":999,"method":"Runtime.evaluate","params":{"expression":"1')
+    os.kill(os.getpid(), signal.SIGKILL)
+
+asyncio.run(main())
+"""
+
+
+def test_a_client_killed_mid_message_leaves_the_next_one_a_clean_browser(keeper, server):
+    import subprocess
+    import sys
+
+    url = server.page("/keeper-log", "<title>k</title>")
+    # the first client holds the pipe itself (the keeper handed it over) and is killed mid-write
+    child = subprocess.run([sys.executable, "-c", _KILLED_CLIENT, keeper.ws_url, url], capture_output=True,
+                           text=True, timeout=60)
+    assert child.returncode == -signal.SIGKILL, child.stderr
+    target, sid = child.stdout.split()
 
     async def second(target: str, old_sid: str) -> None:
         conn = await Connection.connect(keeper.ws_url)
@@ -76,23 +94,28 @@ def test_a_client_killed_mid_message_leaves_the_next_one_a_clean_browser(keeper,
         finally:
             await conn.close()
 
-    target, sid = asyncio.run(first())
     asyncio.run(second(target, sid))
 
 
-def test_the_newest_client_wins(keeper):
+def test_a_second_client_gets_the_pipe_once_the_first_has_gone(keeper):
+    # the first client holds Chromium's pipe itself: a second one must wait for it, never share it
     async def run() -> None:
         a = await Connection.connect(keeper.ws_url)
-        lost = asyncio.Event()
-        a.on_close(lambda _exc: lost.set())
-        b = await Connection.connect(keeper.ws_url)
+        b_task = asyncio.ensure_future(Connection.connect(keeper.ws_url, timeout=30))
         try:
-            await asyncio.wait_for(lost.wait(), 10)
-            assert a.closed
-            assert (await b.send("Browser.getVersion"))["product"]
+            assert (await a.send("Browser.getVersion"))["product"]
+            done, _ = await asyncio.wait({b_task}, timeout=1.0)
+            assert not done, "a second client was served while the first held the pipe"
+            await a.close()
+            b = await b_task
+            try:
+                assert (await b.send("Browser.getVersion"))["product"]
+            finally:
+                await b.close()
         finally:
             await a.close()
-            await b.close()
+            if not b_task.done():
+                b_task.cancel()
 
     asyncio.run(run())
 
@@ -145,12 +168,12 @@ def test_socket_speaks_only_to_its_owner_and_only_cdp(keeper):
         s.settimeout(10)
         s.connect(path)
         hello = b""
-        while not hello.endswith(b"\0"):
+        while b"\0" not in hello:
             chunk = s.recv(4096)
             assert chunk, "the keeper closed before its hello"
             hello += chunk
-        info = orjson.loads(hello[:-1])
-        assert info["ego_keeper"] == 1 and info["browserPid"] == keeper.pid and info["instance"]
+        info = orjson.loads(hello[:hello.index(b"\0")])
+        assert info["ego_keeper"] == 2 and info["browserPid"] == keeper.pid and info["instance"] and info["session"]
 
 
 # -- orphans: a keeper whose host was killed and never comes back (issue 9) ---------------------
