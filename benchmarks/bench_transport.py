@@ -3,8 +3,8 @@
 - **floor**: a minimal client written here (websockets + orjson, one browser socket, flat
   sessions, compression off): the least any Python CDP client can pay.
 - **ours**: ``ego_browser.cdp.Connection.send(..., session_id=sid)`` over a websocket.
-- **keeper**: the same ``Connection`` over the keeper's Unix socket (``--remote-debugging-pipe``),
-  the transport the host uses for the Chromium it launches.
+- **keeper**: the same ``Connection`` on Chromium's ``--remote-debugging-pipe``, which the keeper hands
+  over its Unix socket: the transport the host uses for the Chromium it launches.
 - **playwright**: ``page.evaluate("1")`` (goes through its Node driver).
 
 The floor and ours talk to one Chromium launched by our launcher, each on its own socket and
@@ -186,7 +186,7 @@ def _section(r: dict) -> str:
     labels = {
         "floor": "floor (websockets + orjson, written in the bench)",
         "ours": "ego_browser.cdp.Connection (websocket)",
-        "keeper": "ego_browser.cdp.Connection (pipe via keeper socket, as the host runs)",
+        "keeper": "ego_browser.cdp.Connection (the pipe, handed over by the keeper, as the host runs)",
         "playwright": "Playwright page.evaluate",
     }
     rows = []

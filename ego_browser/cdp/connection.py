@@ -41,6 +41,8 @@ CloseHandler = Callable[[BaseException | None], Any]
 
 #: seconds; callers pass their own deadline, this is the backstop
 DEFAULT_TIMEOUT = 30.0
+#: what a blocked session still sends (``Connection.block_session``): the answer to the dialog
+_NEVER_BLOCKED = frozenset({"Page.handleJavaScriptDialog"})
 
 
 class Connection:
@@ -53,6 +55,8 @@ class Connection:
         self._protocol = Protocol()
         self._pending = self._protocol.pending  # the same dict, for send()'s finally
         self._close_handlers: list[CloseHandler] = []
+        #: session id -> what a new request on it fails with at once (``block_session``)
+        self._blocked: dict[str, Callable[[str], Exception]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loop = asyncio.get_running_loop()
         self._reader = self._loop.create_task(self._read_loop(), name="ego-cdp-reader")
@@ -132,6 +136,10 @@ class Connection:
         naming the method at the deadline, ``CdpChannelUnavailable`` if the connection or
         the session goes away first.
         """
+        if self._blocked and session_id is not None and method not in _NEVER_BLOCKED:
+            blocked = self._blocked.get(session_id)
+            if blocked is not None:
+                raise blocked(method)
         fut: asyncio.Future[dict[str, Any]] = self._loop.create_future()
         msg_id, text = self._protocol.command(method, params, session_id, fut)
         handle = self._loop.call_later(timeout, self._expire, msg_id, timeout) if timeout else None
@@ -162,6 +170,18 @@ class Connection:
         for fut, error in self._protocol.reject_session(session_id, reason, exc):
             if not fut.done():
                 fut.set_exception(error)
+
+    def block_session(self, session_id: str, error: Callable[[str], Exception]) -> Callable[[], None]:
+        """Fail new requests on one session at once with ``error(method)`` (a dialog blocks its
+        renderer: a request sent now would wait for its deadline), until the returned function
+        is called. ``Page.handleJavaScriptDialog`` still goes out."""
+        self._blocked[session_id] = error
+
+        def unblock() -> None:
+            if self._blocked.get(session_id) is error:
+                del self._blocked[session_id]
+
+        return unblock
 
     # -- events -----------------------------------------------------------------------------
 

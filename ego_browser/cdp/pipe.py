@@ -159,9 +159,12 @@ class PipeStream(asyncio.Protocol):
             await self._drain
 
     async def close(self) -> None:
-        for transport in (self._transport, self._writer):
-            if transport is not None and not transport.is_closing():
-                transport.close()
+        # abort, not close: nothing of ours may reach the pipe once the lifeline is gone (the
+        # keeper then writes to it, and a reply to our late command could reach the next client)
+        if self._writer is not None and not self._writer.is_closing():
+            self._writer.abort()
+        if self._transport is not None and not self._transport.is_closing():
+            self._transport.close()
         self._drop_lifeline()
         self._eof = True
         self._wake()

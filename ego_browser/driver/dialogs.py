@@ -138,10 +138,15 @@ class Dialogs:
             raise dialog_open_error(api, current)
         driver = self._driver
 
+        unblock: list[Callable[[], None]] = []
+
         def on_dialog(d: dict[str, Any]) -> None:
             error = dialog_open_error(api, d, opened_now=True)
             for session_id in list(driver.sessions):
                 driver.conn.reject_session(session_id, "a JavaScript dialog opened", error)
+                # and what the work sends from now on (it may not have sent it yet)
+                unblock.append(driver.conn.block_session(
+                    session_id, lambda _method: dialog_open_error(api, d, opened_now=True)))
 
         self.listeners.append(on_dialog)
         try:
@@ -149,6 +154,8 @@ class Dialogs:
         finally:
             if on_dialog in self.listeners:
                 self.listeners.remove(on_dialog)
+            for release in unblock:
+                release()
 
     # -- answering -------------------------------------------------------------------------
 

@@ -56,6 +56,38 @@ async def test_a_dialog_opening_fails_the_pages_pending_requests_instead_of_hang
         await close(driver)
 
 
+async def test_a_dialog_that_opens_before_the_work_sends_fails_what_it_sends_next():
+    # the guarded work is still before its first request (resolving a world, reading the
+    # ledger) when the dialog opens: its request would wait behind the dialog for its deadline
+    browser = FakeBrowser()
+    driver = await attached(browser)
+    try:
+        browser.hang("Runtime.evaluate")
+        before_send = asyncio.Event()
+        go = asyncio.Event()
+
+        async def work() -> object:
+            before_send.set()
+            await go.wait()
+            return await driver.session.send("Runtime.evaluate", {"expression": "1"}, timeout=30)
+
+        guarded = asyncio.ensure_future(driver.dialogs.guard("page.snapshot", work()))
+        await before_send.wait()
+        opening(browser, "mid")
+        await round_trip(driver)  # the event has been read
+        go.set()
+        with pytest.raises(InvalidState, match="opened while it ran"):
+            await asyncio.wait_for(guarded, 10)
+        assert len(browser.sent("Runtime.evaluate", session_id=SESSION)) == 1  # only the readyState seed
+        # the answer still goes out, and once the guard is over the session is not blocked
+        browser.reply("Page.handleJavaScriptDialog", {})
+        await driver.session.send("Page.handleJavaScriptDialog", {"accept": True}, timeout=10)
+        browser.reply("Runtime.evaluate", {"result": {"type": "number", "value": 2}})
+        assert (await driver.session.send("Runtime.evaluate", {"expression": "2"}, timeout=10))["result"]["value"] == 2
+    finally:
+        await close(driver)
+
+
 async def test_answering_a_dialog_the_browser_already_closed_drops_it_and_says_so():
     browser = FakeBrowser()
     driver = await attached(browser)
