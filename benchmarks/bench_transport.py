@@ -222,8 +222,8 @@ def _section(r: dict) -> str:
         ),
         f"Sequential calls after {WARMUP} warm-up calls each, interleaved in {BLOCKS} blocks; "
         "floor and ours on one Chromium (own socket, own page each), the keeper row on a second "
-        "Chromium launched as the host launches it (`--remote-debugging-pipe` behind the keeper's "
-        "Unix socket, no TCP port), Playwright on its own launch of the same binary.",
+        "Chromium launched as the host launches it (`--remote-debugging-pipe`, handed to the "
+        "client by the keeper over its Unix socket, no TCP port), Playwright on its own launch of the same binary.",
     ]
     for note in r["notes"]:
         lines.append(f"- {note}")

@@ -114,6 +114,24 @@ def _playwright(task: registry.Task, url: str, data: dict, cost: agents.Cost, re
 # -- the whole benchmark ----------------------------------------------------------------------
 
 
+def _cpu_ticks() -> list[int] | None:
+    """The machine's CPU time by kind (/proc/stat's first line), or None off Linux."""
+    try:
+        with open("/proc/stat") as fh:
+            return [int(x) for x in fh.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+
+
+def _steal_share(before: list[int] | None, after: list[int] | None) -> float | None:
+    """Share of the CPU time the hypervisor gave other guests (steal) between two readings: on a
+    shared VM it slows every tool alike, and it is why two quiet runs can differ by half."""
+    if not before or not after or len(before) < 8 or len(after) < 8:
+        return None
+    total = sum(after[:8]) - sum(before[:8])
+    return (after[7] - before[7]) / total if total > 0 else None
+
+
 def benchmark(runs: int, keys: list[str], log=print) -> dict:
     missing = {tool: peers.missing(peer) for tool, peer in (("agent-browser", "agent-browser"),
                                                             ("playwright", "playwright"), ("ego", "chromium"))}
@@ -126,6 +144,7 @@ def benchmark(runs: int, keys: list[str], log=print) -> dict:
     budget = float(os.environ.get("BENCH_TASK_BUDGET", "480"))
     stopped = ""
     load0 = os.getloadavg()
+    cpu0 = _cpu_ticks()
     t_start = time.time()
     try:
         # set-up, not task time: each tool's browser is up before the first task (as for an agent
@@ -159,6 +178,7 @@ def benchmark(runs: int, keys: list[str], log=print) -> dict:
         shutil.rmtree(home, ignore_errors=True)
     return {"records": records, "tools": tools, "missing": {k: v for k, v in missing.items() if v},
             "runs": runs, "runs_done": len({r["run"] for r in records}), "stopped": stopped, "tasks": keys, "load_start": load0, "load_end": os.getloadavg(),
+            "steal": _steal_share(cpu0, _cpu_ticks()),
             "seconds": time.time() - t_start, "cpus": os.cpu_count(), "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t_start))}
 
 
@@ -209,7 +229,9 @@ def render(result: dict, summary: dict, command: str, chart_rel: str | None) -> 
     out.append(f"Command: `{command}` · {result.get('runs_done', result['runs'])} runs, tool order rotated each run · "
                f"started {result['started']} · {result['cpus']} CPUs · load average "
                f"{result['load_start'][0]:.2f} at the start, {result['load_end'][0]:.2f} at the end · "
-               f"{result['seconds']:.0f} s in all.")
+               f"{result['seconds']:.0f} s in all"
+               + (f" · {result['steal'] * 100:.0f}% of the CPU time went to other guests of the host (steal)"
+                  if result.get("steal") is not None else "") + ".")
     if max(result["load_start"][0], result["load_end"][0]) > (result["cpus"] or 1):
         out.append("")
         out.append("**Warning: the machine was busy (load above the CPU count); every figure is inflated.**")
