@@ -108,8 +108,8 @@ class Keeper:
         #: our own request ids, far above any client's, so a root reply is told apart
         self.ids = 2_000_000_000
         self.waiting: dict[int, str] = {}  # keeper's own request id -> what it was for
-        #: (socket, inbox, outbox) of the current client
-        self.client: tuple[socket.socket, bytearray, bytearray] | None = None
+        #: (socket, outbox) of the current client (the outbox holds its hello until the hand-over)
+        self.client: tuple[socket.socket, bytearray] | None = None
         self.session: bytes | None = None  # the current client's browser session id
         self.pending_client: socket.socket | None = None  # a socket waiting for its session
         #: the client's hello is out and the pipe goes to it at the next message boundary
@@ -180,7 +180,7 @@ class Keeper:
             # one write per batch, not per message: a burst of events costs one syscall
             if self.to_browser and not self.browser_blocked:
                 self._flush_browser()
-            if self.client is not None and self.client[2] and not self.client_blocked:
+            if self.client is not None and self.client[1] and not self.client_blocked:
                 self._flush_client()
             for fd, events in self.poll.poll(self._poll_timeout()):
                 what = self.tags.get(fd)
@@ -361,7 +361,7 @@ class Keeper:
         self.handoff = False
         if self.client is None:
             return
-        sock, _, outbox = self.client
+        sock, outbox = self.client
         try:
             if self.to_browser:
                 os.set_blocking(self.browser_in, True)
@@ -451,7 +451,7 @@ class Keeper:
                 sock.close()
                 return
             self.session = msg["result"]["sessionId"].encode()
-            self.client = (sock, bytearray(), bytearray())
+            self.client = (sock, bytearray())
             self.client_blocked = False
             self._watch(sock.fileno(), select.EPOLLIN, "client")
             hello = {"ego_keeper": 2, "instance": self.instance, "browserPid": self.proc.pid,
@@ -517,7 +517,7 @@ class Keeper:
     def _to_client(self, message: bytes) -> None:
         if self.client is None:
             return
-        outbox = self.client[2]
+        outbox = self.client[1]
         outbox += message
         outbox += b"\0"
         if len(outbox) > _MAX_CLIENT_BACKLOG:
@@ -527,7 +527,7 @@ class Keeper:
     def _flush_client(self) -> None:
         if self.client is None:
             return
-        sock, _, outbox = self.client
+        sock, outbox = self.client
         try:
             n = sock.send(outbox)
             del outbox[:n]

@@ -172,9 +172,12 @@ class Connection:
                 fut.set_exception(error)
 
     def block_session(self, session_id: str, error: Callable[[str], Exception]) -> Callable[[], None]:
-        """Fail new requests on one session at once with ``error(method)`` (a dialog blocks its
-        renderer: a request sent now would wait for its deadline), until the returned function
-        is called. ``Page.handleJavaScriptDialog`` still goes out."""
+        """Fail one session's pending requests with ``error(method)``, and its new ones at once,
+        until the returned function is called (a dialog blocks its renderer: a request sent now
+        would wait for its deadline). ``Page.handleJavaScriptDialog`` still goes out."""
+        for fut, exc in self._protocol.reject_session(session_id, "blocked"):
+            if not fut.done():
+                fut.set_exception(error(getattr(exc, "method", None) or ""))
         self._blocked[session_id] = error
 
         def unblock() -> None:

@@ -290,17 +290,28 @@ async def connect_unix(path: str, *, timeout: float = 10.0) -> PipeStream:
         async with asyncio.timeout(timeout):
             await loop.sock_connect(sock, path)
             hello, tail, (write_fd, read_fd) = await _handshake(loop, sock)
+            # the file objects own the descriptors from here: closed with their transports
+            to_browser, from_browser = os.fdopen(write_fd, "wb", buffering=0), os.fdopen(read_fd, "rb", buffering=0)
             stream = PipeStream()
             stream.hello = hello
             stream._suffix = _SID + str(hello["session"]).encode() + b'"}'
-            writer, _ = await loop.connect_write_pipe(lambda: _Writer(stream), os.fdopen(write_fd, "wb", buffering=0))
+            try:
+                writer, _ = await loop.connect_write_pipe(lambda: _Writer(stream), to_browser)
+            except BaseException:
+                to_browser.close()
+                from_browser.close()
+                raise
             transports.append(writer)
             assert isinstance(writer, asyncio.WriteTransport)
             writer.set_write_buffer_limits(high=_WRITE_LIMIT)
             stream._writer = writer
             if tail:
                 stream.data_received(tail)
-            reader, _ = await loop.connect_read_pipe(lambda: stream, os.fdopen(read_fd, "rb", buffering=0))
+            try:
+                reader, _ = await loop.connect_read_pipe(lambda: stream, from_browser)
+            except BaseException:
+                from_browser.close()
+                raise
             transports.append(reader)
             stream._hold(sock)
     except (OSError, TimeoutError, ValueError, ConnectionClosed, orjson.JSONDecodeError) as exc:

@@ -141,10 +141,8 @@ class Dialogs:
         unblock: list[Callable[[], None]] = []
 
         def on_dialog(d: dict[str, Any]) -> None:
-            error = dialog_open_error(api, d, opened_now=True)
+            # what the work waits for, and what it sends from now on (it may not have sent it yet)
             for session_id in list(driver.sessions):
-                driver.conn.reject_session(session_id, "a JavaScript dialog opened", error)
-                # and what the work sends from now on (it may not have sent it yet)
                 unblock.append(driver.conn.block_session(
                     session_id, lambda _method: dialog_open_error(api, d, opened_now=True)))
 
