@@ -79,6 +79,12 @@ WATCH_INTERVAL = 1 / 10
 MULTI_WATCH_INTERVAL = 0.15
 
 
+#: a screencast that sent no frame this long after it (re)started is started again, at most
+#: ``_NO_FRAME_RETRIES`` times in a row (a missed document: ``Screencasts.navigated``)
+_NO_FRAME_AFTER = 1.0
+_NO_FRAME_RETRIES = 5
+
+
 class FrameSink(Protocol):
     def offer_frame(self, target_id: str, frame: Frame) -> None: ...
 
@@ -120,6 +126,9 @@ class _Cast:
         self.size = (MAX_EDGE, MAX_EDGE)  # what its viewers show now
         self.cast_size = self.size  # what the running screencast was started with
         self.restarting = False
+        self.url: str | None = None  # the page's address when the cast last heard of it
+        self.started_at = 0  # ``frames`` when the screencast was last (re)started
+        self.checks = 0  # restarts in a row that brought no frame
 
     def format(self) -> dict[str, Any]:
         self.cast_size = self.size
@@ -135,6 +144,7 @@ class Screencasts:
         cast = self.casts.get(target_id)
         if cast is None:
             cast = self.casts[target_id] = _Cast(target_id)
+            cast.url = (self.host.browser.targets.get(target_id) or {}).get("url")
             cast.starting = asyncio.ensure_future(self._start(cast))
         elif cast.last is not None:
             viewer.offer_frame(target_id, cast.last)  # the page may not change for a while
@@ -150,6 +160,18 @@ class Screencasts:
         cast.size = size
         if size != cast.cast_size and self._running(cast):
             self._restart_soon(cast)  # a paused cast resumes at the new size, one starting checks it
+
+    def navigated(self, target_id: str, url: str) -> None:
+        """The page went to ``url`` (``Target.targetInfoChanged``): capture it again. Chromium's
+        capturer can miss a document that replaces the one it was started on (measured under
+        load: no frame at all in 4 of 12 casts started just before a navigation), and a page
+        that does not change afterwards sends no other; a new screencast captures it as it is."""
+        cast = self.casts.get(target_id)
+        if cast is None:
+            return
+        was, cast.url = cast.url, url
+        if was != url and self._running(cast):
+            self._restart_soon(cast)
 
     @staticmethod
     def _running(cast: _Cast) -> bool:
@@ -180,8 +202,23 @@ class Screencasts:
             await session.send("Page.startScreencast", cast.format(), timeout=5.0)
         finally:
             cast.restarting = False
+            self._check_soon(cast)  # also when the page refused it between two documents
         if cast.size != cast.cast_size and self._running(cast):
             self._restart_soon(cast)  # resized again meanwhile
+
+    def _check_soon(self, cast: _Cast) -> None:
+        """A screencast just (re)started: if it sends nothing, it missed the page (see
+        ``navigated``); a page that does not change would then never be shown."""
+        cast.started_at = cast.frames
+        asyncio.get_running_loop().call_later(_NO_FRAME_AFTER, self._check, cast, cast.frames)
+
+    def _check(self, cast: _Cast, frames: int) -> None:
+        if cast.frames != frames or cast.started_at != frames or self.casts.get(cast.target_id) is not cast:
+            cast.checks = 0
+            return
+        if cast.checks < _NO_FRAME_RETRIES and self._running(cast) and not cast.restarting:
+            cast.checks += 1
+            self._restart_soon(cast)
 
     def unwatch(self, target_id: str, viewer: FrameSink) -> None:
         cast = self.casts.get(target_id)
@@ -210,12 +247,20 @@ class Screencasts:
             cast.session_id = res["sessionId"]
             session = conn.session(cast.session_id)
             cast.offs.append(session.on("Page.screencastFrame", lambda p, _s: self._frame(cast, session, p)))
+            url = cast.url
             await session.send("Page.startScreencast", cast.format(), timeout=10.0)
         except (EgoError, KeyError) as exc:
             logger.info("no live view of %s: %s", cast.target_id, exc)
+            if cast.session_id is not None:
+                # attached, but the page was between two documents ("Not attached to an active
+                # page" while it navigates): the check starts it again
+                self._check_soon(cast)
             return
-        if cast.size != cast.cast_size and self._running(cast):
-            self._restart_soon(cast)  # the viewers' size changed while it started
+        self._check_soon(cast)
+        # the viewers' size changed, or the page navigated, while it started (``_running`` is
+        # not true yet: this is the task that starts it)
+        if (cast.size != cast.cast_size or cast.url != url) and cast.live and cast.resume is None:
+            self._restart_soon(cast)
 
     def _frame(self, cast: _Cast, session: Any, params: dict[str, Any]) -> None:
         loop = asyncio.get_running_loop()

@@ -274,7 +274,8 @@ class Dashboard:
                     viewer.send({"t": "log", "space": space, "entries": [entry]})
         self._dirty.set()
 
-    def _target_changed(self, _info: dict[str, Any]) -> None:
+    def _target_changed(self, info: dict[str, Any]) -> None:
+        self.casts.navigated(str(info.get("targetId")), str(info.get("url")))
         self._dirty.set()
 
     async def _tick(self) -> None:

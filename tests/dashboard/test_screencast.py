@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 
+from ego_browser.cdp.errors import TargetClosed
+from ego_browser.dashboard import screencast
 from ego_browser.dashboard.screencast import FRAME_FORMAT, MAX_EDGE, Frame, Screencasts, _Cast, frame_size
 
 HOUR = 3600.0
@@ -167,3 +169,58 @@ async def test_a_cast_starts_again_at_its_views_new_size_and_a_paused_one_resume
     casts._resume(cast, session)
     await _settle(session, 4)
     assert session.sent[-1] == ("Page.startScreencast", {**FRAME_FORMAT, "maxWidth": 320, "maxHeight": 200})
+
+
+class _Refusing(_Session):
+    """Refuses the first ``Page.startScreencast`` the way Chromium does while the page is
+    between two documents."""
+
+    async def send(self, method: str, params: dict[str, Any] | None = None, *, timeout: float) -> dict[str, Any]:
+        await super().send(method, params, timeout=timeout)
+        if method == "Page.startScreencast" and self.methods().count(method) == 1:
+            raise TargetClosed("Page.startScreencast: Not attached to an active page")
+        return {}
+
+    def on(self, method: str, handler: Any) -> Any:
+        return lambda: None
+
+
+class _AttachingConn(_Conn):
+    async def send(self, method: str, params: dict[str, Any] | None = None, *, timeout: float) -> dict[str, Any]:
+        assert method == "Target.attachToTarget"
+        return {"sessionId": "S"}
+
+
+def _host(conn: Any, url: str = "about:blank") -> Any:
+    browser = type("B", (), {"conn": conn, "targets": {"T1": {"targetId": "T1", "url": url}}})()
+    return type("H", (), {"browser": browser})()
+
+
+async def test_a_cast_the_page_refused_while_it_navigated_starts_again(monkeypatch) -> None:
+    monkeypatch.setattr(screencast, "_NO_FRAME_AFTER", 0.0)  # the check runs at the next turn of the loop
+    session = _Refusing()
+    casts, viewer = Screencasts(host=_host(_AttachingConn(session))), _Viewer()
+    casts.watch("T1", viewer)
+    await _settle(session, 3)
+    assert session.methods() == ["Page.startScreencast", "Page.stopScreencast", "Page.startScreencast"]
+    casts._frame(casts.casts["T1"], session, _params(1))  # it captures now: no more restarts
+    await asyncio.sleep(0.05)
+    assert len(session.sent) == 3
+    await casts.close()
+
+
+async def test_a_cast_whose_page_navigated_without_a_frame_starts_again(monkeypatch) -> None:
+    monkeypatch.setattr(screencast, "_NO_FRAME_AFTER", 3600.0)  # only the navigation restarts it here
+    session = _Session()
+    session.on = lambda method, handler: (lambda: None)  # type: ignore[attr-defined]
+    casts, viewer = Screencasts(host=_host(_AttachingConn(session))), _Viewer()
+    casts.watch("T1", viewer)
+    await _settle(session, 1)
+    await casts.casts["T1"].starting
+    casts.navigated("T1", "about:blank")  # not a new document
+    await asyncio.sleep(0)
+    assert session.methods() == ["Page.startScreencast"]
+    casts.navigated("T1", "http://127.0.0.1/kettles")
+    await _settle(session, 3)
+    assert session.methods() == ["Page.startScreencast", "Page.stopScreencast", "Page.startScreencast"]
+    await casts.close()

@@ -209,6 +209,13 @@ async def test_the_list_shows_two_spaces_with_their_ownership(host, dash, viewer
                 && card(a).textContent.includes('Comparing kettles') && card(a).textContent.includes('Kettles')
                 && card(a).querySelector('img.thumb[src^="data:image/jpeg"]') !== null;
         }""", [a.space_id, b.space_id], timeout=20000)
+    except Exception:  # say in the log what the person saw, and what each cast had captured
+        cards = await viewer.evaluate("""(ids) => ids.map((id) => {
+            const c = document.querySelector(`.card[data-space="${id}"]`);
+            return c ? c.outerHTML.slice(0, 600) : 'no card ' + id; })""", [a.space_id, b.space_id])
+        print("cards:", cards, "casts (frames, restarts in a row):",
+              {t: (c.frames, c.checks) for t, c in dash.casts.casts.items()}, sep="\n")
+        raise
     finally:
         for t in (a, b):
             await host.handle("spaces.give_back", {"space": t.space_id})
