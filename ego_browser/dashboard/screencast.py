@@ -127,7 +127,7 @@ class _Cast:
         self.cast_size = self.size  # what the running screencast was started with
         self.restarting = False
         self.url: str | None = None  # the page's address when the cast last heard of it
-        self.started_at = 0  # ``frames`` when the screencast was last (re)started
+        self.starts = 0  # screencasts (re)started: only the newest one's check counts
         self.checks = 0  # restarts in a row that brought no frame
 
     def format(self) -> dict[str, Any]:
@@ -209,13 +209,15 @@ class Screencasts:
     def _check_soon(self, cast: _Cast) -> None:
         """A screencast just (re)started: if it sends nothing, it missed the page (see
         ``navigated``); a page that does not change would then never be shown."""
-        cast.started_at = cast.frames
-        asyncio.get_running_loop().call_later(_NO_FRAME_AFTER, self._check, cast, cast.frames)
+        cast.starts += 1
+        asyncio.get_running_loop().call_later(_NO_FRAME_AFTER, self._check, cast, cast.starts, cast.frames)
 
-    def _check(self, cast: _Cast, frames: int) -> None:
-        if cast.frames != frames or cast.started_at != frames or self.casts.get(cast.target_id) is not cast:
-            cast.checks = 0
+    def _check(self, cast: _Cast, start: int, frames: int) -> None:
+        if cast.frames != frames:
+            cast.checks = 0  # it captures
             return
+        if start != cast.starts or self.casts.get(cast.target_id) is not cast:
+            return  # started again since (that start has its own check), or nobody watches
         if cast.checks < _NO_FRAME_RETRIES and self._running(cast) and not cast.restarting:
             cast.checks += 1
             self._restart_soon(cast)
