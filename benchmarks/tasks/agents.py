@@ -79,6 +79,39 @@ class EgoAgent:
         return out
 
 
+class InProcessEgoAgent(EgoAgent):
+    """Diagnostic, not a way an agent works: each round's script runs inside the benchmark's own
+    process (``runner.run_source``), against the same background host, so what is left is the
+    rounds' work without their process (the interpreter's start, the hand-off to the warm worker).
+    The difference to ``EgoAgent`` on the same traces is what the round start costs."""
+
+    def round(self, script: str, timeout: float = 120) -> str:
+        import contextlib
+        import io
+
+        from ego_browser import runner
+
+        saved = {k: os.environ.get(k) for k in ("EGO_BROWSER_HOME", "EGO_BROWSER_CHROMIUM")}
+        os.environ.update({k: self.env[k] for k in saved})
+        buf = io.StringIO()
+        t0 = time.perf_counter()
+        try:
+            with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+                code = runner.run_source(script, "<round>")
+        finally:
+            seconds = time.perf_counter() - t0
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        out = buf.getvalue()
+        self.cost.add(seconds, out)
+        if code != 0:
+            raise TraceFailed(f"round exited {code}:\n{out[-3000:]}")
+        return out
+
+
 class AgentBrowser:
     """One agent-browser session (its daemon and Chromium), called through the native binary."""
 

@@ -34,7 +34,11 @@ import trace_ab  # noqa: E402
 import trace_ego  # noqa: E402
 
 ROOT = agents.ROOT
-TOOLS = ["ego", "agent-browser", "playwright"]
+TOOLS = ["ego", "agent-browser", "playwright", "ego-inproc"]
+#: a diagnostic contender, left out of the targets and the chart: the ego traces with every round's
+#: script run in this process (agents.InProcessEgoAgent), so the difference to "ego" is what the
+#: round processes cost; ``--no-diagnostic`` leaves it out
+DIAGNOSTIC = "ego-inproc"
 LATENCIES = (1.0, 3.0, 10.0)
 RESULTS = ROOT / "benchmarks" / "results" / "tasks.json"
 CHART = ROOT / "docs" / "img" / "bench_tasks.png"
@@ -73,7 +77,8 @@ def run_one(task: registry.Task, tool: str, run: int, ctx: dict) -> dict:
         with app.serve() as srv:
             url = srv.url(task.start)
             answer = None
-            ego = agents.EgoAgent(ctx["ego_home"]) if tool == "ego" else None
+            ego = (agents.EgoAgent(ctx["ego_home"]) if tool == "ego"
+                   else agents.InProcessEgoAgent(ctx["ego_home"]) if tool == DIAGNOSTIC else None)
             ab = agents.AgentBrowser(ctx["ab_session"]) if tool == "agent-browser" else None
             cost = ego.cost if ego else ab.cost if ab else agents.Cost()
             try:
@@ -132,10 +137,11 @@ def _steal_share(before: list[int] | None, after: list[int] | None) -> float | N
     return (after[7] - before[7]) / total if total > 0 else None
 
 
-def benchmark(runs: int, keys: list[str], log=print) -> dict:
+def benchmark(runs: int, keys: list[str], log=print, diagnostic: bool = True) -> dict:
     missing = {tool: peers.missing(peer) for tool, peer in (("agent-browser", "agent-browser"),
-                                                            ("playwright", "playwright"), ("ego", "chromium"))}
-    tools = [t for t in TOOLS if not missing[t]]
+                                                            ("playwright", "playwright"), ("ego", "chromium"),
+                                                            (DIAGNOSTIC, "chromium"))}
+    tools = [t for t in TOOLS if not missing[t] and (diagnostic or t != DIAGNOSTIC)]
     home = tempfile.mkdtemp(prefix="ego-tasks-home-")
     ctx = {"ego_home": home, "ab_session": f"tasks-{os.getpid()}"}
     ego = agents.EgoAgent(home)
@@ -149,7 +155,7 @@ def benchmark(runs: int, keys: list[str], log=print) -> dict:
     try:
         # set-up, not task time: each tool's browser is up before the first task (as for an agent
         # that has used the tool before); Playwright launches its own in every script
-        if "ego" in tools:
+        if "ego" in tools or DIAGNOSTIC in tools:
             ego.start()
             ego.round('task = await task_space("warm-up")\nawait task.page("p1").goto("about:blank")\n'
                       'await task.finish(keep=[])\n')
@@ -173,7 +179,7 @@ def benchmark(runs: int, keys: list[str], log=print) -> dict:
     finally:
         if "agent-browser" in tools:
             ab.stop()
-        if "ego" in tools:
+        if "ego" in tools or DIAGNOSTIC in tools:
             ego.stop()
         shutil.rmtree(home, ignore_errors=True)
     return {"records": records, "tools": tools, "missing": {k: v for k, v in missing.items() if v},
@@ -306,6 +312,9 @@ def render(result: dict, summary: dict, command: str, chart_rel: str | None) -> 
         lines.append(["success", f"{e['success']}/{e['n']}", "100%", "met" if e["success"] == e["n"] else "**not met**"])
         out.append(peers.md_table(["ego_browser target", "measured", "target", ""], lines))
         out.append("")
+        if DIAGNOSTIC in totals:
+            out.append(_diagnostic_line(e, totals[DIAGNOSTIC], totals.get("agent-browser")))
+            out.append("")
     if chart_rel:
         out.append(f"![Whole-task benchmark]({chart_rel})")
         out.append("")
@@ -320,6 +329,20 @@ def render(result: dict, summary: dict, command: str, chart_rel: str | None) -> 
     return "\n".join(out)
 
 
+def _diagnostic_line(ego: dict, inproc: dict, ab: dict | None) -> str:
+    """What the round processes cost: the same traces with no process per round."""
+    saved = ego["seconds"] - inproc["seconds"]
+    rounds = ego["turns"] or 1
+    text = (f"Diagnostic (*{DIAGNOSTIC}*, not a target): the ego traces with every round's script run inside the "
+            f"benchmark's own process, against the same host: {_f(inproc['seconds'])} s, so the {ego['turns']:g} "
+            f"round processes cost {_f(saved)} s ({saved / rounds * 1000:.0f} ms each: the interpreter's start and "
+            "the hand-off to the warm worker)")
+    if ab and ab["seconds"]:
+        text += (f"; without them ego's tool time would be {inproc['seconds'] / ab['seconds']:.2f}× agent-browser's "
+                 f"(with them {ego['seconds'] / ab['seconds']:.2f}×)")
+    return text + "."
+
+
 def chart(result: dict, summary: dict, path: Path) -> bool:
     try:
         import matplotlib
@@ -328,7 +351,8 @@ def chart(result: dict, summary: dict, path: Path) -> bool:
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    per, floors, tools = summary["per"], summary["floors"], result["tools"]
+    per, floors = summary["per"], summary["floors"]
+    tools = [t for t in result["tools"] if t != DIAGNOSTIC]
     keys = result["tasks"]
     colors = {"ego": "#417690", "agent-browser": "#d98c2b", "playwright": "#6a9f58"}
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.2), dpi=100, gridspec_kw={"width_ratios": [1.6, 1]})
@@ -396,10 +420,11 @@ def command() -> str:
     return "make bench-tasks" if os.environ.get("MAKELEVEL") else "python " + " ".join(sys.argv)
 
 
-def run(runs: int | None = None, keys: list[str] | None = None, write_doc: bool = False) -> list[str]:
+def run(runs: int | None = None, keys: list[str] | None = None, write_doc: bool = False,
+        diagnostic: bool = True) -> list[str]:
     runs = runs or int(os.environ.get("BENCH_TASK_RUNS", "3"))
     keys = keys or list(registry.TASKS)
-    result = benchmark(runs, keys, log=lambda s: print(s, flush=True))
+    result = benchmark(runs, keys, log=lambda s: print(s, flush=True), diagnostic=diagnostic)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=1, default=str))
     summary = summarize(result)
@@ -416,10 +441,12 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=None)
     ap.add_argument("--tasks", default="", help="comma-separated task keys (default: all)")
     ap.add_argument("--no-docs", action="store_true", help="print the section, leave docs/benchmarks.md alone")
+    ap.add_argument("--no-diagnostic", action="store_true",
+                    help=f"leave out the {DIAGNOSTIC} contender (the round processes' cost)")
     args = ap.parse_args()
     keys = [k for k in args.tasks.split(",") if k] or None
     try:
-        section = run(args.runs, keys, write_doc=not args.no_docs)[0]
+        section = run(args.runs, keys, write_doc=not args.no_docs, diagnostic=not args.no_diagnostic)[0]
     except Exception:  # noqa: BLE001
         traceback.print_exc()
         return 1

@@ -31,3 +31,23 @@ def test_a_section_without_notes_is_replaced_whole(tmp_path):
     doc.write_text("# Benchmarks\n\n## bench_tasks\n\nold\n")
     run.update_doc("fresh", doc)
     assert doc.read_text() == "# Benchmarks\n\n## bench_tasks\n\nfresh\n"
+
+
+def _rec(task, tool, seconds, turns):
+    return {"task": task, "tool": tool, "run": 1, "success": True, "detail": "", "seconds": seconds,
+            "turns": turns, "calls": turns, "bytes": 1000, "floor": 0.5, "loads": [0.5]}
+
+
+def test_the_round_cost_diagnostic_is_reported_apart_from_the_targets():
+    tools = ["ego", "agent-browser", run.DIAGNOSTIC]
+    result = {"tasks": ["orders"], "tools": tools, "missing": {}, "runs": 1, "runs_done": 1, "stopped": "",
+              "load_start": (0.1, 0, 0), "load_end": (0.2, 0, 0), "steal": None, "seconds": 9.0, "cpus": 2,
+              "started": "2026-12-03 00:00 UTC",
+              "records": [_rec("orders", "ego", 2.0, 4), _rec("orders", "agent-browser", 2.5, 6),
+                          _rec("orders", run.DIAGNOSTIC, 1.6, 4)]}
+    text = run.render(result, run.summarize(result), "make bench-tasks", None)
+    targets = text[text.index("| ego_browser target"):text.index("Diagnostic")]
+    assert run.DIAGNOSTIC not in targets  # the targets compare the agent's real rounds only
+    line = text[text.index("Diagnostic"):].split("\n", 1)[0]
+    assert "1.60 s" in line and "cost 0.40 s (100 ms each" in line
+    assert "0.64× agent-browser's (with them 0.80×)" in line
