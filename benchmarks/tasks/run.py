@@ -155,10 +155,15 @@ def benchmark(runs: int, keys: list[str], log=print, diagnostic: bool = True) ->
     try:
         # set-up, not task time: each tool's browser is up before the first task (as for an agent
         # that has used the tool before); Playwright launches its own in every script
+        warm_up = ('task = await task_space("warm-up")\nawait task.page("p1").goto("about:blank")\n'
+                   'await task.finish(keep=[])\n')
         if "ego" in tools or DIAGNOSTIC in tools:
             ego.start()
-            ego.round('task = await task_space("warm-up")\nawait task.page("p1").goto("about:blank")\n'
-                      'await task.finish(keep=[])\n')
+            ego.round(warm_up)
+        if DIAGNOSTIC in tools:
+            # the runner's imports and the host connection of this process, paid once here and
+            # not by the first diagnostic task
+            agents.InProcessEgoAgent(home).round(warm_up)
         if "agent-browser" in tools:
             ab.start()
         for run in range(runs):
@@ -335,8 +340,8 @@ def _diagnostic_line(ego: dict, inproc: dict, ab: dict | None) -> str:
     rounds = ego["turns"] or 1
     text = (f"Diagnostic (*{DIAGNOSTIC}*, not a target): the ego traces with every round's script run inside the "
             f"benchmark's own process, against the same host: {_f(inproc['seconds'])} s, so the {ego['turns']:g} "
-            f"round processes cost {_f(saved)} s ({saved / rounds * 1000:.0f} ms each: the interpreter's start and "
-            "the hand-off to the warm worker)")
+            f"round processes cost {_f(saved)} s ({saved / rounds * 1000:.0f} ms each: a process started and waited "
+            "for, its interpreter's start, the hand-off to the warm worker and its exit)")
     if ab and ab["seconds"]:
         text += (f"; without them ego's tool time would be {inproc['seconds'] / ab['seconds']:.2f}× agent-browser's "
                  f"(with them {ego['seconds'] / ab['seconds']:.2f}×)")
