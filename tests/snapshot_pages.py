@@ -80,6 +80,85 @@ r2.innerHTML = '<label>Deep field <input id=deep-input></label><button>Deep shad
 </script>
 """)
 
+# web components as toolkits build them (JupyterLab's toolbars, a widget library's menus): controls
+# in open shadow roots, light-DOM content shown through <slot>s (display: contents), shadow roots
+# nested in shadow roots, hosts that are display: contents, a menu whose labels sit in child
+# elements, and separators that are focusable but say nothing
+COMPONENTS = _doc("Components", """
+<h1>Notebook</h1>
+<jp-toolbar aria-label="file browser">
+  <tb-button title="New Folder"></tb-button>
+  <tb-button>Upload</tb-button>
+  <tb-group><tb-button>Save</tb-button></tb-group>
+</jp-toolbar>
+<jp-toolbar aria-label="notebook actions"><kernel-controls></kernel-controls><cell-type></cell-type></jp-toolbar>
+<tab-strip><div role=tab tabindex=0 aria-selected=true>Launcher</div><div role=tab tabindex=-1 aria-selected=false>Untitled.ipynb</div></tab-strip>
+<p id=out>nothing yet</p>
+<div role=menu aria-label="Context"><ul class=menu>
+  <li class=item tabindex=-1 data-cmd=open><div class=icon></div><div class=label>Open</div><div class=key>Enter</div></li>
+  <li class=item tabindex=-1 data-cmd=rename><div class=icon></div><div class=label>Rename</div><div class=key>F2</div></li>
+  <li class=sep role=presentation tabindex=-1><hr></li>
+  <li class=item tabindex=-1 data-cmd=theme><div class=icon></div><div class=label>Theme</div></li>
+  <li class=sep role=presentation tabindex=-1></li>
+</ul></div>
+<script>
+const out = document.getElementById('out');
+const said = (t) => { out.textContent = 'did ' + t; };
+customElements.define('jp-toolbar', class extends HTMLElement {
+  connectedCallback() {
+    if (this.shadowRoot) return;
+    this.setAttribute('role', 'toolbar');
+    this.attachShadow({mode: 'open'}).innerHTML =
+      '<style>:host{display:flex;gap:4px}</style><div part=region><slot name=start></slot><slot></slot></div>';
+  }
+});
+customElements.define('tb-button', class extends HTMLElement {
+  connectedCallback() {
+    if (this.shadowRoot) return;
+    const t = this.getAttribute('title');
+    const r = this.attachShadow({mode: 'open'});
+    r.innerHTML = '<style>:host{display:contents}</style><button part=control type=button>' +
+      '<span class=icon></span><span class=content><slot></slot></span></button>';
+    const b = r.querySelector('button');
+    if (t) { b.setAttribute('aria-label', t); b.style.minWidth = '20px'; b.style.minHeight = '10px'; }
+    b.addEventListener('click', () => said(t || this.textContent.trim()));
+  }
+});
+customElements.define('tb-group', class extends HTMLElement {
+  connectedCallback() {
+    if (this.shadowRoot) return;
+    this.attachShadow({mode: 'open'}).innerHTML = '<style>:host{display:contents}</style><slot></slot>';
+  }
+});
+customElements.define('kernel-controls', class extends HTMLElement {
+  connectedCallback() {
+    if (this.shadowRoot) return;
+    // a shadow root holding hosts with shadow roots of their own
+    this.attachShadow({mode: 'open'}).innerHTML =
+      '<tb-group><tb-button>Run</tb-button><tb-button>Restart</tb-button></tb-group>';
+  }
+});
+customElements.define('tab-strip', class extends HTMLElement {
+  connectedCallback() {
+    if (this.shadowRoot) return;
+    const r = this.attachShadow({mode: 'open'});
+    r.innerHTML = '<div role=tablist aria-label=Documents><slot></slot></div><div role=button tabindex=0>Close all</div>';
+    r.querySelector('[role=button]').addEventListener('click', () => said('close all'));
+  }
+});
+customElements.define('cell-type', class extends HTMLElement {
+  connectedCallback() {
+    if (this.shadowRoot) return;
+    const r = this.attachShadow({mode: 'open'});
+    r.innerHTML = '<slot name=label></slot><select aria-label="Cell type"><option>Code</option>' +
+      '<option>Markdown</option><option>Raw</option></select>';
+    r.querySelector('select').addEventListener('change', (e) => said('type ' + e.target.value));
+  }
+});
+for (const li of document.querySelectorAll('.menu .item')) li.addEventListener('click', () => said(li.dataset.cmd));
+</script>
+""")
+
 COMPACT = _doc("Compact", """
 <div><div><div><h2>Wrapped heading</h2></div></div></div>
 <div>   </div><div>&nbsp;&nbsp;</div><div>&#8203;&#8205;</div><span></span>
@@ -186,7 +265,7 @@ class Site:
             "/forms": FORMS, "/lists": LISTS, "/shadow": SHADOW, "/compact": COMPACT,
             "/frames": frames_page(self.other), "/inner_a": INNER_A, "/inner_b": INNER_B,
             "/inner_lazy": INNER_LAZY, "/nest1": nest1(self.other), "/nest2": nest2(self.base),
-            "/inner_c": INNER_C, "/catalog": catalog_page(), "/states": STATES,
+            "/inner_c": INNER_C, "/catalog": catalog_page(), "/states": STATES, "/components": COMPONENTS,
         }
         body = pages.get(req.path)
         if body is None:
@@ -194,7 +273,7 @@ class Site:
         return Response(body, headers={"Cache-Control": "no-store"})
 
 
-PAGES = ["/forms", "/lists", "/shadow", "/compact", "/frames", "/catalog", "/states"]
+PAGES = ["/forms", "/lists", "/shadow", "/compact", "/frames", "/catalog", "/states", "/components"]
 
 
 @contextlib.contextmanager

@@ -8,7 +8,8 @@ real pages (a corpus benchmark calls :func:`measure` once per page, right after 
   every heading, vs the AX node's properties (a listbox's value: its selected options);
 - **text**: every visible text string of every frame appears in the printed names/values;
 - **controls**: every enabled, visible control with a box (buttons, inputs, selects, textareas,
-  links, iframes) has a ref.
+  links, iframes, and every node Chromium's tree gives a control role: ``role=button``,
+  ``menuitem``, ``tab``, ...) has a ref, open shadow roots and slotted content included.
 
 Not imported by the runtime.
 """
@@ -115,14 +116,30 @@ async def _visible_texts(frame: Any) -> list[str]:
     return texts
 
 
-async def _control_backend_ids(frame: Any) -> set[int]:
+async def _control_backend_ids(frame: Any, name: str = "control_elements") -> set[int]:
     w = await frame.session.send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": "fidelity"})
-    js = jsbundle.call("fidelity", "control_elements")
+    js = jsbundle.call("fidelity", name)
     r = await frame.session.send("Runtime.evaluate", {
         "expression": js, "contextId": w["executionContextId"],
         "serializationOptions": {"serialization": "deep", "maxDepth": 2,
                                  "additionalParameters": {"maxNodeDepth": 0, "includeShadowTree": "none"}}})
     return {v["value"]["backendNodeId"] for v in r["result"]["deepSerializedValue"]["value"]}
+
+
+#: Chromium roles of the nodes an agent acts on (the oracle's controls, with the native ones)
+_CONTROL_ROLES = frozenset({"button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox",
+                            "option", "slider", "spinbutton", "switch", "tab", "menuitem", "menuitemcheckbox",
+                            "menuitemradio", "treeitem"})
+
+
+def _ax_controls(nodes: list[dict[str, Any]]) -> set[int]:
+    """Backend ids of the enabled nodes Chromium's tree gives a control role, wherever the DOM
+    put them (open shadow roots, slotted content: the tree is built on the flat tree)."""
+    out = set()
+    for n in nodes:
+        if _ax_role_name(n)[0] in _CONTROL_ROLES and "disabled" not in ax_state(n):
+            out.add(n["backendDOMNodeId"])
+    return out
 
 
 async def measure(target: Any, ledger: Any, body: str) -> dict[str, Any]:
@@ -192,7 +209,9 @@ async def measure(target: Any, ledger: Any, body: str) -> dict[str, Any]:
             else:
                 out["text_misses"].append((fid, t))
         bound = {ledger.lookup(r).backend_node_id for r in printed if ledger.lookup(r).frame_id == fid}
+        # the DOM's native controls and the nodes Chromium's tree calls controls, where a pointer reaches
         controls = await _control_backend_ids(f)
+        controls |= _ax_controls(nodes[fid]) & await _control_backend_ids(f, "reachable_elements")
         out["controls_total"] += len(controls)
         out["controls_bound"] += len(controls & bound)
         out["control_misses"].extend((fid, bid) for bid in controls - bound)

@@ -18,6 +18,9 @@ from .twin import FLAG_REF
 
 __all__ = ["interactive_table", "diff_lines", "DIFF_MAX_LINES"]
 
+#: the most text a nameless ref carries from its content (as long as a printed value)
+_CARRY_MAX = 100
+
 #: roles that locate the nodes under them even without a name
 _FRAMING = frozenset({"root", "iframe", "dialog", "alertdialog", "row", "table", "grid", "treegrid", "form",
                       "navigation", "main", "banner", "contentinfo", "complementary", "search", "menu",
@@ -59,6 +62,7 @@ def interactive_table(depth: list[Any], role: list[Any], name: list[Any], flags:
             p = parent[i]
             if p != -1 and role[p] == "row" and needed[p]:
                 keep[i] = True
+    value = _carry_text(depth, role, name, flags, value, keep)
     out: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [])
     new_depth = [0] * n
     for i in range(n):
@@ -71,6 +75,38 @@ def interactive_table(depth: list[Any], role: list[Any], name: list[Any], flags:
         new_depth[i] = d
         for col, src in zip(out, (new_depth, role, name, flags, key, url, loc, state, value)):
             col.append(src[i])
+    return out
+
+
+def _carry_text(depth: list[Any], role: list[Any], name: list[Any], flags: list[Any], value: list[Any],
+                keep: list[bool]) -> list[Any]:
+    """``value`` where a kept ref with no name and no value carries the text of the content this
+    mode leaves out (``listitem [ref=7]: Open Enter``), not as a name: it is not the accessible name.
+
+    Content of a kept descendant is left to that descendant's own line."""
+    out = value
+    n = len(depth)
+    for i in range(n):
+        if not (keep[i] and flags[i] & FLAG_REF) or name[i] or value[i]:
+            continue
+        parts: list[str] = []
+        d = depth[i]
+        j = i + 1
+        while j < n and depth[j] > d:
+            if keep[j]:
+                dj = depth[j]
+                j += 1
+                while j < n and depth[j] > dj:
+                    j += 1
+                continue
+            if name[j] and role[j] != "option":
+                parts.append(name[j])
+            j += 1
+        text = " ".join(" ".join(parts).split())
+        if text:
+            if out is value:
+                out = list(value)
+            out[i] = text if len(text) <= _CARRY_MAX else text[:_CARRY_MAX - 1] + "\u2026"
     return out
 
 

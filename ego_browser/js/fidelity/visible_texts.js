@@ -1,15 +1,25 @@
 // The fidelity oracle's ground truth for text: every visible text node of the document (open
-// shadow roots included), whitespace-collapsed, skipping script/style/title/option/textarea
+// shadow roots and slotted text included), whitespace-collapsed, skipping script/style/title/option/textarea
 // text, aria-hidden subtrees and zero-width-only runs.
 function visible_texts() {
   const out = [];
+  // a parent with display: contents (a <slot>'s assigned text, a custom element host) has no box
+  // and checkVisibility() says false: the text is shown when it is laid out itself
+  const range = document.createRange();
+  const shown = (n, p) => {
+    if (p.shadowRoot && !n.assignedSlot) return false;  // a host's text that no slot shows
+    if (p.checkVisibility({visibilityProperty: true})) return true;
+    if (getComputedStyle(p).display !== 'contents' || getComputedStyle(p).visibility !== 'visible') return false;
+    range.selectNodeContents(n);
+    return range.getClientRects().length > 0;
+  };
   const walk = (root) => {
     const it = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
     for (let n = it.nextNode(); n; n = it.nextNode()) {
       if (n.nodeType === 1) { if (n.shadowRoot) walk(n.shadowRoot); continue; }
       const p = n.parentElement;
       if (!p || ['SCRIPT', 'STYLE', 'NOSCRIPT', 'TITLE', 'OPTION', 'TEXTAREA'].includes(p.tagName)) continue;
-      if (!p.checkVisibility({visibilityProperty: true}) || p.closest('[aria-hidden=true]')) continue;
+      if (!shown(n, p) || p.closest('[aria-hidden=true]')) continue;
       const t = n.data.replace(/[\s\u00a0]+/g, ' ').trim();
       if (t && !/^[\u200b-\u200f\u2060\ufeff]+$/.test(t)) out.push(t);
     }

@@ -42,7 +42,8 @@
   const BLOCK = new Set(['DIV', 'P', 'LI', 'UL', 'OL', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'TR', 'TD', 'TH', 'TABLE',
     'SECTION', 'ARTICLE', 'HEADER', 'FOOTER', 'NAV', 'MAIN', 'ASIDE', 'FORM', 'FIELDSET', 'BLOCKQUOTE', 'PRE',
     'DL', 'DT', 'DD', 'FIGURE', 'FIGCAPTION', 'ADDRESS', 'BR', 'HR', 'LABEL', 'SUMMARY', 'DETAILS']);
-  const TRANSPARENT = new Set(['HTML', 'BODY', 'THEAD', 'TBODY', 'TFOOT']);
+  // (a <slot> stands for the nodes assigned to it: they are walked in its place)
+  const TRANSPARENT = new Set(['HTML', 'BODY', 'THEAD', 'TBODY', 'TFOOT', 'SLOT']);
   const LANDMARK_IN_SECTION = new Set(['ARTICLE', 'ASIDE', 'MAIN', 'NAV', 'SECTION']);
   const ROLE_ALIASES = {image: 'img', none: 'presentation'};
   const VALID_ROLES = new Set(['alert', 'alertdialog', 'application', 'article', 'banner', 'blockquote', 'button',
@@ -64,6 +65,7 @@
     'MARK', 'U', 'S', 'DEL', 'INS', 'KBD', 'SAMP', 'VAR', 'TT', 'FONT', 'BDI', 'BDO', 'DFN', 'TIME', 'DATA', 'BIG',
     'STRIKE', 'NOBR', 'WBR']);
   const WS = /[\s\u00a0]+/g;
+  const WS_ONLY = /^[\s\u00a0]*$/;
 
   const collapse = (s) => (s ? s.replace(WS, ' ').trim() : '');
   // one state text per element: "[level=2]", "[checked] [disabled]", ...; value separately
@@ -205,7 +207,7 @@
     if (SKIP.has(tag)) return '';
     if (depth > 0) {
       if (el.getAttribute('aria-hidden') === 'true') return '';
-      if (!el.checkVisibility()) return '';
+      if (!el.checkVisibility() && !boxless(el)) return '';
       const al = el.getAttribute('aria-label');
       if (al && al.trim()) return ' ' + al + ' ';
       if (tag === 'IMG') return ' ' + (el.getAttribute('alt') || '') + ' ';
@@ -306,6 +308,10 @@
     }
     return collapse(el.getAttribute('title'));
   }
+
+  // display: contents (every <slot>, many custom element hosts) makes no box of its own, so
+  // checkVisibility() says false, yet its children are laid out in its place
+  const boxless = (el) => getComputedStyle(el).display === 'contents';
 
   function countKey(keys, k) { keys.set(k, (keys.get(k) || 0) + 1); }
 
@@ -447,7 +453,7 @@
           if (below && tag === 'TR') { skipOffscreen(k); continue; }
           rowBelow = false;
           const at = rows.length;
-          if (walkEl(k, depth)) any = true;
+          if (walkEl(k, depth, parentVisible)) any = true;
           if (rowBelow) below = true;
           if (INLINE.has(tag) && rows.length > at && inlineOnly(at, depth)) {
             const txt = rows.length > at + 9 ? rows[at + 11] : '';
@@ -487,15 +493,25 @@
       return false;
     }
 
-    function walkEl(el, depth) {
+    // pv: what walkList says of the parent (1 shown, 2 shown out of the viewport, 0 hidden)
+    function walkEl(el, depth, pv) {
       const tag = el.tagName;
       if (SKIP.has(tag)) return false;
       const hasAttrs = el.hasAttributes();
       // one call in the common case: visible with the visibility property implies rendered
-      const visible = el.checkVisibility(VIS);
+      let visible = el.checkVisibility(VIS);
+      // a box of its own to measure (display: contents has none: it is where its parent is)
+      let boxed = true;
       if (!visible && !el.checkVisibility()) {
-        if (wantLocs) countHidden(el, keys, hrefKeys);
-        return false;
+        // the walk only reaches an element whose ancestors are rendered, so display: contents
+        // here means shown in its parent's place
+        const cs = getComputedStyle(el);
+        if (cs.display !== 'contents') {
+          if (wantLocs) countHidden(el, keys, hrefKeys);
+          return false;
+        }
+        boxed = false;
+        visible = cs.visibility === 'visible';
       }
       if (hasAttrs && el.getAttribute('aria-hidden') === 'true') {
         if (wantLocs) countHidden(el, keys, hrefKeys);
@@ -506,7 +522,7 @@
         return false;
       }
       if (TRANSPARENT.has(tag) && !(hasAttrs && el.hasAttribute('role'))) {
-        return walkChildren(el, depth, visible ? (viewport && !inView(el) ? 2 : 1) : 0);
+        return walkChildren(el, depth, visible ? (viewport && !(boxed ? inView(el) : pv === 1) ? 2 : 1) : 0);
       }
       const role = hasAttrs ? roleOf(el, tag) : implicitRole(el, tag);
       if (role === null) return false;
@@ -527,8 +543,14 @@
         box = el.getBoundingClientRect();
         if (!(box.width > 0 && box.height > 0) && getComputedStyle(el).display !== 'contents') isRef = false;
       }
+      if (isRef && focusable && !INTERACTIVE.has(role) && !ALWAYS_REF.has(role) && !el.isContentEditable &&
+          visible && saysNothing(el, tag, role)) {
+        // focusable only to take keyboard focus (a menu's separator, a widget's spacer): nothing
+        // on it says what acting on it would do
+        isRef = false;
+      }
       const start = rows.length;
-      const here = viewport ? inView(el, box) : true;
+      const here = viewport ? (boxed ? inView(el, box) : pv === 1) : true;
       const labelled = hasAttrs && (el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby'));
       let name = '';
       let deferName = false;
@@ -656,6 +678,12 @@
       for (let i = cands.length - 4; i >= 0 && cands[i] >= from; i -= 4) cands[i] = moved.get(cands[i]);
     }
 
+    // no text and no name: neither its content nor a label says what it is
+    function saysNothing(el, tag, role) {
+      if (!el.shadowRoot && !WS_ONLY.test(el.textContent)) return false;  // the common case, cheaply
+      return !collapse(textOf(el, null, 0)) && !nameOf(el, tag, role) && !el.querySelector('img, svg, canvas, input');
+    }
+
     function onlyText(from) {
       for (let i = from; i < rows.length; i += 9) {
         const r = rows[i + 1];
@@ -677,15 +705,15 @@
     if (!top) {
       top = doc.documentElement;
       rows.push(0, 'root', '', 0, 0, '', '', '', '');
-      if (top) walkEl(top, 1);
+      if (top) walkEl(top, 1, 1);
     } else {
-      walkEl(top, 0);
+      walkEl(top, 0, 1);
       if (wantLocs && opts.countAll) {
         // locator uniqueness is judged against the whole document, not only the subtree
         const save = rows.length;
         const cmark = cands.slice();
         keys.clear(); hrefKeys.clear();
-        walkEl(doc.documentElement, 0);
+        walkEl(doc.documentElement, 0, 1);
         rows.length = save;
         cands.length = 0;
         for (let i = 0; i < cmark.length; i++) cands.push(cmark[i]);
