@@ -84,7 +84,9 @@ TOPICS["snapshot"] = """\
   role "name" [state]... [ref=N, loc=<kind:...>, url=<href>]: value
   ref= marks nodes to act on (interactive roles, focusable and editable elements, iframes,
   dialogs) that a pointer can reach: a node with a zero-size box (an icon link whose image
-  failed, a collapsed menu) keeps its line but gets no ref. loc= appears only when it resolves
+  failed, a collapsed menu) keeps its line but gets no ref, and so does a focusable node with no
+  text and no name (a menu separator). Open shadow roots and slotted content of web components
+  print where the page shows them. loc= appears only when it resolves
   uniquely to the same node; url= is a path when same-origin. An iframe line is followed by its
   frame's root (cross-process frames too).
 - State marks, on every line that has them: [checked], [checked=mixed], [pressed],
@@ -98,7 +100,8 @@ TOPICS["snapshot"] = """\
 - Scopes: only_within_viewport (default), full_page, subtree (root= a ref or any selector that
   names one element).
 - interactive=True: only what you act on, with the headings, named landmarks/forms/dialogs and
-  row cells that locate it. max_length=N cuts at a line; the last line then says "[… cut ...]".
+  row cells that locate it; a ref with no name carries the text it holds as ": text"
+  (listitem [ref=7]: Rename F2). max_length=N cuts at a line; the last line then says "[… cut ...]".
 - changes=True: only what changed since this page's previous snapshot with the same options:
   "+ " added, "- " removed, "~ " same node with a new state or value, each under its unchanged
   ancestors (two spaces); "[changes: none since the previous snapshot]" when nothing did.
