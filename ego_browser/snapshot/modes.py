@@ -83,11 +83,12 @@ def _carry_text(depth: list[Any], role: list[Any], name: list[Any], flags: list[
     """``value`` where a kept ref with no name and no value carries the text of the content this
     mode leaves out (``listitem [ref=7]: Open Enter``), not as a name: it is not the accessible name.
 
-    Content of a kept descendant is left to that descendant's own line."""
+    Content of a kept descendant is left to that descendant's own line; an iframe's content is
+    its frame's document, not a label."""
     out = value
     n = len(depth)
     for i in range(n):
-        if not (keep[i] and flags[i] & FLAG_REF) or name[i] or value[i]:
+        if not (keep[i] and flags[i] & FLAG_REF) or name[i] or value[i] or role[i] == "iframe":
             continue
         parts: list[str] = []
         d = depth[i]

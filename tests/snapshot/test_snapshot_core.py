@@ -254,3 +254,35 @@ def test_diff_lines_marks_pairs_and_context():
     # too much changed: no diff (the caller prints the whole snapshot)
     many = [f'text "{i}"' for i in range(5000)]
     assert diff_lines(many, [s + "!" for s in many]) is None
+
+
+def test_interactive_nameless_refs_carry_the_text_left_out():
+    """Issue 29 (6): a menu item whose label sits in child elements printed as a bare
+    ``listitem [ref=N]``; it carries that text as its value. A kept descendant keeps its own
+    text, an iframe does not carry its document, a node with a name or value carries nothing."""
+    from ego_browser.snapshot.modes import interactive_table
+
+    t = _table([
+        (0, "root", "", 0, "", ""),
+        (1, "list", "", 0, "", ""),
+        (2, "listitem", "", 1, "", ""),
+        (3, "container", "", 0, "", ""),
+        (4, "text", " Rename ", 0, "", ""),
+        (3, "text", "F2", 0, "", ""),
+        (2, "listitem", "", 1, "", ""),
+        (3, "text", "Open with", 0, "", ""),
+        (3, "button", "More", 1, "", ""),
+        (4, "text", "hidden by the button's line", 0, "", ""),
+        (2, "listitem", "Named", 1, "", ""),
+        (3, "text", "not carried", 0, "", ""),
+        (2, "iframe", "", 1, "", ""),
+        (3, "root", "", 0, "", ""),
+        (4, "text", "frame text", 0, "", ""),
+        (2, "listitem", "", 1, "", ""),
+        (3, "text", "x" * 150, 0, "", ""),
+    ])
+    text, _, _ = render(twin, interactive_table(*t))
+    assert text.split("\n") == [
+        "root", " listitem [ref=1]: Rename F2", " listitem [ref=2]: Open with", '  button "More" [ref=3]',
+        ' listitem "Named" [ref=4]', " iframe [ref=5]", " listitem [ref=6]: " + "x" * 99 + "\u2026",
+    ]
