@@ -53,6 +53,9 @@ async def test_refs_of_shadow_controls_act_on_them(task, server):
     await p.select_option("@%d" % _ref(text, 'combobox "Cell type"'), "Markdown")
     assert await p.evaluate("document.getElementById('out').textContent") == "did type Markdown"
     assert 'combobox "Cell type" [collapsed]' in (after := await p.snapshot()) and ": Markdown" in after
+    # a selector reaches the same node: find() names it with the snapshot's ref
+    found = await p.find('role=button[name="Restart"]')
+    assert [f["ref"] for f in found] == ["@%d" % _ref(text, 'button "Restart"')], found
     await p.click("@%d" % _ref(text, 'tab "Untitled.ipynb"'))
     assert await p.evaluate("document.activeElement.textContent") == "Untitled.ipynb"
 

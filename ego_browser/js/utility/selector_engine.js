@@ -815,6 +815,8 @@
         }
       }
       if (el.shadowRoot) collectHaystack(el.shadowRoot, pieces, state, depth + 1);
+      // Chromium names a control from the flat tree: a slot shows the nodes assigned to it
+      if (tag === 'SLOT') for (const n of el.assignedNodes()) collectHaystack(n, pieces, state, depth + 1);
     }
     for (let c = node.firstChild; c; c = c.nextSibling) collectHaystack(c, pieces, state, depth + 1);
   }
