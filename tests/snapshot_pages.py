@@ -151,7 +151,8 @@ customElements.define('cell-type', class extends HTMLElement {
     if (this.shadowRoot) return;
     const r = this.attachShadow({mode: 'open'});
     r.innerHTML = '<slot name=label></slot><select aria-label="Cell type"><option>Code</option>' +
-      '<option>Markdown</option><option>Raw</option></select>';
+      '<option>Markdown</option><option>Raw</option></select><input aria-label="Filter files">';
+    r.querySelector('input').addEventListener('input', (e) => said('filter ' + e.target.value));
     r.querySelector('select').addEventListener('change', (e) => said('type ' + e.target.value));
   }
 });

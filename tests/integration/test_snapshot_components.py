@@ -19,7 +19,7 @@ from tests import snapshot_pages
 from tests.integration.test_snapshot_browser import conn, open_page, page, site, snap  # noqa: F401 (fixtures)
 
 TOOLBAR = ('button "New Folder"', 'button "Upload"', 'button "Save"', 'button "Run"', 'button "Restart"',
-           'combobox "Cell type"', 'tab "Launcher"', 'tab "Untitled.ipynb"', 'button "Close all"')
+           'combobox "Cell type"', 'textbox "Filter files"', 'tab "Launcher"', 'tab "Untitled.ipynb"', 'button "Close all"')
 
 
 def _ref(text: str, line_start: str) -> int:
@@ -53,6 +53,8 @@ async def test_refs_of_shadow_controls_act_on_them(task, server):
     await p.select_option("@%d" % _ref(text, 'combobox "Cell type"'), "Markdown")
     assert await p.evaluate("document.getElementById('out').textContent") == "did type Markdown"
     assert 'combobox "Cell type" [collapsed]' in (after := await p.snapshot()) and ": Markdown" in after
+    await p.fill("@%d" % _ref(text, 'textbox "Filter files"'), "ipynb")
+    assert await p.evaluate("document.getElementById('out').textContent") == "did filter ipynb"
     # a selector reaches the same node: find() names it with the snapshot's ref
     found = await p.find('role=button[name="Restart"]')
     assert [f["ref"] for f in found] == ["@%d" % _ref(text, 'button "Restart"')], found
@@ -74,13 +76,13 @@ async def test_nameless_refs_carry_their_text_and_silent_separators_get_none(pag
 
 async def test_fidelity_oracle_counts_shadow_and_slotted_content(page, site):
     """The oracle's controls come from Chromium's AX tree as well as the DOM, open shadow roots
-    and slots included: 6 native controls and 3 ARIA ones (two slotted tabs, a shadow button)."""
+    and slots included: 7 native controls and 3 ARIA ones (two slotted tabs, a shadow button)."""
     await open_page(page, site.url("/components"))
     led = RefLedger("b")
     text = await snap(page, led, scope="full_page")
     await settle(led)
     m = await fidelity.measure(page, led, text.split("\n", 1)[1])
-    assert m["controls_total"] == 9 and m["controls_bound"] == 9, m["control_misses"]
+    assert m["controls_total"] == 10 and m["controls_bound"] == 10, m["control_misses"]
     texts = await fidelity._visible_texts(page.frames()[0])
     for t in ("Upload", "Save", "Run", "Restart", "Launcher", "Close all"):
         assert t in texts
