@@ -38,6 +38,8 @@ class RoundWatch:
         self.lines = source.splitlines()
         self.problems: list[str] = []
         self.missing: list[MissingAwait] = []
+        #: what the script raised, if anything (for the round's JSON report)
+        self.failed: BaseException | None = None
         self._saved: tuple[Any, int] | None = None
         self._main: Any = None  # the script's asyncio task, cancelled on the first problem
         self.cancelled_main = False
