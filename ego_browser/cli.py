@@ -8,8 +8,9 @@ import sys
 __all__ = ["main"]
 
 ROUND_USAGE = """\
-usage: python -m ego_browser [--json] [-e CODE | FILE | -]   run one round (default: the script on stdin;
-                                                    --json: its outcome as one JSON object)
+usage: python -m ego_browser [--verbose] [--json] [-e CODE | FILE | -]   run one round (default: the script on stdin;
+                                                    --json: its outcome as one JSON object;
+                                                    --verbose: debug log lines on stderr)
        python -m ego_browser COMMAND [--help]     a sub-command:
 """
 
@@ -35,6 +36,19 @@ def main(argv: list[str] | None = None, *, reporting: bool = False) -> int:
     """``reporting``: called by ``--json`` for the round itself, which must return here (its
     report is still to be printed) rather than end the process the fast way."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--verbose"]:
+        # debug log lines on stderr for this command or round (the worker's child gets the env)
+        os.environ["EGO_BROWSER_LOG"] = "debug"
+        argv = argv[1:]
+    if os.environ.get("EGO_BROWSER_LOG"):
+        from .errors import EgoError
+        from .logsetup import to_stderr
+
+        try:
+            to_stderr()
+        except EgoError as exc:
+            sys.stderr.write(f"{exc.code}: {exc.message}\n")
+            return 2
     if argv[:1] == ["--json"]:
         # the round's outcome as one JSON object (its output, error, calls and receipts, duration)
         rest = argv[1:]

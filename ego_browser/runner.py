@@ -146,6 +146,10 @@ def run_source(source: str, filename: str = "<round>", *, ns: dict[str, Any] | N
     import linecache
 
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    if os.environ.get("EGO_BROWSER_LOG"):  # the worker's child: the round's own env asked for it
+        from .logsetup import to_stderr
+
+        to_stderr()
     ns = script_globals() if ns is None else ns
     watch = RoundWatch(filename, source)
     watch.install()

@@ -7,6 +7,8 @@ with their receipts, and the duration, without parsing free text.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 PAGE = "<button onclick=\"document.title='clicked'\">Go</button>"
 
@@ -42,3 +44,17 @@ def test_a_clean_round_and_a_syntax_error(rounds):
     assert bad.returncode == 2
     report = json.loads(bad.stdout)
     assert report["ok"] is False and "SyntaxError" in report["error"]["message"]
+
+
+def test_verbose_prints_the_calls_on_stderr_and_a_bad_level_is_refused(rounds, server):
+    url = server.page("/verbose-round", PAGE, title="V")
+    script = f'page = (await task_space("verbose-round")).page("p1")\nawait page.goto({url!r})\nprint("ok")\n'
+    quiet = rounds.run(script)
+    assert quiet.returncode == 0 and "[ego-browser:log]" not in quiet.stderr
+    loud = rounds.run(script, "--verbose")
+    assert loud.returncode == 0, loud.stderr
+    assert loud.stdout == "ok\n"  # log lines never mix into the round's output
+    assert "[ego-browser:log]" in loud.stderr and "-> page.goto" in loud.stderr and "<- page.goto" in loud.stderr
+    bad = subprocess.run([sys.executable, "-m", "ego_browser", "-e", "print(1)"], env={**rounds.env, "EGO_BROWSER_LOG": "loud"},
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "EGO_INVALID_ARGUMENT: EGO_BROWSER_LOG='loud' is not a level" in bad.stderr

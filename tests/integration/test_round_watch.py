@@ -52,7 +52,8 @@ def test_the_same_round_with_await_is_clean(rounds, server):
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "1"
-    assert proc.stderr == ""
+    # nothing but, on a cold and slow host start, the progress line that says so
+    assert [ln for ln in proc.stderr.splitlines() if not ln.startswith("[ego-browser:progress]")] == []
 
 
 def test_missing_await_without_any_top_level_await(rounds):
