@@ -10,7 +10,9 @@ PYTEST_ARGS ?= -q
 setup:
 	@./scripts/setup.sh
 
-demo: setup
+# the demo needs Chromium and the venv only: no Java, no Grid, no Xvfb (make test installs those)
+demo:
+	@./scripts/setup.sh --demo
 	@$(PY) demo/run_demo.py
 
 # the type check first: seconds (about 2 s with mypy's cache, 13 s without), and a type error fails the run

@@ -8,7 +8,9 @@ import sys
 __all__ = ["main"]
 
 ROUND_USAGE = """\
-usage: python -m ego_browser [-e CODE | FILE | -]   run one round (default: the script on stdin)
+usage: python -m ego_browser [--verbose] [--json] [-e CODE | FILE | -]   run one round (default: the script on stdin;
+                                                    --json: its outcome as one JSON object;
+                                                    --verbose: debug log lines on stderr)
        python -m ego_browser COMMAND [--help]     a sub-command:
 """
 
@@ -30,13 +32,37 @@ def _is_command(head: str) -> bool:
     return head in COMMANDS
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, reporting: bool = False) -> int:
+    """``reporting``: called by ``--json`` for the round itself, which must return here (its
+    report is still to be printed) rather than end the process the fast way."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--verbose"]:
+        # debug log lines on stderr for this command or round (the worker's child gets the env)
+        os.environ["EGO_BROWSER_LOG"] = "debug"
+        argv = argv[1:]
+    if os.environ.get("EGO_BROWSER_LOG"):
+        from .errors import EgoError
+        from .logsetup import to_stderr
+
+        try:
+            to_stderr()
+        except EgoError as exc:
+            sys.stderr.write(f"{exc.code}: {exc.message}\n")
+            return 2
+    if argv[:1] == ["--json"]:
+        # the round's outcome as one JSON object (its output, error, calls and receipts, duration)
+        rest = argv[1:]
+        if rest and _is_command(rest[0]):
+            sys.stderr.write("--json before a round; sub-commands take their own --json\n" + _usage())
+            return 2
+        from .round_report import run_json
+
+        return run_json(lambda: main(rest, reporting=True))
     if not argv or argv == ["-"]:
         if sys.stdin is None or sys.stdin.isatty():
             sys.stderr.write(_usage())
             return 2
-        return _round(sys.stdin.read(), "<stdin>")
+        return _round(sys.stdin.read(), "<stdin>", reporting)
     head = argv[0]
     if head in ("-h", "--help"):
         sys.stdout.write(_usage())
@@ -50,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(argv) != 2:
             sys.stderr.write("-e takes exactly one argument: the code to run\n" + _usage())
             return 2
-        return _round(argv[1], "<string>")
+        return _round(argv[1], "<string>", reporting)
     if _is_command(head):
         from . import commands
 
@@ -71,15 +97,17 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         sys.stderr.write(f"cannot read {path}: {exc.strerror}\n" + _usage())
         return 2
-    return _round(source, os.path.abspath(path))
+    return _round(source, os.path.abspath(path), reporting)
 
 
-def _round(source: str, filename: str) -> int:
+def _round(source: str, filename: str, reporting: bool = False) -> int:
     """Run in the host's warm worker when one answers, else in this process (same runner)."""
     if not os.environ.get("EGO_BROWSER_NO_WORKER"):
         from .round_client import run
 
         status = run(source, filename)
+        if status is not None and reporting:
+            return status
         if status is not None:
             # the script ran in the worker's child, which wrote straight into our streams: this
             # process has nothing left to tear down, and the interpreter's own finalisation (its

@@ -397,8 +397,10 @@ def _doctor_args(p: argparse.ArgumentParser) -> None:
 @command("doctor", "check the set-up; exit 1 if any check fails", "[--json] [--no-launch]", configure=_doctor_args)
 def _doctor(ns: argparse.Namespace) -> int:
     from .doctor import print_report, run_checks
+    from .progress import Progress
 
-    checks = run_checks(launch=not ns.no_launch)
+    with Progress("doctor: running the checks (a host start in a throwaway home included)"):
+        checks = run_checks(launch=not ns.no_launch)
     failed = any(c["status"] == "fail" for c in checks)
     emit(ns, {"ok": not failed, "checks": checks}, lambda d: print_report(d["checks"]))
     return 1 if failed else 0

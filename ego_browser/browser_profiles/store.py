@@ -166,8 +166,20 @@ def commit_dir(build: Path, name: str, meta: dict[str, Any], home: Path | None =
                           expected="another name")
 
 
+def _refuse_duplicate(name: str, api: str, home: Path | None) -> None:
+    # two profiles one name apart only by an id suffix are a trap for the person picking one
+    for prof in list_profiles(home):
+        if str(prof["name"]).casefold() == name.casefold():
+            raise InvalidArgument(
+                f"{api}: a profile named {prof['name']!r} already exists (id {prof['id']}); use it, "
+                "choose another name, or remove it first (`ego-browser profiles rm ID`)",
+                api=api, option="name", expected="a name no profile has",
+            )
+
+
 def create(name: str, home: Path | None = None, *, created_from: str | None = None) -> Profile:
     name = check_name(name, "profiles new")
+    _refuse_duplicate(name, "profiles new", home)
     build = new_dir(name, home)
     try:
         for fname, empty in (("cookies.json", []), ("local_storage.json", {}), ("permissions.json", [])):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import itertools
+import logging
 import os
 import subprocess
 import sys
@@ -28,6 +29,8 @@ from .. import config, jsonsafe
 from ..errors import BrowserUnavailable, HostDisconnected, HostUnresponsive, InvalidArgument, from_wire
 from ..host import wire
 from ..host.ops import request_deadline
+
+logger = logging.getLogger("ego_browser.client")
 
 __all__ = ["Channel", "SocketChannel", "InProcessChannel", "current_channel", "use_channel"]
 
@@ -140,12 +143,31 @@ class SocketChannel(Channel):
             try:
                 self._reader, self._writer = await _open()
             except (FileNotFoundError, ConnectionRefusedError):
+                logger.debug("no host answers on %s: starting one", config.socket_path())
                 await start_host()
                 self._reader, self._writer = await _open()
             self._read_task = asyncio.get_running_loop().create_task(self._read_loop())
             return self._writer
 
     async def call(self, op: str, args: dict[str, Any]) -> Any:
+        if logger.isEnabledFor(logging.DEBUG):  # EGO_BROWSER_LOG=debug / --verbose
+            return await self._logged(op, args)
+        return await self._call(op, args)
+
+    async def _logged(self, op: str, args: dict[str, Any]) -> Any:
+        started = asyncio.get_running_loop().time()
+        shown = {k: v for k, v in args.items() if k not in ("proc", "value", "text")}  # typed text stays out
+        logger.debug("-> %s %s", op, shown)
+        try:
+            result = await self._call(op, args)
+        except BaseException as exc:
+            logger.debug("<- %s failed after %.1f ms: %s", op, (asyncio.get_running_loop().time() - started) * 1000,
+                         getattr(exc, "code", type(exc).__name__))
+            raise
+        logger.debug("<- %s %.1f ms", op, (asyncio.get_running_loop().time() - started) * 1000)
+        return result
+
+    async def _call(self, op: str, args: dict[str, Any]) -> Any:
         rid = next(self._ids)
         frame = _frame(op, {"i": rid, "op": op, "a": args})
         writer = await self._ensure()
@@ -268,8 +290,11 @@ async def start_host() -> None:
         os.close(write_fd)
         log.close()
     loop = asyncio.get_running_loop()
+    from ..progress import Progress
+
     try:
-        message = await asyncio.wait_for(loop.run_in_executor(None, _read_all, read_fd), START_TIMEOUT)
+        with Progress("starting the browser host (Chromium and the host start once, then stay)"):
+            message = await asyncio.wait_for(loop.run_in_executor(None, _read_all, read_fd), START_TIMEOUT)
     except asyncio.TimeoutError:
         raise BrowserUnavailable(
             f"the ego_browser host did not start within {START_TIMEOUT:.0f}s; see {run_dir / 'host.log'}"

@@ -77,7 +77,29 @@ class PageBase(NavMixin[DownloadT, ChooserT], LocatorsMixin):
         args["label"] = self._label
         # the round's input token: its mouse position and held keys are its own on the host
         args["proc"] = self._round.token
-        return await self._channel.call(op, args)
+        if self._round.calls is None:
+            return await self._channel.call(op, args)
+        return await self._recorded(op, args, self._round.calls)
+
+    async def _recorded(self, op: str, args: dict[str, Any], calls: list[dict[str, Any]]) -> Any:
+        """A call kept for the round's JSON report: what it was, how long, what it returned."""
+        import time
+
+        row: dict[str, Any] = {"op": op, "page": self._label}
+        if isinstance(args.get("selector"), str):
+            row["selector"] = args["selector"]
+        calls.append(row)
+        start = time.perf_counter()
+        try:
+            result = await self._channel.call(op, args)
+        except BaseException as exc:
+            row["error"] = getattr(exc, "code", type(exc).__name__)
+            raise
+        finally:
+            row["ms"] = round((time.perf_counter() - start) * 1000, 1)
+        if isinstance(result, dict) and {"popups", "dialog", "navigation"} & result.keys():
+            row["receipt"] = {k: result.get(k) for k in ("popups", "dialog", "navigation")}
+        return result
 
     def _sync(self, op: str, **args: Any) -> Any:
         if "label" in args:

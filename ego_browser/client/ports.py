@@ -52,6 +52,8 @@ class PageRound(SpaceRound[PageT], Protocol[PageT, _DownloadT_co, _ChooserT_co])
     """What a ``Page`` needs of its round: its input token, and the objects its waiters resolve to."""
 
     token: str
+    #: the page calls of this round, kept only for ``ego-browser --json`` (else None)
+    calls: list[dict[str, Any]] | None
 
     def touch(self, page: PageT) -> None: ...
 

@@ -33,6 +33,7 @@ class Round:
         self.used_spaces: set[int] = set()
         self.last_page: Page | None = None
         self._pages: dict[tuple[int, str], Page] = {}
+        self.calls: list[dict[str, Any]] | None = [] if os.environ.get("EGO_BROWSER_ROUND_REPORT") else None
 
     def touch(self, page: Page) -> None:
         self.last_page = page

@@ -199,8 +199,10 @@ async def serve(ready_fd: int | None = None) -> int:
     # it end the host while it starts, before the handler below is installed
     signal.signal(signal.SIGUSR1, signal.SIG_IGN)
     config.open_private(run_dir / "host.log").close()  # private even if an older version made it
+    from ..logsetup import level as log_level
+
     logging.basicConfig(
-        filename=str(run_dir / "host.log"), level=logging.INFO,
+        filename=str(run_dir / "host.log"), level=log_level(logging.INFO) or logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     host = Host(features=features.build)

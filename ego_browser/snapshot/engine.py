@@ -31,12 +31,18 @@ else:
         from .. import _snapshot as _core
 
         CORE = "cython"
-    except ImportError:  # pragma: no cover - depends on the build
+    except ImportError as _missing:  # pragma: no cover - depends on the build
+        import sys as _sys
+
         from . import twin as _core
 
         CORE = "python"
+        # name the missing piece: which interpreter found no compiled core, and why not
         warnings.warn(
-            "ego_browser._snapshot extension not built; using the pure-Python snapshot core (slower)",
+            f"ego_browser: no compiled snapshot core for CPython {_sys.version_info[0]}.{_sys.version_info[1]} "
+            f"in this install ({_missing}); using the pure-Python snapshot core (same results, slower). "
+            "Install the wheel built for this Python (pip install --force-reinstall ego_browser), or a C "
+            "compiler and the Python headers, then reinstall",
             RuntimeWarning,
             stacklevel=2,
         )

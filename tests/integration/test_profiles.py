@@ -257,6 +257,18 @@ def test_cli_profiles_list_new_import_rm(server, source, tmp_path):
     assert _cli(home, "profiles", "import").returncode == 2  # --from or --from-dir is required
 
 
+def test_cli_profiles_new_refuses_a_name_already_taken(tmp_path):
+    # issue 34: a duplicate used to become "shopping-2" silently
+    home = tmp_path / "home"
+    assert _cli(home, "profiles", "new", "Shopping").returncode == 0
+    again = _cli(home, "profiles", "new", "shopping", "--json")
+    assert again.returncode == 1, again.stdout
+    error = json.loads(again.stdout)["error"]
+    assert error["code"] == "EGO_INVALID_ARGUMENT" and "already exists (id shopping)" in error["message"]
+    listed = json.loads(_cli(home, "profiles", "list", "--json").stdout)
+    assert [p["id"] for p in listed] == ["default", "shopping"]
+
+
 def test_doctor_lists_profiles_and_warns_about_a_far_newer_source(tmp_path):
     home = tmp_path / "home"
     old = store.create("Same version", home)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -38,9 +39,21 @@ def dist(tmp_path_factory) -> Path:
     return out
 
 
-def _wheel(dist: Path) -> Path:
-    (wheel,) = dist.glob("*.whl")
+def _wheel(dist: Path, tag: str = f"cp{sys.version_info[0]}{sys.version_info[1]}") -> Path:
+    (wheel,) = dist.glob(f"*-{tag}-{tag}-*.whl")
     return wheel
+
+
+def _interpreter(version: str) -> str | None:
+    """The machine's CPython ``version`` as dist.sh finds it (PATH, else pyenv), or None."""
+    found = shutil.which(f"python{version}")
+    candidates = [found] if found else []
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    candidates += sorted(str(p) for p in pyenv.glob(f"{version}.*/bin/python{version}"))
+    for c in candidates:
+        if subprocess.run([c, "-V"], capture_output=True, timeout=60).returncode == 0:
+            return c
+    return None
 
 
 def test_the_wheel_is_manylinux_and_carries_what_the_runtime_reads(dist):
@@ -152,3 +165,43 @@ def test_without_a_c_compiler_the_build_falls_back_to_the_twin(dist, tmp_path):
     assert check.returncode == 0, check.stderr
     assert check.stdout.startswith(f"python {site}"), check.stdout
     assert check.stderr.count("pure-Python snapshot core") == 1, check.stderr
+    # the warning names the missing piece: which interpreter, and what failed to import
+    assert f"no compiled snapshot core for CPython {sys.version_info[0]}.{sys.version_info[1]}" in check.stderr
+    assert "_snapshot" in check.stderr, check.stderr
+
+
+@pytest.mark.parametrize("version", ["3.12", "3.13"])
+def test_the_wheel_for_each_other_python_installs_and_runs_a_round_on_the_compiled_core(dist, version, tmp_path,
+                                                                                          server):
+    # issue 34 point 5: this machine has CPython 3.12 and 3.13 under pyenv (not on PATH); make dist
+    # builds a wheel for each from the sdist, and it must run a real round with the compiled core
+    python = _interpreter(version)
+    if python is None:
+        pytest.skip(f"no CPython {version} on this machine (PATH or pyenv)")
+    tag = "cp" + version.replace(".", "")
+    wheel = _wheel(dist, tag)
+    names = zipfile.ZipFile(wheel).namelist()
+    assert [n for n in names if n.startswith("ego_browser/_snapshot.") and n.endswith(".so")], names
+    venv = tmp_path / "v"
+    subprocess.run([python, "-m", "venv", str(venv)], check=True, timeout=BOUND)
+    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                           str(wheel)], capture_output=True, text=True, timeout=BOUND, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "EGO_BROWSER_CDP_URL")}
+    env.update(EGO_BROWSER_HOME=str(tmp_path / "ego-home"), PATH=f"{venv / 'bin'}{os.pathsep}{env['PATH']}")
+    url = server.page(f"/py{tag}", "<h1>On " + version + "</h1><button>Go</button>", title="Other Python")
+    script = (f"t = await task_space('py{tag}')\npage = t.page('p1')\nawait page.goto({url!r})\n"
+              "import sys, ego_browser.snapshot.engine as e\nprint('core', e.CORE, sys.version_info[:2])\n"
+              "print(await page.snapshot())\n")
+    try:
+        # the command pip installs, as a user of that venv would type it
+        ran = subprocess.run([str(venv / "bin" / "ego-browser")], input=script, env=env, cwd=tmp_path,
+                             capture_output=True, text=True, timeout=BOUND)
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        major, minor = version.split(".")
+        assert f"core cython ({major}, {minor})" in ran.stdout, ran.stdout
+        assert 'button "Go"' in ran.stdout
+        assert "pure-Python" not in ran.stderr
+    finally:
+        subprocess.run([str(venv / "bin" / "ego-browser"), "host", "stop"], env=env, capture_output=True,
+                       timeout=BOUND, stdin=subprocess.DEVNULL)
