@@ -181,11 +181,12 @@ class Locator:
         first helper call (``actions.call``), so both are in flight together (one renderer
         round trip fewer per action on a ref; the helpers' checks never act on a detached
         element, so the order of the two does not matter)."""
-        from ..snapshot import resolve_ref
+        from ..snapshot.refcheck import check_ref
 
         page = self.page
         ledger = refs.ledger()
-        resolved = await resolve_ref(page.frames, ledger, ref)
+        # still the node the ref named (or its successor): never another element (refcheck.py)
+        resolved = await check_ref(page.frames, ledger, ref)
         frame = page.frames.get(resolved.frame_id)
         if frame is None:
             raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
