@@ -415,9 +415,13 @@ class RefLedger:
                 path_list.append([list(x) for x in p])
             return i
 
+        # (active numbers only: a stale number's ident only words its error, and the record is
+        # written after every snapshot)
         idents: list[Any] = []
-        for ref, ident in self.idents.items():
-            idents += (ref, ident[0], ident[1], ident[2], path(ident[3]), path(ident[4]))
+        for ref in self.active:
+            ident = self.idents.get(ref)
+            if ident is not None:
+                idents += (ref, ident[0], ident[1], ident[2], path(ident[3]), path(ident[4]))
         return {
             "v": _FORMAT,
             "b": self.browser_instance,
