@@ -85,7 +85,9 @@ async def check_ref(target: SnapshotTarget, ledger: RefLedger, ref: int) -> Reso
     rows = cap.rows
     # (a visibility:hidden element walks as a bare container: hidden now, not judged)
     if rows and (rows[3] & 1 or rows[1] != "container" or rows[2]):
-        now: Ident = (rows[1], " ".join(rows[2].split()), rows[5] or "", None, None)
+        row = rows[:STRIDE]
+        row[3] = 1  # judged as the ref line it was, whatever it is now
+        now: Ident = frame_idents(row, paths=False)[0]
         was = ledger.idents.get(ref)
         if was is None:
             ledger.idents[ref] = now  # a ref from page.find: judged from here on

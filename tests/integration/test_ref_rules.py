@@ -141,3 +141,21 @@ async def test_carried_ref_acts_before_the_next_look(task, server):
     await page.wait_for_url(a)
     # the link the ref followed in b carries on to a again
     assert ref_of(await page.snapshot(), 'link "Orders"') == orders
+
+
+async def test_replacement_among_identical_nodes_is_not_guessed(task, server):
+    url = server.page("/refs-twins", "<ul><li><button id=one>Delete</button></li><li><button id=two>Delete</button>"
+                      "</li></ul><script>window.hits = []; document.addEventListener('click',"
+                      " e => hits.push(e.target.id || 'new'));</script>")
+    page = task.page("p1")
+    await page.goto(url)
+    text = await page.snapshot()
+    first, second = [int(m) for m in re.findall(r'button "Delete" \[ref=(\d+)', text)]
+    await page.evaluate("{const o = document.getElementById('one'); const n = o.cloneNode(true); n.id = '';"
+                        " o.replaceWith(n);} 1")
+    with pytest.raises(StaleRef) as err:
+        await page.click(f"@{first}", timeout=2000)
+    assert "2 like it at its place" in err.value.message and f"@{second}" in err.value.message
+    assert await page.evaluate("hits") == []
+    await page.click(f"@{second}")
+    assert await page.evaluate("hits") == ["two"]
