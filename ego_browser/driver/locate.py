@@ -355,11 +355,15 @@ class Locator:
             found = await engine.resolve(self.engine_frames(), parsed, mode="all", limit=limit, describe=True,
                                          backend_ids=True, object_group=GROUP)
             await engine.ax_describe(found.matches)
+            from ..snapshot.refcheck import number_of
+
             rows = []
             for m in found.matches:
                 ref = None
                 if m.backend_node_id is not None and m.loader_id:
-                    ref = f"@{ledger.assign((m.frame_id, m.loader_id, m.backend_node_id))}"
+                    # a node that became something else since its number was printed gets a new one
+                    n = await number_of(self.page.frames, ledger, (m.frame_id, m.loader_id, m.backend_node_id))
+                    ref = f"@{n}"
                 rows.append(m.find_dict(ref))
             refs.save()
             return rows

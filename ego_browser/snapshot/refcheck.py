@@ -31,7 +31,7 @@ from .engine import ResolvedRef, _after_fetch, _binding
 from .ident import Ident, carry_key, describe, frame_idents, same_node
 from .ledger import NodeKey, RefLedger
 
-__all__ = ["check_ref"]
+__all__ = ["check_ref", "number_of"]
 
 #: candidates a StaleRef message names at most
 _SHOWN = 3
@@ -203,3 +203,16 @@ async def _carried(frame: SnapshotFrame, ledger: RefLedger, ref: int, was: Ident
     resolved = await _bind(frame, ledger, ref, same[0][0], same[0][1], exc)
     del prev[1][ck]
     return resolved
+
+
+async def number_of(target: SnapshotTarget, ledger: RefLedger, key: NodeKey) -> int:
+    """The number to hand out for the node ``key`` outside a snapshot (``page.find``, the
+    candidates of an ambiguity error): its own, unless its node became something else since that
+    number was printed (rule 1), then a new one."""
+    ref = ledger.assign(key)
+    if ref in ledger.idents:
+        try:
+            await check_ref(target, ledger, ref)
+        except StaleRef:
+            ref = ledger.assign(key)  # renumbered: the node's new number
+    return ref

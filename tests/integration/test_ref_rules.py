@@ -159,3 +159,17 @@ async def test_replacement_among_identical_nodes_is_not_guessed(task, server):
     assert await page.evaluate("hits") == []
     await page.click(f"@{second}")
     assert await page.evaluate("hits") == ["two"]
+
+
+async def test_find_hands_out_a_new_number_for_a_relabelled_node(task, server):
+    url = server.page("/refs-menu3", REUSED_MENU)
+    page = task.page("p1")
+    await page.goto(url)
+    await page.click("#file")
+    rename = ref_of(await page.snapshot(), 'menuitem "Rename"')
+    await page.click("#folder")
+    rows = await page.find("role=menuitem")
+    ref = next(r["ref"] for r in rows if r["name"] == "New Folder")
+    assert ref != f"@{rename}"
+    await page.click(ref)
+    assert await page.evaluate("document.getElementById('log').textContent") == "ran New Folder"
