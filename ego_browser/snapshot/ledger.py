@@ -285,15 +285,20 @@ class RefLedger:
         number a snapshot of the frame printed or ``find`` handed out), the ambiguous left out."""
         table: dict[Any, int] = {}
         dup: set[Any] = set()
-        loader = ""
+        # the document going away is the one of the frame's active numbers, else of its latest
+        # number (keys of older documents that went stale while remembered may still be there)
+        loader = next((k[1] for k in self.active.values() if k[0] == frame_id), "")
+        top = 0
+        for key, ref in self.keys.items() if not loader else ():
+            if key[0] == frame_id and ref > top:
+                top, loader = ref, key[1]
         for key, ref in self.keys.items():
-            if key[0] != frame_id:
+            if key[0] != frame_id or key[1] != loader:
                 continue
             ident = self.idents.get(ref)
             ck = carry_key(ident) if ident is not None else None
             if ck is None:
                 continue
-            loader = key[1]
             if ck in table:
                 dup.add(ck)
             else:
