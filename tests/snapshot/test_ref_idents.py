@@ -110,3 +110,56 @@ def test_carried_ref_never_lands_on_another_node(docs, frames):
             x = dict(nodes)[key]
             what = (key[0], x[3], x[0], x[1], x[2])
             assert named.setdefault(num, what) == what
+
+
+OPS = st.lists(st.tuples(st.sampled_from(["navigate", "relabel", "look", "stale_all", "partial"]),
+                         st.lists(IDENT, min_size=1, max_size=6)), min_size=1, max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(first=st.lists(IDENT, max_size=6), ops=OPS)
+def test_a_number_names_one_thing_through_any_history(first, ops):
+    """Navigations, relabelled nodes (same key, new ident), partial and full looks, stale_all:
+    every number a look prints names one frame, landmark path, role, name and target."""
+    led = RefLedger("b")
+    named: dict[int, tuple] = {}
+    doc = 0
+    bid = 0
+    nodes = []
+    for x in first:
+        bid += 1
+        nodes.append((("F", "L0", bid), x))
+
+    where: dict[int, tuple] = {}  # number -> (document, landmarks) it was last printed in
+
+    def check(shown: dict) -> None:
+        for key, num in shown.items():
+            x = dict(nodes)[key]
+            what = (key[0], x[0], x[1], x[2])
+            assert named.setdefault(num, what) == what, (num, named[num], what)
+            # the same node may move within its document; carried to another document, the
+            # number keeps its landmark path
+            last = where.get(num)
+            assert last is None or last[0] == key[1] or last[1] == x[3], (num, last, key, x)
+            where[num] = (key[1], x[3])
+
+    check(look(led, nodes))
+    for op, idents in ops:
+        if op == "navigate":
+            doc += 1
+            led.stale_frame("F")
+            nodes = []
+            for x in idents:
+                bid += 1
+                nodes.append((("F", f"L{doc}", bid), x))
+            check(look(led, nodes))
+        elif op == "relabel":
+            nodes = [(k, idents[i % len(idents)] if i % 2 else x) for i, (k, x) in enumerate(nodes)]
+            check(look(led, nodes))
+        elif op == "stale_all":
+            led.stale_all()
+        elif op == "partial":
+            part = nodes[: len(nodes) // 2]
+            check(look(led, part, replace=False))
+        else:
+            check(look(led, nodes))
