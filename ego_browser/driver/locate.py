@@ -181,21 +181,36 @@ class Locator:
         first helper call (``actions.call``), so both are in flight together (one renderer
         round trip fewer per action on a ref; the helpers' checks never act on a detached
         element, so the order of the two does not matter)."""
-        from ..snapshot import resolve_ref
+        from ..snapshot.refcheck import check_ref
 
         page = self.page
         ledger = refs.ledger()
-        resolved = await resolve_ref(page.frames, ledger, ref)
+        # still the node the ref named (or its successor): never another element (refcheck.py).
+        # The check walks the node in the snapshot's world while the handle is made in the
+        # utility world: both in flight together (the handle is made again if the ref followed)
+        judged = asyncio.ensure_future(check_ref(page.frames, ledger, ref))
+        bound = ledger.active.get(ref)
+        early: asyncio.Future[tuple[int, Any]] | None = None
+        first = page.frames.get(bound[0]) if bound is not None and bound[2] >= 0 else None
+        if bound is not None and first is not None and (not first.loader_id or first.loader_id == bound[1]):
+            early = asyncio.ensure_future(self._utility_node(first, bound[2], group))
+            early.add_done_callback(drop_outcome)
+        try:
+            resolved = await judged
+        except BaseException:
+            if early is not None:
+                early.cancel()
+            raise
         frame = page.frames.get(resolved.frame_id)
         if frame is None:
             raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
         try:
-            context_id = await page.frames.utility_context(frame)
-            res = await frame.session.send(
-                "DOM.resolveNode",
-                {"backendNodeId": resolved.backend_node_id, "executionContextId": context_id, "objectGroup": group},
-                timeout=5.0,
-            )
+            if early is not None and frame is first and bound is not None and resolved.backend_node_id == bound[2]:
+                context_id, res = await early
+            else:
+                if early is not None:
+                    early.cancel()
+                context_id, res = await self._utility_node(frame, resolved.backend_node_id, group)
         except (CdpError, CdpChannelUnavailable):
             # the node, its document or its frame is gone ("No frame for given id found" from
             # createIsolatedWorld is the frame's document having gone): the ref is stale
@@ -224,6 +239,16 @@ class Locator:
         handle.gate = page.check_input
         handle.describe_object = functools.partial(describer, refs, self.engine_frame(frame))
         return handle
+
+    async def _utility_node(self, frame: Frame, backend_node_id: int, group: str) -> tuple[int, Any]:
+        """(utility context id, ``DOM.resolveNode`` answer) of a node of ``frame``."""
+        context_id = await self.page.frames.utility_context(frame)
+        res = await frame.session.send(
+            "DOM.resolveNode",
+            {"backendNodeId": backend_node_id, "executionContextId": context_id, "objectGroup": group},
+            timeout=5.0,
+        )
+        return context_id, res
 
     def resolver(self, refs: RefBook, selector: str, group: str = GROUP, *, confirm_later: bool = False) -> Resolver:
         """The ``resolve`` callable of the action pipeline for ``selector`` (parsed once, up
@@ -330,11 +355,15 @@ class Locator:
             found = await engine.resolve(self.engine_frames(), parsed, mode="all", limit=limit, describe=True,
                                          backend_ids=True, object_group=GROUP)
             await engine.ax_describe(found.matches)
+            from ..snapshot.refcheck import number_of
+
             rows = []
             for m in found.matches:
                 ref = None
                 if m.backend_node_id is not None and m.loader_id:
-                    ref = f"@{ledger.assign((m.frame_id, m.loader_id, m.backend_node_id))}"
+                    # a node that became something else since its number was printed gets a new one
+                    n = await number_of(self.page.frames, ledger, (m.frame_id, m.loader_id, m.backend_node_id))
+                    ref = f"@{n}"
                 rows.append(m.find_dict(ref))
             refs.save()
             return rows

@@ -50,6 +50,8 @@ def _frame_gone(host: LedgerHost, driver: Any, frame: Any) -> None:
     if driver.ledger is not None:
         driver.ledger.worlds.forget_frame(frame.frame_id)  # the page's other frames keep theirs
     _frame_changed(host, driver, frame)
+    if driver.ledger is not None:
+        driver.ledger.prev.pop(frame.frame_id, None)  # no next document will carry its refs
 
 
 def save_ledger(host: LedgerHost, driver: Any) -> None:

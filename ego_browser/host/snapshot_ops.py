@@ -84,6 +84,10 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
         nonlocal root_ref
         if root_ref is None and root_arg is not None:
             root_ref = await _root_ref(host, ctx, ledger, root_arg)
+        elif root_ref is not None:
+            from ..snapshot.refcheck import check_ref
+
+            await check_ref(ctx.driver.frames, ledger, root_ref)  # the node it named, or its successor
         # the title's round trip runs alongside the walker's instead of before it (on a small
         # page each is about half of the snapshot's time: docs/architecture.md)
         title = asyncio.ensure_future(_title(ctx))

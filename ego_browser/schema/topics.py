@@ -106,7 +106,13 @@ TOPICS["snapshot"] = """\
   "+ " added, "- " removed, "~ " same node with a new state or value, each under its unchanged
   ancestors (two spaces); "[changes: none since the previous snapshot]" when nothing did.
 - Refs are per Page and durable: a node keeps its number in later snapshots and rounds; numbers
-  are never reused. Navigation stales that document's refs (StaleRef "take a new snapshot");
+  are never reused. A number names one role, name and link target: a node that becomes
+  something else (a menu item relabelled) gets a new number, and the old one raises StaleRef
+  saying what the node is now; nothing is acted on. A node the page replaced by an identical
+  one (same role, name, target and ancestors) is followed.
+- After a navigation, a node with the same frame, landmarks, role, name and target as a node
+  of the previous document (header, sidebar, footer) keeps its ref; every other node gets a new
+  one, and a ref whose node did not survive raises StaleRef ("take a new snapshot").
   page.cdp(), wait_for_function(), wait_for_load_state() and a handled dialog stale all refs of
   the Page. Actions, evaluate, reads and partial snapshots never do.
 - Use a ref for the next step right after a snapshot; use a loc= (or text=/CSS) in code that
@@ -231,8 +237,9 @@ only what you can act on and the headings and names that locate it.
 ## Refs and loc=
 
 A ref (`@12`) names exactly the node the snapshot showed; use it in the next round
-(`await page.click("@12")`). Refs survive rounds, but navigation makes that document's refs
-stale (`StaleRef`: take a new snapshot). A `loc=` (`loc=role:button[name="Add to cart"]`,
+(`await page.click("@12")`). Refs survive rounds, and navigation where the node survives
+(same landmarks, role, name and target: the site's header and sidebar); other refs of the old
+document are stale (`StaleRef`: take a new snapshot), as is a ref whose node became something else. A `loc=` (`loc=role:button[name="Add to cart"]`,
 `loc=href:/product.html?id=k3`, `loc=css:#q`) is a selector that also works after navigation
 and in scripts you reuse. Text and CSS work too (`text=Add to cart`, `#q`); see `help("selectors")`.
 

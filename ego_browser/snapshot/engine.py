@@ -17,6 +17,7 @@ from ..errors import CdpChannelUnavailable, CdpError, InvalidArgument, SnapshotF
 from .capture import (
     STRIDE, FrameCapture, SnapshotFrame, SnapshotTarget, capture_frame, frame_owner,
 )
+from .ident import Ident, frame_idents
 from .ledger import RefLedger
 from .modes import interactive_table
 
@@ -301,6 +302,8 @@ async def _take(
     loc: list[Any] = []
     state: list[Any] = []
     value: list[Any] = []
+    # the ref-bearing nodes with what they name, in printing order (ledger.prepare/finish)
+    found: list[tuple[Any, Ident]] = []
     seen: set[str] = set()
 
     def emit(fid: str, offset: int) -> None:
@@ -319,6 +322,8 @@ async def _take(
         lidmap = cap.lids
         loader = cap.loader_id
         iframes = []
+        # a subtree's rows do not start at the document: their places are unknown
+        idents = frame_idents(rows, paths=root_backend is None or fid != root_frame.frame_id)
         for i, f in enumerate(fl):
             if f:
                 lid = lids[i]
@@ -326,7 +331,10 @@ async def _take(
                 if bid is None:
                     raise SnapshotFailed(f"snapshot: lost the node id of element {lid} in frame {fid}", label=None)
                 if f & _F_REF:
-                    ks[i] = (fid, loader, bid)
+                    ks[i] = k = (fid, loader, bid)
+                    ident = idents.get(i)
+                    if ident is not None:
+                        found.append((k, ident))
                 if f & _F_IFRAME:
                     iframes.append((i, bid))
         lc = rows[6::STRIDE]
@@ -389,10 +397,11 @@ async def _take(
             depth, role, name, flags, key, url, loc, state, value
         )
     text: str
+    carried = ledger.prepare(found) if marks else {}
     text, next_ref, shown = render_tree(
         depth, role, name, flags, key, url, loc, state, value, ledger.keys, ledger.next_ref, marks, locs
     )
-    ledger.commit(shown, replace=replace)
+    ledger.finish(shown, found if marks else [], carried, replace=replace)
     return text
 
 

@@ -12,7 +12,14 @@ Rules (API.md §10):
 - ``lookup(n)`` returns the :class:`RefBinding` or raises ``StaleRef`` / ``UnknownRef``;
 - at most ``MAX_STALE`` stale numbers are remembered; older ones report ``UnknownRef``;
 - ``to_bytes()`` / ``from_bytes(data, browser_instance)`` persist it (orjson); a ledger written
-  by another browser instance, or a corrupt one, loads as empty.
+  by another browser instance, by another format, or a corrupt one, loads as empty.
+- what each ref names (``idents``, see ``ident.py``): a snapshot that finds a numbered node with
+  another role, name or target gives it a new number (``prepare``), and the old number then
+  raises ``StaleRef`` saying what the node is now; resolution checks the same (``refcheck.py``);
+- the previous document of each frame (``prev``): when a frame's document changes, its refs go
+  stale but are remembered by (landmark path, role, name, target); a node of the new document
+  that a snapshot finds with exactly that identity, unique on both sides, keeps the number
+  (``prepare`` / ``finish``). ``prev`` is memory only (a restarted host numbers anew).
 - a key whose backend id is still being fetched (see ``capture`` "Deferred ids") carries a
   negative *pending id* (answered in ``ids``, this page's); ``rebind(resolve)`` swaps in the real backend id (or stales the ref
   if the node could not be resolved). Pending keys are not persisted; ``on_change`` (set by the
@@ -32,6 +39,7 @@ from typing import Any
 import orjson
 
 from ..errors import StaleRef, UnknownRef
+from .ident import Ident, carry_key, describe, same_node
 from .pending import PendingIds
 from .worlds import Worlds
 
@@ -43,7 +51,7 @@ MAX_STALE = 10_000
 #: (frame_id, loader_id, backend_node_id)
 NodeKey = tuple[str, str, int]
 
-_FORMAT = 1
+_FORMAT = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +71,8 @@ class RefBinding:
 class RefLedger:
     """Refs of one Page. Not thread-safe; used from the host's event loop only."""
 
-    __slots__ = ("browser_instance", "next_ref", "keys", "active", "stale", "pending", "on_change", "ids", "worlds")
+    __slots__ = ("browser_instance", "next_ref", "keys", "active", "stale", "pending", "on_change", "ids", "worlds",
+                 "idents", "prev", "now")
 
     def __init__(self, browser_instance: str = "") -> None:
         self.browser_instance = browser_instance
@@ -83,6 +92,13 @@ class RefLedger:
         self.ids = PendingIds()
         #: the snapshot walker's isolated worlds in this page's frames (memory only)
         self.worlds = Worlds()
+        #: number -> what it names (active and remembered stale numbers)
+        self.idents: dict[int, Ident] = {}
+        #: frame id -> (loader of the frame's previous numbered document, carry key -> number):
+        #: the numbers a node of the frame's next document can keep (memory only)
+        self.prev: dict[str, tuple[str, dict[Any, int]]] = {}
+        #: stale number -> what its node is now, for the StaleRef message (memory only)
+        self.now: dict[int, str] = {}
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -92,8 +108,20 @@ class RefLedger:
         if key is not None:
             return RefBinding(ref, key[0], key[1], key[2])
         if ref in self.stale:
-            raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref)
+            raise StaleRef(self.stale_message(ref), ref=ref)
         raise UnknownRef(f"Unknown ref: {ref}; take a new snapshot", ref=ref)
+
+    def stale_message(self, ref: int, now: str | None = None) -> str:
+        """``Stale ref: @5 was menuitem "Rename"; it is now menuitem "New Folder"; take a new
+        snapshot`` (what the ref named and what became of its node, as far as known)."""
+        was = self.idents.get(ref)
+        now = now or self.now.get(ref)
+        msg = f"Stale ref: @{ref}"
+        if was is not None:
+            msg += f" was {describe(was)}"
+        if now:
+            msg += f"; {now}"
+        return msg + "; take a new snapshot"
 
     def __contains__(self, ref: object) -> bool:
         return ref in self.active
@@ -118,10 +146,11 @@ class RefLedger:
         self.active[ref] = key
         return ref
 
-    def commit(self, shown: list[int], *, replace: bool) -> None:
+    def commit(self, shown: list[int], *, replace: bool, carried: dict[int, NodeKey] | None = None) -> None:
         """Record the numbers a snapshot printed (the core already put new keys in ``keys``).
 
-        ``replace`` (full_page): every active ref not printed becomes stale.
+        ``replace`` (full_page): every active ref not printed becomes stale. ``carried``: old
+        numbers that ``prepare`` gave to nodes of a new document (number -> new key).
         """
         active = self.active
         stale = self.stale
@@ -144,6 +173,8 @@ class RefLedger:
         for ref in shown:
             if ref not in active:
                 key = new_keys.get(ref)
+                if key is None and carried:
+                    key = carried.get(ref)
                 if key is None:
                     key = stale.pop(ref)
                 else:
@@ -199,9 +230,13 @@ class RefLedger:
             old_ref, old_key = stale.popitem(last=False)
             if self.keys.get(old_key) == old_ref:
                 del self.keys[old_key]
+            self.idents.pop(old_ref, None)
+            self.now.pop(old_ref, None)
 
     def stale_frame(self, frame_id: str) -> None:
-        """A document change in ``frame_id``: its refs go stale and its keys are forgotten."""
+        """A document change in ``frame_id``: its refs go stale and its keys are forgotten; the
+        numbers of the document that went away are kept in ``prev`` for its successor."""
+        self._remember_doc(frame_id)
         for ref in [r for r, k in self.active.items() if k[0] == frame_id]:
             key = self.active.pop(ref)
             self._make_stale(ref, key)
@@ -226,6 +261,129 @@ class RefLedger:
         self.active.clear()
         self.stale.clear()
         self.pending.clear()
+        self.idents.clear()
+        self.prev.clear()
+        self.now.clear()
+
+    # -- what refs name: changed nodes, carried numbers (issue 29 finding 2, issue 30 point 2) --
+
+    def renumber(self, ref: int, now: str) -> None:
+        """The node behind ``ref`` is something else now: the number goes stale for good (the
+        node gets a new number when it is printed again) and says ``now`` when used."""
+        key = self.active.pop(ref, None)
+        if key is not None:
+            self._make_stale(ref, key)
+        else:
+            key = self.stale.get(ref)
+        if key is not None and self.keys.get(key) == ref:
+            del self.keys[key]
+        self.pending.discard(ref)
+        self.now[ref] = now
+
+    def _remember_doc(self, frame_id: str) -> None:
+        """Before ``frame_id``'s document goes: its numbered nodes by carry key (the keys of a
+        number a snapshot of the frame printed or ``find`` handed out), the ambiguous left out."""
+        table: dict[Any, int] = {}
+        dup: set[Any] = set()
+        # the document going away is the one of the frame's active numbers, else of its latest
+        # number (keys of older documents that went stale while remembered may still be there)
+        loader = next((k[1] for k in self.active.values() if k[0] == frame_id), "")
+        top = 0
+        for key, ref in self.keys.items() if not loader else ():
+            if key[0] == frame_id and ref > top:
+                top, loader = ref, key[1]
+        for key, ref in self.keys.items():
+            if key[0] != frame_id or key[1] != loader:
+                continue
+            ident = self.idents.get(ref)
+            ck = carry_key(ident) if ident is not None else None
+            if ck is None:
+                continue
+            if ck in table:
+                dup.add(ck)
+            else:
+                table[ck] = ref
+        for ck in dup:
+            del table[ck]
+        if table:
+            self.prev[frame_id] = (loader, table)
+
+    def prepare(self, found: list[tuple[NodeKey, Ident]]) -> dict[int, NodeKey]:
+        """Before a snapshot prints: ``found`` are its ref-bearing nodes (key, ident).
+
+        A numbered node whose role, name or target changed loses its number (``renumber``). A
+        node of a frame's new document whose carry key is unique among ``found`` in that frame
+        and names a number of the frame's previous document gets that number (put in ``keys``
+        for the core); returns those (number -> key) for ``commit`` and ``finish``."""
+        keys = self.keys
+        idents = self.idents
+        for key, ident in found:
+            ref = keys.get(key)
+            if ref is not None:
+                was = idents.get(ref)
+                if was is not None and not same_node(was, ident):
+                    self.renumber(ref, f"it is now {describe(ident)}")
+        carried: dict[int, NodeKey] = {}
+        if not self.prev:
+            return carried
+        cands: list[tuple[NodeKey, Any]] = []
+        counts: dict[tuple[str, Any], int] = {}
+        for key, ident in found:
+            p = self.prev.get(key[0])
+            if p is None or p[0] == key[1] or key in keys:
+                continue
+            ck = carry_key(ident)
+            if ck is None:
+                continue
+            cands.append((key, ck))
+            counts[(key[0], ck)] = counts.get((key[0], ck), 0) + 1
+        for key, ck in cands:
+            if counts[(key[0], ck)] != 1:
+                continue
+            ref = self.prev[key[0]][1].get(ck)
+            if ref is None or ref in self.active or ref in carried:
+                continue
+            keys[key] = ref
+            carried[ref] = key
+        return carried
+
+    def finish(self, shown: list[int], found: list[tuple[NodeKey, Ident]], carried: dict[int, NodeKey], *,
+               replace: bool) -> None:
+        """After the core printed: ``commit`` and record what each printed number names."""
+        self.commit(shown, replace=replace, carried=carried)
+        active = self.active
+        for ref, key in carried.items():
+            if active.get(ref) == key:
+                table = self.prev[key[0]][1]
+                for ck, r in list(table.items()):
+                    if r == ref:
+                        del table[ck]
+            elif self.keys.get(key) == ref:
+                del self.keys[key]  # not printed (interactive mode left it out): not carried
+        keys = self.keys
+        idents = self.idents
+        for key, ident in found:
+            num = keys.get(key)
+            if num is None or active.get(num) != key:
+                continue
+            if ident[3] is None:
+                old = idents.get(num)
+                if old is not None and same_node(old, ident):
+                    continue  # a subtree snapshot: keep the paths a whole-document one saw
+            idents[num] = ident
+            self.now.pop(num, None)
+
+    def follow(self, ref: int, key: NodeKey) -> None:
+        """``ref`` now names the node ``key`` (the same role, name and target: ``refcheck``)."""
+        old = self.active.pop(ref, None) or self.stale.pop(ref, None)
+        if old is not None and self.keys.get(old) == ref:
+            del self.keys[old]
+        self.stale.pop(ref, None)
+        self.keys[key] = ref
+        self.active[ref] = key
+        if key[2] < 0:
+            self.pending.add(ref)
+        self.now.pop(ref, None)
 
     # -- persistence ------------------------------------------------------------------------
 
@@ -249,6 +407,26 @@ class RefLedger:
         for ref, key in self.stale.items():
             if key[2] >= 0:
                 stale += (ref, doc(key), key[2], 1 if self.keys.get(key) == ref else 0)
+        # what each number names, paths shared through a table (a page's refs share a few)
+        paths: dict[Any, int] = {}
+        path_list: list[Any] = []
+
+        def path(p: Any) -> int:
+            if p is None:
+                return -1
+            i = paths.get(p)
+            if i is None:
+                i = paths[p] = len(path_list)
+                path_list.append([list(x) for x in p])
+            return i
+
+        # (active numbers only: a stale number's ident only words its error, and the record is
+        # written after every snapshot)
+        idents: list[Any] = []
+        for ref in self.active:
+            ident = self.idents.get(ref)
+            if ident is not None:
+                idents += (ref, ident[0], ident[1], ident[2], path(ident[3]), path(ident[4]))
         return {
             "v": _FORMAT,
             "b": self.browser_instance,
@@ -256,6 +434,8 @@ class RefLedger:
             "d": doc_list,
             "a": active,
             "s": stale,
+            "i": idents,
+            "p": path_list,
         }
 
     def to_bytes(self) -> bytes:
@@ -286,6 +466,13 @@ class RefLedger:
                 ledger.stale[ref] = key
                 if s[i + 3]:
                     ledger.keys[key] = ref
+            path_list = [tuple((str(r), str(n)) for r, n in p) for p in data["p"]]
+            ids = data["i"]
+            for i in range(0, len(ids), 6):
+                lm, pp = int(ids[i + 4]), int(ids[i + 5])
+                ledger.idents[int(ids[i])] = (str(ids[i + 1]), str(ids[i + 2]), str(ids[i + 3]),
+                                              path_list[lm] if lm >= 0 else None,
+                                              path_list[pp] if pp >= 0 else None)
             ledger.next_ref = nxt
         except (KeyError, IndexError, TypeError, ValueError):
             return cls(browser_instance)

@@ -65,10 +65,17 @@ async def test_b72_refs_go_stale_after_navigation(task, server):
     page = task.page("p1")
     await page.goto(url)
     n = refs(await page.snapshot())["X"]
+    # a node that survives the navigation (same landmarks, role, name, target) keeps its
+    # number (issue 30 point 2)
     await page.goto(url + "?again")
-    with pytest.raises(StaleRef, match=f"Stale ref: @{n}; take a new snapshot"):
+    assert refs(await page.snapshot())["X"] == n
+    # one that does not survive is stale
+    other = server.page("/a-stale-other", LOG + "<button data-k=y>Y</button>")
+    await page.goto(other)
+    with pytest.raises(StaleRef, match=f'Stale ref: @{n} was button "X"; take a new snapshot'):
         await page.click(f"@{n}")
-    assert refs(await page.snapshot())["X"] != n, "a new document never inherits a number"
+    assert "X" not in refs(await page.snapshot())
+    assert await page.evaluate("log") == []
 
 
 async def test_b72_refs_belong_to_one_page(task, server):
@@ -138,11 +145,23 @@ async def test_b67_a_replaced_node_is_never_matched_by_its_old_ref(task, server)
     page = task.page("p1")
     await page.goto(url)
     n = refs(await page.snapshot())["Same"]
+    # another name at its place: never acted on (issue 29 findings 2 and 3)
     await page.evaluate("(() => { const b = document.querySelector('#b'); const c = b.cloneNode(true);"
-                        " c.dataset.k = 'clone'; b.replaceWith(c); })()")
-    with pytest.raises(StaleRef):
+                        " c.dataset.k = 'clone'; c.textContent = 'Other'; b.replaceWith(c); })()")
+    with pytest.raises(StaleRef, match='at its place now: button "Other"'):
         await page.click(f"@{n}", timeout=300)
     assert await page.evaluate("log") == []
+
+
+async def test_b67_a_node_replaced_by_an_identical_one_is_followed(task, server):
+    url = server.page("/a-clone-same", LOG + "<button id=b data-k=orig>Same</button>")
+    page = task.page("p1")
+    await page.goto(url)
+    n = refs(await page.snapshot())["Same"]
+    await page.evaluate("(() => { const b = document.querySelector('#b'); const c = b.cloneNode(true);"
+                        " c.dataset.k = 'clone'; b.replaceWith(c); })()")
+    await page.click(f"@{n}", timeout=2000)
+    assert await page.evaluate("log") == ["clone"]
 
 
 async def test_b153_popup_from_a_click_is_in_the_receipt(task, server):

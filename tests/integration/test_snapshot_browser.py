@@ -191,7 +191,13 @@ async def test_frames_oopif_nested_lazy(page, site):
     sub2 = await snap(page, led, scope="subtree", root=nest2)
     assert "Deepest text" in sub2 and "Nest one text" not in sub2
     # subtree snapshots merge: the other refs stay valid
-    assert (await resolve_ref(page, led, runs[0])).frame_id == ra.frame_id
+    assert (await resolve_ref(page, led, runs[1])).frame_id == rb.frame_id
+    # the clicked button reads "clicked" now: a ref names one role and name, so it has a new
+    # number and the old one is stale (issue 29 finding 2)
+    clicked = int(re.search(r'button "clicked" \[ref=(\d+)', vp).group(1))
+    assert clicked != runs[0] and (await resolve_ref(page, led, clicked)).frame_id == ra.frame_id
+    with pytest.raises(StaleRef, match='was button "Run"; it is now button "clicked"'):
+        await resolve_ref(page, led, runs[0])
 
 
 async def test_lazy_iframe_loads_when_scrolled(page, site):
