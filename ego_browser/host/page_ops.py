@@ -9,7 +9,7 @@ from .. import jsbundle
 from ..driver import evaluate as ev
 from ..driver import navigation as nav
 from ..driver.receipts import run_action
-from ..errors import CdpError, EgoTimeout, StateStoreUnwritable
+from ..errors import CdpError, EgoTimeout, NavigationBlocked, StateStoreUnwritable
 from ..states import OpenedBy
 from .core import Host
 from .ops import op, sync_op
@@ -28,12 +28,36 @@ async def _seen_already() -> None:
 
 @op("Page.goto")
 async def goto(host: Host, at: dict[str, Any], *, url: str, referer: str | None, timeout: float,
-               wait_until: str) -> dict[str, Any]:
+               wait_until: str, on_beforeunload: str = "raise") -> dict[str, Any]:
     ctx = await host.page_ctx(at)
-    return await run_action(
-        ctx.driver, PageSite(host, ctx), lambda: nav.goto(ctx.driver, url, referer=referer, timeout_ms=timeout, wait_until=wait_until),
+    driver = ctx.driver
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    main = driver.frames.main
+    before = main.loader_id if main else None
+    receipt = await run_action(
+        driver, PageSite(host, ctx), lambda: nav.goto(driver, url, referer=referer, timeout_ms=timeout, wait_until=wait_until),
         flush=_seen_already,
     )
+    dialog = receipt["dialog"]
+    if dialog is None or dialog.get("type") != "beforeunload":
+        return receipt
+    # the page asks to confirm leaving (unsaved edits): Page.navigate waits on the answer, and
+    # a receipt that returned now would leave the agent on the old page with the next call failing
+    if on_beforeunload != "accept":
+        raise NavigationBlocked(
+            f"page.goto: {url} was not opened: the page asks to confirm leaving it (a beforeunload "
+            "dialog, e.g. unsaved edits) and the dialog is open. Call page.accept_dialog() to leave "
+            "(then page.wait_for_url(...)) or page.dismiss_dialog() to stay, or goto(url, "
+            'on_beforeunload="accept") to leave at once',
+            url=url, dialog=dict(dialog),
+        )
+    await driver.dialogs.answer(True, background=host.background)
+    await nav.after_beforeunload(driver, url, before, timeout_ms=max(1.0, timeout - (loop.time() - started) * 1000),
+                                 wait_until=wait_until)
+    current = driver.dialog
+    receipt["dialog"] = dict(current) if current is not None else None
+    return receipt
 
 
 @op("Page.reload")
