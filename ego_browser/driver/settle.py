@@ -105,7 +105,7 @@ async def wait_for_settled(driver: PageDriver, *, quiet_ms: float, timeout: floa
             now = time.monotonic()
             # until the quiet time is up, a request ends or starts, or a long one stops counting
             wait = min([remaining, (quiet_ms - quiet) / 1000 if not busy else remaining]
-                       + [seen[k] + LONG_REQUEST - now for k in driver.inflight if k in seen])
+                       + [t for k in driver.inflight if k in seen and (t := seen[k] + LONG_REQUEST - now) > 0])
             fut = driver.changed()
             try:
                 await asyncio.wait_for(asyncio.shield(fut), max(0.0, wait) + 0.001)

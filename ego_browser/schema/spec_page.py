@@ -213,7 +213,7 @@ M("Page.wait_for_settled", ["*", P("quiet_ms", "ms>0", 500, doc="how long DOM an
   "Never raises on timeout: settled is False and busy says what was still going on (a live page may "
   "never settle; requests open for more than 5 s do not count).",
   """
-await page.click("text=Run")
+await page.goto("https://shop.example/search.html?q=kettle")
 state = await page.wait_for_settled(timeout=8000)
 print(state["settled"], await page.snapshot())
 """)

@@ -174,3 +174,21 @@ async def test_wait_for_settled_on_a_quiet_page_returns_after_quiet_ms(task, ser
     await page.goto(server.page("/spa-static", "<p>static</p>"))
     state = await page.wait_for_settled(quiet_ms=100, timeout=5000)
     assert state["settled"] is True and state["waited_ms"] < 5000
+
+
+async def test_a_request_that_stays_open_does_not_hold_the_wait_for_ever(task, server):
+    """An EventSource or a long poll stays in flight: past LONG_REQUEST it no longer counts."""
+    from ego_browser.driver.settle import LONG_REQUEST
+
+    never = threading.Event()
+    server.route("/spa-stream", Response(b"", content_type="text/event-stream", chunks=[(never, b"data: x\n\n")]))
+    page = task.page("p1")
+    try:
+        await page.goto(server.page("/spa-open", "<p>feed</p><script>new EventSource('/spa-stream')</script>"))
+        state = await page.wait_for_settled(quiet_ms=200, timeout=LONG_REQUEST * 1000 + 8000)
+        assert state["settled"] is True, state
+        # the stream counted while it was fresh, then stopped counting
+        assert LONG_REQUEST * 1000 - 1000 <= state["waited_ms"] < LONG_REQUEST * 1000 + 8000, state
+        assert "(changing" not in (await page.snapshot()).splitlines()[0]
+    finally:
+        never.set()
