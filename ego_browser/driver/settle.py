@@ -27,8 +27,11 @@ __all__ = ["wait_for_settled", "busy_note", "LONG_REQUEST"]
 
 #: seconds after which a request still in flight no longer counts as activity
 LONG_REQUEST = 5.0
-#: what the snapshot header calls recent: a change or a request this close to the snapshot
+#: the snapshot header's "changing": the DOM changed this close to the snapshot, in a run of
+#: changes (gaps under 100 ms) at least STILL_DRAWING_MS long. One action's own effect is a
+#: short run and says nothing: the header would send every agent to wait after every click
 RECENT_MS = 500.0
+STILL_DRAWING_MS = 300.0
 
 
 #: per page, when each request in flight started (or was first noticed, for one already in
@@ -127,15 +130,16 @@ async def wait_for_settled(driver: PageDriver, *, quiet_ms: float, timeout: floa
 
 
 async def busy_note(driver: PageDriver) -> str | None:
-    """A few words when the document is still changing (a request of the page in flight, or a
-    DOM change after its load within ``RECENT_MS``), else None; for the snapshot header."""
+    """A few words when the document is still changing (a request of the page in flight, or
+    the DOM changing after its load for a while and until ``RECENT_MS`` ago), else None; for
+    the snapshot header."""
     _quiet, busy = _network_quiet_ms(driver, _started(driver))
     if busy:
         return f"{len(busy)} request(s) in flight"
     top = _top(driver)
     if top is None or driver.dialog is not None:
         return None
-    since = await engine.since_change(top, timeout=1.0)
-    if since is not None and since < RECENT_MS:
-        return f"DOM changed {round(since)}ms ago"
+    found = await engine.since_change(top, timeout=1.0)
+    if found is not None and found[0] < RECENT_MS and found[1] >= STILL_DRAWING_MS:
+        return f"DOM changing for {round(found[1] / 1000, 1)}s"
     return None

@@ -84,8 +84,8 @@ TOPICS["snapshot"] = """\
       root
        button "Pay" [ref=11]
 - Header: label, title, the space and its Pages (* marks this one); "| budget m/limit" near the limit;
-  "(changing: ...)" after it when a request was in flight or the DOM changed after load within
-  0.5 s: page.wait_for_settled(), then look again.
+  "(changing: ...)" after it when a request was in flight or the DOM had been changing (a page
+  still drawing, not one action's effect) until just now: page.wait_for_settled(), then look again.
 - One node per line, one space per level:
   role "name" [state]... [ref=N, loc=<kind:...>, url=<href>]: value
   ref= marks nodes to act on (interactive roles, focusable and editable elements, iframes,

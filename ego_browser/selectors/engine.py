@@ -446,12 +446,13 @@ async def dom_quiet(frame: Any, quiet_ms: float, timeout_ms: float) -> bool:
         return False  # the document was replaced while we waited: not quiet
 
 
-async def since_change(frame: Any, *, timeout: float = 2.0) -> float | None:
-    """Milliseconds since the frame's DOM last changed after its load, None when it has not (the
-    engine's observer starts with its world: at document start when preloaded)."""
+async def since_change(frame: Any, *, timeout: float = 2.0) -> tuple[float, float] | None:
+    """(ms since the frame's DOM last changed after its load, ms that run of changes lasted),
+    None when it has not (the engine's observer starts with its world: at document start when
+    preloaded)."""
     session = frame.session
 
-    async def call(ctx: int) -> str | float | None:
+    async def call(ctx: int) -> str | tuple[float, float] | None:
         r = await session.send(
             "Runtime.evaluate",
             {"expression": f"globalThis.__egoSel ? __egoSel.sinceChange() : {_dumps(_MISSING)}",
@@ -459,10 +460,14 @@ async def since_change(frame: Any, *, timeout: float = 2.0) -> float | None:
             timeout=timeout,
         )
         value = (r.get("result") or {}).get("value")
-        return _MISSING if value == _MISSING else (float(value) if isinstance(value, (int, float)) else None)
+        if value == _MISSING:
+            return _MISSING
+        if isinstance(value, list) and len(value) == 2:
+            return float(value[0]), float(value[1])
+        return None
 
     try:
-        ms: float | None = await _with_context(frame, call, timeout=timeout)
-        return ms
+        found: tuple[float, float] | None = await _with_context(frame, call, timeout=timeout)
+        return found
     except _FrameGone:
-        return 0.0
+        return None

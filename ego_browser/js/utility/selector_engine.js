@@ -1215,10 +1215,17 @@
   // Shadow roots are watched as their hosts are seen added (a web component's own updates).
   const installedAt = performance.now();
   let lastChange = null;
-  let lastLateChange = null;  // after the load: what a page still drawing does
+  // changes after the load, in runs (a gap over RUN_GAP ms starts a new run): one action's
+  // effect is a short run; a page still drawing (hydration, a feed, an animation) a long one
+  const RUN_GAP = 100;
+  let lastLateChange = null, runStart = null;
   const clock = new MutationObserver((records) => {
-    lastChange = performance.now();
-    if (document.readyState === 'complete') lastLateChange = lastChange;
+    const now = performance.now();
+    lastChange = now;
+    if (document.readyState === 'complete') {
+      if (lastLateChange === null || now - lastLateChange > RUN_GAP) runStart = now;
+      lastLateChange = now;
+    }
     for (const r of records) {
       for (const n of r.addedNodes) {
         if (n.nodeType === 1 && n.shadowRoot) watchChanges(n.shadowRoot);
@@ -1232,9 +1239,10 @@
   watchChanges(document);
   for (const root of queryRoots(document)) if (root !== document) watchChanges(root);
 
-  // ms since the DOM last changed after the document's load, or null when it has not
+  // [ms since the DOM last changed after the document's load, ms its run of changes has
+  // lasted], or null when it has not changed since the load
   function sinceChange() {
-    return lastLateChange === null ? null : performance.now() - lastLateChange;
+    return lastLateChange === null ? null : [performance.now() - lastLateChange, lastLateChange - runStart];
   }
 
   // Resolves true once the DOM has not changed for `quietMs` (counted from this world's start
