@@ -131,11 +131,12 @@ class Page(PageBase["Download", "FileChooser"]):
     @validated("Page.reload")
     async def reload(
         self, *, timeout: float = 15000,
-        wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load", note: str | None = None,
+        wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load",
+        on_beforeunload: Literal["raise", "accept"] = "raise", note: str | None = None,
     ) -> ActionReceipt:
-        """Reload: same tab and label, fresh document."""
+        """Reload: same tab and label, fresh document (beforeunload as goto)."""
         return ActionReceipt.from_wire(await self._call(
-            "page.reload", timeout=timeout, wait_until=wait_until, note=note,
+            "page.reload", timeout=timeout, wait_until=wait_until, on_beforeunload=on_beforeunload, note=note,
         ))
 
     @validated("Page.wait_for_load_state")

@@ -8,6 +8,9 @@ _ACTION_ERRORS = ("SelectorNotFound", "NotActionable", "SelectorAmbiguous", "Inv
                   "UnknownRef", "FileChooserOpened")
 _BUTTON = ("left", "middle", "right")
 _WAIT_UNTIL = ("commit", "domcontentloaded", "load", "networkidle")
+_ON_BEFOREUNLOAD = P("on_beforeunload", ("raise", "accept"), "raise",
+                     doc="a page that asks to confirm leaving (unsaved edits): raise NavigationBlocked, "
+                         "or accept and go")
 _TIMEOUT = P("timeout", "ms>0", 3000, doc="retry transient blockers until then")
 _FORCE = P("force", "bool", False, doc="skip the hit-target test only")
 _LABEL = P("label", "str?", None, doc="text shown beside the on-screen pointer for the watching user")
@@ -125,9 +128,7 @@ print(sorted({event["method"] for event in page.events()})[:5])
 
 M("Page.goto", [P("url", "str+"), "*", P("referer", "str?", None), P("timeout", "ms>0", 15000),
                 P("wait_until", _WAIT_UNTIL, "load"),
-                P("on_beforeunload", ("raise", "accept"), "raise",
-                  doc="a page that asks to confirm leaving (unsaved edits): raise NavigationBlocked, "
-                      "or accept and go")],
+                _ON_BEFOREUNLOAD],
   "ActionReceipt", "Navigate and wait for wait_until. A page with unsaved edits may ask to confirm leaving "
   "(beforeunload): goto raises NavigationBlocked with the dialog open (accept_dialog() leaves, "
   "dismiss_dialog() stays) unless on_beforeunload=\"accept\".",
@@ -135,9 +136,10 @@ M("Page.goto", [P("url", "str+"), "*", P("referer", "str?", None), P("timeout", 
 await page.goto("https://shop.example/search.html?q=kettle")
 print(await page.title())
 """, errors=("NavigationTimeout", "NavigationFailed", "NavigationBlocked"))
-M("Page.reload", ["*", P("timeout", "ms>0", 15000), P("wait_until", _WAIT_UNTIL, "load")], "ActionReceipt",
-  "Reload: same tab and label, fresh document.", 'await page.reload(wait_until="domcontentloaded")',
-  errors=("NavigationTimeout", "NavigationFailed"))
+M("Page.reload", ["*", P("timeout", "ms>0", 15000), P("wait_until", _WAIT_UNTIL, "load"), _ON_BEFOREUNLOAD],
+  "ActionReceipt", "Reload: same tab and label, fresh document (beforeunload as goto).",
+  'await page.reload(wait_until="domcontentloaded")',
+  errors=("NavigationTimeout", "NavigationFailed", "NavigationBlocked"))
 M("Page.wait_for_load_state", [P("state", ("domcontentloaded", "load", "networkidle"), "load"), "*",
                                P("timeout", "ms>0", 10000), P("idle_ms", "ms>0", 500, doc="quiet time for networkidle")],
   "None", "Wait for a load state (returns at once if already reached).",

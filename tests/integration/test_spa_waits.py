@@ -101,6 +101,19 @@ async def test_goto_accepts_beforeunload_when_asked(task, server):
     assert await page.evaluate("document.getElementById('next').textContent") == "next"
 
 
+async def test_reload_of_unsaved_edits_raises_or_accepts(task, server):
+    page = task.page("p1")
+    url = await _dirty(page, server, "/spa-dirty-reload")
+    with pytest.raises(NavigationBlocked) as info:
+        await page.reload(timeout=5000)
+    assert info.value.url == url and "reload(on_beforeunload=" in str(info.value)
+    assert await page.dismiss_dialog() is True
+    assert await page.evaluate("document.getElementById('ed').value") == "print(1)"
+    receipt = await page.reload(timeout=10000, on_beforeunload="accept")
+    assert receipt.dialog is None
+    assert await page.evaluate("document.getElementById('ed').value") == ""
+
+
 # -- point 8: wait for the page to settle ----------------------------------------------------
 
 LATE_APP = """
