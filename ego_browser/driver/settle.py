@@ -87,6 +87,8 @@ async def wait_for_settled(driver: PageDriver, *, quiet_ms: float, timeout: floa
         return {"settled": settled, "waited_ms": round((loop.time() - start) * 1000), "busy": busy}
 
     while True:
+        if driver.crashed:  # a crashed renderer answers nothing: fail now, not at the deadline
+            raise driver.crash_error(api)
         if driver.dialog is not None:
             raise dialog_open_error(api, driver.dialog)
         nav = navigation.tracker(driver)
