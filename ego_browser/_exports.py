@@ -41,6 +41,7 @@ LAZY = {
     "NavigationTimeout": "ego_browser.errors",
     "PageEvaluationTimeout": "ego_browser.errors",
     "NavigationFailed": "ego_browser.errors",
+    "NavigationBlocked": "ego_browser.errors",
     "UrlOpenedInPopup": "ego_browser.errors",
     "FileChooserOpened": "ego_browser.errors",
     "PageScriptError": "ego_browser.errors",

@@ -61,6 +61,7 @@ __all__ = [
     "NavigationTimeout",
     "PageEvaluationTimeout",
     "NavigationFailed",
+    "NavigationBlocked",
     "UrlOpenedInPopup",
     "FileChooserOpened",
     "PageScriptError",
@@ -265,6 +266,16 @@ class NavigationFailed(EgoError):
     fields = ("url", "error_text")
     url: str | None
     error_text: str | None
+
+
+class NavigationBlocked(EgoError):
+    """The page asked to confirm leaving (a ``beforeunload`` dialog, unsaved edits) and the
+    navigation waits on the answer; the dialog stays open for the caller to answer."""
+
+    code = "EGO_NAVIGATION_BLOCKED"
+    fields = ("url", "dialog")
+    url: str | None
+    dialog: dict[str, Any] | None
 
 
 class UrlOpenedInPopup(EgoError):

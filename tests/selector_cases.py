@@ -318,6 +318,25 @@ FIXTURES: dict[str, str] = {
 </main>
 <footer><p>Contact: help@example.com</p></footer>
 </body>""",
+    # issue 29: a code editor's highlighted lines (text split over inline spans), links whose
+    # text is split with no whitespace, a header cell in a row of data cells
+    "spa": HEAD + """<body>
+<pre id=c1><span class=k>print</span>(<span class=n>base</span> + x)</pre>
+<div class=cm-line id=c2><span class=tok>print</span><span class=tok>(base + x)</span></div>
+<div id=wrap><div id=c3><span>total</span> <b>due</b></div></div>
+<p id=c4>Total: <b>5</b></p>
+<button id=c5><span>Save</span> <span>changes</span></button>
+<div id=c6>Save changes</div>
+<ul><li><span>Run</span> <kbd>all</kbd></li><li>Run</li></ul>
+<nav><a id=l1 href="#a"><b>Open</b><i>Report</i></a> <a id=l2 href="#b"><span>New</span><span>Folder</span></a>
+<a id=l3 href="#c"><span>Up</span> <span>load</span></a> <a id=l4 href="#d">Down<em>load</em>s</a></nav>
+<table id=t1><tr><th>Name</th><td>notes.txt</td></tr><tr><th>Size</th><td>4 KB</td></tr></table>
+<table id=t2><tr><th>File</th><th>Kind</th></tr><tr><td>a.py</td><td>code</td></tr></table>
+<table id=t3><tr><td>one</td><th>Head</th><td></td></tr><tr><td>x</td><td>y</td><td>z</td></tr></table>
+<table id=t4><tr><td>id</td><th>Owner</th><th>Group</th></tr><tr><td>1</td><td>me</td><td>staff</td></tr></table>
+<table id=t5><tr><th>Blank</th><td> </td></tr><tr><td>a</td><td>b</td></tr></table>
+<table id=t6><tr><th>Solo</th></tr></table>
+</body>""",
 }
 
 
@@ -383,7 +402,10 @@ CASES: list[Case] = [
         'text="Save"',
         'text="padded text"',
         'text="Hello"',
-        'text="Hello World again"',
+        # issue 29: exact text split over inline elements matches the smallest element whose
+        # whole text it is (Playwright's getByText(exact=True)); its text= alone finds nothing
+        ('text="Hello World again"', "pw:locator('text=\"Hello World again\"')"
+                                     ".or_(page.get_by_text('Hello World again', exact=True))", 1),
         'text="World"',
         'text="again"',
         'text="Outer"',
@@ -823,6 +845,44 @@ CASES += _c(
     "text=/^(Apple|Pear)$/", 'td:text-matches("^P")', "role=list >> role=listitem", "role=listitem[name=/^a/i]",
 )
 
+
+
+# --- issue 29: exact text across inline elements, split link names, th roles ----------------
+def _exact(sel: str, text: str, within: str | None = None) -> Case:
+    """Exact text as Playwright's immediate-text rule or its getByText(exact=True) (the smallest
+    element whose whole text is ``text``): the union of the two."""
+    by_text = f"page.get_by_text({text!r}, exact=True)"
+    if within is not None:
+        by_text = f"page.locator({within!r}).and_({by_text})"
+    return Case("spa", sel, f"pw:locator({sel!r}).or_({by_text})")
+
+
+CASES += [
+    Case("spa", 'text="print(base + x)"', 'internal:text="print(base + x)"s', 2),
+    Case("spa", "text='print(base + x)'", 'internal:text="print(base + x)"s', 2),
+    Case("spa", 'pre:text-is("print(base + x)")', 'pre >> internal:text="print(base + x)"s', 1),
+    Case("spa", '.cm-line:text-is("print(base + x)")', '.cm-line >> internal:text="print(base + x)"s', 1),
+    Case("spa", '#c1 >> text="print(base + x)"', '#c1 >> internal:text="print(base + x)"s', 1),
+    _exact('text="Save changes"', "Save changes"), _exact('text="total due"', "total due"),
+    _exact('text="Total:"', "Total:"), _exact('text="Total: 5"', "Total: 5"), _exact('text="Run all"', "Run all"),
+    _exact('text="Run"', "Run"), _exact('text="print"', "print"), _exact('text="Down loads"', "Down loads"),
+    _exact('text="Downloads"', "Downloads"), _exact('text="OpenReport"', "OpenReport"),
+    _exact(':text-is("Save changes")', "Save changes"), _exact(':text-is("total due")', "total due"),
+    _exact('div:text-is("total due")', "total due", "div"), _exact('li:text-is("Run all")', "Run all", "li"),
+    _exact('button:text-is("Save changes")', "Save changes", "button"),
+    _exact(':text-is("print(base + x)")', "print(base + x)"),
+    Case("spa", 'role=link[name="OpenReport"]', None, 1), Case("spa", 'role=link[name="NewFolder"]', None, 1),
+    Case("spa", 'role=link[name="Up load"]', None, 1), Case("spa", 'role=link[name="Downloads"]', None, 1),
+    Case("spa", 'role=link[name="Open Report"]', None, 0), Case("spa", "role=link[name*=\"report\" i]", None, 1),
+    Case("spa", "role=link", None, 4), Case("spa", "role=columnheader"), Case("spa", "role=rowheader"),
+    Case("spa", 'role=columnheader[name="File"]'), Case("spa", 'role=rowheader[name="Name"]'),
+    Case("spa", "#t1 >> role=rowheader"), Case("spa", "#t3 >> role=columnheader"), Case("spa", "role=cell"),
+    Case("spa", "#t4 >> role=columnheader", None, 1), Case("spa", "#t4 >> role=rowheader", None, 1),
+    Case("spa", 'role=columnheader[name="Group"]', None, 1), Case("spa", 'role=rowheader[name="Group"]', None, 0),
+    Case("spa", "#t5 >> role=columnheader", None, 1), Case("spa", 'role=columnheader[name="Blank"]', None, 1),
+    Case("spa", "#t6 >> role=cell", None, 0), Case("spa", "#t6 >> role=columnheader", None, 0),
+    Case("spa", "role=gridcell"), Case("spa", "role=columnheader >> nth=-1"),
+]
 
 # --- page.get_by_*: our selector strings against Playwright's own builders --------------------
 def _by(fixture: str, call: str) -> Case:

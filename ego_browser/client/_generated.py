@@ -117,21 +117,26 @@ class Page(PageBase["Download", "FileChooser"]):
     @validated("Page.goto")
     async def goto(
         self, url: str, *, referer: str | None = None, timeout: float = 15000,
-        wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load", note: str | None = None,
+        wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load",
+        on_beforeunload: Literal["raise", "accept"] = "raise", note: str | None = None,
     ) -> ActionReceipt:
-        """Navigate and wait for wait_until."""
+        """Navigate and wait for wait_until. A page with unsaved edits may ask to confirm leaving (beforeunload):
+        goto raises NavigationBlocked with the dialog open (accept_dialog() leaves, dismiss_dialog() stays)
+        unless on_beforeunload="accept"."""
         return ActionReceipt.from_wire(await self._call(
-            "page.goto", url=url, referer=referer, timeout=timeout, wait_until=wait_until, note=note,
+            "page.goto", url=url, referer=referer, timeout=timeout, wait_until=wait_until,
+            on_beforeunload=on_beforeunload, note=note,
         ))
 
     @validated("Page.reload")
     async def reload(
         self, *, timeout: float = 15000,
-        wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load", note: str | None = None,
+        wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load",
+        on_beforeunload: Literal["raise", "accept"] = "raise", note: str | None = None,
     ) -> ActionReceipt:
-        """Reload: same tab and label, fresh document."""
+        """Reload: same tab and label, fresh document (beforeunload as goto)."""
         return ActionReceipt.from_wire(await self._call(
-            "page.reload", timeout=timeout, wait_until=wait_until, note=note,
+            "page.reload", timeout=timeout, wait_until=wait_until, on_beforeunload=on_beforeunload, note=note,
         ))
 
     @validated("Page.wait_for_load_state")
@@ -145,11 +150,24 @@ class Page(PageBase["Download", "FileChooser"]):
     @validated("Page.wait_for_selector")
     async def wait_for_selector(
         self, selector: str, *, state: Literal["attached", "detached", "visible", "hidden"] = "visible",
-        timeout: float = 10000,
+        timeout: float = 10000, strict: bool = False,
     ) -> bool:
-        """Wait for the (strict) selector to reach the state."""
+        """Wait for the selector to reach the state. As Playwright, not strict: several matches are fine and the
+        state is the first match's (strict=True to insist on one). For a page still drawing or fetching,
+        wait_for_settled() first."""
         return await self._call(  # type: ignore[no-any-return]
-            "page.wait_for_selector", selector=selector, state=state, timeout=timeout,
+            "page.wait_for_selector", selector=selector, state=state, timeout=timeout, strict=strict,
+        )
+
+    @validated("Page.wait_for_settled")
+    async def wait_for_settled(self, *, quiet_ms: float = 500, timeout: float = 10000) -> dict[str, Any]:
+        """Wait until the page is loaded and its DOM and network have been quiet for quiet_ms (at most timeout).
+        Single-page apps draw after load and redraw after server round trips with no navigation: call it after
+        goto or an action that fetches, before snapshot() or a read, instead of sleeping and looking again.
+        Never raises on timeout: settled is False and busy says what was still going on (a live page may never
+        settle; requests open for more than 5 s do not count)."""
+        return await self._call(  # type: ignore[no-any-return]
+            "page.wait_for_settled", quiet_ms=quiet_ms, timeout=timeout,
         )
 
     @validated("Page.click")

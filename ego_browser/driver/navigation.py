@@ -11,7 +11,7 @@ from ..errors import CdpError, EgoError, EgoTimeout, InvalidArgument, Navigation
 from .outcomes import drop_outcome
 from .page import PageDriver
 
-__all__ = ["goto", "reload", "wait_for_load_state", "LOAD_STATES", "network_idle", "NavTracker", "tracker",
+__all__ = ["goto", "after_beforeunload", "reload", "wait_for_load_state", "LOAD_STATES", "network_idle", "NavTracker", "tracker",
            "settle_after_action"]
 
 LOAD_STATES = ("commit", "domcontentloaded", "load", "networkidle")
@@ -364,6 +364,31 @@ async def goto(
         ) from None
     _ = before
     return {"url": url}
+
+
+async def after_beforeunload(driver: PageDriver, url: str, before: str | None, *, timeout_ms: float,
+                             wait_until: str, api: str = "page.goto") -> None:
+    """Once the ``beforeunload`` dialog a navigation raised was accepted: wait for the new
+    document to commit (a loader other than ``before``), then for ``wait_until``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_ms / 1000
+    try:
+        await driver.wait_until(
+            lambda: (m := driver.frames.main) is not None and m.loader_id != before,
+            timeout=max(0.0, deadline - loop.time()),
+        )
+        if wait_until != "commit":
+            main = driver.frames.main
+            await _wait_state(driver, wait_until, deadline, 500, main.loader_id if main else None)
+    except TimeoutError:
+        main = driver.frames.main
+        committed = main is not None and main.loader_id != before
+        raise NavigationTimeout(
+            f"{api} timed out after {round(timeout_ms)}ms waiting for {wait_until} of {url} "
+            "(after accepting the page's beforeunload dialog)",
+            api=api, timeout_ms=round(timeout_ms), committed=committed,
+            url=(main.url if committed and main else url), ready_state=await _ready_state(driver),
+        ) from None
 
 
 async def reload(driver: PageDriver, *, timeout_ms: float = 15000, wait_until: str = "load") -> dict[str, Any]:

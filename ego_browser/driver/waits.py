@@ -67,8 +67,12 @@ _RECHECK = 0.25
 
 
 async def wait_for_selector(driver: PageDriver, refs: RefBook, *, selector: str, state: str,
-                            timeout: float) -> bool:
-    """Wait until ``selector`` is ``state`` (attached, detached, visible, hidden) in any frame."""
+                            timeout: float, strict: bool = False) -> bool:
+    """Wait until ``selector`` is ``state`` (attached, detached, visible, hidden) in any frame.
+
+    As Playwright's ``page.wait_for_selector``, not strict unless asked: an SPA's natural wait
+    ("the file name shows") matches the list row, the tab and the title at once, and the state
+    is the first match's. ``strict`` fails with ``SelectorAmbiguous`` on several matches."""
     api = "page.wait_for_selector"
     source = selector
     timeout_ms = timeout
@@ -85,10 +89,10 @@ async def wait_for_selector(driver: PageDriver, refs: RefBook, *, selector: str,
     async def attempt() -> bool:
         nonlocal last
         total, visible = await engine.selector_state(driver.locate.engine_frames(), parsed, timeout=5.0)
-        if total > 1 and state in ("attached", "visible"):
+        if strict and total > 1 and state in ("attached", "visible"):
             raise await driver.locate.ambiguous_selector(
                 refs, api, parsed, total,
-                hint="make it match one (e.g. add >> nth=0); these refs name one each")
+                hint="make it match one (e.g. add >> nth=0), or leave strict off; these refs name one each")
         last = f"{total} element(s) matched" + (", visible" if visible else ", not visible" if total else "")
         return {
             "attached": total >= 1,

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from .. import jsbundle
 from ..driver import evaluate as ev
 from ..driver import navigation as nav
 from ..driver.receipts import run_action
-from ..errors import CdpError, EgoTimeout, StateStoreUnwritable
+from ..errors import CdpError, EgoTimeout, NavigationBlocked, StateStoreUnwritable
 from ..states import OpenedBy
-from .core import Host
+from .core import Host, PageCtx
 from .ops import op, sync_op
 from .page_site import PageSite
 from .store import CLOSED, OPEN, UNMANAGED
@@ -28,19 +29,51 @@ async def _seen_already() -> None:
 
 @op("Page.goto")
 async def goto(host: Host, at: dict[str, Any], *, url: str, referer: str | None, timeout: float,
-               wait_until: str) -> dict[str, Any]:
+               wait_until: str, on_beforeunload: str = "raise") -> dict[str, Any]:
     ctx = await host.page_ctx(at)
-    return await run_action(
-        ctx.driver, PageSite(host, ctx), lambda: nav.goto(ctx.driver, url, referer=referer, timeout_ms=timeout, wait_until=wait_until),
-        flush=_seen_already,
-    )
+    return await _leaving(host, ctx, "page.goto", url, timeout, wait_until, on_beforeunload,
+                          lambda: nav.goto(ctx.driver, url, referer=referer, timeout_ms=timeout, wait_until=wait_until))
 
 
 @op("Page.reload")
-async def reload(host: Host, at: dict[str, Any], *, timeout: float, wait_until: str) -> dict[str, Any]:
+async def reload(host: Host, at: dict[str, Any], *, timeout: float, wait_until: str,
+                 on_beforeunload: str = "raise") -> dict[str, Any]:
     ctx = await host.page_ctx(at)
-    return await run_action(ctx.driver, PageSite(host, ctx), lambda: nav.reload(ctx.driver, timeout_ms=timeout, wait_until=wait_until),
-                            flush=_seen_already)
+    main = ctx.driver.frames.main
+    return await _leaving(host, ctx, "page.reload", main.url if main else "", timeout, wait_until, on_beforeunload,
+                          lambda: nav.reload(ctx.driver, timeout_ms=timeout, wait_until=wait_until))
+
+
+async def _leaving(host: Host, ctx: PageCtx, api: str, url: str, timeout: float, wait_until: str,
+                   on_beforeunload: str, action: Callable[[], Coroutine[Any, Any, Any]]) -> dict[str, Any]:
+    """Run a navigation of the page (goto, reload); if the page asks to confirm leaving (a
+    ``beforeunload`` dialog: unsaved edits), raise ``NavigationBlocked`` with the dialog open,
+    or accept it and wait for the new document (``on_beforeunload="accept"``). A receipt that
+    returned with the dialog would leave the agent on the old page, its next call failing."""
+    driver = ctx.driver
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    main = driver.frames.main
+    before = main.loader_id if main else None
+    receipt = await run_action(driver, PageSite(host, ctx), action, flush=_seen_already)
+    dialog = receipt["dialog"]
+    if dialog is None or dialog.get("type") != "beforeunload":
+        return receipt
+    call = "goto(url, " if api == "page.goto" else "reload("
+    if on_beforeunload != "accept":
+        raise NavigationBlocked(
+            f"{api}: {url} was not opened: the page asks to confirm leaving it (a beforeunload "
+            "dialog, e.g. unsaved edits) and the dialog is open. Call page.accept_dialog() to leave "
+            f"(then page.wait_for_url(...)) or page.dismiss_dialog() to stay, or {call}"
+            'on_beforeunload="accept") to leave at once',
+            url=url, dialog=dict(dialog),
+        )
+    await driver.dialogs.answer(True, background=host.background)
+    await nav.after_beforeunload(driver, url, before, timeout_ms=max(1.0, timeout - (loop.time() - started) * 1000),
+                                 wait_until=wait_until, api=api)
+    current = driver.dialog
+    receipt["dialog"] = dict(current) if current is not None else None
+    return receipt
 
 
 @op("Page.wait_for_load_state")

@@ -79,6 +79,7 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
     # a document still being parsed would come back as a bare root with a stale title
     loading = await _until_parsed(ctx)
     marks, locs = include_action_marks, include_stable_locator
+    note: str | None = None  # what says the document is still changing (the header's note)
 
     async def work() -> tuple[str, str]:
         nonlocal root_ref
@@ -91,6 +92,7 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
         # the title's round trip runs alongside the walker's instead of before it (on a small
         # page each is about half of the snapshot's time: docs/architecture.md)
         title = asyncio.ensure_future(_title(ctx))
+        changing = asyncio.ensure_future(_changing(ctx))
         try:
             body = await take_snapshot(
                 ctx.driver.frames, ledger,
@@ -99,7 +101,10 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
             )
         except BaseException:
             title.cancel()
+            changing.cancel()
             raise
+        nonlocal note
+        note = await changing
         return await title, body
 
     try:
@@ -113,7 +118,8 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
     ctx.driver.snapshot_prev = (options, body)
     if changes:
         body = _changes(prev[1] if prev is not None and prev[0] == options else None, body)
-    return truncate(header(host, ctx, title) + (" (loading)" if loading else "") + "\n" + body, max_length)
+    busy = f" (changing: {note}; page.wait_for_settled())" if note and not loading else ""
+    return truncate(header(host, ctx, title) + (" (loading)" if loading else "") + busy + "\n" + body, max_length)
 
 
 def _changes(prev: str | None, body: str) -> str:
@@ -195,6 +201,17 @@ async def _until_parsed(ctx: PageCtx) -> bool:
     except TimeoutError:
         return True
     return False
+
+
+async def _changing(ctx: PageCtx) -> str | None:
+    """What says the document is still changing (driver/settle.py), for the header; None if
+    quiet or unknown (the snapshot never fails for it)."""
+    from ..driver.settle import busy_note
+
+    try:
+        return await busy_note(ctx.driver)
+    except EgoError:
+        return None
 
 
 async def _title(ctx: PageCtx) -> str:

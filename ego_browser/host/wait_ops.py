@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ..driver import waits
+from ..driver import settle, waits
 from ..driver.page import PageDriver
 from ..errors import CdpChannelUnavailable, EgoTimeout, HostDisconnected
 from .core import Host
@@ -143,10 +143,19 @@ async def wait_navigation(host: Host, at: dict[str, Any], *, after: int, wait_un
 # -- wait_for_selector ------------------------------------------------------------------------
 
 @op("Page.wait_for_selector")
-async def wait_for_selector(host: Host, at: dict[str, Any], *, selector: str, state: str, timeout: float) -> bool:
+async def wait_for_selector(host: Host, at: dict[str, Any], *, selector: str, state: str, timeout: float,
+                            strict: bool = False) -> bool:
     ctx = await host.page_ctx(at)
     return await waits.wait_for_selector(ctx.driver, PageSite(host, ctx), selector=selector, state=state,
-                                         timeout=timeout)
+                                         timeout=timeout, strict=strict)
+
+
+# -- wait_for_settled -------------------------------------------------------------------------
+
+@op("Page.wait_for_settled")
+async def wait_for_settled(host: Host, at: dict[str, Any], *, quiet_ms: float, timeout: float) -> dict[str, Any]:
+    ctx = await host.page_ctx(at)
+    return await settle.wait_for_settled(ctx.driver, quiet_ms=quiet_ms, timeout=timeout)
 
 
 # -- wait_for_function ------------------------------------------------------------------------

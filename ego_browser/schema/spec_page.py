@@ -8,6 +8,9 @@ _ACTION_ERRORS = ("SelectorNotFound", "NotActionable", "SelectorAmbiguous", "Inv
                   "UnknownRef", "FileChooserOpened")
 _BUTTON = ("left", "middle", "right")
 _WAIT_UNTIL = ("commit", "domcontentloaded", "load", "networkidle")
+_ON_BEFOREUNLOAD = P("on_beforeunload", ("raise", "accept"), "raise",
+                     doc="a page that asks to confirm leaving (unsaved edits): raise NavigationBlocked, "
+                         "or accept and go")
 _TIMEOUT = P("timeout", "ms>0", 3000, doc="retry transient blockers until then")
 _FORCE = P("force", "bool", False, doc="skip the hit-target test only")
 _LABEL = P("label", "str?", None, doc="text shown beside the on-screen pointer for the watching user")
@@ -124,15 +127,19 @@ print(sorted({event["method"] for event in page.events()})[:5])
 # -- navigation and waits -----------------------------------------------------------------------
 
 M("Page.goto", [P("url", "str+"), "*", P("referer", "str?", None), P("timeout", "ms>0", 15000),
-                P("wait_until", _WAIT_UNTIL, "load")],
-  "ActionReceipt", "Navigate and wait for wait_until.",
+                P("wait_until", _WAIT_UNTIL, "load"),
+                _ON_BEFOREUNLOAD],
+  "ActionReceipt", "Navigate and wait for wait_until. A page with unsaved edits may ask to confirm leaving "
+  "(beforeunload): goto raises NavigationBlocked with the dialog open (accept_dialog() leaves, "
+  "dismiss_dialog() stays) unless on_beforeunload=\"accept\".",
   """
 await page.goto("https://shop.example/search.html?q=kettle")
 print(await page.title())
-""", errors=("NavigationTimeout", "NavigationFailed"))
-M("Page.reload", ["*", P("timeout", "ms>0", 15000), P("wait_until", _WAIT_UNTIL, "load")], "ActionReceipt",
-  "Reload: same tab and label, fresh document.", 'await page.reload(wait_until="domcontentloaded")',
-  errors=("NavigationTimeout", "NavigationFailed"))
+""", errors=("NavigationTimeout", "NavigationFailed", "NavigationBlocked"))
+M("Page.reload", ["*", P("timeout", "ms>0", 15000), P("wait_until", _WAIT_UNTIL, "load"), _ON_BEFOREUNLOAD],
+  "ActionReceipt", "Reload: same tab and label, fresh document (beforeunload as goto).",
+  'await page.reload(wait_until="domcontentloaded")',
+  errors=("NavigationTimeout", "NavigationFailed", "NavigationBlocked"))
 M("Page.wait_for_load_state", [P("state", ("domcontentloaded", "load", "networkidle"), "load"), "*",
                                P("timeout", "ms>0", 10000), P("idle_ms", "ms>0", 500, doc="quiet time for networkidle")],
   "None", "Wait for a load state (returns at once if already reached).",
@@ -182,8 +189,11 @@ print(terms.label, await terms.title())
 """, call="asynccm", errors=("EgoTimeout", "InvalidState"))
 M("Page.wait_for_selector", [P("selector", "selector"), "*",
                              P("state", ("attached", "detached", "visible", "hidden"), "visible"),
-                             P("timeout", "ms>0", 10000)],
-  "True", "Wait for the (strict) selector to reach the state.",
+                             P("timeout", "ms>0", 10000),
+                             P("strict", "bool", False, doc="SelectorAmbiguous when several elements match")],
+  "True", "Wait for the selector to reach the state. As Playwright, not strict: several matches are fine "
+  "and the state is the first match's (strict=True to insist on one). For a page still drawing or "
+  "fetching, wait_for_settled() first.",
   """
 await page.goto("https://shop.example/search.html?q=kettle")
 await page.wait_for_selector("#results tr >> nth=0")
@@ -196,6 +206,19 @@ M("Page.wait_for_function", [P("js", "js", doc="an expression or a function sour
 await page.goto("https://shop.example/search.html?q=kettle")
 await page.wait_for_function("(n) => document.querySelectorAll('#results tr').length >= n", 3)
 """, errors=("EgoTimeout", "PageScriptError"))
+M("Page.wait_for_settled", ["*", P("quiet_ms", "ms>0", 500, doc="how long DOM and network must stay quiet"),
+                            P("timeout", "ms>0", 10000)],
+  "{settled, waited_ms, busy}",
+  "Wait until the page is loaded and its DOM and network have been quiet for quiet_ms (at most timeout). "
+  "Single-page apps draw after load and redraw after server round trips with no navigation: call it after "
+  "goto or an action that fetches, before snapshot() or a read, instead of sleeping and looking again. "
+  "Never raises on timeout: settled is False and busy says what was still going on (a live page may "
+  "never settle; requests open for more than 5 s do not count).",
+  """
+await page.goto("https://shop.example/search.html?q=kettle")
+state = await page.wait_for_settled(timeout=8000)
+print(state["settled"], await page.snapshot())
+""")
 M("Page.wait_for_timeout", [P("ms", "ms>=0")], "None",
   "Sleep ms milliseconds (0 is fine). Does not activate and is not gated; prefer waiting for a state.",
   "await page.wait_for_timeout(250)")

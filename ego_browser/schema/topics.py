@@ -38,18 +38,21 @@ TOPICS["selectors"] = """\
 Element actions, wait_for_selector, find and set_input_files take:
 - Refs from a snapshot: "@21", "ref=21" or "21". "[ref=21]" is a CSS attribute selector, not a ref.
 - text=save changes: case-insensitive substring of the element text; only the smallest matches.
-- text="Exact" (or a wholly quoted "Exact"): case-sensitive, one run of the element's own text.
+- text="Exact" (or a wholly quoted "Exact"): case-sensitive, one run of the element's own text,
+  or the whole text of the smallest element that has it however inline elements split it
+  (highlighted code: text="print(base + x)" finds the line).
 - loc=css:<css>, loc=role:<role>, loc=role:<role>[name="..."] (exact), [name*="..."] (substring,
   case-insensitive), loc=href:<url> (links whose resolved href equals it). The snapshot prints
   these as loc= when they are unique.
 - xpath=<expr>, or a selector starting with // or (//.
 - role=<role>[name="..."] as Playwright spells it: name= exact and case-sensitive, [name="..." i]
   any case, [name*="..."] substring, [name=/re/i]; states [checked], [checked=false|"mixed"],
-  [disabled], [expanded=true], [level=2], [pressed], [selected]. Roles and names are Chromium's.
+  [disabled], [expanded=true], [level=2], [pressed], [selected]. Roles and names are Chromium's
+  (a th is a columnheader or rowheader by Playwright's rule).
 - text=/regex/flags: tested on the element's whole text (smallest matches).
 - CSS, raw or css=<css>; it pierces open shadow roots. Any compound may carry Playwright's
   :has-text("...") (substring of the whole text; pair it with a tag: button:has-text("Save")),
-  :text-is("...") (exact own text), :text("...") (smallest element containing it),
+  :text-is("...") (exact, as text="..."), :text("...") (smallest element containing it),
   :text-matches("re", "i") and :visible; :has(...) also sees into shadow roots.
 - id=<id>, data-testid=<id>, label=<text> (elements labelled so; label="..." exact), visible=true.
 - Chains: "a >> b" runs b inside every match of a, between any of these (".card >> role=button",
@@ -57,8 +60,9 @@ Element actions, wait_for_selector, find and set_input_files take:
   nth counts all matches in match order.
 - page.get_by_role/get_by_text/get_by_label/get_by_placeholder/get_by_test_id build these strings.
 Strictness: one candidate in the top document is used; two or more raise SelectorAmbiguous
-"matched N elements". Frames (same- and cross-process) are searched only when the top document
-has none. Pointer actions act on a match's interactive ancestor (text="Save" on a span inside a
+"matched N elements". wait_for_selector is not strict (as Playwright): the first match's state
+counts; strict=True makes it strict. Frames (same- and cross-process) are searched only when the
+top document has none. Pointer actions act on a match's interactive ancestor (text="Save" on a span inside a
 button clicks the button).
 """
 
@@ -79,7 +83,9 @@ TOPICS["snapshot"] = """\
      iframe [ref=10]
       root
        button "Pay" [ref=11]
-- Header: label, title, the space and its Pages (* marks this one); "| budget m/limit" near the limit.
+- Header: label, title, the space and its Pages (* marks this one); "| budget m/limit" near the limit;
+  "(changing: ...)" after it when a request was in flight or the DOM had been changing (a page
+  still drawing, not one action's effect) until just now: page.wait_for_settled(), then look again.
 - One node per line, one space per level:
   role "name" [state]... [ref=N, loc=<kind:...>, url=<href>]: value
   ref= marks nodes to act on (interactive roles, focusable and editable elements, iframes,
@@ -213,6 +219,19 @@ print(await page.snapshot())
 EOF
 ```
 
+Single-page apps draw after `load` and redraw after server round trips with no navigation.
+Instead of sleeping and looking again, `await page.wait_for_settled()` after `goto` or an action
+that fetches: it returns once the DOM and the network have been quiet for `quiet_ms` (500), at
+most `timeout` (10 s), with `{"settled", "waited_ms", "busy"}` (it never raises on timeout: a live
+page may never settle). A snapshot header that ends in `(changing: ...)` says the page was still
+changing as it was taken.
+
+```python
+await page.goto("https://shop.example/search.html?q=kettle")
+state = await page.wait_for_settled(quiet_ms=300)
+print(state["settled"], await page.snapshot(interactive=True))
+```
+
 A click (or `press`) that starts a navigation returns once the new document has committed
 (`receipt.navigation`); `wait_for_url()` and `wait_for_load_state()` then wait for it to load.
 Match the part of the URL you care about with `re.compile(...)` (searched anywhere in the URL)
@@ -275,7 +294,10 @@ Iframes appear inline in the snapshot with their own refs, and selectors search 
 the top document has no match, so `page.click("text=Pay €29.50")` reaches a payment iframe. A JS
 dialog (alert, confirm, prompt) opened by an action does not raise: it comes back in
 `receipt.dialog` and stays open until you accept or dismiss it; meanwhile every other call on
-that page fails at once saying so. A tab whose renderer crashed fails every call at once with
+that page fails at once saying so. `goto` away from a page with unsaved edits (its
+`beforeunload` asks to confirm leaving) raises `NavigationBlocked` with that dialog open:
+`accept_dialog()` leaves, `dismiss_dialog()` stays; `goto(url, on_beforeunload="accept")` leaves
+at once. A tab whose renderer crashed fails every call at once with
 `PageCrashed` (`EGO_PAGE_CRASHED`) until `page.reload()` or `page.goto(url)` loads it again.
 
 ```bash

@@ -90,6 +90,8 @@ __all__ = [
     "retarget",
     "selector_state",
     "wait_for_dom_change",
+    "dom_quiet",
+    "since_change",
 ]
 
 
@@ -417,3 +419,55 @@ async def wait_for_dom_change(frame: Any, timeout_ms: float, *, timeout: float |
     except _FrameGone:
         return True  # the document changed under us: that is a change
 
+
+
+async def dom_quiet(frame: Any, quiet_ms: float, timeout_ms: float) -> bool:
+    """True once the frame's DOM has not changed for ``quiet_ms``; False after ``timeout_ms``."""
+    session = frame.session
+    budget = timeout_ms / 1000 + 5.0
+
+    async def call(ctx: int) -> str | bool:
+        r = await session.send(
+            "Runtime.evaluate",
+            {
+                "expression": f"globalThis.__egoSel ? __egoSel.domQuiet({float(quiet_ms)}, {float(timeout_ms)}) "
+                              f": {_dumps(_MISSING)}",
+                "contextId": ctx, "awaitPromise": True, "returnByValue": True, "silent": True,
+            },
+            timeout=budget,
+        )
+        value = (r.get("result") or {}).get("value")
+        return _MISSING if value == _MISSING else bool(value)
+
+    try:
+        quiet: bool = await _with_context(frame, call, timeout=budget)
+        return quiet
+    except _FrameGone:
+        return False  # the document was replaced while we waited: not quiet
+
+
+async def since_change(frame: Any, *, timeout: float = 2.0) -> tuple[float, float] | None:
+    """(ms since the frame's DOM last changed after its load, ms that run of changes lasted),
+    None when it has not (the engine's observer starts with its world: at document start when
+    preloaded)."""
+    session = frame.session
+
+    async def call(ctx: int) -> str | tuple[float, float] | None:
+        r = await session.send(
+            "Runtime.evaluate",
+            {"expression": f"globalThis.__egoSel ? __egoSel.sinceChange() : {_dumps(_MISSING)}",
+             "contextId": ctx, "returnByValue": True, "silent": True},
+            timeout=timeout,
+        )
+        value = (r.get("result") or {}).get("value")
+        if value == _MISSING:
+            return _MISSING
+        if isinstance(value, list) and len(value) == 2:
+            return float(value[0]), float(value[1])
+        return None
+
+    try:
+        found: tuple[float, float] | None = await _with_context(frame, call, timeout=timeout)
+        return found
+    except _FrameGone:
+        return None

@@ -405,7 +405,8 @@ async def _query_role_classified(
         await _release(session, array_id)
     if len(kinds) != len(oids):  # an engine without roleClassify meta: let Chromium decide all
         kinds = "m" * len(oids)
-    unsure = [i for i, k in enumerate(kinds) if k == "m"]
+    # "r": the page is sure of the role (a th, by Playwright's rule), Chromium judges the rest
+    unsure = [i for i, k in enumerate(kinds) if k in ("m", "r")]
     if len(unsure) > _MAX_CANDIDATES:
         if temp is not None:
             await _release_group(session, temp)
@@ -417,8 +418,8 @@ async def _query_role_classified(
     if unsure:
         for i, nodes in zip(unsure, await asyncio.gather(*(_partial_node(session, oids[i], timeout) for i in unsure))):
             node = nodes[0] if nodes else None
-            if (node is not None and not node.get("ignored") and (node.get("role") or {}).get("value") in roles
-                    and _name_ok(node, parsed)):
+            if (node is not None and not node.get("ignored")
+                    and (kinds[i] == "r" or (node.get("role") or {}).get("value") in roles) and _name_ok(node, parsed)):
                 ax[i] = node
     matched = [i for i, k in enumerate(kinds) if k == "y" or i in ax]
     count_all = len(matched)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ego_browser import InvalidState
+from ego_browser import InvalidState, NavigationBlocked
 
 from tests.nav_helpers import click
 
@@ -88,8 +88,11 @@ async def test_beforeunload_dialog_in_receipt(host, task, server):
     await page.goto(server.page("/dlg-bu", BUTTON.format(js="window.clicked = 1")
                                 + "<script>addEventListener('beforeunload', e => { e.preventDefault(); e.returnValue = ''; })</script>"))
     await click(host, page, "#b")  # sticky user activation: Chromium only asks after a gesture
-    receipt = await page.goto(server.page("/dlg-bu-next", "<p>next</p>"))
-    assert receipt.dialog is not None and receipt.dialog["type"] == "beforeunload"
+    # goto does not return as if it had navigated: it says what stopped it, the dialog stays open
+    with pytest.raises(NavigationBlocked) as info:
+        await page.goto(server.page("/dlg-bu-next", "<p>next</p>"))
+    assert info.value.dialog is not None and info.value.dialog["type"] == "beforeunload"
+    assert (await page.info())["dialog"]["type"] == "beforeunload"
     assert await page.accept_dialog() is True
     await page.wait_for_url("**/dlg-bu-next", timeout=5000)
 

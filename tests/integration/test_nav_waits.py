@@ -284,7 +284,7 @@ async def test_wait_for_selector_counts_by_value_in_the_page_and_its_frames(host
         assert await page.wait_for_selector("#nothing", state="detached", timeout=5000) is True
     assert "Runtime.getProperties" not in rec.methods() and "Runtime.releaseObject" not in rec.methods()
     with pytest.raises(SelectorAmbiguous):
-        await page.wait_for_selector(".two", state="visible", timeout=2000)
+        await page.wait_for_selector(".two", state="visible", timeout=2000, strict=True)
     with pytest.raises(EgoTimeout):
         await page.wait_for_selector("#gone", state="visible", timeout=300)
 

@@ -104,7 +104,7 @@ async def test_wait_for_selector_ambiguity_lists_candidates(task, server):
     buttons = "".join(f"<button data-k=w{i} aria-label='Wait {i}'>Wait</button>" for i in range(6))
     page = await open_page(task, server, "/agents-amb-wait", buttons)
     with pytest.raises(SelectorAmbiguous) as info:
-        await page.wait_for_selector("text=Wait", timeout=2000)
+        await page.wait_for_selector("text=Wait", timeout=2000, strict=True)
     _assert_lists(info.value, 6, [f"Wait {i}" for i in range(5)], "button")
     await page.click(info.value.candidates[4]["ref"])  # the listed refs act on the one meant
     assert await page.evaluate("log") == ["w4"]

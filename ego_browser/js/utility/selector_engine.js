@@ -9,7 +9,8 @@
 // Semantics follow Playwright's injected script (selectorEvaluator.ts, injectedScript.ts):
 //  - text of an element: descendants' text incl. open shadow roots, minus script/style/noscript
 //    and <head>; input[type=submit|button|reset] contributes its value; runs of *immediate*
-//    text nodes end at child elements and continue across comments;
+//    text nodes end at child elements and continue across comments; exact text (text="x",
+//    :text-is) also matches the smallest element whose whole text is x (getByText(exact));
 //  - normalisation: U+200B/U+00AD removed, trimmed, whitespace runs -> one space;
 //  - query order per document: for each root (the document, then every open shadow root,
 //    depth-first in host order) its matches in tree order; selector lists are merged in
@@ -17,7 +18,7 @@
 //  - combinators of a complex CSS selector may cross shadow hosts (parent of a shadow root's
 //    child is the host).
 (() => {
-  const VERSION = 7;
+  const VERSION = 8;
   // the snapshot's element state (element_state.js, pasted in by the Python loader)
   const stateOf = __EGO_ELEMENT_STATE__;
   const G = globalThis;
@@ -94,6 +95,16 @@
       if (!needle && !t.immediate.length) return true;
       return t.immediate.some((s) => norm(s) === needle);
     };
+  }
+
+  // Exact text also matches an element whose whole normalised text is the string when no child
+  // of it is (the smallest such), whatever inline elements split it: syntax highlighting turns
+  // `print(base + x)` into spans, and Playwright's immediate-text rule then finds nothing where
+  // its getByText(exact) does. Empty strings keep the immediate rule alone.
+  function exactTextMatch(cache, element, text) {
+    if (elementMatchesText(cache, element, strictMatcher(text)) !== 'none') return true;
+    const needle = norm(text);
+    return !!needle && elementMatchesText(cache, element, (t) => t.normalized === needle) === 'self';
   }
 
   // ---------------------------------------------------------------- tree walking
@@ -204,7 +215,7 @@
         if (shouldSkipForText(el)) return false;
         return laxMatcher(f[1])(elementText(ctx.textCache, el));
       }
-      case 'is': return elementMatchesText(ctx.textCache, el, strictMatcher(f[1])) !== 'none';
+      case 'is': return exactTextMatch(ctx.textCache, el, f[1]);
       case 'text': return elementMatchesText(ctx.textCache, el, laxMatcher(f[1])) === 'self';
       case 'matches': {
         const key = 're\u0000' + f[1] + '\u0000' + f[2];
@@ -373,11 +384,14 @@
     let lastNone = null;
     const elements = scope.nodeType === 1 ? [scope, ...queryAllRoots(queryRoots(scope), '*')] :
       scope === ctx.doc ? allElements(ctx) : queryAllRoots(queryRoots(scope), '*');
+    const whole = kind === 'strict' && norm(spec.text) ? norm(spec.text) : null;
+    const wholeMatcher = (t) => t.normalized === whole;
     for (const element of elements) {
       if (kind === 'lax' && lastNone && lastNone.contains(element)) continue;
       const m = elementMatchesText(cache, element, matcher);
       if (m === 'none') lastNone = element;
       if (m === 'self' || (m === 'selfAndChildren' && kind === 'strict')) result.push(element);
+      else if (whole !== null && elementMatchesText(cache, element, wholeMatcher) === 'self') result.push(element);
     }
     return result;
   }
@@ -481,6 +495,27 @@
     INS: 'insertion', SUB: 'subscript', SUP: 'superscript', TIME: 'time', CANVAS: 'canvas',
   };
 
+  // A header cell's role as Playwright (and ARIA in HTML) decides it from its neighbours; Chromium
+  // calls a `th` next to a header cell and after a data cell a rowheader, Playwright a columnheader.
+  function isNonEmptyDataCell(e) {
+    return !!e && e.nodeName === 'TD' && (!!(e.textContent || '').trim() || e.children.length > 0);
+  }
+  function thRole(el) {
+    const scope = el.getAttribute('scope');
+    if (scope === 'col' || scope === 'colgroup') return 'columnheader';
+    if (scope === 'row' || scope === 'rowgroup') return 'rowheader';
+    const next = el.nextElementSibling, prev = el.previousElementSibling;
+    if (!next && !prev) {
+      const row = el.parentElement && el.parentElement.nodeName === 'TR' ? el.parentElement : null;
+      const table = row && row.closest('table');
+      if (table && table.rows.length <= 1) return null;
+      return 'columnheader';
+    }
+    if (next && next.nodeName === 'TH' && prev && prev.nodeName === 'TH') return 'columnheader';
+    if (isNonEmptyDataCell(next) || isNonEmptyDataCell(prev)) return 'rowheader';
+    return 'columnheader';
+  }
+
   function implicitRole(el) {
     const tag = el.nodeName;
     switch (tag) {
@@ -493,7 +528,7 @@
         return INPUT_ROLES[type] || 'textbox';
       }
       case 'SELECT': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
-      case 'TH': return el.closest('thead') || el.getAttribute('scope') === 'col' ? 'columnheader' : 'rowheader';
+      case 'TH': return thRole(el) || 'generic';
       case 'SECTION': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : 'generic';
       case 'FORM': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'form' : 'generic';
       case 'HEADER': return el.closest('article, aside, main, nav, section') ? 'generic' : 'banner';
@@ -590,6 +625,14 @@
     return rect.width > 0 && rect.height > 0;
   }
 
+  // A contenteditable editor's value is its text (a code editor, a rich-text field): find()
+  // reports it as it does a textarea's. The snapshot shows that text as child lines instead.
+  function editableValue(el) {
+    if (!el.isContentEditable || (el.parentElement && el.parentElement.isContentEditable)) return null;
+    const v = String(el.innerText || el.textContent || '').replace(/[\s\u00a0]+/g, ' ').trim();
+    return v.length > 100 ? v.slice(0, 99) + '\u2026' : v;
+  }
+
   function describe(el, cache) {
     cache = cache || new Map();
     const role = roleOf(el);
@@ -603,7 +646,7 @@
       name: nameOf(el, role, cache),
       text: text,
       visible: isVisible(el),
-      value: st.value,
+      value: st.value === null ? editableValue(el) : st.value,
       checked: st.checked,
       disabled: st.disabled,
       expanded: st.expanded,
@@ -794,7 +837,7 @@
 
   function collectHaystack(node, pieces, state, depth) {
     if (depth > 64 || state.unknown) return;
-    if (node.nodeType === 3) { pieces.push(node.nodeValue || ''); return; }
+    if (node.nodeType === 3) { pieces.push(node.nodeValue || ''); state.texts.push(node.nodeValue || ''); return; }
     if (node.nodeType !== 1 && node.nodeType !== 11) return;
     if (node.nodeType === 1) {
       const el = node;
@@ -849,7 +892,9 @@
 
   function haystackHas(el, words, pseudo) {
     const pieces = [];
-    const state = { unknown: false, pseudo };
+    // texts apart too: a name made of inline pieces with no space between ("New" "Folder" in
+    // two spans is "NewFolder") must not have the spans' attribute values cut into it
+    const state = { unknown: false, pseudo, texts: [] };
     collectHaystack(el, pieces, state, 0);
     const labels = el.labels ? Array.from(el.labels) : [];
     for (const l of labels) collectHaystack(l, pieces, state, 0);
@@ -862,7 +907,7 @@
       }
     }
     if (state.unknown) return true;
-    const hay = (pieces.join('') + ' ' + pieces.join(' ')).replace(ZW, '').replace(WS, ' ').toLowerCase();
+    const hay = (pieces.join('') + ' ' + pieces.join(' ') + ' ' + state.texts.join('')).replace(ZW, '').replace(WS, ' ').toLowerCase();
     return words.every((w) => hay.includes(w));
   }
 
@@ -960,9 +1005,20 @@
     return true;
   }
 
+  // 'y' surely the role, 'n' surely not, 'm' Chromium decides, 'r' the role is sure and
+  // Chromium decides the rest (the name, whether it is exposed at all)
   function roleKind(el, role, named, modal) {
     if (el.localName.includes('-')) return 'm';
     const attr = el.getAttribute('role');
+    if (el.nodeName === 'TH' && (attr === null || attr.trim() === '')) {
+      const table = el.closest('table');
+      const tableRole = table ? (table.getAttribute('role') || '').trim().toLowerCase() : '';
+      if (tableRole !== 'presentation' && tableRole !== 'none') {
+        if (thRole(el) !== role) return 'n';
+        if (named || modal || !el.checkVisibility({ visibilityProperty: true }) || !ancestorsClear(el)) return 'r';
+        return 'y';
+      }
+    }
     let sure;
     if (attr !== null && attr.trim() !== '') {
       const first = attr.trim().toLowerCase().split(/\s+/)[0];
@@ -1015,7 +1071,7 @@
     for (const el of els) {
       const k = roleKind(el, role, !!spec.named, modal);
       if (k === 'y') yes++;
-      else if (k === 'm') maybe++;
+      else if (k === 'm' || k === 'r') maybe++;
     }
     return maybe ? { maybe } : { count: yes };
   }
@@ -1156,8 +1212,61 @@
     });
   }
 
+  // The document's change clock (page.wait_for_settled, the snapshot header's "still
+  // changing"): when the DOM last changed, from an observer that lives as long as this world.
+  // Shadow roots are watched as their hosts are seen added (a web component's own updates).
+  const installedAt = performance.now();
+  let lastChange = null;
+  // changes after the load, in runs (a gap over RUN_GAP ms starts a new run): one action's
+  // effect is a short run; a page still drawing (hydration, a feed, an animation) a long one
+  const RUN_GAP = 100;
+  let lastLateChange = null, runStart = null;
+  const clock = new MutationObserver((records) => {
+    const now = performance.now();
+    lastChange = now;
+    if (document.readyState === 'complete') {
+      if (lastLateChange === null || now - lastLateChange > RUN_GAP) runStart = now;
+      lastLateChange = now;
+    }
+    for (const r of records) {
+      for (const n of r.addedNodes) {
+        if (n.nodeType === 1 && n.shadowRoot) watchChanges(n.shadowRoot);
+      }
+    }
+  });
+  const CHANGE_OPTS = { subtree: true, childList: true, attributes: true, characterData: true };
+  function watchChanges(root) {
+    try { clock.observe(root, CHANGE_OPTS); } catch (e) { /* a detached root */ }
+  }
+  watchChanges(document);
+  for (const root of queryRoots(document)) if (root !== document) watchChanges(root);
+
+  // [ms since the DOM last changed after the document's load, ms its run of changes has
+  // lasted], or null when it has not changed since the load
+  function sinceChange() {
+    return lastLateChange === null ? null : [performance.now() - lastLateChange, lastLateChange - runStart];
+  }
+
+  // Resolves true once the DOM has not changed for `quietMs` (counted from this world's start
+  // at the earliest), false when `timeoutMs` pass first.
+  function domQuiet(quietMs, timeoutMs) {
+    const deadline = performance.now() + Math.max(0, timeoutMs);
+    return new Promise((resolve) => {
+      const check = () => {
+        const now = performance.now();
+        const idle = now - (lastChange === null ? installedAt : Math.max(lastChange, installedAt));
+        if (idle >= quietMs) return resolve(true);
+        if (now >= deadline) return resolve(false);
+        setTimeout(check, Math.max(1, Math.min(quietMs - idle, deadline - now)));
+      };
+      check();
+    });
+  }
+
   const api = {
     version: VERSION,
+    sinceChange,
+    domQuiet,
     run,
     count,
     chain,
