@@ -79,6 +79,15 @@ class EgoAgent:
         return out
 
 
+class DefaultLooksEgoAgent(EgoAgent):
+    """The ego traces with every snapshot the default look: ``interactive=True`` is left out of
+    each round's script, so the bytes say what default looks cost on the same task."""
+
+    def round(self, script: str, timeout: float = 120) -> str:
+        script = script.replace(", interactive=True", "").replace("interactive=True", "")
+        return super().round(script, timeout)
+
+
 class InProcessEgoAgent(EgoAgent):
     """Diagnostic, not a way an agent works: each round's script runs inside the benchmark's own
     process (``runner.run_source``), against the same background host, so what is left is the
