@@ -161,6 +161,8 @@ async def deltas(prefixes: list[str], per: int) -> str:
         conn = await Connection.connect(bp.ws_url)
         for prefix in prefixes:
             paths = [p for p in site.paths if p.startswith("/" + prefix + "/")][:per]
+            if len(paths) < 2:
+                continue
             for scope in ("only_within_viewport", "full_page"):
                 t = await CdpSnapshotTarget.new_page(conn)
                 led = RefLedger("d")
@@ -178,7 +180,9 @@ async def deltas(prefixes: list[str], per: int) -> str:
                         collapsed += found[1] if found else 0
                     prev = body
                 await t.close()
-                out.append(f"| {prefix} | {scope} | {navs} | {full} | {delta} | {delta / full:.2f}× | {collapsed} |")
+                out.append(f"| {prefix} | {scope} | {navs} | {full} | {delta} | {delta / max(1, full):.2f}× | "
+                           f"{collapsed} |")
+                print(out[-1], file=sys.stderr)
         await conn.close()
     return "\n".join(out)
 
