@@ -12,6 +12,7 @@ Bytes are everything the call printed (stdout + stderr): what the agent reads ne
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -84,7 +85,7 @@ class DefaultLooksEgoAgent(EgoAgent):
     each round's script, so the bytes say what default looks cost on the same task."""
 
     def round(self, script: str, timeout: float = 120) -> str:
-        script = script.replace(", interactive=True", "").replace("interactive=True", "")
+        script = re.sub(r"(, )?interactive=True(, )?", lambda m: ", " if m.group(1) and m.group(2) else "", script)
         return super().round(script, timeout)
 
 

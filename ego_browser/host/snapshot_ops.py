@@ -77,9 +77,11 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
                 f"root must be a snapshot ref such as \"@12\" or a selector (got {root_arg!r})",
                 api=api, option="root", expected="a ref or a selector",
             )
-    if grep is not None and not grep.strip():
-        raise InvalidArgument("grep must be some text or a /regex/, not empty", api=api, option="grep",
-                              expected="text or /regex/")
+    if grep is not None:
+        if not grep.strip():
+            raise InvalidArgument("grep must be some text or a /regex/, not empty", api=api, option="grep",
+                                  expected="text or /regex/")
+        grep_lines("", grep)  # a bad /regex/ fails before the page is read
     ctx = await host.page_ctx(at, activate=True)
     ledger = ledger_for(host, ctx)
     # a document still being parsed would come back as a bare root with a stale title
@@ -115,9 +117,10 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
     doc = main.loader_id if main is not None else None
     prev = ctx.driver.snapshot_prev
     ctx.driver.snapshot_prev = (options, body, doc)
-    head = look_header(ctx, at, header(host, ctx, title)) + (" (loading)" if loading else "")
+    full_head = header(host, ctx, title)
+    head = look_header(ctx, at, full_head) + (" (loading)" if loading else "")
     if to_file:
-        path = await _save_look(ctx, head + "\n" + body)
+        path = await _save_look(ctx, full_head + "\n" + body)
         return f"{head}\n[snapshot saved to {path}: {summary_of(body)}; search it with open(), or use grep=]"
     if grep is not None:
         body = grep_lines(body, grep)

@@ -103,6 +103,7 @@ async def test_to_file_writes_the_look_and_prints_its_path_and_a_summary(task, s
     path = m.group(1)
     try:
         saved = Path(path).read_text(encoding="utf-8")
+        assert saved.startswith('[p1 "Long"')  # the file has the whole header, whatever the round printed
         assert 'textbox "Card number" [ref=' in saved and 'heading "Section 39"' in saved
         assert int(m.group(3)) == saved.count("[ref=") == 41 and int(m.group(4)) == 41
         assert body(saved) == body(await page.snapshot(scope="full_page"))
