@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from ego_browser import InvalidArgument
+from ego_browser import InvalidArgument, StaleRef
 
 REF = re.compile(r"\[ref=([0-9]+)")
 
@@ -53,6 +53,9 @@ async def test_default_look_has_refs_and_the_host_keeps_the_locators(task, serve
     send = int(REF.search(line_of(text, '"Send"')).group(1))
     assert await page.locator_of(f"@{send}") is None
     assert await page.locator_of("h1 ~ a[href='/terms']") == "loc=href:/terms"  # any selector naming one element
+    await page.goto(server.page("/lean-other", "<p>Elsewhere</p>"))
+    with pytest.raises(StaleRef):
+        await page.locator_of(f"@{email}")  # its document is gone
 
 
 async def test_a_link_target_is_printed_only_where_its_name_does_not_tell_it(task, server):
