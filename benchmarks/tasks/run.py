@@ -34,11 +34,14 @@ import trace_ab  # noqa: E402
 import trace_ego  # noqa: E402
 
 ROOT = agents.ROOT
-TOOLS = ["ego", "agent-browser", "playwright", "ego-inproc"]
+TOOLS = ["ego", "agent-browser", "playwright", "ego-inproc", "ego-default"]
 #: a diagnostic contender, left out of the targets and the chart: the ego traces with every round's
 #: script run in this process (agents.InProcessEgoAgent), so the difference to "ego" is what the
 #: round processes cost; ``--no-diagnostic`` leaves it out
 DIAGNOSTIC = "ego-inproc"
+#: the ego traces with every look the default one (no interactive=True): bytes for default vs
+#: interactive looks (issue 30); out of the targets and the chart like the diagnostic
+DEFAULT_LOOKS = "ego-default"
 LATENCIES = (1.0, 3.0, 10.0)
 RESULTS = ROOT / "benchmarks" / "results" / "tasks.json"
 CHART = ROOT / "docs" / "img" / "bench_tasks.png"
@@ -78,7 +81,8 @@ def run_one(task: registry.Task, tool: str, run: int, ctx: dict) -> dict:
             url = srv.url(task.start)
             answer = None
             ego = (agents.EgoAgent(ctx["ego_home"]) if tool == "ego"
-                   else agents.InProcessEgoAgent(ctx["ego_home"]) if tool == DIAGNOSTIC else None)
+                   else agents.InProcessEgoAgent(ctx["ego_home"]) if tool == DIAGNOSTIC
+                   else agents.DefaultLooksEgoAgent(ctx["ego_home"]) if tool == DEFAULT_LOOKS else None)
             ab = agents.AgentBrowser(ctx["ab_session"]) if tool == "agent-browser" else None
             cost = ego.cost if ego else ab.cost if ab else agents.Cost()
             try:
@@ -140,7 +144,7 @@ def _steal_share(before: list[int] | None, after: list[int] | None) -> float | N
 def benchmark(runs: int, keys: list[str], log=print, diagnostic: bool = True) -> dict:
     missing = {tool: peers.missing(peer) for tool, peer in (("agent-browser", "agent-browser"),
                                                             ("playwright", "playwright"), ("ego", "chromium"),
-                                                            (DIAGNOSTIC, "chromium"))}
+                                                            (DIAGNOSTIC, "chromium"), (DEFAULT_LOOKS, "chromium"))}
     tools = [t for t in TOOLS if not missing[t] and (diagnostic or t != DIAGNOSTIC)]
     home = tempfile.mkdtemp(prefix="ego-tasks-home-")
     ctx = {"ego_home": home, "ab_session": f"tasks-{os.getpid()}"}
@@ -157,7 +161,7 @@ def benchmark(runs: int, keys: list[str], log=print, diagnostic: bool = True) ->
         # that has used the tool before); Playwright launches its own in every script
         warm_up = ('task = await task_space("warm-up")\nawait task.page("p1").goto("about:blank")\n'
                    'await task.finish(keep=[])\n')
-        if "ego" in tools or DIAGNOSTIC in tools:
+        if "ego" in tools or DIAGNOSTIC in tools or DEFAULT_LOOKS in tools:
             ego.start()
             ego.round(warm_up)
         if DIAGNOSTIC in tools:
@@ -184,7 +188,7 @@ def benchmark(runs: int, keys: list[str], log=print, diagnostic: bool = True) ->
     finally:
         if "agent-browser" in tools:
             ab.stop()
-        if "ego" in tools or DIAGNOSTIC in tools:
+        if "ego" in tools or DIAGNOSTIC in tools or DEFAULT_LOOKS in tools:
             ego.stop()
         shutil.rmtree(home, ignore_errors=True)
     return {"records": records, "tools": tools, "missing": {k: v for k, v in missing.items() if v},
@@ -320,6 +324,15 @@ def render(result: dict, summary: dict, command: str, chart_rel: str | None) -> 
         if DIAGNOSTIC in totals:
             out.append(_diagnostic_line(e, totals[DIAGNOSTIC], totals.get("agent-browser")))
             out.append("")
+        if DEFAULT_LOOKS in totals:
+            d = totals[DEFAULT_LOOKS]
+            ab_bytes = totals["agent-browser"]["bytes"] if "agent-browser" in totals else 0
+            out.append(f"Looks (*{DEFAULT_LOOKS}*, not a target: the ego traces with every snapshot the default "
+                       f"look): {d['bytes'] / 1000:.1f} KB with default looks, {e['bytes'] / 1000:.1f} KB with "
+                       "interactive=True where the traces use it"
+                       + (f" ({d['bytes'] / ab_bytes:.2f}× and {e['bytes'] / ab_bytes:.2f}× agent-browser's)"
+                          if ab_bytes else "") + f"; {d['success']}/{d['n']} succeeded.")
+            out.append("")
     if chart_rel:
         out.append(f"![Whole-task benchmark]({chart_rel})")
         out.append("")
@@ -357,7 +370,7 @@ def chart(result: dict, summary: dict, path: Path) -> bool:
     except ImportError:
         return False
     per, floors = summary["per"], summary["floors"]
-    tools = [t for t in result["tools"] if t != DIAGNOSTIC]
+    tools = [t for t in result["tools"] if t not in (DIAGNOSTIC, DEFAULT_LOOKS)]
     keys = result["tasks"]
     colors = {"ego": "#417690", "agent-browser": "#d98c2b", "playwright": "#6a9f58"}
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.2), dpi=100, gridspec_kw={"width_ratios": [1.6, 1]})

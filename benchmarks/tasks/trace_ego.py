@@ -68,7 +68,7 @@ print(await page.snapshot(interactive=True))
 await page.click({orders_link!r})
 await page.wait_for_url("**/admin/shop/order/")
 await page.wait_for_load_state()
-print(await page.snapshot(scope="full_page"))
+print(await page.snapshot(scope="full_page", locators=True))
 """)
     status = ref(out, "link", task["status"])
     search = loc(out, "textbox", "Search")
@@ -168,7 +168,7 @@ await task.finish(keep=[])
 
 
 def catalog(agent: EgoAgent, url: str, space: str, task: dict) -> str:
-    out = _r(agent, space, f"await page.goto({url!r})\nprint(await page.snapshot(interactive=True))\n")
+    out = _r(agent, space, f"await page.goto({url!r})\nprint(await page.snapshot(locators=True, interactive=True))\n")
     search = loc(out, "textbox", "Search")
     out = _r(agent, space, f"""
 await page.fill({search!r}, {task['product']!r})
@@ -204,7 +204,7 @@ await task.finish(keep=[])
 
 
 def comments(agent: EgoAgent, url: str, space: str, task: dict) -> str:
-    out = _r(agent, space, f"await page.goto({url!r})\nprint(await page.snapshot(interactive=True))\n")
+    out = _r(agent, space, f"await page.goto({url!r})\nprint(await page.snapshot(locators=True, interactive=True))\n")
     search = loc(out, "textbox", "Search")
     out = _r(agent, space, f"""
 await page.fill({search!r}, {task['author']!r})
@@ -245,7 +245,7 @@ def tickets(agent: EgoAgent, url: str, space: str, task: dict) -> str:
 await page.click('loc=role:link[name="{task['ticket']}"]')
 await page.wait_for_url("**/change/")
 await page.wait_for_load_state()
-print(await page.snapshot(scope='full_page', interactive=True))
+print(await page.snapshot(scope='full_page', locators=True, interactive=True))
 """)
     customer, lookup = loc(out, "combobox", "Customer"), loc(out, "link", "Look up assignee")
     assignee, save = loc(out, "textbox", "Assignee"), loc(out, "button", "Save")

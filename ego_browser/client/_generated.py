@@ -95,16 +95,24 @@ class Page(PageBase["Download", "FileChooser"]):
     @validated("Page.snapshot")
     async def snapshot(
         self, *, scope: Literal["only_within_viewport", "full_page", "subtree"] = "only_within_viewport",
-        root: str | None = None, include_action_marks: bool = True, include_stable_locator: bool = True,
-        max_length: int | None = None, interactive: bool = False, changes: bool = False,
+        root: str | None = None, include_action_marks: bool = True, locators: bool = False,
+        include_stable_locator: bool | None = None, max_length: int | None = None, interactive: bool = False,
+        changes: bool = False, grep: str | None = None, to_file: bool = False,
     ) -> str:
         """The page as compact text: a header, one node per line with its state and value, refs on nodes to act
         on (help('snapshot') explains the notation)."""
         return await self._call(  # type: ignore[no-any-return]
-            "page.snapshot", scope=scope, root=root, include_action_marks=include_action_marks,
+            "page.snapshot", scope=scope, root=root, include_action_marks=include_action_marks, locators=locators,
             include_stable_locator=include_stable_locator, max_length=max_length, interactive=interactive,
-            changes=changes,
+            changes=changes, grep=grep, to_file=to_file,
         )
+
+    @validated("Page.locator_of")
+    async def locator_of(self, ref: str) -> str | None:
+        """A stable locator such as 'loc=css:#email' or 'loc=href:/terms' for the element a snapshot ref (or any
+        selector naming one element) points at: one that names only that element on the page now, for code
+        reused in a later round or on a fresh load. None when no such locator exists (then use text= or CSS)."""
+        return await self._call("page.locator_of", ref=ref)  # type: ignore[no-any-return]
 
     @validated("Page.find")
     async def find(self, selector: str, *, limit: int = 100) -> list[dict[str, Any]]:

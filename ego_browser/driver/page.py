@@ -86,8 +86,11 @@ class PageDriver:
         self.last_network_activity = time.monotonic()
         self.ledger: Any = None  # the snapshot engine's RefLedger, set by the host
         self.ledger_key: tuple[int, str] | None = None  # (space id, label) it is stored under
-        # (options, text) of the last snapshot printed, for snapshot(changes=True); memory only
-        self.snapshot_prev: tuple[Any, str] | None = None
+        # (options, text, main document's loader id) of the last snapshot printed, for
+        # snapshot(changes=True); memory only
+        self.snapshot_prev: tuple[Any, str, str | None] | None = None
+        # (round token, header) of the last snapshot header printed: once per round (snapshot_ops)
+        self.snapshot_header: tuple[Any, str] | None = None
         self._offs: list[Callable[[], None]] = []
         self._waiters: list[asyncio.Future[None]] = []
         #: the page's native file choosers (``driver/choosers.py``); the host may hand in one it

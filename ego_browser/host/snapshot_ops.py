@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from typing import Any
 
 from .. import config
@@ -60,9 +61,11 @@ def _q(text: str) -> str:
 
 @op("Page.snapshot")
 async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | None, include_action_marks: bool,
-                   include_stable_locator: bool, max_length: int | None, interactive: bool, changes: bool) -> str:
+                   locators: bool, include_stable_locator: bool | None, max_length: int | None, interactive: bool,
+                   changes: bool, grep: str | None, to_file: bool) -> str:
     from ..snapshot import take_snapshot
     from ..snapshot.engine import truncate
+    from ..snapshot.looks import grep_lines
 
     api = "page.snapshot"
     root_arg = root
@@ -74,11 +77,16 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
                 f"root must be a snapshot ref such as \"@12\" or a selector (got {root_arg!r})",
                 api=api, option="root", expected="a ref or a selector",
             )
+    if grep is not None:
+        if not grep.strip():
+            raise InvalidArgument("grep must be some text or a /regex/, not empty", api=api, option="grep",
+                                  expected="text or /regex/")
+        grep_lines("", grep)  # a bad /regex/ fails before the page is read
     ctx = await host.page_ctx(at, activate=True)
     ledger = ledger_for(host, ctx)
     # a document still being parsed would come back as a bare root with a stale title
     loading = await _until_parsed(ctx)
-    marks, locs = include_action_marks, include_stable_locator
+    marks, locs = include_action_marks, locators or bool(include_stable_locator)
     note: str | None = None  # what says the document is still changing (the header's note)
 
     async def work() -> tuple[str, str]:
@@ -97,7 +105,7 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
             body = await take_snapshot(
                 ctx.driver.frames, ledger,
                 scope=scope, root=root_ref, include_action_marks=marks, include_stable_locator=locs,
-                interactive=interactive,
+                interactive=interactive, lean_urls=not locs,
             )
         except BaseException:
             title.cancel()
@@ -114,20 +122,72 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
         save_ledger(host, ctx.driver)
     # the previous snapshot of this page with the same options is what changes=True compares with
     options = (scope, root_ref, marks, locs, interactive)
-    prev = getattr(ctx.driver, "snapshot_prev", None)
-    ctx.driver.snapshot_prev = (options, body)
-    if changes:
-        body = _changes(prev[1] if prev is not None and prev[0] == options else None, body)
+    main = ctx.driver.frames.main
+    doc = main.loader_id if main is not None else None
+    prev = ctx.driver.snapshot_prev
+    ctx.driver.snapshot_prev = (options, body, doc)
+    full_head = header(host, ctx, title)
     busy = f" (changing: {note}; page.wait_for_settled())" if note and not loading else ""
-    return truncate(header(host, ctx, title) + (" (loading)" if loading else "") + busy + "\n" + body, max_length)
+    head = look_header(ctx, at, full_head) + (" (loading)" if loading else "") + busy
+    if to_file:
+        path = await _save_look(ctx, full_head + "\n" + body)
+        return f"{head}\n[snapshot saved to {path}: {summary_of(body)}; search it with open(), or use grep=]"
+    if grep is not None:
+        body = grep_lines(body, grep)
+    elif changes:
+        same = prev is not None and prev[0] == options
+        body = _changes(prev[1] if same and prev is not None else None, body,
+                        new_doc=same and prev is not None and prev[2] != doc)
+    return truncate(head + "\n" + body, max_length)
 
 
-def _changes(prev: str | None, body: str) -> str:
-    """The ``changes=True`` text: a note line, then only what changed (``modes.diff_lines``)."""
+def summary_of(body: str) -> str:
+    from ..snapshot.looks import summary
+
+    return summary(body)
+
+
+def look_header(ctx: PageCtx, at: dict[str, Any], full: str) -> str:
+    """The header once per round while it has not changed: a later look in the same round
+    whose header would repeat the last one printed for this page shows ``[p1]`` only."""
+    proc = at.get("proc")
+    last = ctx.driver.snapshot_header
+    ctx.driver.snapshot_header = (proc, full)
+    if proc is not None and last == (proc, full):
+        return f"[{ctx.page.label}]"
+    return full
+
+
+_saved = itertools.count(1)
+
+
+async def _save_look(ctx: PageCtx, text: str) -> str:
+    """Write ``text`` to a fresh file under the temp directory (atomically) and return its path."""
+    import os
+    import tempfile
+
+    from .user_files import write_file
+
+    path = os.path.join(tempfile.gettempdir(),
+                        f"ego-browser-snapshot-{ctx.page.label}-{os.getpid()}-{next(_saved)}.txt")
+    await write_file("page.snapshot", "to_file", path, text.encode())
+    return path
+
+
+def _changes(prev: str | None, body: str, *, new_doc: bool = False) -> str:
+    """The ``changes=True`` text: a note line, then only what changed (``modes.diff_lines``), or
+    after a navigation the new document with its unchanged landmarks collapsed (``looks``)."""
+    from ..snapshot.looks import document_delta
     from ..snapshot.modes import diff_lines
 
     if prev is None:
         return "[changes: no previous snapshot with these options; the whole snapshot]\n" + body
+    if new_doc:
+        delta = document_delta(prev, body)
+        if delta is None:
+            return "[changes: a new document, no landmark as before; the whole snapshot]\n" + body
+        text, n = delta
+        return f"[changes: a new document; {n} landmark{'s' if n > 1 else ''} as before (= unchanged)]\n" + text
     found = diff_lines(prev.split("\n"), body.split("\n"))
     if found is None:
         return "[changes: most of the page changed; the whole snapshot]\n" + body
@@ -139,6 +199,30 @@ def _changes(prev: str | None, body: str) -> str:
     if len(out) >= len(body):
         return "[changes: most of the page changed; the whole snapshot]\n" + body
     return out
+
+
+@op("Page.locator_of")
+async def locator_of(host: Host, at: dict[str, Any], *, ref: str) -> str | None:
+    """The stable locator of one element: a subtree look at it with locators on, without marks
+    (role locators are offered then), read from the root row."""
+    from ..snapshot import take_snapshot
+
+    api = "page.locator_of"
+    ctx = await host.page_ctx(at)
+    ledger = ledger_for(host, ctx)
+    num = parse_ref(ref)
+
+    async def work() -> str | None:
+        n = num if num is not None else await _root_ref(host, ctx, ledger, ref)
+        locs: list[str] = []
+        await take_snapshot(ctx.driver.frames, ledger, scope="subtree", root=n, include_action_marks=False,
+                            include_stable_locator=True, out_locs=locs)
+        return ("loc=" + locs[0]) if locs and locs[0] else None
+
+    try:
+        return await ctx.driver.dialogs.guard(api, work())
+    finally:
+        save_ledger(host, ctx.driver)
 
 
 async def _root_ref(host: Host, ctx: PageCtx, ledger: Any, selector: str) -> int:

@@ -39,29 +39,45 @@ M("Page.snapshot", ["*", P("scope", ("only_within_viewport", "full_page", "subtr
                     P("root", "selector?", None,
                       doc="a ref or any selector naming one element; required exactly when scope is subtree"),
                     P("include_action_marks", "bool", True, doc="print [ref=N] on actionable nodes"),
-                    P("include_stable_locator", "bool", True, doc="print loc= where it is unique"),
+                    P("locators", "bool", False,
+                      doc="also print loc= (a stable locator, where one is unique) for code reused on a fresh page"),
+                    P("include_stable_locator", "bool?", None, doc="the older name of locators"),
                     P("max_length", "int>0?", None,
                       doc="cut the text at a line boundary; the last line is then \"[… cut N chars, M lines; ...]\""),
                     P("interactive", "bool", False,
                       doc="only the nodes to act on, with the headings, named landmarks and row cells that locate them"),
                     P("changes", "bool", False,
-                      doc="only the lines that changed since this page's previous snapshot with the same options "
-                          "(+ added, - removed, ~ changed), each under its ancestors")],
+                      doc="only what changed since this page's previous snapshot with the same options (+ added, "
+                          "- removed, ~ changed, each under its ancestors); after a navigation, the new document "
+                          "with each landmark the previous one printed the same way as one line"),
+                    P("grep", "str?", None,
+                      doc="only the lines that match this text (any case) or /regex/ (/regex/i), under the "
+                          "ancestors and heading that locate them"),
+                    P("to_file", "bool", False,
+                      doc="write the text to a file instead and return the header, its path and a one-line summary")],
   "str", "The page as compact text: a header, one node per line with its state and value, refs on nodes to act on "
          "(help('snapshot') explains the notation).",
   """
 await page.goto("https://shop.example/search.html?q=kettle")
 print(await page.snapshot())
-print(await page.snapshot(scope="full_page", include_stable_locator=False))
+print(await page.snapshot(grep="kettle"))  # only the matching lines, with what locates them
 print(await page.snapshot(interactive=True, max_length=4000))
-await page.goto("https://shop.example/product.html?id=k3")
-print(await page.snapshot())
 await page.click("text=Add to cart")
 print(await page.snapshot(changes=True))  # only the lines the click changed
+print(await page.snapshot(scope="full_page", to_file=True))  # the path and a summary; search the file
 """, errors=("SnapshotFailed", "InvalidArgument", "SelectorNotFound", "SelectorAmbiguous"),
   rules=(("scope == 'subtree' and root is None", "subtree scope requires root", "root", "a snapshot ref"),
          ("scope != 'subtree' and root is not None", "root is only supported when scope is subtree", "root",
           "None")))
+M("Page.locator_of", [P("ref", "selector")], "str | None",
+  "A stable locator such as 'loc=css:#email' or 'loc=href:/terms' for the element a snapshot ref (or any selector "
+  "naming one element) points at: one that names only that element on the page now, for code reused in a later "
+  "round or on a fresh load. None when no such locator exists (then use text= or CSS).",
+  """
+print(await page.snapshot())        # ... textbox "Email" [ref=12] ...
+sel = await page.locator_of("@12")  # "loc=css:#email"
+await page.fill(sel, "ann@example.com")
+""", errors=("StaleRef", "UnknownRef", "SelectorNotFound", "SelectorAmbiguous"))
 M("Page.screenshot", ["*", P("path", "abspath?", None, doc="default $TMPDIR/ego-browser-shot-<pid>-<n>.png"),
                       P("full_page", "bool", False), P("clip", "clip?", None, doc="{x, y, width, height, scale?}"),
                       P("scale", ("css",), "css"), P("raw", "bool", False, doc="skip the device-pixel-ratio correction")],

@@ -71,58 +71,45 @@ TOPICS["snapshot"] = """\
     root
      heading "Checkout" [level=1]
      form "Sign in"
-      textbox "Email" [focused] [ref=4, loc=css:#email]: ann@example.com
+      textbox "Email" [focused] [ref=4]: ann@example.com
       textbox "Password" [required] [ref=5]: ***
-      checkbox "Remember me" [checked] [ref=6]
-      combobox "Country" [collapsed] [ref=7, loc=css:select[name=country]]: Norway
+      combobox "Country" [collapsed] [ref=7]: Norway
        option "Norway" [selected]
-       option "Sweden"
       button "Place order" [disabled] [ref=8]
-     text "Welcome back, Ann. Your cart is saved."
-     link "Terms" [ref=9, loc=href:/terms]
-     iframe [ref=10]
+     text "Welcome back, Ann."
+     link "Terms" [ref=9]
+     link "Edit" [ref=10, url=/cart/1/edit]
+     link "Help" [ref=11, url=help.example]
+     iframe [ref=12]
       root
-       button "Pay" [ref=11]
-- Header: label, title, the space and its Pages (* marks this one); "| budget m/limit" near the limit;
-  "(changing: ...)" after it when a request was in flight or the DOM had been changing (a page
-  still drawing, not one action's effect) until just now: page.wait_for_settled(), then look again.
-- One node per line, one space per level:
-  role "name" [state]... [ref=N, loc=<kind:...>, url=<href>]: value
-  ref= marks nodes to act on (interactive roles, focusable and editable elements, iframes,
-  dialogs) that a pointer can reach: a node with a zero-size box (an icon link whose image
-  failed, a collapsed menu) keeps its line but gets no ref, and so does a focusable node with no
-  text and no name (a menu separator). Open shadow roots and slotted content of web components
-  print where the page shows them. loc= appears only when it resolves
-  uniquely to the same node; url= is a path when same-origin. An iframe line is followed by its
-  frame's root (cross-process frames too).
-- State marks, on every line that has them: [checked], [checked=mixed], [pressed],
-  [pressed=mixed], [selected], [expanded] / [collapsed], [disabled], [required], [invalid],
-  [readonly], [focused], [level=N] (headings). ": value" ends the line of a textbox, searchbox,
-  spinbutton, slider, progressbar, combobox or listbox (its selected options): the live value,
-  as typed, one line, cut to 100 characters with "…"; a filled password shows ": ***" only.
-- Lean by rule, no text lost: unnamed wrappers with one child add no line; adjacent inline text
-  is one text line; a label that only repeats its control's name is printed once (as the name);
-  a cell in a row (a listitem in a list) holding one node prints that node in its place.
-- Scopes: only_within_viewport (default), full_page, subtree (root= a ref or any selector that
-  names one element).
-- interactive=True: only what you act on, with the headings, named landmarks/forms/dialogs and
-  row cells that locate it; a ref with no name carries the text it holds as ": text"
-  (listitem [ref=7]: Rename F2). max_length=N cuts at a line; the last line then says "[… cut ...]".
-- changes=True: only what changed since this page's previous snapshot with the same options:
-  "+ " added, "- " removed, "~ " same node with a new state or value, each under its unchanged
-  ancestors (two spaces); "[changes: none since the previous snapshot]" when nothing did.
-- Refs are per Page and durable: a node keeps its number in later snapshots and rounds; numbers
-  are never reused. A number names one role, name and link target: a node that becomes
-  something else (a menu item relabelled) gets a new number, and the old one raises StaleRef
-  saying what the node is now; nothing is acted on. A node the page replaced by an identical
-  one (same role, name, target and ancestors) is followed.
-- After a navigation, a node with the same frame, landmarks, role, name and target as a node
-  of the previous document (header, sidebar, footer) keeps its ref; every other node gets a new
-  one, and a ref whose node did not survive raises StaleRef ("take a new snapshot").
-  page.cdp(), wait_for_function(), wait_for_load_state() and a handled dialog stale all refs of
-  the Page. Actions, evaluate, reads and partial snapshots never do.
-- Use a ref for the next step right after a snapshot; use a loc= (or text=/CSS) in code that
-  must work on a fresh page or in a later round after navigation.
+       button "Pay" [ref=13]
+- Header: label, title, space and its Pages (* this one); a later look in the same round whose
+  header has not changed prints "[p1]" only. "(changing: ...)" after it: the page was still
+  drawing or fetching; page.wait_for_settled(), then look again.
+- One node per line, one space per level: role "name" [state]... [ref=N, url=...]: value.
+  ref= marks what a pointer can act on (not a silent focusable: no text, no name). url= only where
+  the name does not say where a link goes (no name, a name shared by links to other places;
+  another site as its host). Web components' shadow and slotted content prints where it shows.
+- States: [checked(=mixed)] [pressed] [selected] [expanded]/[collapsed] [disabled] [required]
+  [invalid] [readonly] [focused] [level=N]. ": value" is the live value (100 chars; a password
+  ": ***"). Wrappers, repeated labels and lone cells add no line; no text is dropped.
+- scope: only_within_viewport (default), full_page, subtree (root= a ref or a selector).
+- interactive=True: what you act on, with the headings, landmarks and row cells that locate it;
+  a ref with no name carries its text (listitem [ref=7]: Rename F2).
+- grep="text" or "/regex/": only matching lines, under the ancestors and heading that locate them.
+- to_file=True: write the look to a file; prints its path and a one-line summary.
+- changes=True: what changed since the previous look with the same options ("+ " added, "- "
+  removed, "~ " changed, under their ancestors). After a navigation: the new document, each
+  landmark printed as before shown as one line: navigation "Main" = unchanged (13 lines, @40-@51
+  were @3-@14) — the k-th ref of the range is the k-th before.
+- max_length=N cuts at a line; the last line says "[… cut ...]".
+- Refs are per Page, durable across rounds, never reused. A number names one role, name and link
+  target: a node that became something else gets a new number and the old one raises StaleRef
+  saying what it is now (nothing is acted on); a node replaced by an identical one is followed.
+  After a navigation, nodes that survived (same frame, landmarks, role, name, target: header,
+  sidebar) keep their refs; other refs raise StaleRef. For code you will reuse (a later round, a fresh load), ask for locators:
+  snapshot(locators=True) prints loc=css:#email / loc=href:/terms where unique, and
+  page.locator_of("@4") returns one ("loc=css:#email") or None.
 """
 
 TOPICS["runner"] = """\
@@ -239,28 +226,28 @@ or a callable: a glob must match the whole final URL, so a redirect that adds a 
 trailing slash or a fragment makes `wait_for_url("**/search.html?q=kettle")` time out.
 
 The snapshot is the page as text: one node per line with its state and value, `[ref=N]` on
-nodes you can act on, and a `loc=` where a stable locator is unique. `help("snapshot")`
-explains every part:
+nodes you can act on (`help("snapshot")` explains every part):
 
 ```text
  form "Sign in"
-  textbox "Email" [ref=4, loc=css:#email]: ann@example.com
+  textbox "Email" [ref=4]: ann@example.com
   checkbox "Remember me" [checked] [ref=6]
   button "Place order" [disabled] [ref=8]
 ```
 
-Read what you typed or ticked straight off the snapshot (no `evaluate()` needed). After an
-action, `snapshot(changes=True)` prints only the lines that changed; `snapshot(interactive=True)`
-only what you can act on and the headings and names that locate it.
+Read what you typed or ticked straight off it. Look at less: `changes=True` (only what changed,
+also after a navigation), `interactive=True` (only what you act on), `grep="Order 17"`,
+`to_file=True` (a file to search).
 
 ## Refs and loc=
 
 A ref (`@12`) names exactly the node the snapshot showed; use it in the next round
 (`await page.click("@12")`). Refs survive rounds, and navigation where the node survives
 (same landmarks, role, name and target: the site's header and sidebar); other refs of the old
-document are stale (`StaleRef`: take a new snapshot), as is a ref whose node became something else. A `loc=` (`loc=role:button[name="Add to cart"]`,
-`loc=href:/product.html?id=k3`, `loc=css:#q`) is a selector that also works after navigation
-and in scripts you reuse. Text and CSS work too (`text=Add to cart`, `#q`); see `help("selectors")`.
+document are stale (`StaleRef`: take a new snapshot), as is a ref whose node became something
+else. For scripts you reuse, `page.locator_of("@12")` (or `snapshot(locators=True)`) gives a
+`loc=` selector (`loc=href:/product.html?id=k3`, `loc=css:#q`) that also works after navigation.
+Text and CSS work too (`text=Add to cart`, `#q`).
 
 ```bash
 python -m ego_browser <<'EOF'

@@ -19,6 +19,7 @@ from .capture import (
 )
 from .ident import Ident, frame_idents
 from .ledger import RefLedger
+from .looks import lean_urls as _lean_urls
 from .modes import interactive_table
 
 if TYPE_CHECKING:
@@ -129,11 +130,16 @@ async def take_snapshot(
     max_length: int | None = None,
     header: str = "",
     interactive: bool = False,
+    out_locs: list[str] | None = None,
+    lean_urls: bool = False,
 ) -> str:
     """Capture, compact and print the page; record printed refs in ``ledger``.
 
     ``root`` is a ref number (``@N`` already parsed) and is required exactly for ``subtree``.
     ``interactive`` prints the nodes to act on and what locates them (``modes.interactive_table``).
+    ``out_locs``, when given, receives the locator column of the printed table (row 0 is the
+    root's: ``page.locator_of`` asks for a subtree and reads it). ``lean_urls`` keeps a link's
+    ``url=`` only where its name does not tell it (``looks.lean_urls``; the API's default look).
     Raises ``InvalidArgument``, ``StaleRef``/``UnknownRef`` (subtree root), ``SnapshotFailed``.
     """
     if scope not in SCOPES:
@@ -168,7 +174,7 @@ async def take_snapshot(
         try:
             text = await _take(
                 frames, main, root_frame, root_backend, ledger, viewport, locs, multi,
-                include_action_marks, scope == "full_page", root, interactive,
+                include_action_marks, scope == "full_page", root, interactive, out_locs, lean_urls,
             )
             break
         except StaleRef as exc:
@@ -249,6 +255,8 @@ async def _take(
     replace: bool,
     root: int | None,
     interactive: bool = False,
+    out_locs: list[str] | None = None,
+    lean_urls: bool = False,
 ) -> str:
     # which frames: all of them (uniqueness of locators is judged page-wide); for a subtree
     # only the root frame's descendants are printed
@@ -392,6 +400,11 @@ async def _take(
         ledger.rebind(ledger.ids.get)
     if not depth:
         return ""
+    if lean_urls:
+        # a link's target only where its name does not tell it (docs/architecture.md, "Link targets")
+        url = _lean_urls(role, name, url)
+    if out_locs is not None:
+        out_locs[:] = loc
     if interactive:
         depth, role, name, flags, key, url, loc, state, value = interactive_table(
             depth, role, name, flags, key, url, loc, state, value
