@@ -394,6 +394,18 @@ def _skill(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _mcp_args(p: argparse.ArgumentParser) -> None:
+    p.epilog = ("One tool (browser_round) runs a round's code; the guide is the resource "
+                "ego-browser://guide. Needs the MCP SDK: pip install 'ego_browser[mcp]'. See docs/mcp.md.")
+
+
+@command("mcp", "serve ego_browser to an agent host over MCP (stdio)", configure=_mcp_args)
+def _mcp(ns: argparse.Namespace) -> int:
+    from .mcp_server import main as serve
+
+    return serve([])
+
+
 @command("install-skill", "copy the entry skill into ~/.agents, Claude Code's and Codex's skill folders")
 def _install_skill(ns: argparse.Namespace) -> int:
     from .learning.install import install_skill
