@@ -219,9 +219,11 @@ def _alive(pid: int) -> bool:
 
 def _spaces_args(p: argparse.ArgumentParser) -> None:
     add_json(p)
-    sub = p.add_subparsers(dest="action", metavar="{take-over,give-back,new}")
+    sub = p.add_subparsers(dest="action", metavar="{take-over,give-back,close,new}")
     for name, what in (("take-over", "give space ID to the person: the agent's actions there fail until give-back"),
-                       ("give-back", "return space ID to the agent")):
+                       ("give-back", "return space ID to the agent"),
+                       ("close", "close space ID: its tabs close and it leaves the list (the agent's next call "
+                                 "on it fails with EGO_TASK_SPACE_NOT_FOUND)")):
         one = sub.add_parser(name, help=what, description=what[0].upper() + what[1:] + ".")
         one.add_argument("id", type=int, metavar="ID", help="the space id (first column of `spaces`)")
         add_json(one)
@@ -231,10 +233,14 @@ def _spaces_args(p: argparse.ArgumentParser) -> None:
 
 
 @command("spaces", "list the task spaces (never starts the host), or hand one over",
-         "[take-over ID | give-back ID | new NAME]", configure=_spaces_args)
+         "[take-over ID | give-back ID | close ID | new NAME]", configure=_spaces_args)
 def _spaces(ns: argparse.Namespace) -> int:
     if ns.action is None:
         return _list_spaces(ns)
+    if ns.action == "close":
+        info = asyncio.run(_call("spaces.close", {"space": ns.id}))
+        emit(ns, info, lambda i: print(f"space {i['id']} ({i['name']}) closed"))
+        return 0
     if ns.action == "new":
         info = asyncio.run(_call("spaces.create", {"name": ns.name}))
     else:
@@ -256,15 +262,36 @@ def _list_spaces(ns: argparse.Namespace) -> int:
             print("(host not running: spaces as stored; tabs = pages recorded open)")
         if not rows:
             print("no task spaces")
-        for r in rows:
-            status = r.get("status") or ""
-            iso = " isolated" if r.get("isolated") else ""
-            reason = f" ({r['reason']})" if r.get("reason") and r["ownership"] != Ownership.AGENT else ""
-            where = f"\tbrowser={r['browser']}" if r.get("browser") not in (None, "", "local") else ""
-            print(f"{r['id']}\t{r['ownership']}{reason}\t{r['name']}{iso}\ttabs={r.get('tabs', 0)}{where}\t{status}")
+            return
+        print_table(["ID", "DRIVEN BY", "NAME", "TABS", "PROFILE", "BROWSER", "STATUS"],
+                    [[str(r["id"]), driven_by(r), r["name"] + (" (isolated)" if r.get("isolated") else ""),
+                      str(r.get("tabs", 0)), r.get("profile") or "default", r.get("browser") or "-",
+                      r.get("status") or ""] for r in rows])
 
     emit(ns, {"host_running": running, "spaces": rows}, lambda d: text(d["spaces"]))
     return 0
+
+
+#: who drives a space, in the person's words (the JSON keeps the API's ownership strings)
+_DRIVEN_BY = {Ownership.AGENT: "agent", Ownership.DELEGATED: "waiting for you", Ownership.USER: "you"}
+_REASONS = {"manual_takeover": "you took it over", "user_owned": "your own", "handed_off": "the agent asked",
+            "closed_by_user": "you closed it"}
+
+
+def driven_by(row: dict[str, Any]) -> str:
+    who = _DRIVEN_BY.get(row["ownership"], str(row["ownership"]))
+    reason = row.get("reason")
+    if reason and row["ownership"] != Ownership.AGENT:
+        who += f" ({_REASONS.get(reason, str(reason).replace('_', ' '))})"
+    return who
+
+
+def print_table(header: list[str], rows: list[list[str]]) -> None:
+    """Columns as wide as their widest cell, so they line up whatever the names (the last one free)."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    for cells in [header, *rows]:
+        line = "  ".join(c.ljust(w) if i < len(cells) - 1 else c for i, (c, w) in enumerate(zip(cells, widths)))
+        print(line.rstrip())
 
 
 def _stored_spaces() -> list[dict[str, Any]]:
@@ -281,7 +308,7 @@ def _stored_spaces() -> list[dict[str, Any]]:
         return []
     try:
         spaces = db.execute(
-            "SELECT id, name, task_id, ownership, created_by, isolated, status, reason FROM spaces "
+            "SELECT id, name, task_id, ownership, created_by, isolated, status, reason, profile_id FROM spaces "
             "WHERE closed=0 ORDER BY id"
         ).fetchall()
         tabs = dict(db.execute(
@@ -293,8 +320,8 @@ def _stored_spaces() -> list[dict[str, Any]]:
         db.close()
     return [
         {"id": i, "name": n, "task_id": t, "ownership": o, "created_by": c, "isolated": bool(iso),
-         "status": s, "reason": r, "tabs": tabs.get(i, 0), "recent_tab_titles": []}
-        for i, n, t, o, c, iso, s, r in spaces
+         "status": s, "reason": r, "tabs": tabs.get(i, 0), "profile": p or "default", "recent_tab_titles": []}
+        for i, n, t, o, c, iso, s, r, p in spaces
     ]
 
 
@@ -365,6 +392,18 @@ def _skill(ns: argparse.Namespace) -> int:
 
     sys.stdout.write(guide())
     return 0
+
+
+def _mcp_args(p: argparse.ArgumentParser) -> None:
+    p.epilog = ("One tool (browser_round) runs a round's code; the guide is the resource "
+                "ego-browser://guide. Needs the MCP SDK: pip install 'ego_browser[mcp]'. See docs/mcp.md.")
+
+
+@command("mcp", "serve ego_browser to an agent host over MCP (stdio)", configure=_mcp_args)
+def _mcp(ns: argparse.Namespace) -> int:
+    from .mcp_server import main as serve
+
+    return serve([])
 
 
 @command("install-skill", "copy the entry skill into ~/.agents, Claude Code's and Codex's skill folders")

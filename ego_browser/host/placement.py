@@ -98,11 +98,11 @@ def member_lost(host: PlacementHost, instance: str, gone: list[str]) -> None:
 async def _reopen(host: PlacementHost, space_ids: list[int]) -> None:
     try:
         instance = await host.browser.place(space_counts(host))
-        host.browser.use(instance)
         assert host.store is not None
         for space_id in space_ids:
             space = host.store.space(space_id)
             if space is not None:
+                host.browser.use(instance)  # again: a profile's space switched to its own browser
                 await reopen_space(host, space)
     except Exception as exc:  # noqa: BLE001 - told to every call on these spaces
         logger.warning("spaces %s not reopened: %s", space_ids, exc)

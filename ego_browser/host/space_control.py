@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InvalidArgument, StateStoreUnwritable, TaskSpaceUserInControl
 from ..states import CreatedBy, Ownership
 from .ops import op
-from .spaces import active_tab, fresh, store_of
+from .spaces import active_tab, finish_space, fresh, store_of
 from .store import OPEN, UNMANAGED
 from .unlisted_tabs import first_tab, undo_first_tab
 
@@ -96,6 +96,16 @@ async def person_give_back(host: Host, at: dict[str, Any]) -> dict[str, Any]:
     space = host.space_row(at.get("space"))
     store_of(host).update_space(space.id, ownership=AGENT, reason=None)
     return fresh(host, space.id)
+
+
+@op("spaces.close")
+async def person_close(host: Host, at: dict[str, Any]) -> dict[str, Any]:
+    """The person closes a space (its tabs and its listing), whoever drives it: an agent's
+    requests still running there stop first, as on a take-over."""
+    space = host.space_row(at.get("space"))
+    host.preempt(space, "closed_by_user")
+    await finish_space(host, space, [])
+    return {"id": space.id, "name": space.name, "closed": True}
 
 
 # -- the agent hands a space to the person ----------------------------------------------------

@@ -81,7 +81,11 @@ async def reconcile_on_start(host: PlacementHost) -> None:
     for space in store.spaces():
         if host.browser.has(space.browser_instance):
             continue
+        # each space from the default browser: an imported profile's space before it made its
+        # own browser the current one, and a plain space after it landed there too
+        host.browser.use(None)
         await placement.reopen_space(host, space)
+    host.browser.use(None)
     for info in list(host.browser.targets.values()):
         if info.get("type") == "page" and info.get("openerId"):
             adopt_popup(host, info)

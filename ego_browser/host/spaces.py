@@ -224,6 +224,7 @@ async def list_task_spaces(host: Host, at: dict[str, Any]) -> list[dict[str, Any
             "status": space.status,
             "reason": space.reason,
             "tabs": len(titles),
+            "profile": space.profile_id,
             "browser": host.browser.where(space.browser_instance) if not space.closed else "",
         })
     return out
@@ -253,6 +254,11 @@ async def set_status(host: Host, at: dict[str, Any], *, text: str) -> None:
 async def finish(host: Host, at: dict[str, Any], *, keep: Any) -> dict[str, Any]:
     space = host.space_row(at.get("space"))
     host.gate(space)
+    return await finish_space(host, space, keep)
+
+
+async def finish_space(host: Host, space: SpaceRow, keep: Any) -> dict[str, Any]:
+    """Close the space's pages but ``keep`` (the agent's finish; the person's ``spaces close``)."""
     store = store_of(host)
     pages = managed(host, space)
     labels = [r.label for r in pages]

@@ -70,6 +70,7 @@ WIRE_ONLY: dict[str, tuple[str, tuple[Param, ...], str]] = {
     "spaces.take_over": ("task", (_p("reason", "str?", None),), "The person takes a space over."),
     "spaces.create": ("none", (_p("name", "any", None),), "The person opens a space of their own."),
     "spaces.give_back": ("task", (), "The person gives a space back to its agent."),
+    "spaces.close": ("task", (), "The person closes a space: its tabs, and it leaves the list."),
     "profiles.create": ("none", (_p("name", "any", None),), "The person makes a profile (CLI)."),
     "profiles.remove": ("none", (_p("id", "any", None),), "The person removes a profile (CLI)."),
     # the runner's end-of-round report

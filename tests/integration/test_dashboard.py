@@ -308,6 +308,30 @@ async def test_a_space_without_a_picture_yet_shows_none_not_the_last_ones(host, 
         await t.finish(keep=[])
 
 
+async def test_the_dashboard_reads_at_360_px_and_the_caption_is_never_over_the_page(dash, viewer, server):
+    """Issue 34: the space view broke at 420 px and the agent's caption covered the top of the
+    live page. At 360 px nothing scrolls sideways, the caption is a row above the view and the
+    events list goes under it; the list of spaces fits too."""
+    await (await ego_browser.task_space("dashboard-viewer")).set_viewport(360, 740)
+    await viewer.wait_for_function("innerWidth === 360")
+    async with _watched_agent(viewer, server, "dash-narrow") as page:
+        await page.click("#green", note="A caption long enough to wrap over two lines at this width")
+        await viewer.wait_for_function("!document.getElementById('label').hidden || "
+                                       "document.getElementById('sp-action').textContent.includes('A caption')")
+        box = await viewer.evaluate("""() => {
+            const r = (id) => document.getElementById(id).getBoundingClientRect();
+            const l = r('label'), v = r('live'), a = document.querySelector('aside').getBoundingClientRect();
+            return {wide: document.documentElement.scrollWidth, label_bottom: l.bottom, label_h: l.height,
+                    live_top: v.top, live_w: v.width, live_bottom: v.bottom, aside_top: a.top};
+        }""")
+        assert box["wide"] <= 360, box
+        assert box["label_h"] > 0 and box["label_bottom"] <= box["live_top"], box  # never over the page
+        assert box["live_w"] >= 300 and box["aside_top"] >= box["live_bottom"], box
+    await viewer.evaluate("() => { location.hash = '#/'; }")
+    await viewer.wait_for_function("!document.getElementById('list').hidden")
+    assert await viewer.evaluate("document.documentElement.scrollWidth") <= 360
+
+
 async def test_an_action_note_shows_while_the_action_runs(dash, viewer, server):
     """note= (declared on actions) is drawn over the live view while the action runs."""
     import threading

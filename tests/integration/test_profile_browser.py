@@ -208,3 +208,35 @@ def test_host_stop_ends_the_profile_browser_and_a_new_host_reopens_the_space_in_
     lines = out.stdout.splitlines()
     assert lines == ["running 1", "after stop 0", "saved ['erin']", "who logged in as erin", "reopened 1",
                      "after finish 0"], out.stdout
+
+
+_RESTART_TWO = """
+import asyncio, sys
+import ego_browser
+from ego_browser.client.channel import InProcessChannel, set_default_channel
+from ego_browser.browser_profiles import store
+from ego_browser.host.spaces import list_task_spaces
+
+async def main():
+    prof = store.create("Work", created_from="a closed Chromium")  # imported: its own browser
+    async with ego_browser.embedded() as h:
+        set_default_channel(InProcessChannel(h))
+        await (await ego_browser.task_space("on-profile", profile_id=prof["id"])).page("p1").goto("about:blank")
+        await (await ego_browser.task_space("plain")).page("p1").goto("about:blank")
+    async with ego_browser.embedded() as h:  # a new host reopens both
+        set_default_channel(InProcessChannel(h))
+        for r in await list_task_spaces(h, {}):
+            print(r["name"], r["profile"], r["browser"])
+
+asyncio.run(main())
+"""
+
+
+def test_after_a_restart_a_plain_space_is_not_listed_on_an_imported_profile(tmp_path):
+    # issue 34: reopening the profile's space first made its browser the current one, and the
+    # plain space reopened there too (listed as running on the imported profile)
+    env = {**os.environ, "EGO_BROWSER_HOME": str(tmp_path / "home"),
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent.parent)}
+    out = subprocess.run([sys.executable, "-c", _RESTART_TWO], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.splitlines() == ["on-profile work profile work", "plain default local"], out.stdout

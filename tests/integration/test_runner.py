@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import re
 import select
 import signal
 import stat
@@ -141,7 +143,11 @@ def test_person_takes_over_and_gives_back_through_the_cli(rounds, server):
     took = rounds.cli("spaces", "take-over", space_id)
     assert took.returncode == 0 and "ownership user" in took.stdout
     listed = rounds.cli("spaces")
-    assert any(line.startswith(f"{space_id}\tuser (manual_takeover)\trounds-cli") for line in listed.stdout.splitlines())
+    # a header, then columns in the person's words (issue 34): ID, DRIVEN BY, NAME, ...
+    lines = listed.stdout.splitlines()
+    assert re.split(r"\s{2,}", lines[0]) == ["ID", "DRIVEN BY", "NAME", "TABS", "PROFILE", "BROWSER", "STATUS"]
+    assert any(re.split(r"\s{2,}", line)[:3] == [space_id, "you (you took it over)", "rounds-cli"] for line in lines)
+    assert "manual_takeover" not in listed.stdout and "\t" not in listed.stdout
     blocked = rounds.run(f"await (await task_space({space_id})).page('p1').evaluate('1')\n")
     assert blocked.returncode == 1
     assert "EGO_TASK_SPACE_USER_IN_CONTROL" in blocked.stderr and "manual_takeover" in blocked.stderr
@@ -237,3 +243,19 @@ def _exit_watch(pid: int):
         yield lambda timeout: bool(select.select([fd], [], [], timeout)[0])
     finally:
         os.close(fd)
+
+
+def test_the_person_closes_a_space_from_the_cli(rounds, server):
+    # issue 34: `spaces close ID`, whoever drives the space
+    url = server.page("/r-close", "<h1>closing</h1>")
+    out = rounds.run(f'task = await task_space("rounds-close")\nawait task.page("p1").goto("{url}")\nprint(task.space_id)\n')
+    space_id = out.stdout.strip()
+    closed = rounds.cli("spaces", "close", space_id)
+    assert closed.returncode == 0, closed.stderr
+    assert closed.stdout.strip() == f"space {space_id} (rounds-close) closed"
+    listed = rounds.cli("spaces")
+    assert not any(re.split(r"\s{2,}", line)[0] == space_id for line in listed.stdout.splitlines())
+    gone = rounds.run(f"await (await task_space({space_id})).page('p1').evaluate('1')\n")
+    assert gone.returncode == 1 and "EGO_TASK_SPACE_NOT_FOUND" in gone.stderr, gone.stderr
+    again = rounds.cli("spaces", "close", space_id, "--json")
+    assert again.returncode == 1 and json.loads(again.stdout)["error"]["code"] == "EGO_TASK_SPACE_NOT_FOUND"

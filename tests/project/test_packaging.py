@@ -205,3 +205,62 @@ def test_the_wheel_for_each_other_python_installs_and_runs_a_round_on_the_compil
     finally:
         subprocess.run([str(venv / "bin" / "ego-browser"), "host", "stop"], env=env, capture_output=True,
                        timeout=BOUND, stdin=subprocess.DEVNULL)
+
+
+def _dockerfile() -> tuple[str, dict[str, str], list[str], list[str]]:
+    """(FROM image, ARG defaults, RUN commands, ENTRYPOINT) of container/Dockerfile, continuation lines joined."""
+    text = (ROOT / "container" / "Dockerfile").read_text(encoding="utf-8").replace("\\\n", " ")
+    image, args, runs, entry = "", {}, [], []
+    for line in text.splitlines():
+        word, _, rest = line.strip().partition(" ")
+        if word == "FROM":
+            image = rest.strip()
+        elif word == "ARG":
+            name, _, value = rest.partition("=")
+            args[name.strip()] = value.strip()
+        elif word == "RUN":
+            runs.append(rest.strip())
+        elif word == "ENTRYPOINT":
+            entry = json.loads(rest)
+    return image, args, runs, entry
+
+
+def test_the_container_recipe_runs_its_steps_on_this_debian_host(dist, tmp_path, server):
+    # issue 34 point 8: no container runtime installs here (docker is only a client, no engine),
+    # so the recipe's own commands run on this host, which is the image's Debian release: the
+    # apt step (a no-op when the packages are there), the venv and the wheel, then a round
+    # through the image's entry point
+    if shutil.which("dockerd") or shutil.which("podman"):
+        pytest.fail("a container runtime is installed: build and run container/Dockerfile here instead")
+    image, args, runs, entry = _dockerfile()
+    assert image.startswith("debian:") and image.endswith("-slim")
+    apt, install = runs
+    packages = apt.split("--no-install-recommends", 1)[1].split("&&", 1)[0].split()
+    assert "chromium" in packages and "python3-venv" in packages
+    missing = [p for p in packages
+               if subprocess.run(["dpkg", "-s", p], capture_output=True, timeout=60).returncode != 0]
+    if missing and os.geteuid() == 0:
+        step = f"apt-get install -y --no-install-recommends {' '.join(missing)}"
+        assert subprocess.run(step, shell=True, capture_output=True, timeout=BOUND).returncode == 0, step
+    elif missing:
+        pytest.skip(f"not root and the image's packages are missing here: {missing}")
+    staged = tmp_path / "ego-dist"
+    shutil.copytree(dist, staged)
+    venv = tmp_path / "opt-ego-browser"
+    step = install.replace("/tmp/ego-dist", str(staged))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "EGO_BROWSER_CDP_URL")}
+    env["EGO_VENV"] = str(venv)
+    ran = subprocess.run(["bash", "-c", step], env=env, capture_output=True, text=True, timeout=BOUND,
+                         stdin=subprocess.DEVNULL)
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
+    assert not staged.exists()  # the step cleans up after itself, as in the image
+    env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env['PATH']}", EGO_BROWSER_HOME=str(tmp_path / "data"))
+    url = server.page("/in-container", "<h1>Contained</h1>", title="Container page")
+    try:
+        round_ = subprocess.run(entry, input=f"page = (await task_space('box')).page('p1')\nawait page.goto({url!r})\n"
+                                "print(await page.title())\n", env=env, capture_output=True, text=True, timeout=BOUND,
+                                cwd=tmp_path)
+        assert round_.returncode == 0, round_.stderr
+        assert round_.stdout == "Container page\n"
+    finally:
+        subprocess.run([*entry, "host", "stop"], env=env, capture_output=True, timeout=BOUND, stdin=subprocess.DEVNULL)
