@@ -25,6 +25,7 @@ from .dialogs import Dialogs
 from .downloads import PageDownloads
 from .frames import Frame, FrameTree
 from .locate import Locator
+from .network import NetworkLog
 
 if TYPE_CHECKING:
     from .keyboard import Keyboard
@@ -121,6 +122,8 @@ class PageDriver:
         self.nav_tracker: object | None = None  # navigation.NavTracker (navigation imports this module)
         #: finding elements: refs and selectors to element handles (``driver/locate.py``)
         self.locate = Locator(self)
+        #: the page's recent requests and their bodies (``driver/network.py``)
+        self.network = NetworkLog(self)
 
     # -- attaching ---------------------------------------------------------------------------
 
@@ -207,6 +210,7 @@ class PageDriver:
         offs.append(on("Network.requestWillBeSent", self._request_started))
         offs.append(on("Network.loadingFinished", self._request_ended))
         offs.append(on("Network.loadingFailed", self._request_ended))
+        offs.extend(self.network.subscribe(on))
         offs.append(on("Target.attachedToTarget", self._child_attached))
         offs.append(on("Target.detachedFromTarget", self._child_detached))
         for method in _BUFFERED:

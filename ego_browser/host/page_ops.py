@@ -32,7 +32,7 @@ async def goto(host: Host, at: dict[str, Any], *, url: str, referer: str | None,
     ctx = await host.page_ctx(at)
     return await run_action(
         ctx.driver, PageSite(host, ctx), lambda: nav.goto(ctx.driver, url, referer=referer, timeout_ms=timeout, wait_until=wait_until),
-        flush=_seen_already,
+        flush=_seen_already, name="page.goto",
     )
 
 
@@ -40,7 +40,7 @@ async def goto(host: Host, at: dict[str, Any], *, url: str, referer: str | None,
 async def reload(host: Host, at: dict[str, Any], *, timeout: float, wait_until: str) -> dict[str, Any]:
     ctx = await host.page_ctx(at)
     return await run_action(ctx.driver, PageSite(host, ctx), lambda: nav.reload(ctx.driver, timeout_ms=timeout, wait_until=wait_until),
-                            flush=_seen_already)
+                            flush=_seen_already, name="page.reload")
 
 
 @op("Page.wait_for_load_state")

@@ -64,6 +64,17 @@ WIRE_ONLY: dict[str, tuple[str, tuple[Param, ...], str]] = {
     "page.disarm_file_chooser": ("page", (_p("token", "int"),), "Drop a file-chooser waiter."),
     "page.wait_file_chooser": ("page", (_p("token", "int"), _p("timeout", "ms>0", 10000)),
                                "Await an armed file-chooser waiter."),
+    # page.requests, expect_response/expect_request (the matching is the round's for a callable)
+    "page.network_log": ("page", (_p("regex", "str?", None), _p("flags", "int", 0), _p("resource_type", "str?", None),
+                                  _p("limit", "int>0", 100)),
+                         "The page's newest requests (matching a regex) and the log's sequence number."),
+    "page.wait_network": ("page", (_p("after", "int", 0), _p("kind", ("request", "response", "finished"), "response"),
+                                   _p("regex", "str?", None), _p("flags", "int", 0), _p("seen", "list?", None),
+                                   _p("timeout", "ms>0", 30000)),
+                          "Wait for requests changed after a sequence number that reached kind and match."),
+    "page.request_body": ("page", (_p("id", "int"), _p("part", ("response", "request"), "response"),
+                                   _p("timeout", "ms>0", 30000)),
+                          "A request's response or request body (text, base64, or a file's path)."),
     "task.info": ("task", (), "The space as task_space() returns it."),
     "task.control": ("task", (), "Who controls the space (task.wait_for_control polls it)."),
     # the person's side (CLI)

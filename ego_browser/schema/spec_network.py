@@ -1,0 +1,101 @@
+"""Declarations: a page's network (``Page.requests``, ``expect_response``...) and ``Request``
+(issue 33 §1). Loaded with ``spec_page`` (the Page members) and on its own for ``Request``."""
+
+from __future__ import annotations
+
+from .spec import M, P, cls, prop
+
+_MATCH = P("url_or_predicate", "matcher",
+           doc="exact URL, glob (**, *, {a,b}), re.Pattern (searched) or a callable given the Request")
+_WAIT_TIMEOUT = P("timeout", "ms>0", 30000)
+_PART = P("part", ("response", "request"), "response", doc='"request": the body the page sent (post data)')
+_BODY_TIMEOUT = P("timeout", "ms>0", 30000, doc="how long to wait for a response still loading")
+_FETCH = """
+async with page.expect_response("**/orders.csv") as info:
+    await page.evaluate("fetch('/orders.csv').then(r => r.status)")
+response = await info.value
+"""
+
+# -- Page ---------------------------------------------------------------------------------------
+
+M("Page.requests", ["*", P("url", "matcher?", None, doc="only URLs matching (as expect_response)"),
+                    P("resource_type", "str?", None, doc='"document", "script", "fetch", "xhr", "image" ...'),
+                    P("limit", "int>0", 100, doc="the newest this many")],
+  "list[Request]",
+  "The page's recent requests, oldest first: method, URL, resource type, status, timing, sizes, the frame and the "
+  "action that caused them; bodies on demand (await r.body()). The host keeps the newest 500 per page; bodies stay "
+  "in Chromium while the page keeps its document, and one over 1 MiB comes through a file.",
+  """
+await page.goto("https://shop.example/search.html?q=kettle")
+for r in await page.requests():
+    print(r.method, r.status, r.resource_type, r.url, r.action)
+doc = (await page.requests(resource_type="document"))[-1]
+print(doc.sizes, doc.timing["duration_ms"] is not None, (await doc.text())[:15])
+""", errors=("InvalidRoutePattern",))
+M("Page.wait_for_response", [_MATCH, "*", _WAIT_TIMEOUT], "Request",
+  "Wait for the next response (its headers) whose URL matches, counted from this call. As Playwright's: a str is "
+  "a glob, a re.Pattern is searched, a callable gets each Request and returns a bool (it runs in this round).",
+  """
+response, _ = await asyncio.gather(
+    page.wait_for_response(lambda r: r.url.endswith(".csv") and r.ok),
+    page.evaluate("fetch('/orders.csv').then(r => r.status)"))
+print(response.status)
+""", errors=("EgoTimeout", "InvalidRoutePattern"))
+M("Page.expect_response", [_MATCH, "*", _WAIT_TIMEOUT], "async context manager; await info.value",
+  "Armed on entry; the block ends once a matching response came (EgoTimeout otherwise). info.value is the "
+  "Request, its response included.",
+  _FETCH + "print(response.status, response.headers['content-type'], (await response.text()).splitlines()[0])",
+  call="asynccm", errors=("EgoTimeout", "InvalidRoutePattern"))
+M("Page.wait_for_request", [_MATCH, "*", _WAIT_TIMEOUT], "Request",
+  "Wait for the next request whose URL matches, counted from this call (as wait_for_response, at request time).",
+  """
+request, _ = await asyncio.gather(
+    page.wait_for_request("**/orders.csv"),
+    page.evaluate("fetch('/orders.csv', {method: 'POST', body: 'q=1'}).then(r => r.status)"))
+print(request.method, await request.text("request"))
+""", errors=("EgoTimeout", "InvalidRoutePattern"))
+M("Page.expect_request", [_MATCH, "*", _WAIT_TIMEOUT], "async context manager; await info.value",
+  "Armed on entry; the block ends once a matching request was sent. info.value is the Request.",
+  """
+async with page.expect_request(re.compile(r"orders\\.csv$")) as info:
+    await page.evaluate("fetch('/orders.csv').then(r => r.status)")
+print((await info.value).method)
+""", call="asynccm", errors=("EgoTimeout", "InvalidRoutePattern"))
+
+# -- Request ------------------------------------------------------------------------------------
+
+cls("Request", "One request of a page (from page.requests(), expect_response(), expect_request()) and, once it "
+    "came, its response. Fields are as they were when it was listed; the bodies are read on demand.",
+    _FETCH + "print(response)")
+prop("Request.id", "int", "Its number in the page's log (a redirect's next hop is a new number).", "")
+prop("Request.url", "str", "The URL requested.", "")
+prop("Request.method", "str", '"GET", "POST" ...', "")
+prop("Request.resource_type", "str", '"document", "stylesheet", "script", "image", "fetch", "xhr" ... (lower case).',
+     "")
+prop("Request.status", "int | None", "The response's HTTP status; None before the response (or if it failed).", "")
+prop("Request.status_text", "str | None", "The response's status text.", "")
+prop("Request.ok", "bool", "True for a 2xx status.", "")
+prop("Request.headers", "dict[str, str]", "The response headers (lower-case names; empty before the response).", "")
+prop("Request.request_headers", "dict[str, str]", "The headers the page sent (lower-case names).", "")
+prop("Request.mime_type", "str | None", "The response's MIME type.", "")
+prop("Request.state", "str", '"pending", "finished" or "failed".', "")
+prop("Request.failure", "str | None", 'Why it failed ("net::ERR_FAILED" ...), else None.', "")
+prop("Request.from_cache", "bool", "Served from the disk cache, a prefetch or a service worker.", "")
+prop("Request.redirected_from", "int | None", "The id of the hop that redirected here.", "")
+prop("Request.frame", "{id, url, main}", "The frame that made it (main: the page's top frame).", "")
+prop("Request.action", "{id, name} | None",
+     'The action that started it ({"id": 3, "name": "page.click"}: one id per action of the page); None if none.', "")
+prop("Request.timing", "{started, response_ms, duration_ms}",
+     "started: wall-clock seconds; response_ms: until the response headers; duration_ms: until it finished.", "")
+prop("Request.sizes", "{transfer, body, headers}", "Bytes on the wire: all of it, the body part, the headers.", "")
+M("Request.to_dict", [], "dict", "Every field as a plain dict (JSON-ready).", "", call="sync")
+M("Request.body", [_PART, "*", _BODY_TIMEOUT], "bytes",
+  "The response body (part=\"request\": the request's post data; b\"\" if none). Waits for a response still "
+  "loading; BodyUnavailable if Chromium no longer holds it (read bodies soon, before the page navigates away).",
+  _FETCH + "print(len(await response.body()))", errors=("BodyUnavailable",))
+M("Request.text", [_PART, "*", _BODY_TIMEOUT], "str", "The body decoded as UTF-8.",
+  _FETCH + "print((await response.text())[:20])", errors=("BodyUnavailable",))
+M("Request.json", [_PART, "*", _BODY_TIMEOUT], "JSON value", "The body parsed as JSON.",
+  "", errors=("BodyUnavailable", "ValueError"))
+
+__all__: list[str] = []
