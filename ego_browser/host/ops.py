@@ -95,6 +95,7 @@ OP_MODULES = (
     "ego_browser.host.download_ops",
     "ego_browser.host.fetch_ops",
     "ego_browser.host.network_ops",
+    "ego_browser.host.route_ops",
     "ego_browser.host.profile_ops",
     "ego_browser.host.dashboard_ops",
 )

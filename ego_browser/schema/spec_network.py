@@ -62,6 +62,40 @@ async with page.expect_request(re.compile(r"orders\\.csv$")) as info:
 print((await info.value).method)
 """, call="asynccm", errors=("EgoTimeout", "InvalidRoutePattern"))
 
+# -- routes (a page's and a space's) ----------------------------------------------------------
+
+_ROUTE_URL = P("url", "text|re", doc="glob (**, *, {a,b}; a str without them is the exact URL) or re.Pattern")
+_ROUTE = [_ROUTE_URL, "*",
+          P("fulfill", "dict?", None, doc="answer it: {status=200, headers, body (str or bytes) | json | path (absolute), "
+                                         "content_type}"),
+          P("abort", "str?", None, doc='fail it with an error code: "failed", "aborted", "blockedbyclient", '
+                                      '"connectionrefused", "timedout", "accessdenied", "namenotresolved" ...'),
+          P("continue_", "dict?", None, doc="send it on changed: {url, method, headers, post_data}"),
+          P("times", "int>0?", None, doc="remove the route after this many requests")]
+_ROUTE_DETAILS = ("Declarative: the host applies the route (CDP Fetch) until unroute(), across rounds (not across a "
+                  "host restart). The newest matching route wins; a page's routes come before its space's. Errors: "
+                  "InvalidRoutePattern for a glob that does not compile, BodyTooLarge for a body over 32 MiB, "
+                  "InvalidArgument for an unknown abort code or key.")
+M("Page.route", _ROUTE, "int",
+  "Route this page's matching requests: fulfil, abort or continue them changed. Returns the route's id.",
+  """
+await page.route("**/orders.csv", fulfill={"body": "id;total", "content_type": "text/csv"})
+print(await page.evaluate("fetch('/orders.csv').then(r => r.text())"))
+await page.route(re.compile(r"/ads/"), abort="blockedbyclient")
+await page.unroute("**/orders.csv")
+await page.unroute()
+""", errors=("InvalidRoutePattern", "BodyTooLarge", "InvalidArgument"), details=_ROUTE_DETAILS)
+M("Page.unroute", [P("url", "text|re?", None, doc="the matcher given to route(); None: every route of the page")],
+  "int", "Remove this page's routes of that matcher; returns how many.", "print(await page.unroute())")
+M("TaskSpace.route", _ROUTE, "int",
+  "Route the matching requests of every page of the space, those it opens later included (as Page.route).",
+  """
+await task.route("**/orders.csv", continue_={"headers": {"X-Agent": "ego"}})
+await task.unroute("**/orders.csv")
+""", errors=("InvalidRoutePattern", "BodyTooLarge", "InvalidArgument"), details=_ROUTE_DETAILS)
+M("TaskSpace.unroute", [P("url", "text|re?", None, doc="the matcher given to route(); None: every route of the space")],
+  "int", "Remove the space's routes of that matcher; returns how many.", "print(await task.unroute())")
+
 # -- Request ------------------------------------------------------------------------------------
 
 cls("Request", "One request of a page (from page.requests(), expect_response(), expect_request()) and, once it "

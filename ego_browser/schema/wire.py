@@ -75,6 +75,13 @@ WIRE_ONLY: dict[str, tuple[str, tuple[Param, ...], str]] = {
     "page.request_body": ("page", (_p("id", "int"), _p("part", ("response", "request"), "response"),
                                    _p("timeout", "ms>0", 30000)),
                           "A request's response or request body (text, base64, or a file's path)."),
+    # page.route / task.route and their unroute (the glob is a regex by then; pattern: as given)
+    "page.add_route": ("page", (_p("pattern", "str"), _p("regex", "str"), _p("flags", "int", 0), _p("action", "dict"),
+                                _p("times", "int>0?", None)), "Add a declarative route to the page; returns its id."),
+    "page.remove_route": ("page", (_p("pattern", "str?", None),), "Remove the page's routes of a pattern (None: all)."),
+    "task.add_route": ("task", (_p("pattern", "str"), _p("regex", "str"), _p("flags", "int", 0), _p("action", "dict"),
+                                _p("times", "int>0?", None)), "Add a declarative route to every page of the space."),
+    "task.remove_route": ("task", (_p("pattern", "str?", None),), "Remove the space's routes of a pattern."),
     "task.info": ("task", (), "The space as task_space() returns it."),
     "task.control": ("task", (), "Who controls the space (task.wait_for_control polls it)."),
     # the person's side (CLI)

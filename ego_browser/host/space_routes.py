@@ -1,0 +1,46 @@
+"""The routes of each space (``task.route``): asked by every page of the space after its own.
+
+A page learns its space's routes when it is attached (``on_driver``), so a page the space opens
+later (``new_page``, a popup) is routed too. Routes live in the host's memory: they outlive the
+round that made them, not the host.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .store import OPEN
+from .viewports import ViewportHost
+
+if TYPE_CHECKING:
+    from ..driver.page import PageDriver
+
+__all__ = ["SpaceRoutes"]
+
+
+class SpaceRoutes:
+    def __init__(self, host: ViewportHost) -> None:
+        self.host = host
+        #: space id -> its routes, oldest first
+        self.routes: dict[int, list[dict[str, Any]]] = {}
+
+    def of(self, space_id: int) -> list[dict[str, Any]]:
+        return [r for r in self.routes.get(space_id, ()) if not r.get("dropped")]
+
+    def attach(self, driver: PageDriver, space_id: int) -> None:
+        """Make ``driver``'s router ask the routes of ``space_id`` after its own."""
+        driver.router.space_routes = lambda: self.of(space_id)
+
+    async def on_driver(self, driver: PageDriver) -> None:
+        store = self.host.store
+        if store is None:
+            return
+        for row in store.pages_of_target(driver.target_id):
+            if row.state == OPEN:
+                self.attach(driver, row.space_id)
+                if self.of(row.space_id):
+                    await driver.router.sync()
+                return
+
+    def stop(self) -> None:
+        self.routes.clear()
