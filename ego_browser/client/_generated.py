@@ -60,6 +60,11 @@ class TaskSpace(TaskSpaceBase["Page"]):
             "task.cdp", method=method, params=params, timeout=timeout,
         )
 
+    @validated("TaskSpace.stop_har")
+    async def stop_har(self) -> str | None:
+        """Stop the space's HAR recording and write the file; its path (None if none was recording)."""
+        return await self._call("task.stop_har")  # type: ignore[no-any-return]
+
 
 class Page(PageBase["Download", "FileChooser"]):
     """A tab with a durable label (p1, p2, ...). Get it from task.page(label), task.new_page() or a receipt."""

@@ -9,6 +9,7 @@ host), sent as a regular expression; ``unroute(url)`` names the same matcher.
 from __future__ import annotations
 
 import base64
+import os
 import re
 from typing import Any
 
@@ -94,3 +95,11 @@ class SpaceRoutes(RoutesMixin):
     @validated("TaskSpace.unroute")
     async def unroute(self, url: Any = None) -> int:
         return await self._unroute(url)
+
+    @validated("TaskSpace.record_har")
+    async def record_har(self, path: str | os.PathLike[str], *, content: str = "embed", url_filter: Any = None) -> None:
+        regex, flags = None, 0
+        if url_filter is not None:
+            regex, flags, _, _ = url_regex("task.record_har", url_filter)
+        await self._call("task.start_har", path=os.path.abspath(os.fspath(path)), content=content, regex=regex,
+                         flags=flags)

@@ -96,6 +96,7 @@ OP_MODULES = (
     "ego_browser.host.fetch_ops",
     "ego_browser.host.network_ops",
     "ego_browser.host.route_ops",
+    "ego_browser.host.har_ops",
     "ego_browser.host.profile_ops",
     "ego_browser.host.dashboard_ops",
 )

@@ -1,4 +1,5 @@
-"""The routes of each space (``task.route``): asked by every page of the space after its own.
+"""The routes of each space (``task.route``), asked by every page of the space after its own,
+and its HAR recording (``task.record_har``, ``har.py``), fed by every page of the space.
 
 A page learns its space's routes when it is attached (``on_driver``), so a page the space opens
 later (``new_page``, a popup) is routed too. Routes live in the host's memory: they outlive the
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..errors import EgoError
+from .har import HarRecorder
 from .store import OPEN
 from .viewports import ViewportHost
 
@@ -23,6 +26,8 @@ class SpaceRoutes:
         self.host = host
         #: space id -> its routes, oldest first
         self.routes: dict[int, list[dict[str, Any]]] = {}
+        #: space id -> its HAR recording
+        self.hars: dict[int, HarRecorder] = {}
 
     def of(self, space_id: int) -> list[dict[str, Any]]:
         return [r for r in self.routes.get(space_id, ()) if not r.get("dropped")]
@@ -38,9 +43,22 @@ class SpaceRoutes:
         for row in store.pages_of_target(driver.target_id):
             if row.state == OPEN:
                 self.attach(driver, row.space_id)
+                har = self.hars.get(row.space_id)
+                if har is not None:
+                    har.watch(driver)
                 if self.of(row.space_id):
                     await driver.router.sync()
                 return
+
+    async def space_finished(self, space_id: int) -> None:
+        """The space finishes: its recording is written, its routes dropped."""
+        self.routes.pop(space_id, None)
+        har = self.hars.pop(space_id, None)
+        if har is not None:
+            try:
+                await har.stop("task.finish")
+            except EgoError:
+                pass  # a recording that cannot be written never fails the finish
 
     def stop(self) -> None:
         self.routes.clear()

@@ -96,6 +96,24 @@ await task.unroute("**/orders.csv")
 M("TaskSpace.unroute", [P("url", "text|re?", None, doc="the matcher given to route(); None: every route of the space")],
   "int", "Remove the space's routes of that matcher; returns how many.", "print(await task.unroute())")
 
+M("TaskSpace.record_har", [P("path", "abspath", doc="the HAR file to write (its folder must exist)"), "*",
+                          P("content", ("embed", "attach", "omit"), "embed",
+                            doc="bodies in the HAR, in files beside it (content._file), or none"),
+                          P("url_filter", "text|re?", None, doc="only URLs matching this glob or re.Pattern")],
+  "None",
+  "Record every request of the space's pages (those it opens later too) until task.stop_har() or task.finish(); "
+  "the file is HAR 1.2, written atomically when the recording stops, and loads in DevTools and in Playwright's "
+  "route_from_har. At most 5000 entries (the oldest go).",
+  """
+import os, tempfile
+har = os.path.join(tempfile.mkdtemp(), "shop.har")
+await task.record_har(har, url_filter="**/*.html")
+await page.goto("https://shop.example/search.html?q=kettle")
+print(await task.stop_har() == har, os.path.getsize(har) > 0)
+""", errors=("HarUnwritable", "InvalidState", "InvalidRoutePattern"))
+M("TaskSpace.stop_har", [], "str | None", "Stop the space's HAR recording and write the file; its path (None if "
+  "none was recording).", "print(await task.stop_har())", errors=("HarUnwritable",))
+
 # -- Request ------------------------------------------------------------------------------------
 
 cls("Request", "One request of a page (from page.requests(), expect_response(), expect_request()) and, once it "

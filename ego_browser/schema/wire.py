@@ -82,6 +82,9 @@ WIRE_ONLY: dict[str, tuple[str, tuple[Param, ...], str]] = {
     "task.add_route": ("task", (_p("pattern", "str"), _p("regex", "str"), _p("flags", "int", 0), _p("action", "dict"),
                                 _p("times", "int>0?", None)), "Add a declarative route to every page of the space."),
     "task.remove_route": ("task", (_p("pattern", "str?", None),), "Remove the space's routes of a pattern."),
+    "task.start_har": ("task", (_p("path", "abspath"), _p("content", ("embed", "attach", "omit"), "embed"),
+                                _p("regex", "str?", None), _p("flags", "int", 0)),
+                       "Start recording the space's requests as a HAR file."),
     "task.info": ("task", (), "The space as task_space() returns it."),
     "task.control": ("task", (), "Who controls the space (task.wait_for_control polls it)."),
     # the person's side (CLI)
