@@ -97,6 +97,7 @@ OP_MODULES = (
     "ego_browser.host.network_ops",
     "ego_browser.host.route_ops",
     "ego_browser.host.har_ops",
+    "ego_browser.host.emulation_ops",
     "ego_browser.host.profile_ops",
     "ego_browser.host.dashboard_ops",
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EgoError
+from . import emulation
 from .har import HarRecorder
 from .store import OPEN
 from .viewports import ViewportHost
@@ -26,6 +27,8 @@ class SpaceRoutes:
         self.host = host
         #: space id -> its routes, oldest first
         self.routes: dict[int, list[dict[str, Any]]] = {}
+        #: space id -> its emulation settings (``emulation.py``)
+        self.emulation: dict[int, dict[str, Any]] = {}
         #: space id -> its HAR recording
         self.hars: dict[int, HarRecorder] = {}
 
@@ -43,6 +46,9 @@ class SpaceRoutes:
         for row in store.pages_of_target(driver.target_id):
             if row.state == OPEN:
                 self.attach(driver, row.space_id)
+                settings = self.emulation.get(row.space_id)
+                if settings:
+                    await emulation.apply(driver, settings)
                 har = self.hars.get(row.space_id)
                 if har is not None:
                     har.watch(driver)
@@ -53,6 +59,7 @@ class SpaceRoutes:
     async def space_finished(self, space_id: int) -> None:
         """The space finishes: its recording is written, its routes dropped."""
         self.routes.pop(space_id, None)
+        self.emulation.pop(space_id, None)
         har = self.hars.pop(space_id, None)
         if har is not None:
             try:

@@ -114,6 +114,34 @@ print(await task.stop_har() == har, os.path.getsize(har) > 0)
 M("TaskSpace.stop_har", [], "str | None", "Stop the space's HAR recording and write the file; its path (None if "
   "none was recording).", "print(await task.stop_har())", errors=("HarUnwritable",))
 
+# -- emulation per space ------------------------------------------------------------------------
+
+M("TaskSpace.emulate", ["*", P("offline", "bool?", None, doc="True: every request fails as offline"),
+                        P("network", "str?", None, doc='throttling preset: "slow3g", "fast3g", "fast4g", "none"'),
+                        P("extra_headers", "headers?", None, doc="sent with every request (replaces the previous set)"),
+                        P("user_agent", "str?", None),
+                        P("geolocation", "dict?", None,
+                          doc="{latitude, longitude, accuracy?}; granted without a prompt in an isolated space"),
+                        P("locale", "str?", None, doc='e.g. "de-DE": navigator.language, Intl and Accept-Language'),
+                        P("timezone", "str?", None, doc='an IANA id, e.g. "Asia/Tokyo"'),
+                        P("device", "str?", None, doc='"iPhone 13", "iPhone SE", "Pixel 7", "iPad Mini", '
+                                                      '"Desktop 1920": viewport, scale, touch and user agent')],
+  "dict",
+  "Emulate for every page of the space, now and the pages it opens later; what is not given (None) stays as set "
+  "before. Returns the space's settings.",
+  """
+print(await task.emulate(locale="de-DE", timezone="Europe/Berlin", extra_headers={"X-Agent": "ego"}))
+print(await page.evaluate("Intl.DateTimeFormat().resolvedOptions().timeZone"))
+await task.emulate(timezone="UTC", locale="en-US", extra_headers={})
+""", errors=("InvalidArgument",))
+M("TaskSpace.set_offline", [P("offline", "bool")], "None",
+  "Take every page of the space offline (True) or back online (False); as emulate(offline=...).",
+  """
+await task.set_offline(True)
+print(await page.evaluate("navigator.onLine"))
+await task.set_offline(False)
+""")
+
 # -- Request ------------------------------------------------------------------------------------
 
 cls("Request", "One request of a page (from page.requests(), expect_response(), expect_request()) and, once it "
