@@ -19,6 +19,7 @@ LAZY = {
     "Download": "ego_browser.client._generated",
     "ActionReceipt": "ego_browser.client.models",
     "UnmanagedPage": "ego_browser.client.models",
+    "Route": "ego_browser.client.routes",
     "Request": "ego_browser.client.network",
     "EgoError": "ego_browser.errors",
     "InvalidArgument": "ego_browser.errors",

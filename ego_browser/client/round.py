@@ -33,6 +33,8 @@ class Round:
         self.used_spaces: set[int] = set()
         self.last_page: Page | None = None
         self._pages: dict[tuple[int, str], Page] = {}
+        #: the round's handler routes (``client/routes.py``): removed when the round ends
+        self.route_tasks: dict[int, Any] = {}
 
     def touch(self, page: Page) -> None:
         self.last_page = page

@@ -23,6 +23,8 @@ __all__ = ["TaskSpaceBase"]
 class TaskSpaceBase(SpaceRoutes, Generic[PageT]):
     """Generic in the page class it hands out (the generated ``TaskSpace`` is ``TaskSpaceBase["Page"]``)."""
 
+    _round: SpaceRound[PageT]
+
     def __init__(self, round_: SpaceRound[PageT], info: dict[str, Any]) -> None:
         self._round = round_
         self._channel = round_.channel

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from ..cdp import Session
 from ..errors import CdpChannelUnavailable, CdpError
 
-__all__ = ["Router", "ABORT_REASONS", "new_route", "decide"]
+__all__ = ["Router", "ABORT_REASONS", "new_route", "decide", "close_route"]
 
 #: Playwright's abort codes -> CDP Network.ErrorReason
 ABORT_REASONS = {
@@ -66,8 +66,6 @@ class Router:
         #: the routes of the page's space (set by the host; asked after the page's own)
         self.space_routes: Callable[[], list[dict[str, Any]]] = list
         self._enabled: set[str] = set()
-        #: ``fn(route, request) -> awaitable decision`` for handler routes (set by the host)
-        self.handler_decides: Callable[[dict[str, Any], dict[str, Any]], Awaitable[Decision]] | None = None
 
     @property
     def active(self) -> bool:
@@ -119,11 +117,13 @@ class Router:
         await self.sync()
 
     async def remove(self, pattern: str | None = None, route_id: int | None = None) -> int:
-        before = len(self.routes)
-        self.routes = [r for r in self.routes if not ((pattern is None or r["pattern"] == pattern)
-                                                      and (route_id is None or r["id"] == route_id))]
+        gone = [r for r in self.routes if (pattern is None or r["pattern"] == pattern)
+                and (route_id is None or r["id"] == route_id)]
+        self.routes = [r for r in self.routes if r not in gone]
+        for route in gone:
+            close_route(route)
         await self.sync()
-        return before - len(self.routes)
+        return len(gone)
 
     def _match(self, url: str) -> dict[str, Any] | None:
         candidates: list[dict[str, Any]] = [*reversed(self.routes), *reversed(self.space_routes())]
@@ -158,9 +158,12 @@ class Router:
                     if route["times"] is not None and route["used"] >= route["times"]:
                         self._drop(route)
                     action = route["action"]
-                    if "handler" in action and self.handler_decides is not None:
-                        decision = await self.handler_decides(route, info)
-                    elif "handler" not in action:
+                    if "handler" in action:  # a round decides (host/route_handlers.HandlerQueue)
+                        queue = action["handler"]
+                        decision = await queue.decide(info)
+                        if queue.gone:
+                            self._drop(route)
+                    else:
                         decision = action
             await decide(session, params["requestId"], decision)
         except (CdpError, CdpChannelUnavailable):
@@ -170,6 +173,14 @@ class Router:
         if route in self.routes:
             self.routes.remove(route)
         route["dropped"] = True
+
+
+def close_route(route: dict[str, Any]) -> None:
+    """A removed route: a handler route's round stops being asked (its waiting requests continue)."""
+    route["dropped"] = True
+    queue = route["action"].get("handler")
+    if queue is not None:
+        queue.close()
 
 
 async def decide(session: Session, request_id: str, decision: Decision | None) -> None:

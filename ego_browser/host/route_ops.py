@@ -21,6 +21,7 @@ from ..errors import BodyTooLarge, InvalidArgument
 from .core import Host
 from .network_ops import compile_pattern
 from .ops import op
+from .route_handlers import HandlerQueue
 from .store import OPEN
 
 #: the largest body a route may fulfil with (bytes); larger files belong to the server
@@ -40,6 +41,8 @@ def _too_large(api: str, size: int) -> BodyTooLarge:
 
 def prepare(api: str, action: dict[str, Any]) -> dict[str, Any]:
     """The route's action as the router applies it (``routing.decide``), checked."""
+    if isinstance(action, dict) and action.get("continue") == {}:
+        return {"continue": {}}
     kinds = [k for k in ("fulfill", "abort", "continue") if k in action]
     if len(kinds) != 1:
         raise _bad(api, "action", "give exactly one of fulfill=, abort= or continue_=", "one action")
@@ -96,22 +99,33 @@ def prepare(api: str, action: dict[str, Any]) -> dict[str, Any]:
     return {"fulfill": {"status": status, "headers": headers, "body_base64": base64.b64encode(raw).decode()}}
 
 
+def _new_route(host: Host, api: str, pattern: str, regex: str, flags: int, action: dict[str, Any],
+               times: int | None) -> dict[str, Any]:
+    compile_pattern(api, regex, flags)
+    if action == {"handler": True}:  # the round's function decides: a queue it polls
+        registry = host.features.routes.handlers
+        queue = HandlerQueue(registry)
+        route = routing.new_route(pattern, regex, flags, {"handler": queue}, times)
+        queue.route_id = route["id"]
+        registry[route["id"]] = queue
+        return route
+    return routing.new_route(pattern, regex, flags, prepare(api, action), times)
+
+
 @op("page.add_route")
 async def add_route(host: Host, at: dict[str, Any], *, pattern: str, regex: str, flags: int, action: dict[str, Any],
                     times: int | None) -> int:
-    api = "page.route"
     ctx = await host.page_ctx(at)
-    compile_pattern(api, regex, flags)
-    route = routing.new_route(pattern, regex, flags, prepare(api, action), times)
+    route = _new_route(host, "page.route", pattern, regex, flags, action, times)
     await ctx.driver.router.add(route)
     rid: int = route["id"]
     return rid
 
 
 @op("page.remove_route")
-async def remove_route(host: Host, at: dict[str, Any], *, pattern: str | None) -> int:
+async def remove_route(host: Host, at: dict[str, Any], *, pattern: str | None, route_id: int | None) -> int:
     ctx = await host.page_ctx(at, gated=False)
-    return await ctx.driver.router.remove(pattern)
+    return await ctx.driver.router.remove(pattern, route_id)
 
 
 async def _sync_space(host: Host, space_id: int) -> None:
@@ -126,11 +140,9 @@ async def _sync_space(host: Host, space_id: int) -> None:
 @op("task.add_route")
 async def add_space_route(host: Host, at: dict[str, Any], *, pattern: str, regex: str, flags: int,
                           action: dict[str, Any], times: int | None) -> int:
-    api = "task.route"
     space = host.space_row(at.get("space"))
     host.gate(space)
-    compile_pattern(api, regex, flags)
-    route = routing.new_route(pattern, regex, flags, prepare(api, action), times)
+    route = _new_route(host, "task.route", pattern, regex, flags, action, times)
     host.features.routes.routes.setdefault(space.id, []).append(route)
     await _sync_space(host, space.id)
     rid: int = route["id"]
@@ -138,10 +150,32 @@ async def add_space_route(host: Host, at: dict[str, Any], *, pattern: str, regex
 
 
 @op("task.remove_route")
-async def remove_space_route(host: Host, at: dict[str, Any], *, pattern: str | None) -> int:
+async def remove_space_route(host: Host, at: dict[str, Any], *, pattern: str | None, route_id: int | None) -> int:
     space = host.space_row(at.get("space"))
     routes = host.features.routes.routes.get(space.id, [])
-    kept = [r for r in routes if pattern is not None and r["pattern"] != pattern]
+    kept = [r for r in routes if not ((pattern is None or r["pattern"] == pattern)
+                                      and (route_id is None or r["id"] == route_id))]
+    for route in routes:
+        if route not in kept:
+            routing.close_route(route)
     host.features.routes.routes[space.id] = kept
     await _sync_space(host, space.id)
     return len(routes) - len(kept)
+
+
+@op("route.poll")
+async def route_poll(host: Host, at: dict[str, Any], *, route_id: int, timeout: float) -> dict[str, Any]:
+    """The requests paused for a handler route (a long poll: the round's lease on the route)."""
+    queue = host.features.routes.handlers.get(route_id)
+    if queue is None:
+        return {"gone": True, "paused": []}
+    return await queue.poll(timeout / 1000)
+
+
+@op("route.decide")
+async def route_decide(host: Host, at: dict[str, Any], *, route_id: int, pause_id: int,
+                       decision: dict[str, Any] | None) -> bool:
+    """The round's answer to one paused request (None: continue unchanged)."""
+    queue = host.features.routes.handlers.get(route_id)
+    prepared = None if decision is None else prepare("route", decision)
+    return queue is not None and queue.answer(pause_id, prepared)

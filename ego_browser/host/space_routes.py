@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..driver import router as routing
 from ..errors import EgoError
 from . import emulation
 from .har import HarRecorder
+from .route_handlers import HandlerQueue
 from .store import OPEN
 from .viewports import ViewportHost
 
@@ -27,6 +29,8 @@ class SpaceRoutes:
         self.host = host
         #: space id -> its routes, oldest first
         self.routes: dict[int, list[dict[str, Any]]] = {}
+        #: route id -> the queue of a route whose handler runs in a round (``route_handlers.py``)
+        self.handlers: dict[int, HandlerQueue] = {}
         #: space id -> its emulation settings (``emulation.py``)
         self.emulation: dict[int, dict[str, Any]] = {}
         #: space id -> its HAR recording
@@ -58,7 +62,8 @@ class SpaceRoutes:
 
     async def space_finished(self, space_id: int) -> None:
         """The space finishes: its recording is written, its routes dropped."""
-        self.routes.pop(space_id, None)
+        for route in self.routes.pop(space_id, ()):
+            routing.close_route(route)
         self.emulation.pop(space_id, None)
         har = self.hars.pop(space_id, None)
         if har is not None:

@@ -78,6 +78,7 @@ CLASSES: dict[str, ClassInfo] = {
     "Download": ClassInfo("download", "Download", _GEN, 'Download (from page.wait_for_event("download"))'),
     "ActionReceipt": ClassInfo("receipt", "ActionReceipt", _MODELS, "ActionReceipt"),
     "UnmanagedPage": ClassInfo("unmanaged_page", "UnmanagedPage", _MODELS, "UnmanagedPage"),
+    "Route": ClassInfo("route", "Route", "ego_browser.client.routes", "Route (page.route(url, handler))"),
     "Request": ClassInfo("request", "Request", "ego_browser.client.network",
                          "Request (from page.requests(), page.expect_response())"),
 }
@@ -173,7 +174,7 @@ def _part(name: str) -> str:
         return "spec_page"
     if head == "TaskSpace" or "." not in name:
         return "spec_space"
-    if head == "Request":
+    if head in ("Request", "Route"):
         return "spec_network"
     return "spec_more"
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .spec import M, P, cls, prop
+from .spec import OMIT, M, P, cls, prop
 
 _MATCH = P("url_or_predicate", "matcher",
            doc="exact URL, glob (**, *, {a,b}), re.Pattern (searched) or a callable given the Request")
@@ -65,15 +65,18 @@ print((await info.value).method)
 # -- routes (a page's and a space's) ----------------------------------------------------------
 
 _ROUTE_URL = P("url", "text|re", doc="glob (**, *, {a,b}; a str without them is the exact URL) or re.Pattern")
-_ROUTE = [_ROUTE_URL, "*",
+_ROUTE = [_ROUTE_URL, P("handler", "any", None, doc="a function (route) or (route, request), may be async: it "
+                                                   "answers with route.fulfill/abort/continue_/fallback; lives while "
+                                                   "this round does"), "*",
           P("fulfill", "dict?", None, doc="answer it: {status=200, headers, body (str or bytes) | json | path (absolute), "
                                          "content_type}"),
           P("abort", "str?", None, doc='fail it with an error code: "failed", "aborted", "blockedbyclient", '
                                       '"connectionrefused", "timedout", "accessdenied", "namenotresolved" ...'),
           P("continue_", "dict?", None, doc="send it on changed: {url, method, headers, post_data}"),
           P("times", "int>0?", None, doc="remove the route after this many requests")]
-_ROUTE_DETAILS = ("Declarative: the host applies the route (CDP Fetch) until unroute(), across rounds (not across a "
-                  "host restart). The newest matching route wins; a page's routes come before its space's. Errors: "
+_ROUTE_DETAILS = ("Declarative (fulfill=, abort=, continue_=): the host applies the route (CDP Fetch) until "
+                  "unroute(), across rounds (not across a host restart). With a handler: the round runs it on each "
+                  "request (a request it does not answer continues); the route ends with the round. The newest matching route wins; a page's routes come before its space's. Errors: "
                   "InvalidRoutePattern for a glob that does not compile, BodyTooLarge for a body over 32 MiB, "
                   "InvalidArgument for an unknown abort code or key.")
 M("Page.route", _ROUTE, "int",
@@ -141,6 +144,34 @@ await task.set_offline(True)
 print(await page.evaluate("navigator.onLine"))
 await task.set_offline(False)
 """)
+
+# -- Route (a handler route's paused request) -------------------------------------------------
+
+_HANDLER = """
+async def handler(route):
+    if route.request["method"] == "POST":
+        await route.abort("blockedbyclient")
+    else:
+        await route.fulfill(json={"mocked": True})
+
+await page.route("**/orders.csv", handler)
+print(await page.evaluate("fetch('/orders.csv').then(r => r.json())"))
+await page.unroute("**/orders.csv")
+"""
+cls("Route", "A request paused on a route whose handler runs in this round (page.route(url, handler)): answer it "
+    "once with fulfill, abort, continue_ or fallback.", _HANDLER)
+prop("Route.request", "{url, method, headers, post_data, resource_type, frame_id}", "The paused request.", "")
+prop("Route.handled", "bool", "True once it was answered.", "")
+M("Route.fulfill", ["*", P("status", "int", 200), P("headers", "headers?", None), P("body", "any", None,
+                                                                                     doc="str or bytes"),
+                    P("json", "json", OMIT), P("path", "path?", None), P("content_type", "str?", None)],
+  "None", "Answer with this response (as a declarative fulfill=).", "", errors=("BodyTooLarge", "InvalidState"))
+M("Route.abort", [P("error_code", "str", "failed")], "None", "Fail the request with this error code.", "",
+  errors=("InvalidArgument", "InvalidState"))
+M("Route.continue_", ["*", P("url", "str?", None), P("method", "str?", None), P("headers", "headers?", None),
+                      P("post_data", "str?", None)], "None", "Send it on, changed as given.", "",
+  errors=("InvalidState",))
+M("Route.fallback", [], "None", "Send it on unchanged.", "", errors=("InvalidState",))
 
 # -- Request ------------------------------------------------------------------------------------
 

@@ -78,13 +78,20 @@ WIRE_ONLY: dict[str, tuple[str, tuple[Param, ...], str]] = {
     # page.route / task.route and their unroute (the glob is a regex by then; pattern: as given)
     "page.add_route": ("page", (_p("pattern", "str"), _p("regex", "str"), _p("flags", "int", 0), _p("action", "dict"),
                                 _p("times", "int>0?", None)), "Add a declarative route to the page; returns its id."),
-    "page.remove_route": ("page", (_p("pattern", "str?", None),), "Remove the page's routes of a pattern (None: all)."),
+    "page.remove_route": ("page", (_p("pattern", "str?", None), _p("route_id", "int?", None)),
+                          "Remove the page's routes of a pattern (None: all), or one by its id."),
     "task.add_route": ("task", (_p("pattern", "str"), _p("regex", "str"), _p("flags", "int", 0), _p("action", "dict"),
                                 _p("times", "int>0?", None)), "Add a declarative route to every page of the space."),
-    "task.remove_route": ("task", (_p("pattern", "str?", None),), "Remove the space's routes of a pattern."),
+    "task.remove_route": ("task", (_p("pattern", "str?", None), _p("route_id", "int?", None)),
+                          "Remove the space's routes of a pattern (None: all), or one by its id."),
     "task.start_har": ("task", (_p("path", "abspath"), _p("content", ("embed", "attach", "omit"), "embed"),
                                 _p("regex", "str?", None), _p("flags", "int", 0)),
                        "Start recording the space's requests as a HAR file."),
+    # a route whose handler runs in the round: its long poll, its answers
+    "route.poll": ("none", (_p("route_id", "int"), _p("timeout", "ms>0", 2000)),
+                   "The requests paused for a handler route (waits up to timeout)."),
+    "route.decide": ("none", (_p("route_id", "int"), _p("pause_id", "int"), _p("decision", "dict?", None)),
+                     "Answer one paused request: fulfill, abort, continue (None: unchanged)."),
     "task.info": ("task", (), "The space as task_space() returns it."),
     "task.control": ("task", (), "Who controls the space (task.wait_for_control polls it)."),
     # the person's side (CLI)

@@ -185,3 +185,65 @@ async def test_bad_routes_are_clear_errors(task, site, tmp_path):
     with pytest.raises(InvalidArgument, match="re.Pattern"):
         await page.route(lambda u: True, abort="failed")
     assert await page.unroute() == 0 and await task.unroute() == 0
+
+
+async def test_handler_routes_decide_in_the_round(task, site):
+    page = task.page("p1")
+    await page.goto(site.page("/rt/handler", "<p>handler</p>"))
+    seen = []
+
+    async def handler(route, request):
+        seen.append((request["method"], request["url"].rsplit("/", 1)[1]))
+        if request["method"] == "POST":
+            await route.abort("blockedbyclient")
+        elif request["url"].endswith("?mock"):
+            await route.fulfill(json={"mocked": True}, status=203)
+        elif request["url"].endswith("?change"):
+            await route.continue_(headers={"X-H": "from-handler"})
+        elif request["url"].endswith("?boom"):
+            raise RuntimeError("a bug in the handler")
+        # else: no answer, the request continues unchanged
+
+    rid = await page.route("**/rt/echo*", handler)
+    assert isinstance(rid, int)
+    run = "fetch('/rt/echo{q}', {{method: '{m}'}}).then(async r => [r.status, await r.text()], e => 'error')"
+    assert await page.evaluate(run.format(q="?mock", m="GET")) == [203, '{"mocked":true}']
+    assert await page.evaluate(run.format(q="", m="POST")) == "error"
+    status, text = await page.evaluate(run.format(q="?change", m="GET"))
+    assert status == 200 and json.loads(text)["xh"] == "from-handler"
+    status, text = await page.evaluate(run.format(q="?plain", m="GET"))
+    assert json.loads(text)["path"] == "/rt/echo" and json.loads(text)["xh"] is None
+    status, text = await page.evaluate(run.format(q="?boom", m="GET"))
+    assert status == 200  # a handler that raised: the request went on
+    assert [m for m, _ in seen] == ["GET", "POST", "GET", "GET", "GET"]
+    assert await page.unroute("**/rt/echo*") == 1
+    assert not task._round.route_tasks
+
+
+async def test_handler_route_of_a_vanished_round_lets_requests_through(task, site):
+    page = task.page("p1")
+    await page.goto(site.page("/rt/vanish", "<p>vanish</p>"))
+    await page.route("**/rt/echo", lambda route: route.fulfill(body="handled"))
+    fetch = "fetch('/rt/echo').then(r => r.text())"
+    assert await page.evaluate(fetch) == "handled"
+    # the round's poll stops (as when its process is killed): after the lease, the route goes
+    for _owner, _key, serving in list(task._round.route_tasks.values()):
+        serving.cancel()
+    task._round.route_tasks.clear()
+    assert json.loads(await page.evaluate(fetch))["path"] == "/rt/echo"
+    assert await page.unroute() == 0  # already dropped by the host
+
+
+async def test_handler_route_ends_with_its_round(rounds, server):
+    server.route("/rt/h-echo", _echo)
+    url = server.page("/rt/h-rounds", "<p>rounds</p>")
+    first = rounds.run(f"p = (await task_space('handler-rounds')).page('p1')\nawait p.goto({url!r})\n"
+                       "await p.route('**/rt/h-echo', lambda route: route.fulfill(body='handled'))\n"
+                       "print(await p.evaluate(\"fetch('/rt/h-echo').then(r => r.text())\"))\n")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip() == "handled" and "Background task" not in first.stdout + first.stderr
+    second = rounds.run("p = (await task_space('handler-rounds')).page('p1')\n"
+                        "print(await p.evaluate(\"fetch('/rt/h-echo').then(r => r.json()).then(d => d.path)\"))\n"
+                        "print(await p.unroute())\n")
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.split() == ["/rt/h-echo", "0"]
