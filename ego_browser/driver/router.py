@@ -134,7 +134,9 @@ class Router:
 
     # -- paused requests --------------------------------------------------------------------
 
-    def paused(self, params: dict[str, Any], sid: str | None) -> Coroutine[Any, Any, None]:
+    def paused(self, params: dict[str, Any], sid: str | None) -> Coroutine[Any, Any, None] | None:
+        if (sid or "") not in self._enabled:
+            return None  # Fetch enabled by someone else (raw page.cdp): theirs to answer
         return self._handle(params, self._driver.sessions.get(sid or "") or self._driver.session)
 
     async def _handle(self, params: dict[str, Any], session: Session) -> None:
