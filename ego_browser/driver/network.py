@@ -5,7 +5,9 @@ already receives on every session of the tab (``Network.enable`` is sent for the
 and network idle anyway), so capture costs one small dict per request and a few field
 writes per event; nothing is fetched from the browser until someone asks for a body.
 
-Bounds: the newest ``REQUEST_CAP`` requests are kept (the oldest go first). Bodies stay in
+Bounds: the newest ``REQUEST_CAP`` requests are kept, within about ``REQUEST_BYTES`` of URLs and
+headers (the oldest go first: a long-lived tab must not grow the host, as the event buffer once
+did, issue 9). Bodies stay in
 Chromium (its own per-page buffer, ``Network.enable``'s defaults) and are read on demand with
 ``Network.getResponseBody`` / ``Network.getRequestPostData`` on the session that saw the
 request; a body Chromium no longer holds (the page navigated to another process, the buffer
@@ -35,10 +37,12 @@ from typing import Any, Protocol
 from ..cdp import Session
 from ..errors import BodyUnavailable, CdpError
 
-__all__ = ["NetworkLog", "REQUEST_CAP", "BODY_INLINE_MAX", "requests_for_action", "public"]
+__all__ = ["NetworkLog", "REQUEST_CAP", "REQUEST_BYTES", "BODY_INLINE_MAX", "requests_for_action", "public"]
 
 #: requests kept per page (the oldest go first)
 REQUEST_CAP = 500
+#: ...and about this many bytes of their URLs, headers and fields (an estimate, not a measure)
+REQUEST_BYTES = 2 * 1024 * 1024
 #: a body larger than this (bytes) goes to a file; the reply carries its path
 BODY_INLINE_MAX = 1 << 20
 _tmp_ids = itertools.count(1)
@@ -66,6 +70,7 @@ class NetworkLog:
         self._ids = itertools.count(1)
         #: bumped on every change of a record; each record keeps the number of its last change
         self.seq = 0
+        self._bytes = 0
         self._action: tuple[int, str] | None = None
         self._action_ids = itertools.count(1)
         #: the id of the last action begun on this page (the journal reads it after run_action)
@@ -134,13 +139,19 @@ class NetworkLog:
             "state": "pending", "failure": None, "seq": 0, "request_seq": 0, "response_seq": 0, "end_seq": 0,
         }
         self._by_cdp[cdp_id] = no
+        self.records[no] = rec
+        self._weigh(rec, 400 + len(url) + _headers_weight(rec["request_headers"]))
+        self._touch(rec, "request")
+
+    def _weigh(self, rec: dict[str, Any], weight: int) -> None:
+        rec["weight"] = rec.get("weight", 0) + weight
+        self._bytes += weight
         records = self.records
-        records[no] = rec
-        while len(records) > REQUEST_CAP:
+        while len(records) > 1 and (len(records) > REQUEST_CAP or self._bytes > REQUEST_BYTES):
             _, old = records.popitem(last=False)
+            self._bytes -= old["weight"]
             if self._by_cdp.get(old["cdp_id"]) == old["id"]:
                 del self._by_cdp[old["cdp_id"]]
-        self._touch(rec, "request")
 
     def _record(self, p: dict[str, Any], sid: str | None) -> dict[str, Any] | None:
         no = self._by_cdp.get(p.get("requestId", ""))
@@ -167,6 +178,7 @@ class NetworkLog:
         rec = self._record(p, sid)
         if rec is not None:
             self._fill_response(rec, p.get("response") or {}, p.get("timestamp"))
+            self._weigh(rec, 300 + _headers_weight(rec["response_headers"]))
             self._touch(rec, "response")
 
     def _finished(self, p: dict[str, Any], sid: str | None) -> None:
@@ -233,6 +245,10 @@ class NetworkLog:
         if is_b64:
             return {"base64": data, "size": len(raw)}
         return {"text": data, "size": len(raw)}
+
+
+def _headers_weight(headers: dict[str, Any]) -> int:
+    return sum(len(k) + len(v) + 40 for k, v in headers.items() if isinstance(v, str))
 
 
 def _is_redirect(rec: dict[str, Any]) -> bool:
