@@ -54,6 +54,13 @@ def _cases(tmp_path):
         ("glob-braces", "**/rt/{echo,other}", {"fulfill": {"body": "routed"}}, "/rt/other", None),
         ("exact-url-no-match", "/rt/echo", {"fulfill": {"body": "routed"}}, "/rt/echo", None),
         ("regex-search", re.compile(r"api/a$"), {"abort": "failed"}, "/rt/api/a", None),
+        ("glob-query-not-matched", "**/rt/echo", {"fulfill": {"body": "routed"}}, "/rt/echo?x=1", None),
+        ("glob-query-star", "**/rt/echo?*", {"fulfill": {"body": "routed"}}, "/rt/echo?x=1", None),
+        ("glob-question-literal", "**/rt/ech?", {"fulfill": {"body": "routed"}}, "/rt/echo", None),
+        ("glob-double-star-middle", "**/rt/**/b", {"fulfill": {"body": "routed"}}, "/rt/api/a/b", None),
+        ("regex-ignorecase", re.compile(r"RT/ECHO", re.I), {"fulfill": {"body": "routed"}}, "/rt/echo", None),
+        ("post-continue-body", "**/rt/echo", {"continue_": {"post_data": "changed"}}, "/rt/echo",
+         {"method": "POST", "body": "original"}),
     ]
 
 
