@@ -18,6 +18,9 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     │   └── PageEvaluationTimeout                EGO_PAGE_EVALUATION_TIMED_OUT
     ├── NavigationFailed / UrlOpenedInPopup / FileChooserOpened / PageScriptError
     ├── FetchFailed / DownloadFailed
+    ├── BodyUnavailable / BodyTooLarge           EGO_BODY_UNAVAILABLE / EGO_BODY_TOO_LARGE
+    ├── InvalidRoutePattern (also ValueError)    EGO_INVALID_ROUTE_PATTERN
+    ├── HarUnwritable                            EGO_HAR_UNWRITABLE
     ├── CdpError                                 the browser rejected a command
     ├── CdpMethodRefused                         raw CDP outside the space's scope
     ├── CdpChannelUnavailable / BrowserUnavailable
@@ -67,6 +70,10 @@ __all__ = [
     "PageScriptError",
     "FetchFailed",
     "DownloadFailed",
+    "BodyUnavailable",
+    "BodyTooLarge",
+    "InvalidRoutePattern",
+    "HarUnwritable",
     "CdpError",
     "CDPError",
     "CdpMethodRefused",
@@ -308,6 +315,37 @@ class DownloadFailed(EgoError):
     code = "EGO_DOWNLOAD_FAILED"
     fields = ("reason",)
     reason: str | None
+
+
+class BodyUnavailable(EgoError):
+    """A request or response body Chromium cannot give (still loading, failed, evicted)."""
+
+    code = "EGO_BODY_UNAVAILABLE"
+    fields = ("api", "reason")
+    api: str | None
+    reason: str | None
+
+
+class BodyTooLarge(EgoError):
+    code = "EGO_BODY_TOO_LARGE"
+    fields = ("api", "size", "limit")
+    api: str | None
+    size: int | None
+    limit: int | None
+
+
+class InvalidRoutePattern(EgoError, ValueError):
+    code = "EGO_INVALID_ROUTE_PATTERN"
+    fields = ("api", "pattern")
+    api: str | None
+    pattern: str | None
+
+
+class HarUnwritable(EgoError):
+    code = "EGO_HAR_UNWRITABLE"
+    fields = ("api", "path")
+    api: str | None
+    path: str | None
 
 
 class CdpError(EgoError):

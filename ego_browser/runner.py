@@ -56,6 +56,16 @@ def _syntax_error(exc: SyntaxError, source: str) -> str:
     return "\n".join(out)
 
 
+async def _end_routes() -> None:
+    from .client.channel import peek_channel
+
+    round_ = getattr(peek_channel(), "round", None)
+    if round_ is not None and getattr(round_, "route_tasks", None):
+        from .client.routes import end_routes
+
+        await end_routes(round_)
+
+
 async def _report_pages() -> None:
     """List pages adopted in the background that this round never touched, and print once a
     notice the host has for the person (its state store was found damaged and replaced)."""
@@ -196,6 +206,7 @@ def _run_async(code: CodeType, ns: dict[str, Any], filename: str, source: str, w
         finally:
             sys.stdout.flush()
             watch.stop_cancelling()
+            await _end_routes()  # its handler routes end with the round (their tasks are ours, not the script's)
             pending = watch.pending_tasks(current)
             for task in pending:
                 task.cancel()

@@ -60,6 +60,29 @@ class TaskSpace(TaskSpaceBase["Page"]):
             "task.cdp", method=method, params=params, timeout=timeout,
         )
 
+    @validated("TaskSpace.stop_har")
+    async def stop_har(self) -> str | None:
+        """Stop the space's HAR recording and write the file; its path (None if none was recording)."""
+        return await self._call("task.stop_har")  # type: ignore[no-any-return]
+
+    @validated("TaskSpace.emulate")
+    async def emulate(
+        self, *, offline: bool | None = None, network: str | None = None, extra_headers: dict[str, str] | None = None,
+        user_agent: str | None = None, geolocation: dict[str, Any] | None = None, locale: str | None = None,
+        timezone: str | None = None, device: str | None = None,
+    ) -> dict[str, Any]:
+        """Emulate for every page of the space, now and the pages it opens later; what is not given (None) stays
+        as set before. Returns the space's settings."""
+        return await self._call(  # type: ignore[no-any-return]
+            "task.emulate", offline=offline, network=network, extra_headers=extra_headers, user_agent=user_agent,
+            geolocation=geolocation, locale=locale, timezone=timezone, device=device,
+        )
+
+    @validated("TaskSpace.set_offline")
+    async def set_offline(self, offline: bool) -> None:
+        """Take every page of the space offline (True) or back online (False); as emulate(offline=...)."""
+        await self._call("task.set_offline", offline=offline)
+
 
 class Page(PageBase["Download", "FileChooser"]):
     """A tab with a durable label (p1, p2, ...). Get it from task.page(label), task.new_page() or a receipt."""

@@ -18,6 +18,8 @@ from typing import Any, Self, TypeVar
 from ..schema import validated
 from .page_locators import LocatorsMixin
 from .page_nav import NavMixin
+from .page_network import NetworkMixin
+from .routes import PageRoutes
 from .ports import ChooserT, DownloadT, PageRound
 
 __all__ = ["PageBase"]
@@ -26,7 +28,7 @@ _UNSET: Any = object()
 _PartT = TypeVar("_PartT")
 
 
-class PageBase(NavMixin[DownloadT, ChooserT], LocatorsMixin):
+class PageBase(NavMixin[DownloadT, ChooserT], NetworkMixin, PageRoutes, LocatorsMixin):
     """A managed tab. Obtain it from ``task.page(label)``, ``task.new_page()`` or a receipt."""
 
     def __init__(self, round_: PageRound[Self, DownloadT, ChooserT], space_id: int, label: str,

@@ -44,6 +44,8 @@ class SpaceRound(Protocol[_PageT_co]):
     channel: Channel
     touched: set[tuple[int, str]]
     used_spaces: set[int]
+    #: route id -> (its Page or TaskSpace, its pattern, the task serving its handler: client/routes.py)
+    route_tasks: dict[int, Any]
 
     def page_for(self, space_id: int, info: dict[str, Any]) -> _PageT_co: ...
 

@@ -34,6 +34,8 @@ class Round:
         self.last_page: Page | None = None
         self._pages: dict[tuple[int, str], Page] = {}
         self.calls: list[dict[str, Any]] | None = [] if os.environ.get("EGO_BROWSER_ROUND_REPORT") else None
+        #: the round's handler routes (``client/routes.py``): removed when the round ends
+        self.route_tasks: dict[int, Any] = {}
 
     def touch(self, page: Page) -> None:
         self.last_page = page

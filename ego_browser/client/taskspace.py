@@ -15,12 +15,15 @@ from ..schema import validated
 from ..states import Ownership
 from .models import UnmanagedPage
 from .ports import PageT, SpaceRound
+from .routes import SpaceRoutes
 
 __all__ = ["TaskSpaceBase"]
 
 
-class TaskSpaceBase(Generic[PageT]):
+class TaskSpaceBase(SpaceRoutes, Generic[PageT]):
     """Generic in the page class it hands out (the generated ``TaskSpace`` is ``TaskSpaceBase["Page"]``)."""
+
+    _round: SpaceRound[PageT]
 
     def __init__(self, round_: SpaceRound[PageT], info: dict[str, Any]) -> None:
         self._round = round_

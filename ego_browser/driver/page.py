@@ -25,6 +25,8 @@ from .dialogs import Dialogs
 from .downloads import PageDownloads
 from .frames import Frame, FrameTree
 from .locate import Locator
+from .network import NetworkLog
+from .router import Router
 
 if TYPE_CHECKING:
     from .keyboard import Keyboard
@@ -124,6 +126,10 @@ class PageDriver:
         self.nav_tracker: object | None = None  # navigation.NavTracker (navigation imports this module)
         #: finding elements: refs and selectors to element handles (``driver/locate.py``)
         self.locate = Locator(self)
+        #: the page's recent requests and their bodies (``driver/network.py``)
+        self.network = NetworkLog(self)
+        #: the page's routes and the one owner of its Fetch domain (``driver/router.py``)
+        self.router = Router(self)
 
     # -- attaching ---------------------------------------------------------------------------
 
@@ -165,6 +171,7 @@ class PageDriver:
         if main:
             await self._seed_lifecycle(timeout)
         else:
+            await self.router.session_added(session.session_id, session)  # before its first request
             try:
                 await send("Runtime.runIfWaitingForDebugger", timeout=timeout)
             except CdpError:
@@ -210,6 +217,8 @@ class PageDriver:
         offs.append(on("Network.requestWillBeSent", self._request_started))
         offs.append(on("Network.loadingFinished", self._request_ended))
         offs.append(on("Network.loadingFailed", self._request_ended))
+        offs.extend(self.network.subscribe(on))
+        offs.append(on("Fetch.requestPaused", self.router.paused))
         offs.append(on("Target.attachedToTarget", self._child_attached))
         offs.append(on("Target.detachedFromTarget", self._child_detached))
         for method in _BUFFERED:

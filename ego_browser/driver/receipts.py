@@ -46,7 +46,7 @@ async def _flush(driver: PageDriver, flush: Callable[[], Awaitable[Any]] | None)
 async def run_action(
     driver: PageDriver, site: ActionSite, action: Callable[[], Coroutine[Any, Any, Any]], *,
     api: str = "the action", flush: Callable[[], Awaitable[Any]] | None = None, wait_navigation: bool = False,
-    navigation_budget: float | None = None,
+    navigation_budget: float | None = None, name: str | None = None,
 ) -> dict[str, Any]:
     """Run ``action``; its receipt lists the popups and the dialog it opened.
 
@@ -57,6 +57,7 @@ async def run_action(
     ``location=``), wait until it has committed (``driver/navigation.py``); the receipt's
     ``navigation`` says where it went. ``navigation_budget``: seconds from the start of the call
     the whole action may take (the op's own deadline), else ``navigation.COMMIT_TIMEOUT``.
+    ``name``: the action's name on the requests it starts (``driver/network.py``; default ``api``).
     """
     if driver.dialog is not None:
         # input or navigation would wait behind the dialog: say so at once
@@ -88,6 +89,8 @@ async def run_action(
     offs = [driver.session.on("Page.windowOpen", window_open), site.watch_popups(popup)]
     driver.dialogs.listeners.append(dialog)
     result: Any = None
+    # the requests started until the receipt is made carry this action (driver/network.py)
+    action_id = driver.network.begin_action(name or api)
     try:
         task = loop.create_task(action())
         try:
@@ -136,6 +139,7 @@ async def run_action(
             except asyncio.TimeoutError:
                 break
     finally:
+        driver.network.end_action(action_id)
         for off in offs:
             off()
         if dialog in driver.dialogs.listeners:

@@ -24,6 +24,7 @@ from .permission_watch import PermissionWatch, PromptHost
 from .placement import PlacementHost
 from .profile_contexts import ProfileContexts
 from .space_keeping import SpaceKeeping
+from .space_routes import SpaceRoutes
 from .viewports import ViewportHost, Viewports
 from .warm_tab import WarmHost, WarmTab
 from .windows import Windows
@@ -60,11 +61,12 @@ class Features:
     windows: Windows
     dashboard: DashboardSlot
     spaces: SpaceKeeping
+    routes: SpaceRoutes
 
     def all(self) -> tuple[Feature, ...]:
         """Every feature, in the order pages are set up (navigation tracking first)."""
         return (self.navigations, self.popups, self.viewports, self.warm, self.permissions, self.choosers,
-                self.downloads, self.profiles, self.windows, self.dashboard, self.spaces)
+                self.downloads, self.profiles, self.windows, self.dashboard, self.spaces, self.routes)
 
 
 def build(host: FeatureHost) -> Features:
@@ -81,4 +83,5 @@ def build(host: FeatureHost) -> Features:
         windows=Windows(host),
         dashboard=DashboardSlot(),
         spaces=SpaceKeeping(host),
+        routes=SpaceRoutes(host),
     )

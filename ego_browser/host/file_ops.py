@@ -62,7 +62,7 @@ async def set_input_files(host: Host, at: dict[str, Any], *, selector: str, file
             with contextlib.suppress(Exception):
                 await session.send("Runtime.releaseObjectGroup", {"objectGroup": file_inputs.INPUT_GROUP}, timeout=2.0)
 
-    return await run_action(ctx.driver, PageSite(host, ctx), action)
+    return await run_action(ctx.driver, PageSite(host, ctx), action, name=api)
 
 
 # -- file chooser waiters ----------------------------------------------------------------------
@@ -115,4 +115,4 @@ async def chooser_set_files(host: Host, at: dict[str, Any], *, id: int, files: A
         except CdpError as exc:
             raise InvalidState(f"{api}: the file input is gone ({exc.cdp_message})", api=api) from exc
 
-    return await run_action(ctx.driver, PageSite(host, ctx), action)
+    return await run_action(ctx.driver, PageSite(host, ctx), action, name=api)

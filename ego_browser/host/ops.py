@@ -94,6 +94,10 @@ OP_MODULES = (
     "ego_browser.host.file_ops",
     "ego_browser.host.download_ops",
     "ego_browser.host.fetch_ops",
+    "ego_browser.host.network_ops",
+    "ego_browser.host.route_ops",
+    "ego_browser.host.har_ops",
+    "ego_browser.host.emulation_ops",
     "ego_browser.host.profile_ops",
     "ego_browser.host.dashboard_ops",
 )

@@ -55,7 +55,7 @@ async def _leaving(host: Host, ctx: PageCtx, api: str, url: str, timeout: float,
     started = loop.time()
     main = driver.frames.main
     before = main.loader_id if main else None
-    receipt = await run_action(driver, PageSite(host, ctx), action, flush=_seen_already)
+    receipt = await run_action(driver, PageSite(host, ctx), action, flush=_seen_already, name=api)
     dialog = receipt["dialog"]
     if dialog is None or dialog.get("type") != "beforeunload":
         return receipt

@@ -278,6 +278,8 @@ async def finish_space(host: Host, space: SpaceRow, keep: Any) -> dict[str, Any]
     closing_ids = {r.target_id for r in closing}
     from .profile_contexts import save_on_finish
 
+    # its HAR recording is written while its pages (and their bodies) are still there
+    await host.features.routes.space_finished(space.id)
     # the profile keeps what this space changed (a log-in, site data); finishing never deletes it
     await save_on_finish(host, space, [r.target_id for r in pages if r.target_id])
     if windows.headed(host) and closing_ids and host.spare_tab is None and not any(

@@ -78,6 +78,9 @@ CLASSES: dict[str, ClassInfo] = {
     "Download": ClassInfo("download", "Download", _GEN, 'Download (from page.wait_for_event("download"))'),
     "ActionReceipt": ClassInfo("receipt", "ActionReceipt", _MODELS, "ActionReceipt"),
     "UnmanagedPage": ClassInfo("unmanaged_page", "UnmanagedPage", _MODELS, "UnmanagedPage"),
+    "Route": ClassInfo("route", "Route", "ego_browser.client.routes", "Route (page.route(url, handler))"),
+    "Request": ClassInfo("request", "Request", "ego_browser.client.network",
+                         "Request (from page.requests(), page.expect_response())"),
 }
 #: top-level functions -> the module that defines each (all are ``ego_browser.<name>``)
 FUNCTIONS: dict[str, str] = {
@@ -171,6 +174,8 @@ def _part(name: str) -> str:
         return "spec_page"
     if head == "TaskSpace" or "." not in name:
         return "spec_space"
+    if head in ("Request", "Route"):
+        return "spec_network"
     return "spec_more"
 
 
@@ -186,7 +191,7 @@ def lookup(name: str) -> Member | None:
     return _MEMBERS.get(name) or next((m for k, m in _MEMBERS.items() if k.lower() == name.lower()), None)
 
 
-_PARTS = ("spec_space", "spec_page", "spec_more")  # declaration order: top-level, TaskSpace, Page, the rest
+_PARTS = ("spec_space", "spec_page", "spec_more", "spec_network")  # declaration order: top-level, TaskSpace, Page, the rest
 _loaded: set[str] = set()
 
 

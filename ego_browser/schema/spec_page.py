@@ -453,5 +453,8 @@ extra = await task.new_page()
 await extra.close()
 """)
 
+# the page's network (and the Request class) are declared apart, loaded with the Page
+from . import spec_network  # noqa: E402,F401
+
 __all__: list[str] = []
 _ = OMIT

@@ -253,5 +253,8 @@ print(version["product"])
           "Target.createTarget joins the space as an unmanaged tab (see tabs(), adopt()). resetPermissions "
           "needs an isolated space (the default context is shared with the user). A person-held space raises TaskSpaceUserInControl.")
 
+# TaskSpace.route/unroute are declared with the page's network
+from . import spec_network  # noqa: E402,F401
+
 __all__: list[str] = []
 _ = OMIT
