@@ -62,6 +62,8 @@ await page.goto("https://shop.example/search.html?q=kettle")
 print(await page.snapshot())
 print(await page.snapshot(grep="kettle"))  # only the matching lines, with what locates them
 print(await page.snapshot(interactive=True, max_length=4000))
+await page.goto("https://shop.example/product.html?id=k3")
+print(await page.snapshot())
 await page.click("text=Add to cart")
 print(await page.snapshot(changes=True))  # only the lines the click changed
 print(await page.snapshot(scope="full_page", to_file=True))  # the path and a summary; search the file
@@ -74,9 +76,10 @@ M("Page.locator_of", [P("ref", "selector")], "str | None",
   "naming one element) points at: one that names only that element on the page now, for code reused in a later "
   "round or on a fresh load. None when no such locator exists (then use text= or CSS).",
   """
-print(await page.snapshot())        # ... textbox "Email" [ref=12] ...
-sel = await page.locator_of("@12")  # "loc=css:#email"
-await page.fill(sel, "ann@example.com")
+print(await page.snapshot())            # ... searchbox "Search" [ref=3] ...
+ref = (await page.find("#q"))[0]["ref"]  # the ref a snapshot printed for it ("@3")
+sel = await page.locator_of(ref)         # "loc=css:#q": works in a later round, on a fresh load
+await page.fill(sel, "kettle")
 """, errors=("StaleRef", "UnknownRef", "SelectorNotFound", "SelectorAmbiguous"))
 M("Page.screenshot", ["*", P("path", "abspath?", None, doc="default $TMPDIR/ego-browser-shot-<pid>-<n>.png"),
                       P("full_page", "bool", False), P("clip", "clip?", None, doc="{x, y, width, height, scale?}"),

@@ -327,9 +327,15 @@ async def test_the_dashboard_reads_at_360_px_and_the_caption_is_never_over_the_p
         assert box["wide"] <= 360, box
         assert box["label_h"] > 0 and box["label_bottom"] <= box["live_top"], box  # never over the page
         assert box["live_w"] >= 300 and box["aside_top"] >= box["live_bottom"], box
-    await viewer.evaluate("() => { location.hash = '#/'; }")
-    await viewer.wait_for_function("!document.getElementById('list').hidden")
-    assert await viewer.evaluate("document.documentElement.scrollWidth") <= 360
+    # the list, with a space whose long name has no place to break
+    long = await ego_browser.task_space("a-long-space-name-with-no-spaces-in-it-at-all-" * 2)
+    try:
+        await viewer.evaluate("() => { location.hash = '#/'; }")
+        await viewer.wait_for_function("(id) => !document.getElementById('list').hidden && "
+                                       "document.querySelector(`[data-space='${id}']`)", long.space_id)
+        assert await viewer.evaluate("document.documentElement.scrollWidth") <= 360
+    finally:
+        await long.finish(keep=[])
 
 
 async def test_an_action_note_shows_while_the_action_runs(dash, viewer, server):
