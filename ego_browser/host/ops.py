@@ -96,6 +96,7 @@ OP_MODULES = (
     "ego_browser.host.fetch_ops",
     "ego_browser.host.profile_ops",
     "ego_browser.host.dashboard_ops",
+    "ego_browser.host.journal_ops",  # last: it wraps the action handlers the others registered
 )
 
 

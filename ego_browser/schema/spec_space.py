@@ -232,6 +232,22 @@ M("TaskSpace.set_status", [P("text", "text500", doc='the progress text the user 
 await task.set_status("Comparing kettle prices")
 """)
 
+M("TaskSpace.journal", ["*", P("rounds", "list?", None, doc="round numbers to read (default: all that are kept)")],
+  "{format, space_id, caps, rounds: [{n, started, ended, script, status, error, actions: [{seq, round, op, page, "
+  "target, value, url_before, url_after, navigation, dialog, popups, download, outcome, error, started, ms, "
+  "requests}]}]}",
+  "What the space did, round by round: each round's script and outcome, each action's target (as given and as "
+  "resolved: role, name, the stable locator computed when it ran), value, URLs before and after and what it "
+  "caused. Read-only; task.learn distils tools from it.",
+  """
+journal = await task.journal()
+for r in journal["rounds"]:
+    print(r["n"], r["status"], [(a["op"], (a["target"] or {}).get("locator")) for a in r["actions"]])
+""",
+  details="Values typed into password fields read [password]; values passed as secrets read [secret:NAME]; "
+          "neither is ever stored. Bounded per space (caps says how); a finished space's journal goes with it unless "
+          "a tool was learned from it. The format is documented in docs/learning.md.")
+
 M("TaskSpace.cdp", [P("method", "str+", doc="a Target.* or Browser.* method"), P("params", "dict?", None), "*",
                     P("timeout", "ms>0", 30000)],
   "dict", "A raw browser-level CDP command (Target.* and Browser.* only), scoped to this space's tabs and browser "
