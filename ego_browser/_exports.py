@@ -13,6 +13,7 @@ LAZY = {
     "learn_context": "ego_browser.learning",
     "run_site_tool": "ego_browser.learning",
     "run_site_browser_tool": "ego_browser.learning",
+    "tools": "ego_browser.learning.learned_run",
     "TaskSpace": "ego_browser.client._generated",
     "Page": "ego_browser.client._generated",
     "FileChooser": "ego_browser.client._generated",
@@ -78,4 +79,5 @@ LAZY = {
 RUNNER_GLOBALS = (
     "task_space", "list_task_spaces", "claim_task_space", "take_over_task_space", "profiles", "help", "site_skills",
     "learn_context", "run_site_tool", "run_site_browser_tool", "ego_browser", "EgoError", "asyncio", "json", "re",
+    "tools",
 )

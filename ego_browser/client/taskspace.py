@@ -15,11 +15,12 @@ from ..schema import validated
 from ..states import Ownership
 from .models import UnmanagedPage
 from .ports import PageT, SpaceRound
+from .taskspace_learning import LearningMixin
 
 __all__ = ["TaskSpaceBase"]
 
 
-class TaskSpaceBase(Generic[PageT]):
+class TaskSpaceBase(LearningMixin, Generic[PageT]):
     """Generic in the page class it hands out (the generated ``TaskSpace`` is ``TaskSpaceBase["Page"]``)."""
 
     def __init__(self, round_: SpaceRound[PageT], info: dict[str, Any]) -> None:

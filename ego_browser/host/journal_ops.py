@@ -178,7 +178,8 @@ _wrap_finish()
 @op("TaskSpace.journal")
 async def journal(host: Host, at: dict[str, Any], *, rounds: list[int] | None) -> dict[str, Any]:
     space = host.space_row(at.get("space"))
-    return journal_of(host).read(space.id, rounds)
+    # the space's profile: task.save_tool verifies a tool in a fresh space of the same one
+    return {**journal_of(host).read(space.id, rounds), "profile_id": space.profile_id, "isolated": space.isolated}
 
 
 @op("task.journal_keep")

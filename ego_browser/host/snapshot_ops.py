@@ -109,7 +109,17 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
     ctx.driver.snapshot_prev = (options, body)
     if changes:
         body = _changes(prev[1] if prev is not None and prev[0] == options else None, body)
-    return truncate(header(host, ctx, title) + (" (loading)" if loading else "") + "\n" + body, max_length)
+    return truncate(header(host, ctx, title) + (" (loading)" if loading else "") + _learned(ctx) + "\n" + body,
+                    max_length)
+
+
+def _learned(ctx: PageCtx) -> str:
+    """The line naming the learned tools of the page's site (issue 28 §4), or nothing."""
+    from ..learning.learned import header_line
+
+    main = ctx.driver.frames.main
+    line = header_line(main.url) if main is not None else ""
+    return "\n" + line if line else ""
 
 
 def _changes(prev: str | None, body: str) -> str:

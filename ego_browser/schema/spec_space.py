@@ -248,6 +248,39 @@ for r in journal["rounds"]:
           "neither is ever stored. Bounded per space (caps says how); a finished space's journal goes with it unless "
           "a tool was learned from it. The format is documented in docs/learning.md.")
 
+M("TaskSpace.learn", [P("name", "str+", doc="the tool's name, a Python identifier (add_book)"), "*",
+                      P("rounds", "list?", None, doc="round numbers to learn from (default: every round kept)"),
+                      P("params", "dict?", None, doc="renames of the parameters found: {\"title\": \"book_title\"}")],
+  "{name, origin, path_prefix, source, params, postcondition, rounds, lever, space_id, profile_id, isolated, "
+  "draft_file}",
+  "Distil the space's journal into a draft tool: an async run(page, ...) whose parameters are the values typed or "
+  "chosen (named from the fields' labels), whose steps use stable locators only and which ends by checking what the "
+  "last page showed. Nothing is saved: read (and edit) source, then task.save_tool.",
+  """
+draft = await task.learn("add_book", params={"title": "book_title"})
+print(draft["source"])
+""",
+  errors=("LearnJournalEmpty", "LearnRoundFailed", "LearnNameTaken", "LearnUnknownParam", "LearnedToolInvalid"),
+  details="A GET form whose result URL carries the typed values becomes one goto of that URL (lever says so). "
+          "The journal of the last round learned from must have succeeded; a parameter renamed must have appeared; "
+          "a name shipped with ego_browser for the site is refused.")
+
+M("TaskSpace.save_tool", [P("name", "str+", doc="the name given to task.learn"), "*",
+                          P("source", "str?", None, doc="the edited source (default: the draft's)"),
+                          P("args", "dict?", None, doc="values for the verifying run (default: the recorded ones)"),
+                          P("skip_verify", "str?", None, doc="the reason not to verify (kept with the tool)")],
+  "{name, site_id, version, verified, file, result, verify_skipped}",
+  "Run the draft once in a fresh space of the same profile and check its post-condition; only then save it in the "
+  "site's learned pack (a new version when it exists, the old one kept). Then: await tools.NAME(page, ...).",
+  """
+draft = await task.learn("add_book")
+saved = await task.save_tool("add_book", args={"title": "Emma"})
+print(saved["version"], saved["verified"])
+""",
+  errors=("LearnVerifyFailed", "LearnedToolInvalid", "LearnNameTaken", "InvalidArgument"),
+  details="A failed run or invalid source saves nothing and leaves an existing tool as it was. skip_verify "
+          "(a run would buy something twice) saves unverified, with the reason kept.")
+
 M("TaskSpace.cdp", [P("method", "str+", doc="a Target.* or Browser.* method"), P("params", "dict?", None), "*",
                     P("timeout", "ms>0", 30000)],
   "dict", "A raw browser-level CDP command (Target.* and Browser.* only), scoped to this space's tabs and browser "
