@@ -257,7 +257,10 @@ M("TaskSpace.learn", [P("name", "str+", doc="the tool's name, a Python identifie
   "chosen (named from the fields' labels), whose steps use stable locators only and which ends by checking what the "
   "last page showed. Nothing is saved: read (and edit) source, then task.save_tool.",
   """
-draft = await task.learn("add_book", params={"title": "book_title"})
+await page.fill("#q", "kettle")
+await page.click('role=button[name="Search"]')
+draft = await task.learn("find_products", params={"search_products": "query"})
+print(draft["lever"])
 print(draft["source"])
 """,
   errors=("LearnJournalEmpty", "LearnRoundFailed", "LearnNameTaken", "LearnUnknownParam", "LearnedToolInvalid"),
@@ -273,9 +276,12 @@ M("TaskSpace.save_tool", [P("name", "str+", doc="the name given to task.learn"),
   "Run the draft once in a fresh space of the same profile and check its post-condition; only then save it in the "
   "site's learned pack (a new version when it exists, the old one kept). Then: await tools.NAME(page, ...).",
   """
-draft = await task.learn("add_book")
-saved = await task.save_tool("add_book", args={"title": "Emma"})
+await page.fill("#q", "kettle")
+await page.click('role=button[name="Search"]')
+await task.learn("search_shop")
+saved = await task.save_tool("search_shop", args={"search_products": "toaster"})
 print(saved["version"], saved["verified"])
+print(await tools.search_shop(page, search_products="kettle"))
 """,
   errors=("LearnVerifyFailed", "LearnedToolInvalid", "LearnNameTaken", "InvalidArgument"),
   details="A failed run or invalid source saves nothing and leaves an existing tool as it was. skip_verify "
