@@ -1,8 +1,9 @@
 // The journal's record of an action's target (docs/learning.md): `this` is the element the
 // action resolved to, in the utility world. Answers its role, name and field facts, and the
 // locators that would find it again without a ref, each with whether it is unique in its
-// document now: test id, id, label, name attribute, role+name, href. `locator` is the first
-// unique one (the most stable), or null. Computed at action time, before any input.
+// document now, in order of stability: test id, id, label, name attribute, role+name, href
+// (the last two are counted only when none before is unique: role+name then says unique null).
+// `locator` is the first unique one, or null. Computed at action time, before any input.
 function journal_target() {
   const el = this;
   const doc = el.ownerDocument || document;
@@ -37,7 +38,11 @@ function journal_target() {
   if (fname && /^(input|select|textarea|button)$/.test(el.localName)) {
     add('name', `css=${el.localName}[name="${esc(fname)}"]`, count(`${el.localName}[name="${esc(fname)}"]`) === 1);
   }
-  if (d.role && d.name && sel) {
+  // role+name is checked only when nothing more stable is unique: counting it describes every
+  // element of the tag, which costs on a large page (an unchecked candidate says unique: null)
+  const settled = cands.some((c) => c.unique);
+  if (d.role && d.name && sel && settled) cands.push({ kind: 'role', locator: `role=${d.role}[name=${q(d.name)}]`, unique: null });
+  if (d.role && d.name && sel && !settled) {
     let n = 0, seen = 0;
     for (const c of doc.querySelectorAll(`${el.localName}, [role]`)) {
       if (++seen > 3000) { n = 2; break; }
@@ -46,7 +51,7 @@ function journal_target() {
     }
     add('role', `role=${d.role}[name=${q(d.name)}]`, n === 1);
   }
-  if (el.localName === 'a' && el.href) {
+  if (el.localName === 'a' && el.href && !cands.some((c) => c.unique)) {
     let n = 0;
     for (const a of doc.querySelectorAll('a[href]')) if (a.href === el.href) n++;
     add('href', `loc=href:${el.getAttribute('href')}`, n === 1);
