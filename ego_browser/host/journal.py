@@ -128,7 +128,10 @@ class Journal:
             text = script[:MAX_SCRIPT] if isinstance(script, str) else None
             for secret in sorted(self._redact.pop((space_id, token), set()), key=len, reverse=True):
                 if text is not None and secret:
-                    text = text.replace(secret, PASSWORD)
+                    for quote in ('"', "'"):  # the usual spelling: a literal
+                        text = text.replace(f"{quote}{secret}{quote}", f'"{PASSWORD}"')
+                    if len(secret) >= 4:  # anywhere else too, unless so short it would garble the script
+                        text = text.replace(secret, PASSWORD)
             if started and started < data["started"]:
                 data["started"] = started
             data.update(script=text, status=status, error=error, ended=time.time())

@@ -111,7 +111,7 @@ def _wrap(name: str) -> None:
             key = (space, str(at.get("label")))
             if seen:
                 book.password_focus[key] = bool(seen.get("password"))
-            typed_blind = name.startswith("keyboard.") and book.password_focus.get(key)
+            typed_blind = name in ("keyboard.type", "keyboard.insert_text") and book.password_focus.get(key)
             if (seen.get("password") or typed_blind) and isinstance(value, str):
                 secret, value = value, PASSWORD
             target = None

@@ -30,9 +30,9 @@ __all__ = ["Draft", "distill", "origin_of", "param_name"]
 #: operations a tool replays (waits and dialogs are steps too; reads are not)
 _REPLAYED = {"page.goto", "page.click", "page.dblclick", "page.fill", "page.type", "page.press",
              "page.select_option", "page.check", "page.uncheck", "page.set_checked", "page.wait_for_selector",
-             "page.hover"}
+             "page.hover", "keyboard.type", "keyboard.insert_text", "keyboard.press"}
 #: operations whose value becomes a parameter
-_VALUED = {"page.fill", "page.type", "page.select_option"}
+_VALUED = {"page.fill", "page.type", "page.select_option", "keyboard.type", "keyboard.insert_text"}
 
 
 @dataclass
@@ -118,27 +118,39 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
     taken: set[str] = set()
     steps: list[dict[str, Any]] = []
     values: dict[str, Any] = {}
+    focused: dict[str, Any] = {}  # the element the last targeted step acted on: keyboard input goes there
     for action in actions:
+        if action.get("target"):
+            focused = action["target"]
+        elif action["op"].startswith("keyboard."):
+            action = {**action, "target": None, "_focus": focused}
         op = action["op"].split(".", 1)[1]
+        if action["op"].startswith("keyboard."):
+            op = "key_" + op  # keyboard input goes wherever the focus is: no locator
         step: dict[str, Any] = {"op": op, "url_before": action.get("url_before"), "url_after": action.get("url_after")}
         if op == "goto":
             step["url"] = action.get("value") or action.get("url_after")
-        else:
+        elif not op.startswith("key_"):
             step["locator"], step["expect"] = _locator(action)
-            target = action.get("target") or {}
-            step["form"] = target.get("form")
+            step["form"] = (action.get("target") or {}).get("form")
         if action["op"] in _VALUED and isinstance(action.get("value"), str) and not action["value"].startswith("["):
-            target = action.get("target") or {}
+            target = action.get("target") or action.get("_focus") or {}
             pname = param_name(target.get("label") or target.get("field") or target.get("name"), taken)
             step["param"] = pname
             values[pname] = action["value"]
-        elif op in ("fill", "type") and isinstance(action.get("value"), str):
+        elif action["op"] in _VALUED and action.get("value") is not None and not isinstance(action["value"], str):
+            # a choice given as a list or {value, label, index}: kept as the parameter's default
+            pname = param_name((action.get("target") or {}).get("label") or (action.get("target") or {}).get("field"),
+                               taken)
+            step["param"] = pname
+            values[pname] = action["value"]
+        elif op in ("fill", "type", "key_type", "key_insert_text") and isinstance(action.get("value"), str):
             # a masked value: a secret is passed on by name, a password must be given at each call
             secret = re.fullmatch(r"\[secret:(.+)\]", action["value"])
             pname = param_name((action.get("target") or {}).get("label") or "password", taken)
             step["param"] = pname
             values[pname] = {"$secret": secret.group(1)} if secret else None
-        elif op == "press":
+        elif op in ("press", "key_press"):
             step["key"] = action.get("value")
         elif op == "set_checked":
             step["checked"] = bool(action.get("value"))
@@ -266,6 +278,13 @@ def _render(name: str, origin: str, prefix: str, steps: list[dict[str, Any]], va
         op = step["op"]
         if op == "goto":
             lines.append(f"    await s.goto({n}, {step['url']!r})")
+            continue
+        if op in ("key_type", "key_insert_text"):
+            lines.append(f"    await s.{op}({n}, {step['param']})")
+            continue
+        if op == "key_press":
+            wait = f", wait_url={step['wait_url']!r}" if step.get("wait_url") else ""
+            lines.append(f"    await s.key_press({n}, {step.get('key')!r}{wait})")
             continue
         if op == "goto_template":
             query = ", ".join(f"({k!r}, {v[1:-1]})" if v.startswith("{") and v.endswith("}") else f"({k!r}, {v!r})"

@@ -148,6 +148,23 @@ class Steps:
         await self.page.set_checked(await self._target(step, locator, expect), checked)
         await self._after(step, wait_url)
 
+    async def key_type(self, step: int, text: Any) -> None:
+        """Keyboard input where the focus is (the previous step put it there)."""
+        self.step = step
+        await self._on_origin(step)
+        await self.page.keyboard.type(text)
+
+    async def key_insert_text(self, step: int, text: Any) -> None:
+        self.step = step
+        await self._on_origin(step)
+        await self.page.keyboard.insert_text(text)
+
+    async def key_press(self, step: int, key: str, *, wait_url: str | None = None) -> None:
+        self.step = step
+        await self._on_origin(step)
+        await self.page.keyboard.press(key)
+        await self._after(step, wait_url)
+
     async def wait(self, step: int, locator: str, *, state: str = "visible", expect: dict[str, Any]) -> None:
         self.step = step
         await self.page.wait_for_selector(locator, state=state, timeout=10000)

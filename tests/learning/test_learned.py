@@ -220,3 +220,17 @@ def test_bad_packs_and_imports_fail_with_a_code_and_lose_nothing(root, tmp_path)
     bad = cli(root, "import", str(tmp_path / "evil.json"), check=False)
     assert bad.returncode == 1 and "EGO_SITE_PACK_INVALID" in bad.stderr
     assert not (root / "evil.test").exists()
+
+
+def test_keyboard_input_and_list_choices_are_replayed():
+    j = journal(("ok", [
+        act("page.goto", value=f"{ORIGIN}/f", before="about:blank", after=f"{ORIGIN}/f"),
+        act("page.click", "#name", "id=name", before=f"{ORIGIN}/f", label="Name"),
+        act("keyboard.type", value="Ann", before=f"{ORIGIN}/f"),
+        act("page.select_option", "#tags", "id=tags", ["a", "b"], before=f"{ORIGIN}/f", label="Tags"),
+        act("keyboard.press", value="Enter", before=f"{ORIGIN}/f", after=f"{ORIGIN}/done", nav={}),
+    ]))
+    src = distill(j, "t").source
+    compile(src, "t", "exec")
+    assert "await s.key_type(3, name)" in src and "name='Ann'" in src
+    assert "tags=['a', 'b']" in src and "await s.key_press(5, 'Enter', wait_url=" in src
