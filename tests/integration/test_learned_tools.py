@@ -150,10 +150,10 @@ def test_learned_packs_hold_no_password(rounds, app):
 def test_a_repaired_run_learned_again_saves_a_new_version_and_keeps_the_old(rounds, app):
     space = f"heal-{app.prefix.strip('/')}"
     run(rounds, add_book_round(space, app))
-    run(rounds, f'task = await task_space({space!r})\nawait task.learn("add_book")\n'
-                'await task.save_tool("add_book", args={"title": "Emma"})\n')
+    run(rounds, f'task = await task_space({space!r})\nawait task.learn("heal_book")\n'
+                'await task.save_tool("heal_book", args={"title": "Emma"})\n')
     app.drift = True
-    failed = run(rounds, f'task = await task_space({space!r})\nawait tools.add_book(task.page("p1"), title="Kim")\n',
+    failed = run(rounds, f'task = await task_space({space!r})\nawait tools.heal_book(task.page("p1"), title="Kim")\n',
                  ok=False)
     assert "EGO_LEARNED_STEP_NOT_FOUND" in failed.stderr
     # one repair round on the changed page, then learn again from it
@@ -163,12 +163,12 @@ def test_a_repaired_run_learned_again_saves_a_new_version_and_keeps_the_old(roun
     journal = last_json(run(rounds, f'task = await task_space({space!r})\nprint(json.dumps(await task.journal()))\n'))
     repair = journal["rounds"][-1]["n"]  # the repair round (this reading round is journaled when it ends)
     saved = last_json(run(rounds, f'task = await task_space({space!r})\n'
-                                  f'await task.learn("add_book", rounds=[{repair}], params={{"book_name": "title"}})\n'
-                                  'print(json.dumps(await task.save_tool("add_book", args={"title": "Nostromo"})))\n'))
+                                  f'await task.learn("heal_book", rounds=[{repair}], params={{"book_name": "title"}})\n'
+                                  'print(json.dumps(await task.save_tool("heal_book", args={"title": "Nostromo"})))\n'))
     assert saved["version"] == 2 and saved["verified"]
     folder = Path(saved["file"]).parent
-    assert (folder / "add_book.v1.py").exists() and "data-testid=book-title" in (folder / "add_book.v1.py").read_text()
+    assert (folder / "heal_book.v1.py").exists() and "data-testid=book-title" in (folder / "heal_book.v1.py").read_text()
     assert "id=book-name" in Path(saved["file"]).read_text()
     out = last_json(run(rounds, f'task = await task_space({space!r})\n'
-                                'print(json.dumps(await tools.add_book(task.page("p1"), title="Lord Jim")))\n'))
+                                'print(json.dumps(await tools.heal_book(task.page("p1"), title="Lord Jim")))\n'))
     assert out["ok"] and app.books[-1]["title"] == "Lord Jim"
