@@ -141,9 +141,8 @@ def _wrap_report() -> None:
         return
     inner = spec.fn
 
-    async def report(host: Host, at: dict[str, Any], *, token: str | None = None, script: str | None = None,
-                     status: str | None = None, error: str | None = None, started: float | None = None,
-                     **kwargs: Any) -> Any:
+    async def report(host: Host, at: dict[str, Any], *, token: str | None, script: str | None,
+                     status: str | None, error: str | None, started: float | None, **kwargs: Any) -> Any:
         if token and host.store is not None:
             for space in kwargs.get("spaces") or ():
                 if isinstance(space, int) and host.store.space(space) is not None:
