@@ -292,19 +292,21 @@ def _render(name: str, origin: str, prefix: str, steps: list[dict[str, Any]], va
             lines.append(f"    await s.goto_query({n}, {step['base']!r}, [{query}])")
             continue
         loc = step.get("locator")
-        expect = {k: v for k, v in (step.get("expect") or {}).items() if v}
+        # a locator naming what was typed before (the link to the product searched for) follows the parameter
+        expect = "{" + ", ".join(f"{k!r}: {_literal(v, values)}" for k, v in (step.get("expect") or {}).items()
+                                 if v) + "}"
         wait = f", wait_url={step['wait_url']!r}" if step.get("wait_url") else ""
-        head = f"{n}, {loc!r}"
+        head = f"{n}, {_literal(loc, values) if isinstance(loc, str) else repr(loc)}"
         if op in ("fill", "type", "select_option"):
-            lines.append(f"    await s.{op}({head}, {step['param']}, expect={expect!r}{wait})")
+            lines.append(f"    await s.{op}({head}, {step['param']}, expect={expect}{wait})")
         elif op == "press":
-            lines.append(f"    await s.press({head}, {step.get('key')!r}, expect={expect!r}{wait})")
+            lines.append(f"    await s.press({head}, {step.get('key')!r}, expect={expect}{wait})")
         elif op == "set_checked":
-            lines.append(f"    await s.set_checked({head}, {step.get('checked')!r}, expect={expect!r}{wait})")
+            lines.append(f"    await s.set_checked({head}, {step.get('checked')!r}, expect={expect}{wait})")
         elif op == "wait_for_selector":
-            lines.append(f"    await s.wait({head}, state={step.get('state')!r}, expect={expect!r})")
+            lines.append(f"    await s.wait({head}, state={step.get('state')!r}, expect={expect})")
         else:
-            lines.append(f"    await s.{op}({head}, expect={expect!r}{wait})")
+            lines.append(f"    await s.{op}({head}, expect={expect}{wait})")
     args = ", ".join(f"{k}={v!r}" for k, v in post.items() if v and k != "message" and k != "heading")
     texts = []
     for key in ("message", "heading"):
@@ -312,6 +314,17 @@ def _render(name: str, origin: str, prefix: str, steps: list[dict[str, Any]], va
             texts.append(f"{key}={_fstring(post[key])}")
     lines.append(f"    return await s.done({', '.join([a for a in (args, *texts) if a])})")
     return "\n".join(lines) + "\n"
+
+
+def _literal(text: Any, values: dict[str, Any]) -> str:
+    """``text`` as Python source: an f-string with ``{param}`` where a parameter's recorded value
+    (three characters or more) appears in it, else a plain literal."""
+    if not isinstance(text, str):
+        return repr(text)
+    found = [(p, v) for p, v in values.items() if isinstance(v, str) and len(v) >= 3 and v in text]
+    if not found:
+        return repr(text)
+    return _fstring(_template(text, dict(found)))
 
 
 def _fstring(template: str) -> str:

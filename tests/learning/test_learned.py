@@ -234,3 +234,17 @@ def test_keyboard_input_and_list_choices_are_replayed():
     compile(src, "t", "exec")
     assert "await s.key_type(3, name)" in src and "name='Ann'" in src
     assert "tags=['a', 'b']" in src and "await s.key_press(5, 'Enter', wait_url=" in src
+
+
+def test_a_locator_naming_a_typed_value_follows_the_parameter():
+    j = journal(("ok", [
+        act("page.goto", value=f"{ORIGIN}/p/", before="about:blank", after=f"{ORIGIN}/p/"),
+        act("page.fill", "#q", "id=q", "Aurora Desk Lamp", before=f"{ORIGIN}/p/", label="Search", form={"method": "post"}),
+        act("page.click", "text=Go", 'role=button[name="Go"]', role="button", name="Go", before=f"{ORIGIN}/p/",
+            after=f"{ORIGIN}/p/results", nav={}),
+        act("page.click", "@7", 'role=link[name="Aurora Desk Lamp"]', role="link", name="Aurora Desk Lamp",
+            before=f"{ORIGIN}/p/results", after=f"{ORIGIN}/p/3/change/", nav={}),
+    ]))
+    src = distill(j, "open_product").source
+    compile(src, "t", "exec")
+    assert "await s.click(4, f'role=link[name=\"{search}\"]', expect={'role': 'link', 'name': f'{search}'," in src
