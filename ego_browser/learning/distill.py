@@ -229,8 +229,11 @@ def _get_lever(steps: list[dict[str, Any]], values: dict[str, Any]) -> str | Non
 
 
 def _url_pattern(url: str, values: dict[str, Any]) -> str:
+    """The URL's origin and path as a pattern; a path segment that is a number (a record's id)
+    matches any segment, so another record's page matches too."""
     parts = urlsplit(url)
-    return "^" + re.escape(f"{parts.scheme}://{parts.netloc}{parts.path}") + r"(\?|#|$)"
+    segments = [r"[^/]+" if seg.isdigit() else re.escape(seg) for seg in parts.path.split("/")]
+    return "^" + re.escape(f"{parts.scheme}://{parts.netloc}") + "/".join(segments) + r"(\?|#|$)"
 
 
 def _postcondition(final_url: str, last_page: dict[str, Any] | None, values: dict[str, Any]) -> dict[str, Any]:
