@@ -172,3 +172,19 @@ def test_a_repaired_run_learned_again_saves_a_new_version_and_keeps_the_old(roun
     out = last_json(run(rounds, f'task = await task_space({space!r})\n'
                                 'print(json.dumps(await tools.heal_book(task.page("p1"), title="Lord Jim")))\n'))
     assert out["ok"] and app.books[-1]["title"] == "Lord Jim"
+
+
+def test_learnings_make_from_the_command_line(rounds, app):
+    space = f"cli-{app.prefix.strip('/')}"
+    out = run(rounds, add_book_round(space, app) + "print(task.space_id)\n").stdout
+    space_id = out.strip().splitlines()[-1]
+    proc = rounds.cli("learnings", "make", space_id, "cli_book", "--param", "title=book_title",
+                      "--args", '{"book_title": "Walden"}', "--json", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    made = json.loads(proc.stdout)
+    assert made["saved"]["verified"] and "book_title='Dune'" in made["draft"]["source"]
+    assert app.books[-1]["title"] == "Walden"
+    listed = json.loads(rounds.cli("learnings", "list", "--json").stdout)
+    assert any(t["name"] == "cli_book" and t["trusted"] for t in listed["tools"])
+    bad = rounds.cli("learnings", "make", space_id, "cli_book2", "--param", "nope=x")
+    assert bad.returncode == 1 and "EGO_LEARN_UNKNOWN_PARAM" in bad.stderr
