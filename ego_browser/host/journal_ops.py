@@ -11,17 +11,19 @@ brings the round's script and status.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from typing import Any
 
 from ..driver.witness import WITNESS
-from ..errors import EgoError
 from .core import Host
 from .journal import PASSWORD, Journal, masked_value
 from .ops import OPS, op
 
 __all__ = ["JOURNALED", "journal_of"]
+
+logger = logging.getLogger("ego_browser.host")
 
 #: wire name -> the argument holding the value it types, chooses, checks or uploads (None: none)
 JOURNALED: dict[str, str | None] = {
@@ -64,7 +66,7 @@ def _url(host: Host, at: dict[str, Any]) -> str | None:
         driver = host.drivers.get(row.target_id or "")
         main = driver.frames.main if driver is not None else None
         return main.url if main is not None else row.url
-    except EgoError:
+    except Exception:  # noqa: BLE001 - a URL the journal cannot read is recorded as None
         return None
 
 
@@ -78,6 +80,36 @@ def _caused(result: Any) -> dict[str, Any]:
         "popups": [p.get("label") for p in result.get("popups") or () if isinstance(p, dict)],
         "download": result.get("download"),
     }
+
+
+def _record(host: Host, at: dict[str, Any], name: str, kwargs: dict[str, Any], seen: dict[str, Any], result: Any,
+            error: BaseException | None, url_before: str | None, started: float, t0: float) -> None:
+    space = at["space"]
+    value = _value(name, kwargs)
+    secret = None
+    book = journal_of(host)
+    key = (space, str(at.get("label")))
+    if seen:
+        book.password_focus[key] = bool(seen.get("password"))
+    typed_blind = name in ("keyboard.type", "keyboard.insert_text") and book.password_focus.get(key)
+    if (seen.get("password") or typed_blind) and isinstance(value, str):
+        secret, value = value, PASSWORD
+    target = None
+    given = kwargs.get("selector")
+    if given is not None or seen:
+        target = {"given": given, **{k: seen.get(k) for k in (
+            "frame", "role", "name", "tag", "type", "field", "label", "form", "locator", "locators")}}
+    record = {
+        "op": name, "page": at.get("label"), "target": target, "value": masked_value(value),
+        "url_before": url_before, "url_after": _url(host, at),
+        **_caused(result),
+        "outcome": "ok" if error is None else "error",
+        "error": None if error is None else (getattr(error, "code", None) or type(error).__name__),
+        "started": started, "ms": round((time.monotonic() - t0) * 1000, 1),
+        # the requests the action caused: filled by the network capture (issue 28 §1), empty until then
+        "requests": None,
+    }
+    book.add_action(space, str(at.get("proc") or ""), record, secret)
 
 
 def _wrap(name: str) -> None:
@@ -105,31 +137,10 @@ def _wrap(name: str) -> None:
             raise
         finally:
             WITNESS.reset(reset)
-            value = _value(name, kwargs)
-            secret = None
-            book = journal_of(host)
-            key = (space, str(at.get("label")))
-            if seen:
-                book.password_focus[key] = bool(seen.get("password"))
-            typed_blind = name in ("keyboard.type", "keyboard.insert_text") and book.password_focus.get(key)
-            if (seen.get("password") or typed_blind) and isinstance(value, str):
-                secret, value = value, PASSWORD
-            target = None
-            given = kwargs.get("selector")
-            if given is not None or seen:
-                target = {"given": given, **{k: seen.get(k) for k in (
-                    "frame", "role", "name", "tag", "type", "field", "label", "form", "locator", "locators")}}
-            record = {
-                "op": name, "page": at.get("label"), "target": target, "value": masked_value(value),
-                "url_before": url_before, "url_after": _url(host, at),
-                **_caused(result),
-                "outcome": "ok" if error is None else "error",
-                "error": None if error is None else (getattr(error, "code", None) or type(error).__name__),
-                "started": started, "ms": round((time.monotonic() - t0) * 1000, 1),
-                # the requests the action caused: filled by the network capture (issue 28 §1), empty until then
-                "requests": None,
-            }
-            book.add_action(space, str(at.get("proc") or ""), record, secret)
+            try:
+                _record(host, at, name, kwargs, seen, result, error, url_before, started, t0)
+            except Exception:  # the journal never fails the action it records (a full disk ...)
+                logger.warning("journal: %s was not recorded", name, exc_info=True)
 
     journaled.__name__ = journaled.__qualname__ = getattr(inner, "__name__", name)
     spec.fn = journaled
@@ -143,11 +154,14 @@ def _wrap_report() -> None:
 
     async def report(host: Host, at: dict[str, Any], *, token: str | None, script: str | None,
                      status: str | None, error: str | None, started: float | None, **kwargs: Any) -> Any:
-        if token and host.store is not None:
-            for space in kwargs.get("spaces") or ():
-                if isinstance(space, int) and host.store.space(space) is not None:
-                    journal_of(host).end_round(space, token, script=script, status=status or "ok", error=error,
-                                               started=started)
+        try:
+            if token and host.store is not None:
+                for space in kwargs.get("spaces") or ():
+                    if isinstance(space, int) and host.store.space(space) is not None:
+                        journal_of(host).end_round(space, token, script=script, status=status or "ok", error=error,
+                                                   started=started)
+        except Exception:  # the report's other work goes on without the journal
+            logger.warning("journal: the end of round %s was not recorded", token, exc_info=True)
         return await inner(host, at, **kwargs)
 
     spec.fn = report
@@ -162,7 +176,10 @@ def _wrap_finish() -> None:
     async def finish(host: Host, at: dict[str, Any], **kwargs: Any) -> Any:
         result = await inner(host, at, **kwargs)
         if isinstance(result, dict) and result.get("closed_space") and isinstance(at.get("space"), int):
-            journal_of(host).forget(at["space"])
+            try:
+                journal_of(host).forget(at["space"])
+            except Exception:  # the space is finished either way
+                logger.warning("journal: space %s's journal was not dropped", at["space"], exc_info=True)
         return result
 
     spec.fn = finish

@@ -57,3 +57,12 @@ def test_dropped_with_the_space_unless_a_tool_was_learned():
     j.forget(2)
     assert j.read(1)["rounds"] == []
     assert len(j.read(2)["rounds"]) == 1
+
+
+def test_a_store_that_refuses_writes_never_fails_the_action():
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    j = Journal(db)
+    db.close()
+    j.add_action(1, "t", {"op": "page.click"})  # no exception: the action it records goes on
+    j.end_round(1, "t", script="x", status="ok", error=None, started=None)
+    j.forget(1)
