@@ -103,7 +103,9 @@ for pack in await site_skills("https://shop.example/cart.html"):
 M("learn_context", [P("url", "str?", None, doc="as in site_skills"), "*", P("page", "any", None, doc="as in site_skills")],
   "{url, sites: [{id, name}], knowledge: [{site_id, file, content}], tools: [{site_id, name, kind, description, args, "
   "returns, example}], problems: [str]}",
-  "The notes and tools of every pack for the URL. A broken pack is skipped and described in problems.",
+  "The notes and tools of every pack for the URL. A broken pack is skipped and described in problems. Tools you "
+  "learned on the URL's site (task.learn) are listed too, with kind \"learned\", their args (the recorded values), "
+  "stale, trusted, verified and postcondition; call one with await tools.NAME(page, ...).",
   """
 ctx = await learn_context("https://shop.example/")
 for tool in ctx["tools"]:

@@ -145,6 +145,12 @@ Packs are re-read on every call.
 - await run_site_browser_tool(site_id, tool, page=page, **args) -> the JS result
 The learnings root: EGO_BROWSER_LEARNINGS_DIR, else $EGO_BROWSER_AGENT_WORKSPACE/learnings, else
 the bundled skill's. Check packs with python -m ego_browser validate-skills.
+Learned tools (made from your own runs, docs/learning.md) live apart, in $EGO_BROWSER_HOME/learned:
+- await task.journal() -> what the space did (rounds, actions, stable locators)
+- await task.learn(name, rounds=None, params=None) -> a draft tool (source) from the journal
+- await task.save_tool(name, source=None, args=None, skip_verify=None) -> verified, then saved
+- await tools.NAME(page, **params) -> {ok, tool, url, read}; the snapshot header lists them
+- python -m ego_browser learnings list|show|rm|export|import|trust|make
 """
 
 
