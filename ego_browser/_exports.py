@@ -13,6 +13,7 @@ LAZY = {
     "learn_context": "ego_browser.learning",
     "run_site_tool": "ego_browser.learning",
     "run_site_browser_tool": "ego_browser.learning",
+    "tools": "ego_browser.learning.learned_run",
     "TaskSpace": "ego_browser.client._generated",
     "Page": "ego_browser.client._generated",
     "FileChooser": "ego_browser.client._generated",
@@ -66,6 +67,18 @@ LAZY = {
     "SiteNotFound": "ego_browser.errors",
     "SiteToolNotFound": "ego_browser.errors",
     "SitePackInvalid": "ego_browser.errors",
+    "LearnFailed": "ego_browser.errors",
+    "LearnJournalEmpty": "ego_browser.errors",
+    "LearnRoundFailed": "ego_browser.errors",
+    "LearnNameTaken": "ego_browser.errors",
+    "LearnUnknownParam": "ego_browser.errors",
+    "LearnedToolInvalid": "ego_browser.errors",
+    "LearnVerifyFailed": "ego_browser.errors",
+    "LearnedToolFailed": "ego_browser.errors",
+    "LearnedStepNotFound": "ego_browser.errors",
+    "LearnedPostconditionFailed": "ego_browser.errors",
+    "LearnedToolOffOrigin": "ego_browser.errors",
+    "LearnedPackUntrusted": "ego_browser.errors",
     "from_wire": "ego_browser.errors",
     "to_wire": "ego_browser.errors",
 }
@@ -73,4 +86,5 @@ LAZY = {
 RUNNER_GLOBALS = (
     "task_space", "list_task_spaces", "claim_task_space", "take_over_task_space", "profiles", "help", "site_skills",
     "learn_context", "run_site_tool", "run_site_browser_tool", "ego_browser", "EgoError", "asyncio", "json", "re",
+    "tools",
 )

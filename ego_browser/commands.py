@@ -371,6 +371,28 @@ def _declare_profiles() -> None:
 _declare_profiles()
 
 
+def _learnings_args(p: argparse.ArgumentParser) -> None:
+    from .learning_commands import configure
+
+    configure(p)
+
+
+def _learnings_run(ns: argparse.Namespace) -> int:
+    from .learning_commands import run
+
+    return run(ns)
+
+
+# the learned tools' command declares its own summary and arguments (learning_commands.py)
+def _declare_learnings() -> None:
+    from .learning_commands import SUMMARY, SYNOPSIS
+
+    command("learnings", SUMMARY, SYNOPSIS, configure=_learnings_args)(_learnings_run)
+
+
+_declare_learnings()
+
+
 # -- guide, help, skills and plugins -----------------------------------------------------------
 
 

@@ -66,9 +66,11 @@ async def _end_routes() -> None:
         await end_routes(round_)
 
 
-async def _report_pages() -> None:
+async def _report_pages(source: str | None = None, status: int = 0, error: str | None = None,
+                        started: float | None = None) -> None:
     """List pages adopted in the background that this round never touched, and print once a
-    notice the host has for the person (its state store was found damaged and replaced)."""
+    notice the host has for the person (its state store was found damaged and replaced). The
+    same report gives the host's journal the round's script and outcome."""
     from .client.round import current_round
 
     round_ = current_round()
@@ -76,7 +78,9 @@ async def _report_pages() -> None:
         return
     try:
         report = await asyncio.wait_for(round_.channel.call(
-            "round.report", {"spaces": sorted(round_.used_spaces), "touched": sorted(round_.touched)}), 5)
+            "round.report", {"spaces": sorted(round_.used_spaces), "touched": sorted(round_.touched),
+                             "token": round_.token, "script": source, "status": "ok" if status == 0 else "failed",
+                             "error": error, "started": started}), 5)
     except Exception:
         return
     if isinstance(report, list):  # a host from before notices
@@ -189,6 +193,8 @@ def _run_async(code: CodeType, ns: dict[str, Any], filename: str, source: str, w
         current = asyncio.current_task()
         watch.watch_loop(asyncio.get_running_loop(), current)
         failure = None
+        error_code = None
+        started = time.time()
         try:
             result = eval(code, ns)  # noqa: S307 - running the agent's script is the point
             if asyncio.iscoroutine(result):
@@ -202,6 +208,7 @@ def _run_async(code: CodeType, ns: dict[str, Any], filename: str, source: str, w
                 raise
             failure = _failure(exc, filename, source)
             watch.failed = exc
+            error_code = getattr(exc, "code", None) or type(exc).__name__
             status = 1
         finally:
             sys.stdout.flush()
@@ -214,7 +221,7 @@ def _run_async(code: CodeType, ns: dict[str, Any], filename: str, source: str, w
                 await asyncio.wait(pending, timeout=5)
             _drop_script_objects(ns)
             status = _report(watch, failure, status)
-            await _report_pages()
+            await _report_pages(source, status, error_code, started)
             from .client.channel import process_channel
 
             channel = process_channel()

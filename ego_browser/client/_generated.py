@@ -52,6 +52,13 @@ class TaskSpace(TaskSpaceBase["Page"]):
         """Set the user-visible progress text (list_task_spaces() reports it as status)."""
         await self._call("task.set_status", text=text)
 
+    @validated("TaskSpace.journal")
+    async def journal(self, *, rounds: list[Any] | None = None) -> dict[str, Any]:
+        """What the space did, round by round: each round's script and outcome, each action's target (as given
+        and as resolved: role, name, the stable locator computed when it ran), value, URLs before and after
+        and what it caused. Read-only; task.learn distils tools from it."""
+        return await self._call("task.journal", rounds=rounds)  # type: ignore[no-any-return]
+
     @validated("TaskSpace.cdp")
     async def cdp(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 30000) -> dict[str, Any]:
         """A raw browser-level CDP command (Target.* and Browser.* only), scoped to this space's tabs and browser

@@ -16,11 +16,12 @@ from ..states import Ownership
 from .models import UnmanagedPage
 from .ports import PageT, SpaceRound
 from .routes import SpaceRoutes
+from .taskspace_learning import LearningMixin
 
 __all__ = ["TaskSpaceBase"]
 
 
-class TaskSpaceBase(SpaceRoutes, Generic[PageT]):
+class TaskSpaceBase(SpaceRoutes, LearningMixin, Generic[PageT]):
     """Generic in the page class it hands out (the generated ``TaskSpace`` is ``TaskSpaceBase["Page"]``)."""
 
     _round: SpaceRound[PageT]

@@ -24,6 +24,7 @@ from .keyboard import Keyboard
 from .mouse import Mouse
 from .page import PageDriver
 from .receipts import run_action
+from .witness import witnessed
 
 if TYPE_CHECKING:
     from .sites import ActionSite, RefBook
@@ -170,6 +171,7 @@ async def element_action(
                                    arm_change=lambda seconds: waits.arm_change(driver, seconds, api))
         # a ref's liveness check rides along with the action's first in-page call
         resolvers = [driver.locate.resolver(site, text, state.group, confirm_later=True) for text in selectors]
+        resolvers[0] = witnessed(resolvers[0])  # the journal's record of the target, when it listens
         return await run(state.actx, *resolvers, timeout_ms=timeout_ms, **kwargs)
 
     return await _act(driver, site, api, state, body, navigates=navigates, timeout_ms=timeout_ms, budget=budget)

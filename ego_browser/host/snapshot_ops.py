@@ -128,7 +128,11 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
     ctx.driver.snapshot_prev = (options, body, doc)
     full_head = header(host, ctx, title)
     busy = f" (changing: {note}; page.wait_for_settled())" if note and not loading else ""
-    head = look_header(ctx, at, full_head) + (" (loading)" if loading else "") + busy
+    learned = _learned(ctx)  # the learned tools' line belongs to the header: once per round too
+    shown = look_header(ctx, at, full_head + learned)
+    head = (full_head if shown == full_head + learned else shown) + (" (loading)" if loading else "") + busy
+    if shown == full_head + learned:
+        head += learned
     if to_file:
         path = await _save_look(ctx, full_head + "\n" + body)
         return f"{head}\n[snapshot saved to {path}: {summary_of(body)}; search it with open(), or use grep=]"
@@ -139,6 +143,15 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
         body = _changes(prev[1] if same and prev is not None else None, body,
                         new_doc=same and prev is not None and prev[2] != doc)
     return truncate(head + "\n" + body, max_length)
+
+
+def _learned(ctx: PageCtx) -> str:
+    """The line naming the learned tools of the page's site (issue 28 §4), or nothing."""
+    from ..learning.learned import header_line
+
+    main = ctx.driver.frames.main
+    line = header_line(main.url) if main is not None else ""
+    return "\n" + line if line else ""
 
 
 def summary_of(body: str) -> str:

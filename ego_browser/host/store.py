@@ -31,6 +31,7 @@ from typing import Any
 
 from ..errors import StateStoreUnwritable
 from ..states import CreatedBy, OpenedBy, Ownership, PageState
+from .journal import Journal
 
 __all__ = ["Store", "SpaceRow", "PageRow", "integrity_problem", "quarantine"]
 
@@ -261,6 +262,11 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+
+    @functools.cached_property
+    def journal(self) -> Journal:
+        """The spaces' journals (``host/journal.py``): their own tables in this database."""
+        return Journal(self.db)
 
     def take_notice(self) -> str | None:
         """The notice a round should print once (the store was replaced), then forgotten."""

@@ -140,7 +140,18 @@ async def learn_context(url: str | None = None, *, page: Any = None) -> dict[str
     """``{url, sites, knowledge, tools, problems}`` for the URL (see :func:`site_skills` for
     how ``url=None`` is resolved). Broken packs and bad note paths are listed in ``problems``."""
     url = await _resolve_url("learn_context", url, page)
-    return learn_context_for(url)
+    context = learn_context_for(url)
+    from .learned import tools_for_url
+
+    # the tools learned on this site (issue 28): called as ``await tools.NAME(page, ...)``
+    for tool in tools_for_url(url):
+        context["tools"].append({
+            "site_id": tool["site_id"], "name": tool["name"], "kind": "learned", "description": tool["doc"],
+            "args": tool["params"], "returns": "{ok, tool, url, read}", "example": tool["signature"],
+            "stale": tool["stale"], "trusted": tool["trusted"], "verified": tool["verified"],
+            "postcondition": tool["postcondition"], "version": tool["version"],
+        })
+    return context
 
 
 @validated("run_site_tool")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .spec import CLASSES as SPEC_CLASSES
-from .spec import FUNCTIONS, NOT_IN_ROUNDS, OMIT, REQUIRED, ROUND_EXTRAS, Member, Param, members, signature_parts
+from .spec import FUNCTIONS, NOT_IN_ROUNDS, OBJECTS, OMIT, REQUIRED, ROUND_EXTRAS, Member, Param, members, signature_parts
 
 __all__ = ["BASES", "GENERATED_PATH", "EXPORTS_PATH", "generate", "generate_exports", "annotation"]
 
@@ -234,6 +234,7 @@ def generate_exports() -> str:
     from .. import errors
 
     lazy = {name: module for name, module in FUNCTIONS.items()}
+    lazy.update(OBJECTS)  # learned tools: ``await tools.NAME(page, ...)``
     lazy.update({info.runtime: info.module for owner, info in SPEC_CLASSES.items() if "." not in owner})
     # the error classes too: importing them cost every round's process ~1 ms, and a round that
     # ends well never names one (the worker's child has them all preloaded)

@@ -92,7 +92,9 @@ FUNCTIONS: dict[str, str] = {
 #: top-level functions a round does not find preloaded (it runs a host of its own)
 NOT_IN_ROUNDS = ("embedded",)
 #: what a round finds preloaded besides the top-level functions
-ROUND_EXTRAS = ("ego_browser", "EgoError", "asyncio", "json", "re")
+ROUND_EXTRAS = ("ego_browser", "EgoError", "asyncio", "json", "re", "tools")
+#: public names that are objects, not declared functions -> the module that defines each
+OBJECTS: dict[str, str] = {"tools": "ego_browser.learning.learned_run"}
 
 _MEMBERS: dict[str, Member] = {}
 

@@ -103,7 +103,9 @@ for pack in await site_skills("https://shop.example/cart.html"):
 M("learn_context", [P("url", "str?", None, doc="as in site_skills"), "*", P("page", "any", None, doc="as in site_skills")],
   "{url, sites: [{id, name}], knowledge: [{site_id, file, content}], tools: [{site_id, name, kind, description, args, "
   "returns, example}], problems: [str]}",
-  "The notes and tools of every pack for the URL. A broken pack is skipped and described in problems.",
+  "The notes and tools of every pack for the URL. A broken pack is skipped and described in problems. Tools you "
+  "learned on the URL's site (task.learn) are listed too, with kind \"learned\", their args (the recorded values), "
+  "stale, trusted, verified and postcondition; call one with await tools.NAME(page, ...).",
   """
 ctx = await learn_context("https://shop.example/")
 for tool in ctx["tools"]:
@@ -231,6 +233,61 @@ M("TaskSpace.set_status", [P("text", "text500", doc='the progress text the user 
   """
 await task.set_status("Comparing kettle prices")
 """)
+
+M("TaskSpace.journal", ["*", P("rounds", "list?", None, doc="round numbers to read (default: all that are kept)")],
+  "{format, space_id, caps, rounds: [{n, started, ended, script, status, error, actions: [{seq, round, op, page, "
+  "target, value, url_before, url_after, navigation, dialog, popups, download, outcome, error, started, ms, "
+  "requests}]}]}",
+  "What the space did, round by round: each round's script and outcome, each action's target (as given and as "
+  "resolved: role, name, the stable locator computed when it ran), value, URLs before and after and what it "
+  "caused. Read-only; task.learn distils tools from it.",
+  """
+journal = await task.journal()
+for r in journal["rounds"]:
+    print(r["n"], r["status"], [(a["op"], (a["target"] or {}).get("locator")) for a in r["actions"]])
+""",
+  details="Values typed into password fields read [password]; values passed as secrets read [secret:NAME]; "
+          "neither is ever stored. Bounded per space (caps says how); a finished space's journal goes with it unless "
+          "a tool was learned from it. The format is documented in docs/learning.md.")
+
+M("TaskSpace.learn", [P("name", "str+", doc="the tool's name, a Python identifier (add_book)"), "*",
+                      P("rounds", "list?", None, doc="round numbers to learn from (default: every round kept)"),
+                      P("params", "dict?", None, doc="renames of the parameters found: {\"title\": \"book_title\"}")],
+  "{name, origin, path_prefix, source, params, postcondition, rounds, lever, space_id, profile_id, isolated, "
+  "draft_file}",
+  "Distil the space's journal into a draft tool: an async run(page, ...) whose parameters are the values typed or "
+  "chosen (named from the fields' labels), whose steps use stable locators only and which ends by checking what the "
+  "last page showed. Nothing is saved: read (and edit) source, then task.save_tool.",
+  """
+await page.fill("#q", "kettle")
+await page.click('role=button[name="Search"]')
+draft = await task.learn("find_products", params={"search_products": "query"})
+print(draft["lever"])
+print(draft["source"])
+""",
+  errors=("LearnJournalEmpty", "LearnRoundFailed", "LearnNameTaken", "LearnUnknownParam", "LearnedToolInvalid"),
+  details="A GET form whose result URL carries the typed values becomes one goto of that URL (lever says so). "
+          "The journal of the last round learned from must have succeeded; a parameter renamed must have appeared; "
+          "a name shipped with ego_browser for the site is refused.")
+
+M("TaskSpace.save_tool", [P("name", "str+", doc="the name given to task.learn"), "*",
+                          P("source", "str?", None, doc="the edited source (default: the draft's)"),
+                          P("args", "dict?", None, doc="values for the verifying run (default: the recorded ones)"),
+                          P("skip_verify", "str?", None, doc="the reason not to verify (kept with the tool)")],
+  "{name, site_id, version, verified, file, result, verify_skipped}",
+  "Run the draft once in a fresh space of the same profile and check its post-condition; only then save it in the "
+  "site's learned pack (a new version when it exists, the old one kept). Then: await tools.NAME(page, ...).",
+  """
+await page.fill("#q", "kettle")
+await page.click('role=button[name="Search"]')
+await task.learn("search_shop")
+saved = await task.save_tool("search_shop", args={"search_products": "toaster"})
+print(saved["version"], saved["verified"])
+print(await tools.search_shop(page, search_products="kettle"))
+""",
+  errors=("LearnVerifyFailed", "LearnedToolInvalid", "LearnNameTaken", "InvalidArgument"),
+  details="A failed run or invalid source saves nothing and leaves an existing tool as it was. skip_verify "
+          "(a run would buy something twice) saves unverified, with the reason kept.")
 
 M("TaskSpace.cdp", [P("method", "str+", doc="a Target.* or Browser.* method"), P("params", "dict?", None), "*",
                     P("timeout", "ms>0", 30000)],

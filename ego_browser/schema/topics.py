@@ -147,6 +147,12 @@ Packs are re-read on every call.
 - await run_site_browser_tool(site_id, tool, page=page, **args) -> the JS result
 The learnings root: EGO_BROWSER_LEARNINGS_DIR, else $EGO_BROWSER_AGENT_WORKSPACE/learnings, else
 the bundled skill's. Check packs with python -m ego_browser validate-skills.
+Learned tools (made from your own runs, docs/learning.md) live apart, in $EGO_BROWSER_HOME/learned:
+- await task.journal() -> what the space did (rounds, actions, stable locators)
+- await task.learn(name, rounds=None, params=None) -> a draft tool (source) from the journal
+- await task.save_tool(name, source=None, args=None, skip_verify=None) -> verified, then saved
+- await tools.NAME(page, **params) -> {ok, tool, url, read}; the snapshot header lists them
+- python -m ego_browser learnings list|show|rm|export|import|trust|make
 """
 
 
@@ -392,6 +398,16 @@ task = await task_space("kettle-shop")
 print(await task.finish(keep=[]))
 EOF
 ```
+
+## Learned tools: look before exploring
+
+When the snapshot header has a `[learned tools: NAME(params) ...]` line, you (or another agent)
+did a task on this site before: call the tool instead of exploring, `await tools.NAME(page, ...)`
+(`learn_context()` shows its parameters and recorded values). It checks its result and fails at
+the exact step if the site changed (`EGO_LEARNED_STEP_NOT_FOUND` lists what the page has now).
+After a task that worked and may repeat, keep it: `task.learn(name)` drafts it from the space's
+journal (`task.journal()`), `task.save_tool(name)` verifies it in a fresh space and saves it
+(docs/learning.md).
 
 ## Site learnings
 

@@ -102,8 +102,13 @@ WIRE_ONLY: dict[str, tuple[str, tuple[Param, ...], str]] = {
     "profiles.create": ("none", (_p("name", "any", None),), "The person makes a profile (CLI)."),
     "profiles.remove": ("none", (_p("id", "any", None),), "The person removes a profile (CLI)."),
     # the runner's end-of-round report
-    "round.report": ("none", (_p("spaces", "list?", None), _p("touched", "list?", None)),
-                     "Background-adopted pages no round touched, and a notice for the person."),
+    "round.report": ("none", (_p("spaces", "list?", None), _p("touched", "list?", None), _p("token", "str?", None),
+                              _p("script", "str?", None), _p("status", "str?", None), _p("error", "str?", None),
+                              _p("started", "number?", None)),
+                     "Background-adopted pages no round touched, and a notice for the person; the round's script "
+                     "and outcome for the journal."),
+    # task.learn: a tool was learned from the space, so its journal outlives it
+    "task.journal_keep": ("task", (), "Keep the space's journal after the space finishes."),
     "host.status": ("none", (), "The host's health (pid, uptime, browser, spaces)."),
     # python -m ego_browser dashboard: the person's dashboard, started in the host on first use
     "dashboard.open": ("none", (), "Start the person's dashboard (once) and give its URL and port."),

@@ -27,18 +27,19 @@ def test_generated_modules_are_up_to_date():
 def test_public_names_come_from_the_schema():
     import ego_browser
     from ego_browser import runner
-    from ego_browser.schema.spec import CLASSES, FUNCTIONS
+    from ego_browser.schema.spec import CLASSES, FUNCTIONS, OBJECTS
 
     from ego_browser import errors
 
     top_classes = {info.runtime for owner, info in CLASSES.items() if "." not in owner}
     # exactly the schema's names, the error tree and the version: nothing listed by hand
-    assert sorted(ego_browser.__all__) == sorted(set(FUNCTIONS) | top_classes | set(errors.__all__) | {"__version__"})
+    assert sorted(ego_browser.__all__) == sorted(set(FUNCTIONS) | top_classes | set(OBJECTS) | set(errors.__all__)
+                                                 | {"__version__"})
     assert len(ego_browser.__all__) == len(set(ego_browser.__all__))
     assert set(dir(ego_browser)) >= set(ego_browser.__all__)
     for name in set(FUNCTIONS) | top_classes:
         assert getattr(ego_browser, name) is not None
-    assert set(runner.RUNNER_GLOBALS) >= set(FUNCTIONS) - {"embedded"}
+    assert set(runner.RUNNER_GLOBALS) >= (set(FUNCTIONS) - {"embedded"}) | set(OBJECTS)
     assert "embedded" not in runner.RUNNER_GLOBALS
 
 

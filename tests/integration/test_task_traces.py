@@ -44,3 +44,28 @@ def test_ego_trace_does_the_task(key, ego_agent_home, tmp_path):
     ok, why = app.check(answer)
     assert ok, f"{why}\n--- transcript ---\n" + "\n---\n".join(agent.cost.transcript)[-6000:]
     assert agent.cost.turns == len(agent.cost.transcript) >= 3
+
+
+def test_repeat_variants_learn_then_call_the_tool(ego_agent_home):
+    """Issue 28 §7: the first attempt learns a tool; later ones (another product, another price;
+    one after a host restart) find it in the snapshot header and do the task in two rounds."""
+    import trace_repeat
+
+    task = registry.TASKS["catalog"]
+    app = task.app()
+    variants = trace_repeat.fill_variants(app)
+    with app.serve() as srv:
+        url = srv.url(task.start)
+        agent = agents.EgoAgent(ego_agent_home)
+        answer = trace_repeat.catalog_first(agent, url, "repeat-catalog-1", variants[0])
+        ok, why = trace_repeat.check_catalog(app, variants[0], answer)
+        assert ok, why + "\n" + "\n---\n".join(agent.cost.transcript)[-6000:]
+        first_turns = agent.cost.turns
+        for n, data in enumerate(variants[1:], 2):
+            if n == 3:
+                agent.stop()  # the host restarts: the tool is in the user's home, not the host
+            again = agents.EgoAgent(ego_agent_home)
+            answer = trace_repeat.catalog_again(again, url, f"repeat-catalog-{n}", data)
+            ok, why = trace_repeat.check_catalog(app, data, answer)
+            assert ok, why + "\n" + "\n---\n".join(again.cost.transcript)[-6000:]
+            assert again.cost.turns == 2 < first_turns

@@ -1,0 +1,201 @@
+"""What a learned tool's steps run on (issue 28 §5): never silently wrong.
+
+Each step first checks that its locator still names exactly one element; when it names none
+(the page changed) or several, the tool stops with :class:`LearnedStepNotFound` naming the
+tool, the step, what it expected (role, name, locator) and the candidates the page has now
+(compact: ``@ref role "name"``), so one repair round can fix the step. Every step keeps the
+tool on its origin (:class:`LearnedToolOffOrigin`). ``done`` checks the post-condition (the
+URL, the message, the heading the first run ended on) and raises
+:class:`LearnedPostconditionFailed` when it does not hold: a tool never reports success on a
+page that does not show it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from ..errors import EgoTimeout, LearnedPostconditionFailed, LearnedStepNotFound, LearnedToolOffOrigin
+
+__all__ = ["Steps", "STEP_WAIT_MS"]
+
+#: how long a step waits for its element to appear (the page may still be loading)
+STEP_WAIT_MS = 5000
+#: candidates an error lists
+_SHOWN = 8
+
+
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+class Steps:
+    def __init__(self, page: Any, *, tool: str, origin: str) -> None:
+        self.page = page
+        self.tool = tool
+        self.origin = origin
+        #: the step running now (the error of a failed run names it)
+        self.step: int | None = None
+
+    # -- checks ------------------------------------------------------------------------------
+
+    async def _on_origin(self, step: int | None) -> str:
+        url: str = await self.page.url()
+        if _origin(url) != self.origin:
+            raise LearnedToolOffOrigin(
+                f"learned tool {self.tool}: step {step} left its site: the page is on {_origin(url)}, the tool "
+                f"runs only on {self.origin}", tool=self.tool, step=step, expected={"origin": self.origin},
+                candidates=[])
+        return url
+
+    async def candidates(self, expect: dict[str, Any]) -> list[str]:
+        """What the page offers instead, compact: elements of the expected role, else every control."""
+        role = expect.get("role")
+        selector = f"role={role}" if role else "button, a[href], input, select, textarea"
+        try:
+            found = await self.page.find(selector, limit=_SHOWN)
+        except Exception:  # noqa: BLE001 - the listing is a courtesy inside an error already raised
+            return []
+        return [f'{f["ref"]} {f.get("role") or f.get("tag")} "{(f.get("name") or f.get("text") or "")[:60]}"'
+                for f in found]
+
+    async def _target(self, step: int, locator: str, expect: dict[str, Any]) -> str:
+        self.step = step
+        await self._on_origin(step)
+        try:
+            await self.page.wait_for_selector(locator, state="attached", timeout=STEP_WAIT_MS)
+        except EgoTimeout:
+            found: list[Any] = []
+        else:
+            found = await self.page.find(locator, limit=3)
+        if len(found) != 1:
+            how = "matches nothing" if not found else f"matches {len(found)} elements"
+            cands = await self.candidates(expect)
+            want = ", ".join(f"{k} {v!r}" for k, v in expect.items() if v) or repr(locator)
+            raise LearnedStepNotFound(
+                f"learned tool {self.tool}: step {step} expected {want} but {locator!r} {how} now; the page "
+                f"offers: {'; '.join(cands) or 'nothing like it'}. Repair the step (act on a candidate in a round, "
+                f"then task.learn again) or edit the tool", tool=self.tool, step=step,
+                expected={"role": expect.get("role"), "name": expect.get("name"), "locator": locator},
+                candidates=cands)
+        return locator
+
+    async def _after(self, step: int, wait_url: str | None) -> None:
+        if wait_url:
+            await self.page.wait_for_url(re.compile(wait_url), timeout=10000)
+        await self._on_origin(step)
+
+    # -- steps ---------------------------------------------------------------------------------
+
+    async def goto(self, step: int, url: str) -> None:
+        self.step = step
+        if _origin(url) != self.origin:
+            raise LearnedToolOffOrigin(f"learned tool {self.tool}: step {step} would open {url}, off its site "
+                                       f"{self.origin}", tool=self.tool, step=step,
+                                       expected={"origin": self.origin}, candidates=[])
+        await self.page.goto(url)
+        await self._on_origin(step)
+
+    async def goto_query(self, step: int, base: str, query: list[tuple[str, Any]]) -> None:
+        """The site's own lever: a GET form's result URL with the parameters filled in."""
+        await self.goto(step, base + ("?" + urlencode([(k, str(v)) for k, v in query]) if query else ""))
+
+    async def fill(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
+                   wait_url: str | None = None) -> None:
+        await self.page.fill(await self._target(step, locator, expect), value)
+        await self._after(step, wait_url)
+
+    async def type(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
+                   wait_url: str | None = None) -> None:
+        await self.fill(step, locator, value, expect=expect, wait_url=wait_url)
+
+    async def select_option(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
+                            wait_url: str | None = None) -> None:
+        await self.page.select_option(await self._target(step, locator, expect), value)
+        await self._after(step, wait_url)
+
+    async def click(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
+        await self.page.click(await self._target(step, locator, expect))
+        await self._after(step, wait_url)
+
+    async def dblclick(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
+        await self.page.dblclick(await self._target(step, locator, expect))
+        await self._after(step, wait_url)
+
+    async def hover(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
+        await self.page.hover(await self._target(step, locator, expect))
+        await self._after(step, wait_url)
+
+    async def press(self, step: int, locator: str, key: str, *, expect: dict[str, Any],
+                    wait_url: str | None = None) -> None:
+        await self.page.press(await self._target(step, locator, expect), key)
+        await self._after(step, wait_url)
+
+    async def check(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
+        await self.page.check(await self._target(step, locator, expect))
+        await self._after(step, wait_url)
+
+    async def uncheck(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
+        await self.page.uncheck(await self._target(step, locator, expect))
+        await self._after(step, wait_url)
+
+    async def set_checked(self, step: int, locator: str, checked: bool, *, expect: dict[str, Any],
+                          wait_url: str | None = None) -> None:
+        await self.page.set_checked(await self._target(step, locator, expect), checked)
+        await self._after(step, wait_url)
+
+    async def key_type(self, step: int, text: Any) -> None:
+        """Keyboard input where the focus is (the previous step put it there)."""
+        self.step = step
+        await self._on_origin(step)
+        await self.page.keyboard.type(text)
+
+    async def key_insert_text(self, step: int, text: Any) -> None:
+        self.step = step
+        await self._on_origin(step)
+        await self.page.keyboard.insert_text(text)
+
+    async def key_press(self, step: int, key: str, *, wait_url: str | None = None) -> None:
+        self.step = step
+        await self._on_origin(step)
+        await self.page.keyboard.press(key)
+        await self._after(step, wait_url)
+
+    async def wait(self, step: int, locator: str, *, state: str = "visible", expect: dict[str, Any]) -> None:
+        self.step = step
+        await self.page.wait_for_selector(locator, state=state, timeout=10000)
+
+    # -- the post-condition ----------------------------------------------------------------------
+
+    async def read(self) -> dict[str, Any]:
+        """What the page shows now: its heading, its status message, its URL."""
+        from .. import jsbundle
+
+        seen: dict[str, Any] = await self.page.evaluate(jsbundle.function("main", "learned_page_read"))
+        return seen
+
+    async def done(self, *, url: str | None = None, message: str | None = None,
+                   heading: str | None = None) -> dict[str, Any]:
+        """Check the post-condition; the tool's result (with what it read off the page) when it holds."""
+        self.step = None
+        await self._on_origin(None)
+        seen = await self.read()
+        problems = []
+        if url and not re.search(url, seen.get("url") or ""):
+            problems.append(f"the URL is {seen.get('url')!r}, expected one matching {url!r}")
+        if message and message.lower() not in (seen.get("message") or "").lower() and \
+                " ".join(message.split()).lower() not in (seen.get("text") or "").lower():
+            problems.append(f"the page does not show {message!r} (its message: {seen.get('message')!r})")
+        if heading and heading.lower() != (seen.get("heading") or "").lower():
+            problems.append(f"the heading is {seen.get('heading')!r}, expected {heading!r}")
+        if problems:
+            raise LearnedPostconditionFailed(
+                f"learned tool {self.tool}: its post-condition does not hold: {'; '.join(problems)}. It did NOT "
+                "succeed: look at the page (snapshot) before trying again", tool=self.tool, step=None,
+                expected={"url": url, "message": message, "heading": heading}, candidates=[])
+        return {"ok": True, "tool": self.tool, "url": seen.get("url"),
+                "read": {"heading": seen.get("heading"), "message": seen.get("message")}}

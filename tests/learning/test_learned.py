@@ -1,0 +1,250 @@
+"""Issue 28 §2, §3, §6, §8 without a browser: distilling a journal, the learned packs, trust,
+the learnings CLI and the bad-input codes (nothing is lost by a failed save or import)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ego_browser.errors import (
+    LearnedPackUntrusted,
+    LearnedToolInvalid,
+    LearnedToolOffOrigin,
+    LearnJournalEmpty,
+    LearnNameTaken,
+    LearnRoundFailed,
+    LearnUnknownParam,
+    SitePackInvalid,
+)
+from ego_browser.learning import learned, learned_run
+from ego_browser.learning.distill import distill
+from tests.conftest import ROOT
+
+ORIGIN = "http://shop.test:8080"
+
+
+def act(op, given=None, loc=None, value=None, before=f"{ORIGIN}/lib/new", after=None, nav=None, label=None,
+        role="textbox", name=None, form=None, outcome="ok"):
+    target = None if given is None else {"given": given, "locator": loc, "role": role, "name": name or label,
+                                         "label": label, "form": form}
+    return {"op": op, "page": "p1", "outcome": outcome, "value": value, "url_before": before,
+            "url_after": after or before, "navigation": nav, "target": target}
+
+
+def journal(*rounds):
+    return {"format": 1, "rounds": [{"n": i + 1, "status": status, "error": None, "actions": list(actions)}
+                                    for i, (status, actions) in enumerate(rounds)]}
+
+
+ADD = journal(("ok", [
+    act("page.goto", value=f"{ORIGIN}/lib/new", before="about:blank", after=f"{ORIGIN}/lib/new"),
+    act("page.click", "#ghost", outcome="error"),  # exploration that failed: not replayed
+    act("page.fill", "@12", "data-testid=book-title", "Dune", label="Title"),
+    act("page.fill", "#author", "id=author", "Herbert", label="Author"),
+    act("page.click", "button", 'role=button[name="Save book"]', role="button", name="Save book",
+        after=f"{ORIGIN}/lib/add", nav={"url": f"{ORIGIN}/lib/add"}),
+]))
+LAST = {"url": f"{ORIGIN}/lib/add", "heading": "Book saved", "message": "Added “Dune” to the library"}
+
+
+def test_draft_shape_params_from_labels_stable_locators_and_postcondition():
+    draft = distill(ADD, "add_book", last_page=LAST)
+    src = draft.source
+    compile(src, "draft", "exec")
+    assert "async def run(page, *, title='Dune', author='Herbert'):" in src
+    assert "'data-testid=book-title'" in src and "'@12'" not in src and "#ghost" not in src
+    assert "wait_url=" in src  # the observed navigation is waited for
+    assert "message=f'Added “{title}” to the library'" in src and "heading='Book saved'" in src
+    assert draft.params == {"title": "Dune", "author": "Herbert"}
+    assert draft.origin == ORIGIN and draft.path_prefix == "/lib/"
+
+
+def test_get_form_lever_goes_straight_to_the_url():
+    search = journal(("ok", [
+        act("page.goto", value=f"{ORIGIN}/lib/", after=f"{ORIGIN}/lib/"),
+        act("page.fill", "#q", "id=q", "Dune", before=f"{ORIGIN}/lib/", label="Search books", form={"method": "get"}),
+        act("page.press", "#q", "id=q", "Enter", before=f"{ORIGIN}/lib/", after=f"{ORIGIN}/lib/search?q=Dune&page=1",
+            label="Search books", form={"method": "get"}, nav={}),
+    ]))
+    draft = distill(search, "find", params={"search_books": "query"})
+    assert draft.lever and "goto_query(1, 'http://shop.test:8080/lib/search', [('q', query), ('page', '1')])" in \
+        draft.source
+    assert "s.fill" not in draft.source and "s.goto(" not in draft.source
+
+
+def test_bad_learn_input_has_its_own_codes():
+    with pytest.raises(LearnJournalEmpty) as empty:
+        distill(journal(), "t")
+    assert empty.value.code == "EGO_LEARN_JOURNAL_EMPTY"
+    failed = journal(("ok", ADD["rounds"][0]["actions"]), ("failed", []))
+    with pytest.raises(LearnRoundFailed) as last_failed:
+        distill(failed, "t")
+    assert last_failed.value.code == "EGO_LEARN_ROUND_FAILED"
+    assert distill(failed, "t", rounds=[1]).params  # the span that worked can still be learned
+    with pytest.raises(LearnUnknownParam) as unknown:
+        distill(ADD, "t", params={"price": "amount"})
+    assert unknown.value.code == "EGO_LEARN_UNKNOWN_PARAM" and "title='Dune'" in unknown.value.message
+    with pytest.raises(LearnNameTaken) as taken:
+        learned_run.check_name("front_page", "https://news.ycombinator.com")
+    assert taken.value.code == "EGO_LEARN_NAME_TAKEN"
+    with pytest.raises(LearnedToolInvalid):
+        learned_run.check_name("not a name", ORIGIN)
+    with pytest.raises(LearnedToolInvalid) as invalid:
+        learned_run.run_source("async def run(page:\n", "<draft>")
+    assert invalid.value.code == "EGO_LEARNED_TOOL_INVALID" and "not valid Python" in invalid.value.message
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    monkeypatch.setenv("EGO_BROWSER_LEARNED_DIR", str(tmp_path / "learned"))
+    return tmp_path / "learned"
+
+
+def save(root, source, draft=None):
+    d = draft or {**distill(ADD, "add_book", last_page=LAST).as_dict()}
+    return learned_run.save_tool(d, source, verified=True, skip_reason=None, space_id=7, result={"ok": True},
+                                 root=root)
+
+
+class FakePage:
+    def __init__(self, url):
+        self._url = url
+
+    async def url(self):
+        return self._url
+
+
+def test_save_versions_trust_gate_and_origin(root):
+    first = save(root, "async def run(page, *, title='Dune'):\n    return {'ok': True, 'v': 1}\n")
+    assert first["version"] == 1
+    second = save(root, "async def run(page, *, title='Dune'):\n    return {'ok': True, 'v': 2}\n")
+    assert second["version"] == 2
+    pack = learned.read_pack(first["site_id"], root)
+    tool = pack["tools"]["add_book"]
+    assert tool["versions"][0]["version"] == 1 and (root / first["site_id"] / tool["versions"][0]["file"]).exists()
+    prov = tool["provenance"]
+    assert prov["space"] == 7 and prov["origin"] == ORIGIN and prov["verified"] and prov["learned_at"]
+    tools = learned_run.LearnedTools(root)
+    assert asyncio.run(tools.add_book(FakePage(f"{ORIGIN}/lib/"))) == {"ok": True, "v": 2}
+    assert learned.read_pack(first["site_id"], root)["tools"]["add_book"]["runs"] == 2
+    with pytest.raises(LearnedToolOffOrigin):
+        asyncio.run(tools.add_book(FakePage("https://elsewhere.test/")))
+    # a file changed by hand does not run until approved
+    path = Path(first["file"])
+    path.write_text(path.read_text().replace("'v': 2", "'v': 3"))
+    with pytest.raises(LearnedPackUntrusted) as untrusted:
+        asyncio.run(tools.add_book(FakePage(f"{ORIGIN}/lib/")))
+    assert "learnings trust" in untrusted.value.message
+    assert "[untrusted]" in learned.header_line(f"{ORIGIN}/lib/", root)
+
+
+def test_failures_in_a_row_make_a_tool_stale(root):
+    save(root, "async def run(page):\n    raise RuntimeError('page changed')\n")
+    tools = learned_run.LearnedTools(root)
+    for _ in range(learned.STALE_AFTER):
+        with pytest.raises(RuntimeError):
+            asyncio.run(tools.add_book(FakePage(f"{ORIGIN}/")))
+    line = learned.header_line(f"{ORIGIN}/anything", root)
+    assert line.startswith("[learned tools: add_book(") and "[stale]" in line
+    assert learned.header_line("https://other.test/", root) == ""
+
+
+def cli(root, *args, check=True):
+    env = {**os.environ, "EGO_BROWSER_LEARNED_DIR": str(root), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "ego_browser", "learnings", *args], env=env, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_cli_list_show_export_import_trust_rm(root, tmp_path):
+    saved = save(root, "async def run(page, *, title='Dune'):\n    return {'ok': True}\n")
+    site = saved["site_id"]
+    for sub in ("list", "show", "rm", "export", "import", "trust", "make"):
+        assert "--json" in cli(root, sub, "--help").stdout
+    listed = json.loads(cli(root, "list", "--json").stdout)
+    assert listed["tools"][0]["name"] == "add_book" and listed["tools"][0]["trusted"] is True
+    shown = json.loads(cli(root, "show", site, "add_book", "--json").stdout)
+    assert "async def run" in shown["source"] and shown["provenance"]["space"] == 7
+    bundle = tmp_path / "pack.json"
+    cli(root, "export", site, str(bundle))
+    other = tmp_path / "other-home"
+    out = cli(other, "import", str(bundle))
+    assert "does not run until" in out.stdout
+    assert json.loads(cli(other, "list", "--json").stdout)["tools"][0]["trusted"] is False
+    with pytest.raises(LearnedPackUntrusted):
+        asyncio.run(learned_run.LearnedTools(other).add_book(FakePage(f"{ORIGIN}/")))
+    cli(other, "trust", site)
+    assert asyncio.run(learned_run.LearnedTools(other).add_book(FakePage(f"{ORIGIN}/"))) == {"ok": True}
+    # importing over an existing pack needs --replace; a failed import changes nothing
+    again = cli(other, "import", str(bundle), check=False)
+    assert again.returncode == 1 and "EGO_INVALID_ARGUMENT" in again.stderr
+    cli(root, "rm", site, "add_book")
+    assert json.loads(cli(root, "list", "--json").stdout)["tools"] == []
+
+
+def test_bad_packs_and_imports_fail_with_a_code_and_lose_nothing(root, tmp_path):
+    saved = save(root, "async def run(page):\n    return {'ok': True}\n")
+    site = saved["site_id"]
+    pack_path = root / site / "pack.json"
+    good = pack_path.read_text()
+    broken = json.loads(good)
+    del broken["tools"]["add_book"]["postcondition"]
+    pack_path.write_text(json.dumps(broken))
+    with pytest.raises(SitePackInvalid) as invalid:
+        learned.read_pack(site, root)
+    assert "tools.add_book.postcondition: missing" in invalid.value.problems
+    listed = json.loads(cli(root, "list", "--json").stdout)
+    assert listed["tools"] == [] and "postcondition: missing" in listed["problems"][0]
+    pack_path.write_text(good)
+    # a tool edited into invalid Python (and then approved) fails with its code, naming the file
+    Path(saved["file"]).write_text("async def run(page:\n")
+    cli(root, "trust", site)
+    with pytest.raises(LearnedToolInvalid) as bad_source:
+        asyncio.run(learned_run.LearnedTools(root).add_book(FakePage(f"{ORIGIN}/")))
+    assert saved["file"] in bad_source.value.message
+    # an import whose tool is not valid Python writes nothing
+    bundle = {"format": 1, "site": "evil.test", "files": {
+        "pack.json": json.dumps({"format": 1, "id": "evil.test", "origin": "http://evil.test", "tools": {
+            "t": {"file": "tools/t.py", "version": 1, "params": {}, "path_prefix": "/", "postcondition": {},
+                  "provenance": {}}}}),
+        "tools/t.py": "def run(:\n"}}
+    (tmp_path / "evil.json").write_text(json.dumps(bundle))
+    bad = cli(root, "import", str(tmp_path / "evil.json"), check=False)
+    assert bad.returncode == 1 and "EGO_SITE_PACK_INVALID" in bad.stderr
+    assert not (root / "evil.test").exists()
+
+
+def test_keyboard_input_and_list_choices_are_replayed():
+    j = journal(("ok", [
+        act("page.goto", value=f"{ORIGIN}/f", before="about:blank", after=f"{ORIGIN}/f"),
+        act("page.click", "#name", "id=name", before=f"{ORIGIN}/f", label="Name"),
+        act("keyboard.type", value="Ann", before=f"{ORIGIN}/f"),
+        act("page.select_option", "#tags", "id=tags", ["a", "b"], before=f"{ORIGIN}/f", label="Tags"),
+        act("keyboard.press", value="Enter", before=f"{ORIGIN}/f", after=f"{ORIGIN}/done", nav={}),
+    ]))
+    src = distill(j, "t").source
+    compile(src, "t", "exec")
+    assert "await s.key_type(3, name)" in src and "name='Ann'" in src
+    assert "tags=['a', 'b']" in src and "await s.key_press(5, 'Enter', wait_url=" in src
+
+
+def test_a_locator_naming_a_typed_value_follows_the_parameter():
+    j = journal(("ok", [
+        act("page.goto", value=f"{ORIGIN}/p/", before="about:blank", after=f"{ORIGIN}/p/"),
+        act("page.fill", "#q", "id=q", "Aurora Desk Lamp", before=f"{ORIGIN}/p/", label="Search", form={"method": "post"}),
+        act("page.click", "text=Go", 'role=button[name="Go"]', role="button", name="Go", before=f"{ORIGIN}/p/",
+            after=f"{ORIGIN}/p/results", nav={}),
+        act("page.click", "@7", 'role=link[name="Aurora Desk Lamp"]', role="link", name="Aurora Desk Lamp",
+            before=f"{ORIGIN}/p/results", after=f"{ORIGIN}/p/3/change/", nav={}),
+    ]))
+    src = distill(j, "open_product").source
+    compile(src, "t", "exec")
+    assert "await s.click(4, f'role=link[name=\"{search}\"]', expect={'role': 'link', 'name': f'{search}'," in src
