@@ -344,6 +344,27 @@ def _declare_profiles() -> None:
 _declare_profiles()
 
 
+def _secrets_args(p: argparse.ArgumentParser) -> None:
+    from .secret_commands import configure
+
+    configure(p)
+
+
+def _secrets_run(ns: argparse.Namespace) -> int:
+    from .secret_commands import run
+
+    return run(ns)
+
+
+def _declare_secrets() -> None:
+    from .secret_commands import SUMMARY, SYNOPSIS
+
+    command("secrets", SUMMARY, SYNOPSIS, configure=_secrets_args)(_secrets_run)
+
+
+_declare_secrets()
+
+
 # -- guide, help, skills and plugins -----------------------------------------------------------
 
 

@@ -26,7 +26,8 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     │   └── HostUnresponsive                     EGO_HOST_UNRESPONSIVE
     ├── StateStoreUnwritable                     EGO_STATE_STORE_UNWRITABLE
     ├── MissingAwait                             EGO_MISSING_AWAIT (a round's script)
-    └── SiteNotFound / SiteToolNotFound / SitePackInvalid
+    ├── SiteNotFound / SiteToolNotFound / SitePackInvalid
+    └── SecretNotFound                           EGO_SECRET_NOT_FOUND (secret(name) names no stored secret)
 
 Errors cross the host socket as ``{"code", "message", "attrs"}`` and are rebuilt on the
 other side with :func:`from_wire`, so a round sees exactly the class the host raised.
@@ -79,6 +80,7 @@ __all__ = [
     "SiteNotFound",
     "SiteToolNotFound",
     "SitePackInvalid",
+    "SecretNotFound",
     "from_wire",
     "to_wire",
 ]
@@ -416,6 +418,14 @@ class SitePackInvalid(EgoError):
     fields = ("site_id", "problems")
     site_id: str | None
     problems: list[str] | None
+
+
+class SecretNotFound(EgoError):
+    """``secret(name)`` names a secret the person has not stored, or its store cannot be read."""
+
+    code = "EGO_SECRET_NOT_FOUND"
+    fields = ("name",)
+    name: str | None
 
 
 def _all_classes() -> dict[str, type[EgoError]]:

@@ -278,7 +278,8 @@ class Page(PageBase["Download", "FileChooser"]):
 
     @validated("Page.fill")
     async def fill(
-        self, selector: str, value: str, *, clear_first: bool = True, timeout: float = 3000, note: str | None = None,
+        self, selector: str, value: str | dict[str, str], *, clear_first: bool = True, timeout: float = 3000,
+        note: str | None = None,
     ) -> ActionReceipt:
         """Replace (or with clear_first=False append to) the text of a field, editing host or a wrapper's single
         field with one native insertion; the value is read back."""
@@ -400,13 +401,13 @@ class Keyboard(KeyboardBase):
         ))
 
     @validated("Page.keyboard.type")
-    async def type(self, text: str, *, delay: float = 0, note: str | None = None) -> None:
+    async def type(self, text: str | dict[str, str], *, delay: float = 0, note: str | None = None) -> None:
         """One trusted keydown/keyup per character on the US layout (\\n is Enter, \\t is Tab); other characters
         are inserted as text."""
         await self._call("keyboard.type", text=text, delay=delay, note=note)
 
     @validated("Page.keyboard.insert_text")
-    async def insert_text(self, text: str) -> None:
+    async def insert_text(self, text: str | dict[str, str]) -> None:
         """One native text insertion with no key events."""
         await self._call("keyboard.insert_text", text=text)
 

@@ -44,6 +44,11 @@ ELEMENT_ACTIONS: dict[str, Any] = {
 }
 
 
+def _takes_secrets(member: Any) -> bool:
+    """Whether a parameter of the declaration may be ``secret(NAME)`` (typed ``text|secret``)."""
+    return any(p.type == "text|secret" for p in member.params)
+
+
 def element_action(name: str, run: Any, *, navigates: bool | None = None) -> None:
     """Register the handler of element action ``name`` (a ``Page`` member) run by driver function
     ``run(actx, *resolvers, timeout_ms=..., **the other declared arguments)``. ``navigates``:
@@ -55,6 +60,7 @@ def element_action(name: str, run: Any, *, navigates: bool | None = None) -> Non
     if navigates is None:
         navigates = switch
     receipt = member.returns == "ActionReceipt"
+    secrets = _takes_secrets(member)
 
     async def handler(host: Host, at: dict[str, Any], **kwargs: Any) -> Any:
         timeout = kwargs.pop("timeout")
@@ -63,6 +69,8 @@ def element_action(name: str, run: Any, *, navigates: bool | None = None) -> Non
         for n, text in zip(targets[1:], selectors[1:]):
             kwargs[f"{n}_selector"] = text
         ctx = await host.page_ctx(at, activate=True)
+        if secrets:  # after the gate, right before typing: the value never reaches the round
+            kwargs = await host.secrets.resolve_args(kwargs)
         done = await act.element_action(
             ctx.driver, PageSite(host, ctx), run, selectors, api=api, token=at.get("proc"),
             navigates=navigates and not no_wait_after, timeout_ms=timeout, budget=_navigation_budget(timeout),
@@ -105,12 +113,15 @@ def input_op(name: str) -> None:
     device = (member.owner or "").rpartition(".")[2]  # "mouse" | "keyboard"
     receipt = member.returns == "ActionReceipt"
     navigates = any(p.name == "no_wait_after" for p in member.params)
+    secrets = _takes_secrets(member)
 
     async def handler(host: Host, at: dict[str, Any], **kwargs: Any) -> Any:
         wait = navigates and not kwargs.pop("no_wait_after")
         for key in _NOT_INPUT:
             kwargs.pop(key, None)
         ctx = await host.page_ctx(at, activate=True)
+        if secrets:
+            kwargs = await host.secrets.resolve_args(kwargs)
         return await act.input_action(ctx.driver, PageSite(host, ctx), at.get("proc"), device, member.short, kwargs,
                                       api=member.api, receipt=receipt, navigates=wait)
 

@@ -38,6 +38,7 @@ from ..states import Ownership
 from .browser import BrowserLink
 from .ops import SYNC_OPS, resolve
 from .page_ctx import PageCtx
+from .secret_book import SecretBook
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow, Store
 
 if TYPE_CHECKING:
@@ -124,6 +125,8 @@ class Host:
         self.request_listeners: list[Any] = []
         #: space id -> its pages being reopened on another browser (its own went away)
         self.lost_spaces: dict[int, asyncio.Future[None]] = {}
+        #: the person's secrets typed through this host, masked in all it answers (secret_book.py)
+        self.secrets = SecretBook(self.home)
 
     @property
     def features(self) -> Features:
@@ -147,6 +150,7 @@ class Host:
         config.ensure_home(self.home)
         config.ensure_private_dir(self.run_dir)
         self.store = Store(self.home / "state.sqlite3")
+        await self.secrets.load()  # a page may still show a value typed before a restart
         await self.browser.start()
         self.browser.on_target_created.append(self._target_created)
         self.browser.on_target_destroyed.append(self._target_destroyed)
@@ -204,7 +208,8 @@ class Host:
             self._tell(listeners, op, args, "start", None)
         try:
             async with asyncio.timeout(deadline) as req.timeout:
-                return await spec.fn(self, at, **kwargs)
+                result = await spec.fn(self, at, **kwargs)
+            return self.secrets.mask(result)
         except TimeoutError as exc:
             if isinstance(exc, EgoError):
                 if isinstance(exc, EgoTimeout) and type(exc) is EgoTimeout and exc.input_dispatched is None:
@@ -230,8 +235,10 @@ class Host:
                     raise lost from None
             raise
         finally:
+            failure = sys.exc_info()[1]  # what the request raises, if anything
+            if failure is not None:
+                self.secrets.mask_error(failure)
             if listeners:
-                failure = sys.exc_info()[1]  # what the request raises, if anything
                 self._tell(listeners, op, args, "end",
                            None if failure is None else getattr(failure, "code", None) or type(failure).__name__)
             req.done = True
@@ -260,7 +267,7 @@ class Host:
         if spec is None or spec.sync is None:
             raise InvalidArgument(f"{op} has no synchronous form", api=op, option=None, expected=None)
         at, kwargs = spec.bind(args)
-        return spec.sync(self, at, **kwargs)
+        return self.secrets.mask(spec.sync(self, at, **kwargs))
 
     # -- spaces and pages -------------------------------------------------------------------
 

@@ -66,6 +66,20 @@ for profile in await profiles():
   details="Only the person manages profiles, from the command line: python -m ego_browser profiles [list | new NAME "
           "| rm ID | import --from chrome[:PROFILE] | --from-dir DIR [--name NAME]] (--json for JSON).")
 
+M("secret", [P("name", "str+", doc="the name the person stored it under (python -m ego_browser secrets set NAME)")],
+  "Secret",
+  'A marker for the person\'s stored secret NAME, to pass as the text of page.fill, page.keyboard.type or '
+  'keyboard.insert_text: the host types the value and the round never sees it (it prints as [secret:NAME]).',
+  """
+token = secret("shop")
+print(token)  # [secret:shop]; in a real log-in: await page.fill("#password", token)
+""", call="sync", errors=("InvalidArgument", "SecretNotFound"),
+  details="The person stores secrets outside any round: python -m ego_browser secrets set NAME (the value from a "
+          "hidden prompt or stdin), secrets list (names only), secrets rm NAME. The value is masked as "
+          "[secret:NAME] in everything the host answers (receipts, snapshots, find(), evaluate results, console "
+          "events, errors) and in its log; an unknown name raises SecretNotFound (EGO_SECRET_NOT_FOUND) when typed. "
+          "See docs/security.md, \"Secrets\".")
+
 M("help", [P("name", "any", None, doc='a member ("Page.click") or topic ("selectors"); case-insensitive')], "None",
   'Print the overview, or one member or topic: "TaskSpace", "Page.click", "Page.keyboard.press", "selectors", '
   '"snapshot", "errors", "learnings", "runner". An unknown name prints "Unknown help topic: <name>" and the '
