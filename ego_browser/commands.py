@@ -224,6 +224,9 @@ def _spaces_args(p: argparse.ArgumentParser) -> None:
                        ("give-back", "return space ID to the agent")):
         one = sub.add_parser(name, help=what, description=what[0].upper() + what[1:] + ".")
         one.add_argument("id", type=int, metavar="ID", help="the space id (first column of `spaces`)")
+        if name == "give-back":
+            one.add_argument("--note", default=None, help="a note for the agent (its waiting ask_human() or "
+                                                          "wait_for_control() returns it)")
         add_json(one)
     new = sub.add_parser("new", help="create a space owned by the person", description="Create a space owned by the person.")
     new.add_argument("name", metavar="NAME")
@@ -231,15 +234,16 @@ def _spaces_args(p: argparse.ArgumentParser) -> None:
 
 
 @command("spaces", "list the task spaces (never starts the host), or hand one over",
-         "[take-over ID | give-back ID | new NAME]", configure=_spaces_args)
+         "[take-over ID | give-back ID [--note TEXT] | new NAME]", configure=_spaces_args)
 def _spaces(ns: argparse.Namespace) -> int:
     if ns.action is None:
         return _list_spaces(ns)
     if ns.action == "new":
         info = asyncio.run(_call("spaces.create", {"name": ns.name}))
+    elif ns.action == "take-over":
+        info = asyncio.run(_call("spaces.take_over", {"space": ns.id}))
     else:
-        op = "spaces.take_over" if ns.action == "take-over" else "spaces.give_back"
-        info = asyncio.run(_call(op, {"space": ns.id}))
+        info = asyncio.run(_call("spaces.give_back", {"space": ns.id, "note": ns.note}))
     emit(ns, info, lambda i: print(f"space {i['id']} ({i['name']}): ownership {i['ownership']}"))
     return 0
 

@@ -29,6 +29,22 @@ _UNSET: Any = object()
 class TaskSpace(TaskSpaceBase["Page"]):
     """An agent's own group of tabs (its own window) in the shared browser. Get one from task_space()."""
 
+    @validated("TaskSpace.wait_for_control")
+    async def wait_for_control(self, *, interval: float = 20000, timeout: float = 600000) -> dict[str, Any]:
+        """Wait until the agent controls the space again (never takes control itself); returns the person's note
+        and where the active tab is (url, title) at once if it already does."""
+        return await self._call(  # type: ignore[no-any-return]
+            "task.wait_for_control", interval=interval, timeout=timeout,
+        )
+
+    @validated("TaskSpace.ask_human")
+    async def ask_human(self, reason: str, *, wait: bool = True, timeout: float = 600000) -> dict[str, Any]:
+        """Hand the space to the person for something only they can do (a log-in, a 2FA code, a CAPTCHA) and wait
+        until they give it back; returns their note and what changed."""
+        return await self._call(  # type: ignore[no-any-return]
+            "task.ask_human", reason=reason, wait=wait, timeout=timeout,
+        )
+
     @validated("TaskSpace.hand_off")
     async def hand_off(self) -> None:
         """Hand the space to the person; gated calls then raise TaskSpaceUserInControl (reason handed_off) until

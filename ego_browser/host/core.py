@@ -37,6 +37,7 @@ from ..errors import (
 from ..states import Ownership
 from .browser import BrowserLink
 from .ops import SYNC_OPS, resolve
+from .handoffs import HandOffs
 from .page_ctx import PageCtx
 from .secret_book import SecretBook
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow, Store
@@ -67,6 +68,14 @@ _CURRENT_OP: contextvars.ContextVar[str] = contextvars.ContextVar("ego_op", defa
 CRASH_SAFE_OPS = frozenset({
     "page.goto", "page.reload", "page.url", "page.close", "page.accept_dialog", "page.dismiss_dialog",
     "page.wait_popup", "page.wait_download", "page.wait_file_chooser",
+})
+
+
+#: ops that only read a page: allowed on a space the person holds (a round attached to wait for
+#: it may look), without activating its tab; every other op on such a space is refused
+READ_OPS = frozenset({
+    "page.url", "page.title", "page.info", "page.snapshot", "page.find", "page.text_content", "page.inner_text",
+    "page.input_value", "page.get_attribute",
 })
 
 
@@ -127,6 +136,8 @@ class Host:
         self.lost_spaces: dict[int, asyncio.Future[None]] = {}
         #: the person's secrets typed through this host, masked in all it answers (secret_book.py)
         self.secrets = SecretBook(self.home)
+        #: what the agent asked the person, and the calls waiting for a space to come back
+        self.handoffs = HandOffs()
 
     @property
     def features(self) -> Features:
@@ -373,11 +384,11 @@ class Host:
             # nothing was written since the last request on this page: skip the queries
             _gen, space, page = cached
             self.browser.use(space.browser_instance)
-            if gated:
+            if gated and not self._reads_held(space):
                 self.gate(space)
         else:
             space = self.space_row(at.get("space"))
-            if gated:
+            if gated and not self._reads_held(space):
                 self.gate(space)
             page = self.page_row(space, str(at.get("label")))
             if len(self._ctx_rows) > 256:
@@ -393,9 +404,14 @@ class Host:
                     f"{op or 'page'}: the page's renderer crashed; call page.reload() or page.goto(url) "
                     "to load it again", label=page.label,
                 )
-        if activate and self.active.get(space.id) != target_id:
+        if activate and space.ownership == Ownership.AGENT and self.active.get(space.id) != target_id:
             await self.activate(space.id, target_id)
         return PageCtx(space, page, driver)
+
+    @staticmethod
+    def _reads_held(space: SpaceRow) -> bool:
+        """A read (``READ_OPS``) of a space the person holds: allowed, and never gated."""
+        return space.ownership != Ownership.AGENT and _CURRENT_OP.get() in READ_OPS
 
     async def activate(self, space_id: int, target_id: str) -> None:
         assert self.browser.conn is not None

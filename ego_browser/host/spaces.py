@@ -144,6 +144,11 @@ async def task_space(host: Host, at: dict[str, Any], *, name_or_id: str | int, p
                 api="task_space", option="isolated", expected="a new name",
             )
         return space_dict(host, space)
+    held = [s for s in existing if (s.reason or "user_owned") != "user_owned"]
+    if held:
+        # the person took it over: a round may attach to read it and wait for it to come back
+        # (wait_for_control); its actions raise TaskSpaceUserInControl until then
+        return space_dict(host, held[-1])
     if existing:
         user = existing[-1]
         raise TaskSpaceUserInControl(

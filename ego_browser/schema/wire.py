@@ -69,7 +69,8 @@ WIRE_ONLY: dict[str, tuple[str, tuple[Param, ...], str]] = {
     # the person's side (CLI)
     "spaces.take_over": ("task", (_p("reason", "str?", None),), "The person takes a space over."),
     "spaces.create": ("none", (_p("name", "any", None),), "The person opens a space of their own."),
-    "spaces.give_back": ("task", (), "The person gives a space back to its agent."),
+    "spaces.give_back": ("task", (_p("note", "str?", None),),
+                         "The person gives a space back to its agent, with an optional note for it."),
     "profiles.create": ("none", (_p("name", "any", None),), "The person makes a profile (CLI)."),
     "profiles.remove": ("none", (_p("id", "any", None),), "The person removes a profile (CLI)."),
     # the runner's end-of-round report
