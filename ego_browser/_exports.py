@@ -61,6 +61,7 @@ LAZY = {
     "SiteToolNotFound": "ego_browser.errors",
     "SitePackInvalid": "ego_browser.errors",
     "SecretNotFound": "ego_browser.errors",
+    "NavigationBlocked": "ego_browser.errors",
     "from_wire": "ego_browser.errors",
     "to_wire": "ego_browser.errors",
 }

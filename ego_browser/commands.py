@@ -348,6 +348,29 @@ def _declare_profiles() -> None:
 _declare_profiles()
 
 
+def _allow_args(p: argparse.ArgumentParser) -> None:
+    add_json(p)
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--space", type=int, metavar="ID", help="the space whose allowlist to set")
+    which.add_argument("--profile", metavar="ID", help="the profile whose default allowlist (for its spaces) to set")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("domains", nargs="*", default=[], metavar="DOMAIN",
+                      help="host patterns: example.com, *.example.com, host:port")
+    what.add_argument("--any", action="store_true", help="lift the list: any domain")
+
+
+@command("allow", "set, widen or lift the domain allowlist of a space or a profile (the agent may only narrow it)",
+         "(--space ID | --profile ID) (DOMAIN ... | --any)", configure=_allow_args)
+def _allow(ns: argparse.Namespace) -> int:
+    domains = None if ns.any else ns.domains
+    if domains == []:
+        print("allow: name at least one DOMAIN, or --any to lift the list", file=sys.stderr)
+        return 2
+    info = asyncio.run(_call("guard.allow", {"space_id": ns.space, "profile_id": ns.profile, "domains": domains}))
+    emit(ns, info, lambda i: print(f"space lists: {i['spaces']}\nprofile defaults: {i['profiles']}"))
+    return 0
+
+
 def _secrets_args(p: argparse.ArgumentParser) -> None:
     from .secret_commands import configure
 

@@ -27,7 +27,8 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── StateStoreUnwritable                     EGO_STATE_STORE_UNWRITABLE
     ├── MissingAwait                             EGO_MISSING_AWAIT (a round's script)
     ├── SiteNotFound / SiteToolNotFound / SitePackInvalid
-    └── SecretNotFound                           EGO_SECRET_NOT_FOUND (secret(name) names no stored secret)
+    ├── SecretNotFound                           EGO_SECRET_NOT_FOUND (secret(name) names no stored secret)
+    └── NavigationBlocked                        EGO_NAVIGATION_BLOCKED (outside the space's allowlist)
 
 Errors cross the host socket as ``{"code", "message", "attrs"}`` and are rebuilt on the
 other side with :func:`from_wire`, so a round sees exactly the class the host raised.
@@ -81,6 +82,7 @@ __all__ = [
     "SiteToolNotFound",
     "SitePackInvalid",
     "SecretNotFound",
+    "NavigationBlocked",
     "from_wire",
     "to_wire",
 ]
@@ -426,6 +428,15 @@ class SecretNotFound(EgoError):
     code = "EGO_SECRET_NOT_FOUND"
     fields = ("name",)
     name: str | None
+
+
+class NavigationBlocked(EgoError):
+    """A navigation (a tab's, a popup's, a redirect's) left the space's domain allowlist."""
+
+    code = "EGO_NAVIGATION_BLOCKED"
+    fields = ("url", "rule")
+    url: str | None
+    rule: str | None
 
 
 def _all_classes() -> dict[str, type[EgoError]]:

@@ -51,6 +51,18 @@ class TaskSpace(TaskSpaceBase["Page"]):
         take_over_task_space(). Calls still running on the space stop with that error too."""
         await self._call("task.hand_off")
 
+    @validated("TaskSpace.set_allowed_domains")
+    async def set_allowed_domains(self, domains: list[Any]) -> dict[str, Any]:
+        """Fence the space in: from now on its pages reach only these hosts (navigations, redirects, popups,
+        iframes, forms, fetch/XHR/WebSocket, workers and service workers). An agent may only narrow the list
+        in force."""
+        return await self._call("task.set_allowed_domains", domains=domains)  # type: ignore[no-any-return]
+
+    @validated("TaskSpace.allowed_domains")
+    async def allowed_domains(self) -> dict[str, Any]:
+        """The allowlist in force for the space (domains None: no list); set_by is "space", "profile" or None."""
+        return await self._call("task.allowed_domains")  # type: ignore[no-any-return]
+
     @validated("TaskSpace.finish")
     async def finish(self, *, keep: Literal["all"] | list[str]) -> dict[str, Any]:
         """End the task: close the agent Pages not kept and delete the ledger. With keep=[] and no unmanaged tab

@@ -7,6 +7,7 @@ what only the host knows goes with it as the page's :class:`~.page_site.PageSite
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from ..driver import act, actions, form_actions
@@ -71,11 +72,13 @@ def element_action(name: str, run: Any, *, navigates: bool | None = None) -> Non
         ctx = await host.page_ctx(at, activate=True)
         if secrets:  # after the gate, right before typing: the value never reaches the round
             kwargs = await host.secrets.resolve_args(kwargs)
+        since = time.monotonic()
         done = await act.element_action(
             ctx.driver, PageSite(host, ctx), run, selectors, api=api, token=at.get("proc"),
             navigates=navigates and not no_wait_after, timeout_ms=timeout, budget=_navigation_budget(timeout),
             **kwargs,
         )
+        host.guard.raise_if_blocked(ctx.space, since)  # a link, form or popup out of the allowlist
         if receipt:
             return done
         return done["result"] if done.get("dialog") is None else (done.get("result") or [])
@@ -122,8 +125,11 @@ def input_op(name: str) -> None:
         ctx = await host.page_ctx(at, activate=True)
         if secrets:
             kwargs = await host.secrets.resolve_args(kwargs)
-        return await act.input_action(ctx.driver, PageSite(host, ctx), at.get("proc"), device, member.short, kwargs,
+        since = time.monotonic()
+        done = await act.input_action(ctx.driver, PageSite(host, ctx), at.get("proc"), device, member.short, kwargs,
                                       api=member.api, receipt=receipt, navigates=wait)
+        host.guard.raise_if_blocked(ctx.space, since)
+        return done
 
     handler.__name__ = handler.__qualname__ = f"{device}_{member.short}"
     op(name)(handler)

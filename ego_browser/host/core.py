@@ -37,6 +37,7 @@ from ..errors import (
 from ..states import Ownership
 from .browser import BrowserLink
 from .ops import SYNC_OPS, resolve
+from .guard_book import GuardBook
 from .handoffs import HandOffs
 from .page_ctx import PageCtx
 from .secret_book import SecretBook
@@ -138,6 +139,8 @@ class Host:
         self.secrets = SecretBook(self.home)
         #: what the agent asked the person, and the calls waiting for a space to come back
         self.handoffs = HandOffs()
+        #: the domain allowlists of spaces and profiles, and their enforcement (guard_book.py)
+        self.guard = GuardBook(self)
 
     @property
     def features(self) -> Features:
@@ -167,6 +170,7 @@ class Host:
         self.browser.on_target_destroyed.append(self._target_destroyed)
         assert self.browser.conn is not None
         self.browser.conn.on("Target.targetCrashed", self._target_crashed)
+        await self.guard.start(self.browser.conn)  # before any page loads: lists kept from before apply
         self._features = self._build_features(self)
         # the stored spaces meet this browser (spaces.SpaceKeeping: injected, not imported)
         await self._features.spaces.start()
@@ -184,6 +188,7 @@ class Host:
                 feature.stop()  # reject what is pending, drop listeners
             except Exception:  # noqa: BLE001 - stopping goes on regardless
                 logger.exception("stopping %s failed", type(feature).__name__)
+        self.guard.stop()
         for driver in list(self.drivers.values()):
             driver.mark_closed()  # a wait on a page fails now rather than at its deadline
         for driver in list(self.drivers.values()):

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from .. import jsbundle
 from ..driver import evaluate as ev
 from ..driver import navigation as nav
 from ..driver.receipts import run_action
-from ..errors import CdpError, EgoTimeout, StateStoreUnwritable
+from ..errors import CdpError, EgoTimeout, NavigationFailed, StateStoreUnwritable
 from ..states import OpenedBy
 from .core import Host
 from .ops import op, sync_op
@@ -30,10 +31,19 @@ async def _seen_already() -> None:
 async def goto(host: Host, at: dict[str, Any], *, url: str, referer: str | None, timeout: float,
                wait_until: str) -> dict[str, Any]:
     ctx = await host.page_ctx(at)
-    return await run_action(
-        ctx.driver, PageSite(host, ctx), lambda: nav.goto(ctx.driver, url, referer=referer, timeout_ms=timeout, wait_until=wait_until),
-        flush=_seen_already,
-    )
+    host.guard.check_url(ctx.space, url)  # outside the space's allowlist: nothing is sent
+    since = time.monotonic()
+    try:
+        done = await run_action(
+            ctx.driver, PageSite(host, ctx),
+            lambda: nav.goto(ctx.driver, url, referer=referer, timeout_ms=timeout, wait_until=wait_until),
+            flush=_seen_already,
+        )
+    except NavigationFailed:
+        host.guard.raise_if_blocked(ctx.space, since)  # a redirect out of the list: say which rule
+        raise
+    host.guard.raise_if_blocked(ctx.space, since)
+    return done
 
 
 @op("Page.reload")

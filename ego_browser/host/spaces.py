@@ -304,6 +304,8 @@ async def finish(host: Host, at: dict[str, Any], *, keep: Any) -> dict[str, Any]
             await release_idle_browser(host, space.profile_id)  # an imported profile's own Chromium
     else:
         store.update_space(space.id, ownership=USER, reason="user_owned")
+    if closed_space and space.id in host.guard.spaces:
+        await host.guard.forget(space.id)  # its list goes with it (and the interception, if it was the last)
     return {
         "space_id": space.id,
         "closed_space": closed_space,

@@ -261,6 +261,26 @@ await task.set_status("Please log in, then tell me to continue")
 await task.hand_off()
 """)
 
+M("TaskSpace.set_allowed_domains", [P("domains", "list", doc="host patterns: example.com, *.example.com (it and "
+                                                             "its subdomains), host:port")],
+  "{domains, set_by}",
+  "Fence the space in: from now on its pages reach only these hosts (navigations, redirects, popups, iframes, "
+  "forms, fetch/XHR/WebSocket, workers and service workers). An agent may only narrow the list in force.",
+  """
+print(await task.set_allowed_domains(["127.0.0.1", "*.shop.example"]))
+""", errors=("InvalidArgument", "NavigationBlocked", "TaskSpaceUserInControl"),
+  details="A navigation outside the list fails with NavigationBlocked (EGO_NAVIGATION_BLOCKED; attributes url and "
+          "rule, which names the list): page.goto before anything is sent, an action whose navigation, redirect "
+          "or popup the list stopped after it ran. Other requests outside it fail in the page as a network error. "
+          "The person sets, widens or lifts a space's list, or a profile's default for its spaces, with python -m "
+          "ego_browser allow (--space ID | --profile ID) [DOMAIN ... | --any]. See docs/security.md, "
+          "\"Domain allowlists\".")
+M("TaskSpace.allowed_domains", [], "{domains, set_by}",
+  "The allowlist in force for the space (domains None: no list); set_by is \"space\", \"profile\" or None.",
+  """
+print(await task.allowed_domains())
+""")
+
 M("TaskSpace.finish", ["*", P("keep", "keep", doc='"all" or a list of managed labels to leave open')],
   "{space_id, closed_space, kept_labels, closed_labels, preserved_unmanaged}",
   "End the task: close the agent Pages not kept and delete the ledger. With keep=[] and no unmanaged tab left the "
