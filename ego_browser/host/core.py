@@ -38,6 +38,7 @@ from ..states import Ownership
 from .browser import BrowserLink
 from .ops import SYNC_OPS, resolve
 from .guard_book import GuardBook
+from . import page_text
 from .handoffs import HandOffs
 from .page_ctx import PageCtx
 from .secret_book import SecretBook
@@ -78,6 +79,10 @@ READ_OPS = frozenset({
     "page.url", "page.title", "page.info", "page.snapshot", "page.find", "page.text_content", "page.inner_text",
     "page.input_value", "page.get_attribute",
 })
+
+
+#: operations whose answers carry page content (page_text.py marks what imitates the runtime)
+_PAGE_OPS = ("page.", "keyboard.", "mouse.", "receipt.", "file_chooser.", "download.")
 
 
 class _Request:
@@ -225,6 +230,8 @@ class Host:
         try:
             async with asyncio.timeout(deadline) as req.timeout:
                 result = await spec.fn(self, at, **kwargs)
+            if op.startswith(_PAGE_OPS):
+                result = page_text.mark(result)
             return self.secrets.mask(result)
         except TimeoutError as exc:
             if isinstance(exc, EgoError):
@@ -253,6 +260,8 @@ class Host:
         finally:
             failure = sys.exc_info()[1]  # what the request raises, if anything
             if failure is not None:
+                if op.startswith(_PAGE_OPS):
+                    page_text.mark_error(failure)
                 self.secrets.mask_error(failure)
             if listeners:
                 self._tell(listeners, op, args, "end",
@@ -283,7 +292,7 @@ class Host:
         if spec is None or spec.sync is None:
             raise InvalidArgument(f"{op} has no synchronous form", api=op, option=None, expected=None)
         at, kwargs = spec.bind(args)
-        return self.secrets.mask(spec.sync(self, at, **kwargs))
+        return self.secrets.mask(page_text.mark(spec.sync(self, at, **kwargs)))
 
     # -- spaces and pages -------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..driver.guard import check_patterns, describe
-from ..errors import NavigationBlocked
+from ..errors import InvalidState, NavigationBlocked
 from .ops import op
 
 if TYPE_CHECKING:
@@ -37,11 +37,22 @@ def _covered(pattern: str, patterns: list[str]) -> bool:
     return False
 
 
+def _enforceable(host: Host, space: Any, api: str) -> None:
+    """Lists are enforced in the host's own browser; a space on another (an imported profile's own
+    Chromium, a Grid node, a remote endpoint) would be fenced in name only: refuse it."""
+    if space.browser_instance != host.browser.instance:
+        raise InvalidState(
+            f"{api}: task space {space.id} runs in another browser ({host.browser.where(space.browser_instance)}), "
+            "where allowlists are not enforced; use a space of the default profile in the host's own browser",
+            api=api)
+
+
 @op("TaskSpace.set_allowed_domains")
 async def set_allowed_domains(host: Host, at: dict[str, Any], *, domains: Any) -> dict[str, Any]:
     space = host.space_row(at.get("space"))
     host.gate(space)
     patterns = check_patterns(domains, "task.set_allowed_domains")
+    _enforceable(host, space, "task.set_allowed_domains")
     current, _by = host.guard.effective(space)
     if current:
         wider = [p for p in patterns if not _covered(p, current)]
@@ -68,12 +79,17 @@ async def person_allow(host: Host, at: dict[str, Any], *, space_id: int | None, 
     """The person's CLI: set, widen or lift (domains None) a space's list or a profile's default."""
     patterns = None if domains is None else check_patterns(domains, "allow")
     if space_id is not None:
-        host.space_row(space_id)
+        space = host.space_row(space_id)
+        if patterns is not None:
+            _enforceable(host, space, "allow")
         if patterns is None:
             host.guard.spaces.pop(space_id, None)
         else:
             host.guard.spaces[space_id] = patterns
     elif profile_id is not None:
+        if patterns is not None and profile_id != "default":
+            raise InvalidState("allow: an imported profile's spaces run in a Chromium of their own, where allowlists "
+                               "are not enforced; only the default profile takes a default list", api="allow")
         if patterns is None:
             host.guard.profiles.pop(profile_id, None)
         else:
