@@ -62,6 +62,7 @@ LAZY = {
     "SitePackInvalid": "ego_browser.errors",
     "SecretNotFound": "ego_browser.errors",
     "NavigationBlocked": "ego_browser.errors",
+    "ConsentRequired": "ego_browser.errors",
     "from_wire": "ego_browser.errors",
     "to_wire": "ego_browser.errors",
 }

@@ -371,6 +371,26 @@ def _allow(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _confirm_args(p: argparse.ArgumentParser) -> None:
+    add_json(p)
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--space", type=int, metavar="ID", help="the space whose rules to set")
+    which.add_argument("--profile", metavar="ID", help="the profile whose default rules (for its spaces) to set")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--click", nargs="+", metavar="PATTERN",
+                      help="control names (regular expressions, case-insensitive) a click needs your yes for")
+    what.add_argument("--off", action="store_true", help="lift the rules")
+
+
+@command("confirm", "make clicks on matching controls wait for your yes (the agent is handed over and asks)",
+         "(--space ID | --profile ID) (--click PATTERN ... | --off)", configure=_confirm_args)
+def _confirm(ns: argparse.Namespace) -> int:
+    info = asyncio.run(_call("guard.confirm", {"space_id": ns.space, "profile_id": ns.profile,
+                                               "click": None if ns.off else ns.click}))
+    emit(ns, info, lambda i: print(f"confirmation rules: {i['confirm']}"))
+    return 0
+
+
 def _secrets_args(p: argparse.ArgumentParser) -> None:
     from .secret_commands import configure
 

@@ -28,7 +28,8 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── MissingAwait                             EGO_MISSING_AWAIT (a round's script)
     ├── SiteNotFound / SiteToolNotFound / SitePackInvalid
     ├── SecretNotFound                           EGO_SECRET_NOT_FOUND (secret(name) names no stored secret)
-    └── NavigationBlocked                        EGO_NAVIGATION_BLOCKED (outside the space's allowlist)
+    ├── NavigationBlocked                        EGO_NAVIGATION_BLOCKED (outside the space's allowlist)
+    └── ConsentRequired                          EGO_CONSENT_REQUIRED (a confirmation rule: ask the person)
 
 Errors cross the host socket as ``{"code", "message", "attrs"}`` and are rebuilt on the
 other side with :func:`from_wire`, so a round sees exactly the class the host raised.
@@ -83,6 +84,7 @@ __all__ = [
     "SitePackInvalid",
     "SecretNotFound",
     "NavigationBlocked",
+    "ConsentRequired",
     "from_wire",
     "to_wire",
 ]
@@ -436,6 +438,15 @@ class NavigationBlocked(EgoError):
     code = "EGO_NAVIGATION_BLOCKED"
     fields = ("url", "rule")
     url: str | None
+    rule: str | None
+
+
+class ConsentRequired(EgoError):
+    """The action is one the person marked as needing their yes; the space waits for their answer."""
+
+    code = "EGO_CONSENT_REQUIRED"
+    fields = ("action", "rule")
+    action: str | None
     rule: str | None
 
 

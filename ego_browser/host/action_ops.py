@@ -17,6 +17,7 @@ from ..schema.spec import members
 from ..selectors.parse import parse_selector
 from .core import Host
 from .ops import MARGIN, op
+from . import consent
 from .page_site import PageSite
 
 __all__ = ["ELEMENT_ACTIONS", "element_action", "input_op"]
@@ -70,6 +71,8 @@ def element_action(name: str, run: Any, *, navigates: bool | None = None) -> Non
         for n, text in zip(targets[1:], selectors[1:]):
             kwargs[f"{n}_selector"] = text
         ctx = await host.page_ctx(at, activate=True)
+        if selectors and api in consent.CONSENT_OPS:
+            await consent.check(host, ctx, api, selectors[0])  # a control the person wants to be asked about
         if secrets:  # after the gate, right before typing: the value never reaches the round
             kwargs = await host.secrets.resolve_args(kwargs)
         since = time.monotonic()

@@ -32,10 +32,18 @@ class GuardBook:
         self.spaces: dict[int, list[str]] = {}
         self.profiles: dict[str, list[str]] = {}
         self.browser: BrowserGuard | None = None
+        #: confirmation rules: "space:ID" / "profile:ID" -> patterns of control names a click needs
+        #: the person's yes for (consent.py); set by the person only
+        self.confirm: dict[str, list[str]] = {}
+        #: space id -> the one action the person said yes to, (op, control name), used once
+        self.approved: dict[int, tuple[str, str]] = {}
+        #: space id -> the action waiting for the person's answer
+        self.pending: dict[int, tuple[str, str]] = {}
         try:
             doc = orjson.loads(self.path.read_bytes())
             self.spaces = {int(k): list(v) for k, v in (doc.get("spaces") or {}).items()}
             self.profiles = {str(k): list(v) for k, v in (doc.get("profiles") or {}).items()}
+            self.confirm = {str(k): list(v) for k, v in (doc.get("confirm") or {}).items()}
         except (FileNotFoundError, ValueError, AttributeError):
             pass
 
@@ -50,11 +58,16 @@ class GuardBook:
     def _save(self) -> None:
         tmp = self.path.with_name(f".guardrails.{os.getpid()}.tmp")
         with config.open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "wb") as fh:
-            fh.write(orjson.dumps({"spaces": {str(k): v for k, v in self.spaces.items()}, "profiles": self.profiles}))
+            fh.write(orjson.dumps({"spaces": {str(k): v for k, v in self.spaces.items()}, "profiles": self.profiles,
+                                   "confirm": self.confirm}))
         os.replace(tmp, self.path)
+
+    def confirm_rules(self, space: Any) -> list[str]:
+        return self.confirm.get(f"space:{space.id}") or self.confirm.get(f"profile:{space.profile_id or 'default'}") or []
 
     async def forget(self, space_id: int) -> None:
         self.spaces.pop(space_id, None)
+        self.confirm.pop(f"space:{space_id}", None)
         await self.changed()
 
     async def changed(self) -> None:

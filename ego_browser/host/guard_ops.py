@@ -7,7 +7,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..driver.guard import check_patterns, describe
-from ..errors import InvalidState, NavigationBlocked
+from ..errors import InvalidArgument, InvalidState, NavigationBlocked
 from .ops import op
 
 if TYPE_CHECKING:
@@ -71,6 +71,22 @@ async def allowed_domains(host: Host, at: dict[str, Any]) -> dict[str, Any]:
     space = host.space_row(at.get("space"))
     patterns, by = host.guard.effective(space)
     return {"domains": patterns, "set_by": by}
+
+
+@op("guard.confirm")
+async def person_confirm(host: Host, at: dict[str, Any], *, space_id: int | None, profile_id: str | None,
+                         click: Any) -> dict[str, Any]:
+    """The person's CLI: clicks on controls whose name matches one of ``click`` need their yes."""
+    if click is not None and (not click or not all(isinstance(c, str) and c.strip() for c in click)):
+        raise InvalidArgument("confirm: --click takes non-empty patterns (regular expressions, case-insensitive)",
+                              api="confirm", option="click", expected="non-empty patterns")
+    key = f"space:{host.space_row(space_id).id}" if space_id is not None else f"profile:{profile_id or 'default'}"
+    if click is None:
+        host.guard.confirm.pop(key, None)
+    else:
+        host.guard.confirm[key] = [c.strip() for c in click]
+    await host.guard.changed()
+    return {"confirm": host.guard.confirm}
 
 
 @op("guard.allow")

@@ -98,9 +98,12 @@ async def person_give_back(host: Host, at: dict[str, Any], *, note: str | None) 
     space = host.space_row(at.get("space"))
     note = note.strip() if isinstance(note, str) and note.strip() else None
     fields: dict[str, Any] = {"ownership": AGENT, "reason": None}
-    if space.reason == "needs_you":
+    if space.reason in ("needs_you", "needs_consent"):
         fields["status"] = None  # the question was answered
     store_of(host).update_space(space.id, **fields)
+    from .consent import answered
+
+    answered(host, space.id, note)  # a "yes" lets the action that asked go through, once
     # a call waiting for the space (ask_human, wait_for_control) returns now with the note;
     # with none waiting, the note goes in the report of the next round that uses the space
     if not await host.handoffs.came_back(host, space.id, note) and note is not None:

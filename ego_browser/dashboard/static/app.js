@@ -90,7 +90,8 @@ function route() {
 
 const OWNER = { agent: "agent", agentDelegatedToUser: "handed to you", user: "you" };
 // the agent's ask_human(): the space waits for the person ("needs you", its reason as the status)
-const owner = (s) => (s.reason === "needs_you" ? "needs you" : OWNER[s.ownership] || s.ownership);
+const owner = (s) => (s.reason === "needs_you" || s.reason === "needs_consent" ? "needs you"
+  : OWNER[s.ownership] || s.ownership);
 
 function actionText(s) {
   const a = s.current || s.last;
