@@ -267,7 +267,7 @@ M("TaskSpace.set_allowed_domains", [P("domains", "list", doc="host patterns: exa
   "Fence the space in: from now on its pages reach only these hosts (navigations, redirects, popups, iframes, "
   "forms, fetch/XHR/WebSocket, workers and service workers). An agent may only narrow the list in force.",
   """
-print(await task.set_allowed_domains(["127.0.0.1", "*.shop.example"]))
+print(await task.set_allowed_domains(["127.0.0.1", "*.example.com"]))
 """, errors=("InvalidArgument", "NavigationBlocked", "TaskSpaceUserInControl"),
   details="A navigation outside the list fails with NavigationBlocked (EGO_NAVIGATION_BLOCKED; attributes url and "
           "rule, which names the list): page.goto before anything is sent, an action whose navigation, redirect "
