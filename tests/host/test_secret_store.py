@@ -171,3 +171,19 @@ def test_the_book_masks_every_spelling_and_the_host_log(tmp_path, monkeypatch):
     record = logging.LogRecord("ego_browser.host", logging.ERROR, __file__, 1, "failed with %s", (VALUE,), None)
     MaskingFilter(book).filter(record)
     assert record.getMessage() == "failed with [secret:github]"
+
+
+def test_the_dashboards_event_list_masks_a_secret_a_page_echoed(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from ego_browser.dashboard.activity import Activity
+
+    monkeypatch.setenv("EGO_BROWSER_SECRET_KEY_FILE", str(tmp_path / "k"))
+    monkeypatch.setenv("EGO_BROWSER_SECRETS_BACKEND", "file")
+    SecretStore(tmp_path).set("github", VALUE)
+    book = SecretBook(tmp_path)
+    asyncio.run(book.load())
+    activity = Activity(SimpleNamespace(secrets=book))
+    activity.log(1, "console", f"page says {VALUE}")
+    activity.log(1, "dialog", "nothing secret")
+    assert [e["text"] for e in activity.logs[1]] == ["page says [secret:github]", "nothing secret"]
