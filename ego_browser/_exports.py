@@ -9,6 +9,7 @@ LAZY = {
     "profiles": "ego_browser.client.api",
     "embedded": "ego_browser.client.api",
     "help": "ego_browser.helptext",
+    "secret": "ego_browser.secret_ref",
     "site_skills": "ego_browser.learning",
     "learn_context": "ego_browser.learning",
     "run_site_tool": "ego_browser.learning",
@@ -79,12 +80,15 @@ LAZY = {
     "LearnedPostconditionFailed": "ego_browser.errors",
     "LearnedToolOffOrigin": "ego_browser.errors",
     "LearnedPackUntrusted": "ego_browser.errors",
+    "SecretNotFound": "ego_browser.errors",
+    "NavigationNotAllowed": "ego_browser.errors",
+    "ConsentRequired": "ego_browser.errors",
     "from_wire": "ego_browser.errors",
     "to_wire": "ego_browser.errors",
 }
 
 RUNNER_GLOBALS = (
-    "task_space", "list_task_spaces", "claim_task_space", "take_over_task_space", "profiles", "help", "site_skills",
-    "learn_context", "run_site_tool", "run_site_browser_tool", "ego_browser", "EgoError", "asyncio", "json", "re",
-    "tools",
+    "task_space", "list_task_spaces", "claim_task_space", "take_over_task_space", "profiles", "help", "secret",
+    "site_skills", "learn_context", "run_site_tool", "run_site_browser_tool", "ego_browser", "EgoError", "asyncio",
+    "json", "re", "tools",
 )

@@ -226,6 +226,9 @@ def _spaces_args(p: argparse.ArgumentParser) -> None:
                                  "on it fails with EGO_TASK_SPACE_NOT_FOUND)")):
         one = sub.add_parser(name, help=what, description=what[0].upper() + what[1:] + ".")
         one.add_argument("id", type=int, metavar="ID", help="the space id (first column of `spaces`)")
+        if name == "give-back":
+            one.add_argument("--note", default=None, help="a note for the agent (its waiting ask_human() or "
+                                                          "wait_for_control() returns it)")
         add_json(one)
     new = sub.add_parser("new", help="create a space owned by the person", description="Create a space owned by the person.")
     new.add_argument("name", metavar="NAME")
@@ -233,7 +236,7 @@ def _spaces_args(p: argparse.ArgumentParser) -> None:
 
 
 @command("spaces", "list the task spaces (never starts the host), or hand one over",
-         "[take-over ID | give-back ID | close ID | new NAME]", configure=_spaces_args)
+         "[take-over ID | give-back ID [--note TEXT] | close ID | new NAME]", configure=_spaces_args)
 def _spaces(ns: argparse.Namespace) -> int:
     if ns.action is None:
         return _list_spaces(ns)
@@ -243,9 +246,10 @@ def _spaces(ns: argparse.Namespace) -> int:
         return 0
     if ns.action == "new":
         info = asyncio.run(_call("spaces.create", {"name": ns.name}))
+    elif ns.action == "take-over":
+        info = asyncio.run(_call("spaces.take_over", {"space": ns.id}))
     else:
-        op = "spaces.take_over" if ns.action == "take-over" else "spaces.give_back"
-        info = asyncio.run(_call(op, {"space": ns.id}))
+        info = asyncio.run(_call("spaces.give_back", {"space": ns.id, "note": ns.note}))
     emit(ns, info, lambda i: print(f"space {i['id']} ({i['name']}): ownership {i['ownership']}"))
     return 0
 
@@ -391,6 +395,70 @@ def _declare_learnings() -> None:
 
 
 _declare_learnings()
+
+
+def _allow_args(p: argparse.ArgumentParser) -> None:
+    add_json(p)
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--space", type=int, metavar="ID", help="the space whose allowlist to set")
+    which.add_argument("--profile", metavar="ID", help="the profile whose default allowlist (for its spaces) to set")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("domains", nargs="*", default=[], metavar="DOMAIN",
+                      help="host patterns: example.com, *.example.com, host:port")
+    what.add_argument("--any", action="store_true", help="lift the list: any domain")
+
+
+@command("allow", "set, widen or lift the domain allowlist of a space or a profile (the agent may only narrow it)",
+         "(--space ID | --profile ID) (DOMAIN ... | --any)", configure=_allow_args)
+def _allow(ns: argparse.Namespace) -> int:
+    domains = None if ns.any else ns.domains
+    if domains == []:
+        print("allow: name at least one DOMAIN, or --any to lift the list", file=sys.stderr)
+        return 2
+    info = asyncio.run(_call("guard.allow", {"space_id": ns.space, "profile_id": ns.profile, "domains": domains}))
+    emit(ns, info, lambda i: print(f"space lists: {i['spaces']}\nprofile defaults: {i['profiles']}"))
+    return 0
+
+
+def _confirm_args(p: argparse.ArgumentParser) -> None:
+    add_json(p)
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--space", type=int, metavar="ID", help="the space whose rules to set")
+    which.add_argument("--profile", metavar="ID", help="the profile whose default rules (for its spaces) to set")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--click", nargs="+", metavar="PATTERN",
+                      help="control names (regular expressions, case-insensitive) a click needs your yes for")
+    what.add_argument("--off", action="store_true", help="lift the rules")
+
+
+@command("confirm", "make clicks on matching controls wait for your yes (the agent is handed over and asks)",
+         "(--space ID | --profile ID) (--click PATTERN ... | --off)", configure=_confirm_args)
+def _confirm(ns: argparse.Namespace) -> int:
+    info = asyncio.run(_call("guard.confirm", {"space_id": ns.space, "profile_id": ns.profile,
+                                               "click": None if ns.off else ns.click}))
+    emit(ns, info, lambda i: print(f"confirmation rules: {i['confirm']}"))
+    return 0
+
+
+def _secrets_args(p: argparse.ArgumentParser) -> None:
+    from .secret_commands import configure
+
+    configure(p)
+
+
+def _secrets_run(ns: argparse.Namespace) -> int:
+    from .secret_commands import run
+
+    return run(ns)
+
+
+def _declare_secrets() -> None:
+    from .secret_commands import SUMMARY, SYNOPSIS
+
+    command("secrets", SUMMARY, SYNOPSIS, configure=_secrets_args)(_secrets_run)
+
+
+_declare_secrets()
 
 
 # -- guide, help, skills and plugins -----------------------------------------------------------

@@ -29,7 +29,10 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     │   └── HostUnresponsive                     EGO_HOST_UNRESPONSIVE
     ├── StateStoreUnwritable                     EGO_STATE_STORE_UNWRITABLE
     ├── MissingAwait                             EGO_MISSING_AWAIT (a round's script)
-    └── SiteNotFound / SiteToolNotFound / SitePackInvalid
+    ├── SiteNotFound / SiteToolNotFound / SitePackInvalid
+    ├── SecretNotFound                           EGO_SECRET_NOT_FOUND (secret(name) names no stored secret)
+    ├── NavigationBlocked                        EGO_NAVIGATION_BLOCKED (outside the space's allowlist)
+    └── ConsentRequired                          EGO_CONSENT_REQUIRED (a confirmation rule: ask the person)
 
 Errors cross the host socket as ``{"code", "message", "attrs"}`` and are rebuilt on the
 other side with :func:`from_wire`, so a round sees exactly the class the host raised.
@@ -42,65 +45,18 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, ClassVar
 
 __all__ = [
-    "EgoError",
-    "InvalidArgument",
-    "InvalidState",
-    "TaskSpaceNotFound",
-    "ProfileNotFound",
-    "TaskSpaceUserInControl",
-    "PageBudgetReached",
-    "PageNotFound",
-    "PageClosed",
-    "PageReleased",
-    "PageCrashed",
-    "StaleRef",
-    "UnknownRef",
-    "InvalidSelector",
-    "SelectorAmbiguous",
-    "SelectorNotFound",
-    "NotActionable",
-    "SnapshotFailed",
-    "EgoTimeout",
-    "NavigationTimeout",
-    "PageEvaluationTimeout",
-    "NavigationFailed",
-    "NavigationBlocked",
-    "UrlOpenedInPopup",
-    "FileChooserOpened",
-    "PageScriptError",
-    "FetchFailed",
-    "DownloadFailed",
-    "BodyUnavailable",
-    "BodyTooLarge",
-    "InvalidRoutePattern",
-    "HarUnwritable",
-    "CdpError",
-    "CDPError",
-    "CdpMethodRefused",
-    "CdpChannelUnavailable",
-    "BrowserUnavailable",
-    "BrowserLost",
-    "HostDisconnected",
-    "HostUnresponsive",
-    "StateStoreUnwritable",
-    "MissingAwait",
-    "SiteNotFound",
-    "SiteToolNotFound",
-    "SitePackInvalid",
-    "LearnFailed",
-    "LearnJournalEmpty",
-    "LearnRoundFailed",
-    "LearnNameTaken",
-    "LearnUnknownParam",
-    "LearnedToolInvalid",
-    "LearnVerifyFailed",
-    "LearnedToolFailed",
-    "LearnedStepNotFound",
-    "LearnedPostconditionFailed",
-    "LearnedToolOffOrigin",
-    "LearnedPackUntrusted",
-    "from_wire",
-    "to_wire",
+    "EgoError", "InvalidArgument", "InvalidState", "TaskSpaceNotFound", "ProfileNotFound",
+    "TaskSpaceUserInControl", "PageBudgetReached", "PageNotFound", "PageClosed", "PageReleased", "PageCrashed",
+    "StaleRef", "UnknownRef", "InvalidSelector", "SelectorAmbiguous", "SelectorNotFound", "NotActionable",
+    "SnapshotFailed", "EgoTimeout", "NavigationTimeout", "PageEvaluationTimeout", "NavigationFailed",
+    "NavigationBlocked", "UrlOpenedInPopup", "FileChooserOpened", "PageScriptError", "FetchFailed",
+    "DownloadFailed", "BodyUnavailable", "BodyTooLarge", "InvalidRoutePattern", "HarUnwritable", "CdpError",
+    "CDPError", "CdpMethodRefused", "CdpChannelUnavailable", "BrowserUnavailable", "BrowserLost",
+    "HostDisconnected", "HostUnresponsive", "StateStoreUnwritable", "MissingAwait", "SiteNotFound",
+    "SiteToolNotFound", "SitePackInvalid", "LearnFailed", "LearnJournalEmpty", "LearnRoundFailed",
+    "LearnNameTaken", "LearnUnknownParam", "LearnedToolInvalid", "LearnVerifyFailed", "LearnedToolFailed",
+    "LearnedStepNotFound", "LearnedPostconditionFailed", "LearnedToolOffOrigin", "LearnedPackUntrusted",
+    "SecretNotFound", "NavigationNotAllowed", "ConsentRequired", "from_wire", "to_wire",
 ]
 
 
@@ -477,6 +433,32 @@ class SitePackInvalid(EgoError):
     fields = ("site_id", "problems")
     site_id: str | None
     problems: list[str] | None
+
+
+class SecretNotFound(EgoError):
+    """``secret(name)`` names a secret the person has not stored, or its store cannot be read."""
+
+    code = "EGO_SECRET_NOT_FOUND"
+    fields = ("name",)
+    name: str | None
+
+
+class NavigationNotAllowed(EgoError):
+    """A navigation (a tab's, a popup's, a redirect's) left the space's domain allowlist."""
+
+    code = "EGO_NAVIGATION_NOT_ALLOWED"
+    fields = ("url", "rule")
+    url: str | None
+    rule: str | None
+
+
+class ConsentRequired(EgoError):
+    """The action is one the person marked as needing their yes; the space waits for their answer."""
+
+    code = "EGO_CONSENT_REQUIRED"
+    fields = ("action", "rule")
+    action: str | None
+    rule: str | None
 
 
 # -- learned site tools (issue 28, docs/learning.md) ------------------------------------------

@@ -29,11 +29,39 @@ _UNSET: Any = object()
 class TaskSpace(TaskSpaceBase["Page"]):
     """An agent's own group of tabs (its own window) in the shared browser. Get one from task_space()."""
 
+    @validated("TaskSpace.wait_for_control")
+    async def wait_for_control(self, *, interval: float = 20000, timeout: float = 600000) -> dict[str, Any]:
+        """Wait until the agent controls the space again (never takes control itself); returns the person's note
+        and where the active tab is (url, title) at once if it already does."""
+        return await self._call(  # type: ignore[no-any-return]
+            "task.wait_for_control", interval=interval, timeout=timeout,
+        )
+
+    @validated("TaskSpace.ask_human")
+    async def ask_human(self, reason: str, *, wait: bool = True, timeout: float = 600000) -> dict[str, Any]:
+        """Hand the space to the person for something only they can do (a log-in, a 2FA code, a CAPTCHA) and wait
+        until they give it back; returns their note and what changed."""
+        return await self._call(  # type: ignore[no-any-return]
+            "task.ask_human", reason=reason, wait=wait, timeout=timeout,
+        )
+
     @validated("TaskSpace.hand_off")
     async def hand_off(self) -> None:
         """Hand the space to the person; gated calls then raise TaskSpaceUserInControl (reason handed_off) until
         take_over_task_space(). Calls still running on the space stop with that error too."""
         await self._call("task.hand_off")
+
+    @validated("TaskSpace.set_allowed_domains")
+    async def set_allowed_domains(self, domains: list[Any]) -> dict[str, Any]:
+        """Fence the space in: from now on its pages reach only these hosts (navigations, redirects, popups,
+        iframes, forms, fetch/XHR/WebSocket, workers and service workers). An agent may only narrow the list
+        in force."""
+        return await self._call("task.set_allowed_domains", domains=domains)  # type: ignore[no-any-return]
+
+    @validated("TaskSpace.allowed_domains")
+    async def allowed_domains(self) -> dict[str, Any]:
+        """The allowlist in force for the space (domains None: no list); set_by is "space", "profile" or None."""
+        return await self._call("task.allowed_domains")  # type: ignore[no-any-return]
 
     @validated("TaskSpace.finish")
     async def finish(self, *, keep: Literal["all"] | list[str]) -> dict[str, Any]:
@@ -334,7 +362,8 @@ class Page(PageBase["Download", "FileChooser"]):
 
     @validated("Page.fill")
     async def fill(
-        self, selector: str, value: str, *, clear_first: bool = True, timeout: float = 3000, note: str | None = None,
+        self, selector: str, value: str | dict[str, str], *, clear_first: bool = True, timeout: float = 3000,
+        note: str | None = None,
     ) -> ActionReceipt:
         """Replace (or with clear_first=False append to) the text of a field, editing host or a wrapper's single
         field with one native insertion; the value is read back."""
@@ -456,13 +485,13 @@ class Keyboard(KeyboardBase):
         ))
 
     @validated("Page.keyboard.type")
-    async def type(self, text: str, *, delay: float = 0, note: str | None = None) -> None:
+    async def type(self, text: str | dict[str, str], *, delay: float = 0, note: str | None = None) -> None:
         """One trusted keydown/keyup per character on the US layout (\\n is Enter, \\t is Tab); other characters
         are inserted as text."""
         await self._call("keyboard.type", text=text, delay=delay, note=note)
 
     @validated("Page.keyboard.insert_text")
-    async def insert_text(self, text: str) -> None:
+    async def insert_text(self, text: str | dict[str, str]) -> None:
         """One native text insertion with no key events."""
         await self._call("keyboard.insert_text", text=text)
 

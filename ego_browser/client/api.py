@@ -32,7 +32,7 @@ async def task_space(name_or_id: str | int, *, profile_id: str | None = None, is
 
 async def list_task_spaces() -> list[dict[str, Any]]:
     rows = await current_channel().call("list_task_spaces", {})
-    keys = ("id", "name", "task_id", "ownership", "created_by", "recent_tab_titles", "isolated", "status", "browser")
+    keys = ("id", "name", "task_id", "ownership", "created_by", "recent_tab_titles", "isolated", "status", "reason", "browser")
     return [{k: r.get(k) for k in keys} for r in rows]
 
 

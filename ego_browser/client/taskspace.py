@@ -2,17 +2,14 @@
 
 The public ``TaskSpace`` is generated from the declarations (``client/_generated.py``); this
 base holds its plumbing and the members whose results are built in the round (Page objects,
-``UnmanagedPage`` values) or that wait in the round (``wait_for_control``).
+``UnmanagedPage`` values).
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, Generic
 
-from ..errors import EgoTimeout
 from ..schema import validated
-from ..states import Ownership
 from .models import UnmanagedPage
 from .ports import PageT, SpaceRound
 from .routes import SpaceRoutes
@@ -108,20 +105,3 @@ class TaskSpaceBase(SpaceRoutes, LearningMixin, Generic[PageT]):
     async def release(self, label: str) -> UnmanagedPage:
         info = await self._call("task.release", label=label)
         return UnmanagedPage(info["space_id"], info["target_id"], info["opened_by"])
-
-    # -- control ----------------------------------------------------------------------------
-
-    @validated("TaskSpace.wait_for_control")
-    async def wait_for_control(self, *, interval: float = 20000, timeout: float = 600000) -> None:
-        api = "task.wait_for_control"
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout / 1000
-        while True:
-            state = await self._call("task.control")
-            if state["ownership"] == Ownership.AGENT:
-                return
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise EgoTimeout(f"{api} timed out after {round(timeout)}ms", api=api, timeout_ms=round(timeout))
-            # specified as polling: control changes hands through the person, not an event we see
-            await asyncio.sleep(min(interval / 1000, remaining))

@@ -150,6 +150,7 @@ class Activity:
             self.log(space, kind, text, target_id=target_id)
 
     def log(self, space: int, kind: str, text: str, *, target_id: str | None = None) -> None:
+        text = self.host.secrets.mask_text(text)  # a page's console or dialog may echo a typed secret
         entry = {"at": time.time(), "kind": kind, "text": text, "target_id": target_id}
         self.logs.setdefault(space, deque(maxlen=LOG_SIZE)).append(entry)
         self._changed(space, entry)

@@ -79,9 +79,8 @@ class Control:
         space = self.host.space_row(cmd.get("space"))
         note = cmd.get("note") or ""
         _str(note, "note", 2000)
-        info = await self.host.handle("spaces.give_back", {"space": space.id})
-        if note.strip():
-            self.host.features.dashboard.notes[space.id] = note.strip()  # round.report hands it on
+        # the op hands the note to a waiting ask_human/wait_for_control, else to the next round's report
+        info = await self.host.handle("spaces.give_back", {"space": space.id, "note": note})
         self.activity.log(space.id, "control", "given back to the agent" + (f": {note.strip()}" if note.strip() else ""))
         return info
 

@@ -7,6 +7,7 @@ what only the host knows goes with it as the page's :class:`~.page_site.PageSite
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from ..driver import act, actions, form_actions
@@ -16,6 +17,7 @@ from ..schema.spec import members
 from ..selectors.parse import parse_selector
 from .core import Host
 from .ops import MARGIN, op
+from . import consent
 from .page_site import PageSite
 
 __all__ = ["ELEMENT_ACTIONS", "element_action", "input_op"]
@@ -44,6 +46,11 @@ ELEMENT_ACTIONS: dict[str, Any] = {
 }
 
 
+def _takes_secrets(member: Any) -> bool:
+    """Whether a parameter of the declaration may be ``secret(NAME)`` (typed ``text|secret``)."""
+    return any(p.type == "text|secret" for p in member.params)
+
+
 def element_action(name: str, run: Any, *, navigates: bool | None = None) -> None:
     """Register the handler of element action ``name`` (a ``Page`` member) run by driver function
     ``run(actx, *resolvers, timeout_ms=..., **the other declared arguments)``. ``navigates``:
@@ -55,6 +62,7 @@ def element_action(name: str, run: Any, *, navigates: bool | None = None) -> Non
     if navigates is None:
         navigates = switch
     receipt = member.returns == "ActionReceipt"
+    secrets = _takes_secrets(member)
 
     async def handler(host: Host, at: dict[str, Any], **kwargs: Any) -> Any:
         timeout = kwargs.pop("timeout")
@@ -63,11 +71,17 @@ def element_action(name: str, run: Any, *, navigates: bool | None = None) -> Non
         for n, text in zip(targets[1:], selectors[1:]):
             kwargs[f"{n}_selector"] = text
         ctx = await host.page_ctx(at, activate=True)
+        if selectors and api in consent.CONSENT_OPS:
+            await consent.check(host, ctx, api, selectors[0])  # a control the person wants to be asked about
+        if secrets:  # after the gate, right before typing: the value never reaches the round
+            kwargs = await host.secrets.resolve_args(kwargs)
+        since = time.monotonic()
         done = await act.element_action(
             ctx.driver, PageSite(host, ctx), run, selectors, api=api, token=at.get("proc"),
             navigates=navigates and not no_wait_after, timeout_ms=timeout, budget=_navigation_budget(timeout),
             **kwargs,
         )
+        host.guard.raise_if_blocked(ctx.space, since)  # a link, form or popup out of the allowlist
         if receipt:
             return done
         return done["result"] if done.get("dialog") is None else (done.get("result") or [])
@@ -105,14 +119,20 @@ def input_op(name: str) -> None:
     device = (member.owner or "").rpartition(".")[2]  # "mouse" | "keyboard"
     receipt = member.returns == "ActionReceipt"
     navigates = any(p.name == "no_wait_after" for p in member.params)
+    secrets = _takes_secrets(member)
 
     async def handler(host: Host, at: dict[str, Any], **kwargs: Any) -> Any:
         wait = navigates and not kwargs.pop("no_wait_after")
         for key in _NOT_INPUT:
             kwargs.pop(key, None)
         ctx = await host.page_ctx(at, activate=True)
-        return await act.input_action(ctx.driver, PageSite(host, ctx), at.get("proc"), device, member.short, kwargs,
+        if secrets:
+            kwargs = await host.secrets.resolve_args(kwargs)
+        since = time.monotonic()
+        done = await act.input_action(ctx.driver, PageSite(host, ctx), at.get("proc"), device, member.short, kwargs,
                                       api=member.api, receipt=receipt, navigates=wait)
+        host.guard.raise_if_blocked(ctx.space, since)
+        return done
 
     handler.__name__ = handler.__qualname__ = f"{device}_{member.short}"
     op(name)(handler)

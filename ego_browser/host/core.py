@@ -37,7 +37,11 @@ from ..errors import (
 from ..states import Ownership
 from .browser import BrowserLink
 from .ops import SYNC_OPS, resolve
+from .guard_book import GuardBook
+from . import page_text
+from .handoffs import HandOffs
 from .page_ctx import PageCtx
+from .secret_book import SecretBook
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow, Store
 
 if TYPE_CHECKING:
@@ -67,6 +71,18 @@ CRASH_SAFE_OPS = frozenset({
     "page.goto", "page.reload", "page.url", "page.close", "page.accept_dialog", "page.dismiss_dialog",
     "page.wait_popup", "page.wait_download", "page.wait_file_chooser",
 })
+
+
+#: ops that only read a page: allowed on a space the person holds (a round attached to wait for
+#: it may look), without activating its tab; every other op on such a space is refused
+READ_OPS = frozenset({
+    "page.url", "page.title", "page.info", "page.snapshot", "page.find", "page.text_content", "page.inner_text",
+    "page.input_value", "page.get_attribute",
+})
+
+
+#: operations whose answers carry page content (page_text.py marks what imitates the runtime)
+_PAGE_OPS = ("page.", "keyboard.", "mouse.", "receipt.", "file_chooser.", "download.")
 
 
 class _Request:
@@ -124,6 +140,12 @@ class Host:
         self.request_listeners: list[Any] = []
         #: space id -> its pages being reopened on another browser (its own went away)
         self.lost_spaces: dict[int, asyncio.Future[None]] = {}
+        #: the person's secrets typed through this host, masked in all it answers (secret_book.py)
+        self.secrets = SecretBook(self.home)
+        #: what the agent asked the person, and the calls waiting for a space to come back
+        self.handoffs = HandOffs()
+        #: the domain allowlists of spaces and profiles, and their enforcement (guard_book.py)
+        self.guard = GuardBook(self)
 
     @property
     def features(self) -> Features:
@@ -147,11 +169,13 @@ class Host:
         config.ensure_home(self.home)
         config.ensure_private_dir(self.run_dir)
         self.store = Store(self.home / "state.sqlite3")
+        await self.secrets.load()  # a page may still show a value typed before a restart
         await self.browser.start()
         self.browser.on_target_created.append(self._target_created)
         self.browser.on_target_destroyed.append(self._target_destroyed)
         assert self.browser.conn is not None
         self.browser.conn.on("Target.targetCrashed", self._target_crashed)
+        await self.guard.start(self.browser.conn)  # before any page loads: lists kept from before apply
         self._features = self._build_features(self)
         # the stored spaces meet this browser (spaces.SpaceKeeping: injected, not imported)
         await self._features.spaces.start()
@@ -169,6 +193,7 @@ class Host:
                 feature.stop()  # reject what is pending, drop listeners
             except Exception:  # noqa: BLE001 - stopping goes on regardless
                 logger.exception("stopping %s failed", type(feature).__name__)
+        self.guard.stop()
         for driver in list(self.drivers.values()):
             driver.mark_closed()  # a wait on a page fails now rather than at its deadline
         for driver in list(self.drivers.values()):
@@ -204,7 +229,10 @@ class Host:
             self._tell(listeners, op, args, "start", None)
         try:
             async with asyncio.timeout(deadline) as req.timeout:
-                return await spec.fn(self, at, **kwargs)
+                result = await spec.fn(self, at, **kwargs)
+            if op.startswith(_PAGE_OPS):
+                result = page_text.mark(result)
+            return self.secrets.mask(result)
         except TimeoutError as exc:
             if isinstance(exc, EgoError):
                 if isinstance(exc, EgoTimeout) and type(exc) is EgoTimeout and exc.input_dispatched is None:
@@ -230,8 +258,12 @@ class Host:
                     raise lost from None
             raise
         finally:
+            failure = sys.exc_info()[1]  # what the request raises, if anything
+            if failure is not None:
+                if op.startswith(_PAGE_OPS):
+                    page_text.mark_error(failure)
+                self.secrets.mask_error(failure)
             if listeners:
-                failure = sys.exc_info()[1]  # what the request raises, if anything
                 self._tell(listeners, op, args, "end",
                            None if failure is None else getattr(failure, "code", None) or type(failure).__name__)
             req.done = True
@@ -260,7 +292,7 @@ class Host:
         if spec is None or spec.sync is None:
             raise InvalidArgument(f"{op} has no synchronous form", api=op, option=None, expected=None)
         at, kwargs = spec.bind(args)
-        return spec.sync(self, at, **kwargs)
+        return self.secrets.mask(page_text.mark(spec.sync(self, at, **kwargs)))
 
     # -- spaces and pages -------------------------------------------------------------------
 
@@ -366,11 +398,11 @@ class Host:
             # nothing was written since the last request on this page: skip the queries
             _gen, space, page = cached
             self.browser.use(space.browser_instance)
-            if gated:
+            if gated and not self._reads_held(space):
                 self.gate(space)
         else:
             space = self.space_row(at.get("space"))
-            if gated:
+            if gated and not self._reads_held(space):
                 self.gate(space)
             page = self.page_row(space, str(at.get("label")))
             if len(self._ctx_rows) > 256:
@@ -386,9 +418,14 @@ class Host:
                     f"{op or 'page'}: the page's renderer crashed; call page.reload() or page.goto(url) "
                     "to load it again", label=page.label,
                 )
-        if activate and self.active.get(space.id) != target_id:
+        if activate and space.ownership == Ownership.AGENT and self.active.get(space.id) != target_id:
             await self.activate(space.id, target_id)
         return PageCtx(space, page, driver)
+
+    @staticmethod
+    def _reads_held(space: SpaceRow) -> bool:
+        """A read (``READ_OPS``) of a space the person holds: allowed, and never gated."""
+        return space.ownership != Ownership.AGENT and _CURRENT_OP.get() in READ_OPS
 
     async def activate(self, space_id: int, target_id: str) -> None:
         assert self.browser.conn is not None

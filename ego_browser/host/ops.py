@@ -82,6 +82,8 @@ SYNC_OPS: dict[str, OpSpec] = {}
 OP_MODULES = (
     "ego_browser.host.spaces",
     "ego_browser.host.space_control",
+    "ego_browser.host.handoff_ops",
+    "ego_browser.host.guard_ops",
     "ego_browser.host.space_pages",
     "ego_browser.host.page_ops",
     "ego_browser.host.snapshot_ops",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -10,7 +11,7 @@ from .. import jsbundle
 from ..driver import evaluate as ev
 from ..driver import navigation as nav
 from ..driver.receipts import run_action
-from ..errors import CdpError, EgoTimeout, NavigationBlocked, StateStoreUnwritable
+from ..errors import CdpError, EgoTimeout, NavigationBlocked, NavigationFailed, StateStoreUnwritable
 from ..states import OpenedBy
 from .core import Host, PageCtx
 from .ops import op, sync_op
@@ -31,8 +32,17 @@ async def _seen_already() -> None:
 async def goto(host: Host, at: dict[str, Any], *, url: str, referer: str | None, timeout: float,
                wait_until: str, on_beforeunload: str = "raise") -> dict[str, Any]:
     ctx = await host.page_ctx(at)
-    return await _leaving(host, ctx, "page.goto", url, timeout, wait_until, on_beforeunload,
-                          lambda: nav.goto(ctx.driver, url, referer=referer, timeout_ms=timeout, wait_until=wait_until))
+    host.guard.check_url(ctx.space, url)  # outside the space's allowlist: nothing is sent
+    since = time.monotonic()
+    try:
+        done = await _leaving(host, ctx, "page.goto", url, timeout, wait_until, on_beforeunload,
+                              lambda: nav.goto(ctx.driver, url, referer=referer, timeout_ms=timeout,
+                                               wait_until=wait_until))
+    except NavigationFailed:
+        host.guard.raise_if_blocked(ctx.space, since)  # a redirect out of the list: say which rule
+        raise
+    host.guard.raise_if_blocked(ctx.space, since)
+    return done
 
 
 @op("Page.reload")

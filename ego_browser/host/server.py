@@ -206,6 +206,10 @@ async def serve(ready_fd: int | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     host = Host(features=features.build)
+    from .secret_book import MaskingFilter
+
+    for handler in logging.getLogger().handlers:  # the log never keeps a secret a page echoed
+        handler.addFilter(MaskingFilter(host.secrets))
     try:
         load_all()
         await host.start()

@@ -35,6 +35,7 @@ async def claim_task_space(host: Host, at: dict[str, Any]) -> dict[str, Any]:
             if row.state == OPEN and space.ownership == USER:
                 store.update_page(space.id, row.label, state=UNMANAGED)
     store.update_space(space.id, ownership=AGENT, reason=None, user_page=active_tab(host, space))
+    await host.handoffs.came_back(host, space.id, None)
     return fresh(host, space.id)
 
 
@@ -51,6 +52,7 @@ async def take_over_task_space(host: Host, at: dict[str, Any]) -> dict[str, Any]
     if space.ownership == DELEGATED:
         fields["user_page"] = active_tab(host, space)
     store.update_space(space.id, **fields)
+    await host.handoffs.came_back(host, space.id, None)
     return fresh(host, space.id)
 
 
@@ -92,9 +94,20 @@ async def person_create(host: Host, at: dict[str, Any], *, name: Any) -> dict[st
 
 
 @op("spaces.give_back")
-async def person_give_back(host: Host, at: dict[str, Any]) -> dict[str, Any]:
+async def person_give_back(host: Host, at: dict[str, Any], *, note: str | None) -> dict[str, Any]:
     space = host.space_row(at.get("space"))
-    store_of(host).update_space(space.id, ownership=AGENT, reason=None)
+    note = note.strip() if isinstance(note, str) and note.strip() else None
+    fields: dict[str, Any] = {"ownership": AGENT, "reason": None}
+    if space.reason in ("needs_you", "needs_consent"):
+        fields["status"] = None  # the question was answered
+    store_of(host).update_space(space.id, **fields)
+    from .consent import answered
+
+    answered(host, space.id, note)  # a "yes" lets the action that asked go through, once
+    # a call waiting for the space (ask_human, wait_for_control) returns now with the note;
+    # with none waiting, the note goes in the report of the next round that uses the space
+    if not await host.handoffs.came_back(host, space.id, note) and note is not None:
+        host.features.dashboard.notes[space.id] = note
     return fresh(host, space.id)
 
 

@@ -144,6 +144,11 @@ async def task_space(host: Host, at: dict[str, Any], *, name_or_id: str | int, p
                 api="task_space", option="isolated", expected="a new name",
             )
         return space_dict(host, space)
+    held = [s for s in existing if (s.reason or "user_owned") != "user_owned"]
+    if held:
+        # the person took it over: a round may attach to read it and wait for it to come back
+        # (wait_for_control); its actions raise TaskSpaceUserInControl until then
+        return space_dict(host, held[-1])
     if existing:
         user = existing[-1]
         raise TaskSpaceUserInControl(
@@ -307,6 +312,8 @@ async def finish_space(host: Host, space: SpaceRow, keep: Any) -> dict[str, Any]
             await release_idle_browser(host, space.profile_id)  # an imported profile's own Chromium
     else:
         store.update_space(space.id, ownership=USER, reason="user_owned")
+    if closed_space and space.id in host.guard.spaces:
+        await host.guard.forget(space.id)  # its list goes with it (and the interception, if it was the last)
     return {
         "space_id": space.id,
         "closed_space": closed_space,

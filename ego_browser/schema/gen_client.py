@@ -55,7 +55,7 @@ _ANNOTATIONS: dict[str, str] = {
     "dict": "dict[str, Any]", "list": "list[Any]", "headers": "dict[str, str]", "path": "str | os.PathLike[str]",
     "abspath": "str | os.PathLike[str]", "files": "str | os.PathLike[str] | Sequence[str | os.PathLike[str]]",
     "matcher": "str | re.Pattern[str] | Callable[[str], bool]", "select_value": "Any",
-    "paste": "str | dict[str, str | None]", "text|re": "str | re.Pattern[str]", "keep": 'Literal["all"] | list[str]', "unmanaged": "UnmanagedPage",
+    "paste": "str | dict[str, str | None]", "text|re": "str | re.Pattern[str]", "text|secret": "str | dict[str, str]", "keep": 'Literal["all"] | list[str]', "unmanaged": "UnmanagedPage",
     "Page": "Page",
 }
 

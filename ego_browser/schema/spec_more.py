@@ -73,11 +73,11 @@ await page.keyboard.type("kettle")
 await page.keyboard.press("Enter")
 await page.wait_for_url(re.compile(r"/search\\.html\\?q=kettle"))
 """, errors=("InvalidArgument", "FileChooserOpened"))
-M("Page.keyboard.type", [P("text", "str"), "*", P("delay", "ms>=0", 0, doc="ms between characters")], "None",
+M("Page.keyboard.type", [P("text", "text|secret", doc='the text, or secret("NAME") (see Page.fill)'), "*", P("delay", "ms>=0", 0, doc="ms between characters")], "None",
   "One trusted keydown/keyup per character on the US layout (\\n is Enter, \\t is Tab); other characters are "
   "inserted as text.",
   'await page.focus("#q")\nawait page.keyboard.type("Kettle 1.7 L", delay=10)')
-M("Page.keyboard.insert_text", [P("text", "str")], "None", "One native text insertion with no key events.",
+M("Page.keyboard.insert_text", [P("text", "text|secret", doc='the text, or secret("NAME") (see Page.fill)')], "None", "One native text insertion with no key events.",
   'await page.focus("#q")\nawait page.keyboard.insert_text("Wasserkocher")')
 M("Page.keyboard.paste", [P("content", "paste", doc='a str or {"text": str, "html": str or None}')],
   "ActionReceipt", "Paste through the clipboard with the platform shortcut (the clipboard is restored).",

@@ -323,7 +323,9 @@ M("Page.inner_text", [P("selector", "selector"), "*", _READ_TIMEOUT], "str",
 M("Page.get_attribute", [P("selector", "selector"), P("name", "str+"), "*", _READ_TIMEOUT], "str | None",
   "The value of the element's attribute name, or None. Strict; waits for a match.",
   """print(await page.get_attribute("#q", "placeholder"))""", errors=_READ_ERRORS)
-M("Page.fill", [P("selector", "selector"), P("value", "str"), "*", P("clear_first", "bool", True), _TIMEOUT],
+M("Page.fill", [P("selector", "selector"),
+                P("value", "text|secret", doc='the text, or secret("NAME"): the person\'s stored secret, typed by the '
+                                              'host and never shown to the round'), "*", P("clear_first", "bool", True), _TIMEOUT],
   "ActionReceipt",
   "Replace (or with clear_first=False append to) the text of a field, editing host or a wrapper's single field with "
   "one native insertion; the value is read back.",

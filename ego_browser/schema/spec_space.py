@@ -19,13 +19,17 @@ page = task.page("p1")
 print(task.space_id, page.label)
 """,
   errors=("TaskSpaceNotFound", "TaskSpaceUserInControl", "ProfileNotFound", "InvalidArgument"),
-  details="A handed-off space is still returned (its ownership says so); a user-owned space of that name raises "
-          "TaskSpaceUserInControl (reason user_owned). profile_id is only for a new name; the space then starts with "
+  details="A handed-off space, or one the person took over, is still returned (its ownership says so): reading "
+          "its pages is allowed, actions raise TaskSpaceUserInControl, and task.wait_for_control() waits for it; a "
+          "user-owned space of that name (the person's own, or left by finish) raises TaskSpaceUserInControl (reason "
+          "user_owned). profile_id is only for a new name; the space then starts with "
           "that profile's cookies, local storage and site permissions, shared with the profile's other spaces, and what "
           "it changes stays in the profile when it finishes. An unknown or removed profile raises ProfileNotFound.")
 
-M("list_task_spaces", [], "list[{id, name, task_id, ownership, created_by, recent_tab_titles, isolated, status, browser}]",
-  'Every task space; ownership is "agent", "agentDelegatedToUser" or "user". browser says where the space\'s '
+M("list_task_spaces", [], "list[{id, name, task_id, ownership, created_by, recent_tab_titles, isolated, status, reason, "
+                         "browser}]",
+  'Every task space; ownership is "agent", "agentDelegatedToUser" or "user"; reason says why a space is not the '
+  'agent\'s ("needs_you": ask_human() waits for the person, "handed_off", "manual_takeover", "user_owned" ...). browser says where the space\'s '
   'pages live: "local", "cdp URL", or "grid NODE session ID" on a Selenium Grid (docs/scale-out.md).',
   """
 for space in await list_task_spaces():
@@ -65,6 +69,20 @@ for profile in await profiles():
 """,
   details="Only the person manages profiles, from the command line: python -m ego_browser profiles [list | new NAME "
           "| rm ID | import --from chrome[:PROFILE] | --from-dir DIR [--name NAME]] (--json for JSON).")
+
+M("secret", [P("name", "str+", doc="the name the person stored it under (python -m ego_browser secrets set NAME)")],
+  "Secret",
+  'A marker for the person\'s stored secret NAME, to pass as the text of page.fill, page.keyboard.type or '
+  'keyboard.insert_text: the host types the value and the round never sees it (it prints as [secret:NAME]).',
+  """
+token = secret("shop")
+print(token)  # [secret:shop]; in a real log-in: await page.fill("#password", token)
+""", call="sync", errors=("InvalidArgument", "SecretNotFound"),
+  details="The person stores secrets outside any round: python -m ego_browser secrets set NAME (the value from a "
+          "hidden prompt or stdin), secrets list (names only), secrets rm NAME. The value is masked as "
+          "[secret:NAME] in everything the host answers (receipts, snapshots, find(), evaluate results, console "
+          "events, errors) and in its log; an unknown name raises SecretNotFound (EGO_SECRET_NOT_FOUND) when typed. "
+          "See docs/security.md, \"Secrets\".")
 
 M("help", [P("name", "any", None, doc='a member ("Page.click") or topic ("selectors"); case-insensitive')], "None",
   'Print the overview, or one member or topic: "TaskSpace", "Page.click", "Page.keyboard.press", "selectors", '
@@ -198,12 +216,44 @@ for tab in await task.tabs():
         print(await task.release(tab["label"]))
 """, errors=("InvalidArgument", "PageNotFound"))
 
-M("TaskSpace.wait_for_control", ["*", P("interval", "ms>0", 20000, doc="time between checks"),
-                                 P("timeout", "ms>0", 600000, doc="overall limit")],
-  "None", "Wait until the agent controls the space (polls; never takes control itself).",
+_HANDED_BACK = "{note, url, title, before: {url, title} | None, changed: [str], held_ms, resumed_after_ms}"
+
+M("TaskSpace.wait_for_control", ["*", P("interval", "ms>0", 20000, doc="ignored (kept for older scripts): the wait "
+                                                                          "ends on the give-back itself"),
+                                 P("timeout", "ms>0", 600000, doc="overall limit; may exceed the usual request "
+                                                                  "deadline")],
+  _HANDED_BACK,
+  "Wait until the agent controls the space again (never takes control itself); returns the person's note and "
+  "where the active tab is (url, title) at once if it already does.",
   """
-await task.wait_for_control(interval=1000, timeout=60000)
-""", errors=("EgoTimeout",))
+await task.wait_for_control(timeout=60000)
+""", errors=("EgoTimeout",),
+  details="Works on a space the person holds: task_space(name) returns such a space (reading its pages is allowed, "
+          "actions raise TaskSpaceUserInControl), so a new round can wait for it. Wakes within a second of "
+          "spaces give-back ID [--note TEXT] or the dashboard's Give back; before is what the tab showed when "
+          "ask_human() handed it over, changed lists \"url\"/\"title\" when they differ. On EgoTimeout the space "
+          "stays with the person.")
+
+M("TaskSpace.ask_human", [P("reason", "text500", doc="what the person should do, shown in spaces, the dashboard "
+                                                     "and a desktop notification"), "*",
+                          P("wait", "bool", True, doc="wait for the give-back; False returns at once (a later "
+                                                      "round calls wait_for_control())"),
+                          P("timeout", "ms>0", 600000, doc="how long to wait; at most about 24 days, past the "
+                                                           "usual request deadline")],
+  _HANDED_BACK + " (and waiting)",
+  "Hand the space to the person for something only they can do (a log-in, a 2FA code, a CAPTCHA) and wait until "
+  "they give it back; returns their note and what changed.",
+  """
+asked = await task.ask_human("Please confirm the kettle choice", wait=False)
+print(asked["url"], asked["waiting"])
+await take_over_task_space(task.space_id)   # (here only: the example takes the space back itself)
+""", errors=("TaskSpaceUserInControl", "EgoTimeout"),
+  details="The space shows \"needs you\" (ownership agentDelegatedToUser, reason needs_you, the reason as its "
+          "status) in spaces and the dashboard, and notify-send sends a desktop notification where one is "
+          "installed. The agent's other calls on the space stop and its actions raise TaskSpaceUserInControl "
+          "until the person gives it back (python -m ego_browser spaces give-back ID --note TEXT, or Give back in the "
+          "dashboard); the call then returns within a second: {note, url, title, before, changed, held_ms, "
+          "resumed_after_ms}. On EgoTimeout the space stays with the person: wait again with wait_for_control().")
 
 M("TaskSpace.hand_off", [], "None",
   "Hand the space to the person; gated calls then raise TaskSpaceUserInControl (reason handed_off) until "
@@ -211,6 +261,26 @@ M("TaskSpace.hand_off", [], "None",
   """
 await task.set_status("Please log in, then tell me to continue")
 await task.hand_off()
+""")
+
+M("TaskSpace.set_allowed_domains", [P("domains", "list", doc="host patterns: example.com, *.example.com (it and "
+                                                             "its subdomains), host:port")],
+  "{domains, set_by}",
+  "Fence the space in: from now on its pages reach only these hosts (navigations, redirects, popups, iframes, "
+  "forms, fetch/XHR/WebSocket, workers and service workers). An agent may only narrow the list in force.",
+  """
+print(await task.set_allowed_domains(["127.0.0.1", "*.example.com"]))
+""", errors=("InvalidArgument", "NavigationNotAllowed", "TaskSpaceUserInControl"),
+  details="A navigation outside the list fails with NavigationNotAllowed (EGO_NAVIGATION_NOT_ALLOWED; attributes url and "
+          "rule, which names the list): page.goto before anything is sent, an action whose navigation, redirect "
+          "or popup the list stopped after it ran. Other requests outside it fail in the page as a network error. "
+          "The person sets, widens or lifts a space's list, or a profile's default for its spaces, with python -m "
+          "ego_browser allow (--space ID | --profile ID) [DOMAIN ... | --any]. See docs/security.md, "
+          "\"Domain allowlists\".")
+M("TaskSpace.allowed_domains", [], "{domains, set_by}",
+  "The allowlist in force for the space (domains None: no list); set_by is \"space\", \"profile\" or None.",
+  """
+print(await task.allowed_domains())
 """)
 
 M("TaskSpace.finish", ["*", P("keep", "keep", doc='"all" or a list of managed labels to leave open')],

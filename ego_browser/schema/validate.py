@@ -115,6 +115,12 @@ def _paste(v: Any) -> bool:
             and (v.get("html") is None or isinstance(v.get("html"), str)))
 
 
+def _text_or_secret(v: Any) -> bool:
+    # secret(NAME)'s wire form (secret_ref.Secret); the name itself is checked where it is read
+    return isinstance(v, str) or (isinstance(v, dict) and len(v) == 1 and isinstance(v.get("$secret"), str)
+                                  and bool(v["$secret"]))
+
+
 def _keep(v: Any) -> bool:
     return v == "all" or (isinstance(v, (list, tuple)) and all(isinstance(x, str) and x for x in v))
 
@@ -157,6 +163,7 @@ TYPES: dict[str, tuple[str | None, str, str]] = {
     "select_value": ("_select_value({v})", "a str, a dict {value?, label?, index?}, a list of these, or None",
                      "str | {value?, label?, index?} | list | None"),
     "paste": ("_paste({v})", "a str or {'text': str, 'html': str or None}", "str | {text, html?}"),
+    "text|secret": ("_text_or_secret({v})", "a str or secret(NAME)", "str | secret(NAME)"),
     "keep": ("_keep({v})", "'all' or a list of page labels", "'all' | list[str]"),
     "unmanaged": ("_unmanaged({v})", "an UnmanagedPage from task.tabs()", "UnmanagedPage"),
     "Page": (None, "a Page", "Page"),
@@ -176,7 +183,7 @@ _NS = {
     "_fail": _fail, "_num": _num, "_point": _point, "_clip": _clip, "_path": _path, "_abspath": _abspath,
     "_files": _files, "_headers": _headers, "_matcher": _matcher, "_select_value": _select_value,
     "_paste": _paste, "_keep": _keep, "_unmanaged": _unmanaged, "InvalidArgument": InvalidArgument,
-    "_text_or_re": _text_or_re,
+    "_text_or_re": _text_or_re, "_text_or_secret": _text_or_secret,
 }
 
 

@@ -89,6 +89,9 @@ function route() {
 // -- rendering -------------------------------------------------------------------------------
 
 const OWNER = { agent: "agent", agentDelegatedToUser: "handed to you", user: "you" };
+// the agent's ask_human(): the space waits for the person ("needs you", its reason as the status)
+const owner = (s) => (s.reason === "needs_you" || s.reason === "needs_consent" ? "needs you"
+  : OWNER[s.ownership] || s.ownership);
 
 function actionText(s) {
   const a = s.current || s.last;
@@ -108,7 +111,7 @@ function renderList() {
     card.dataset.space = s.id;
     card.append(
       el("h2", {}, el("a", { href: `#/space/${s.id}`, textContent: s.name }), ` #${s.id} `,
-        el("span", { className: `badge ${s.ownership}`, textContent: OWNER[s.ownership] || s.ownership })),
+        el("span", { className: `badge ${s.ownership}`, textContent: owner(s) })),
       el("div", { className: "status", textContent: s.status || "" }),
       el("div", { className: "action", textContent: actionText(s) }));
     const ul = el("ul", { className: "pages" });
@@ -138,7 +141,7 @@ function renderSpace() {
   if (!s) { $("sp-title").textContent = `space ${state.space} (closed)`; $("tabs").textContent = ""; return; }
   const held = s.ownership !== "agent";
   $("sp-title").textContent = `${s.name} #${s.id}`;
-  $("sp-owner").textContent = OWNER[s.ownership] || s.ownership;
+  $("sp-owner").textContent = owner(s);
   $("sp-owner").className = `badge ${s.ownership}`;
   $("sp-status").textContent = s.status || "";
   $("sp-action").textContent = actionText(s);
