@@ -79,6 +79,7 @@ except EgoError as exc:
     print("unknown:", exc.code, exc)
 print("marker:", secret("github"), [secret("otp")])
 await page.click("#go")
+print("journal:", await task.journal())
 await task.finish(keep=[])
 """
 
@@ -145,6 +146,9 @@ def test_secrets_typed_through_every_path_appear_in_no_byte_the_project_wrote(ho
         assert "Hi [secret:github]" in text
         assert "unknown: EGO_SECRET_NOT_FOUND" in text
         assert "marker: [secret:github] [[secret:otp]]" in text
+        # the journal the learned tools are made from keeps the secret's name, never its value
+        journal = text[text.index("journal:"):]
+        assert "[secret:github]" in journal and "[secret:otp]" in journal, journal
 
         _cli(env, "host", "stop")
         spellings = {PASSWORD, OTP, PASSWORD.replace("&", "%26").replace("/", "%2F"), PASSWORD.replace("&", "&amp;")}
