@@ -138,3 +138,26 @@ async def test_the_agent_may_narrow_its_list_but_only_the_person_widens_it(host,
         await host.handle("guard.allow", {"space_id": t.space_id, "profile_id": None, "domains": None})
         await t.finish(keep=[])
     assert outside.requests == []
+
+
+async def test_routes_and_the_allowlist_work_together_in_one_space(host, server, outside):
+    """Two users of the Fetch domain on one space (the allowlist on the browser's session, the
+    routes on the page's): a routed request is answered by its route, an allowed one reaches
+    the site, one outside the list is stopped, and none of them hangs."""
+    t = await ego_browser.task_space("guard-and-routes")
+    try:
+        page = t.page("p1")
+        await t.set_allowed_domains([f"127.0.0.1:{server.port}"])
+        server.route("/g/real.json", Response('{"from": "server"}', content_type="application/json"))
+        await page.goto(server.page("/g/both.html", "both", title="Both"))
+        await page.route("**/g/mocked.json", fulfill={"body": '{"from": "route"}', "content_type": "application/json"})
+        got = await asyncio.wait_for(page.evaluate("""async (out) => {
+            const j = (u) => fetch(u).then((r) => r.json()).then((d) => d.from, () => 'failed');
+            return [await j('/g/mocked.json'), await j('/g/real.json'), await j(out)];
+        }""", outside.url("/from-page")), 30)
+        assert got == ["route", "server", "failed"]
+        with pytest.raises(NavigationNotAllowed):
+            await page.goto(outside.url("/evil"))
+    finally:
+        await t.finish(keep=[])
+    assert outside.requests == []
