@@ -1,7 +1,7 @@
 """`make demo`: an agent's task on a small bundled shop, round by round.
 
 Serves `demo/site/` on 127.0.0.1 (a free port), then runs several rounds through
-`python -m ego_browser`, each a separate process as an agent would run them, printing the
+`ego-browser`, each a separate process as an agent would run them, printing the
 script and what the agent reads back. State (the space, its page labels, refs) lives in the
 host between rounds. The demo uses its own data directory and stops its host at the end.
 """

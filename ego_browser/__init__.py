@@ -1,7 +1,7 @@
 """ego_browser: a fast, safe runtime for AI agents driving a real Chromium.
 
 Names are imported lazily (PEP 562) so that ``import ego_browser`` and a trivial round stay
-cheap; see ``help()`` or ``python -m ego_browser skill`` for the guide.
+cheap; see ``help()`` or ``ego-browser skill`` for the guide.
 """
 
 from __future__ import annotations

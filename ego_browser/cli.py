@@ -1,4 +1,4 @@
-"""``python -m ego_browser``: run a round (stdin, ``-e CODE`` or a file) or a subcommand."""
+"""``ego-browser``: run a round (stdin, ``-e CODE`` or a file) or a subcommand."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import sys
 __all__ = ["main"]
 
 ROUND_USAGE = """\
-usage: python -m ego_browser [--verbose] [--json] [-e CODE | FILE | -]   run one round (default: the script on stdin;
+usage: ego-browser [--verbose] [--json] [-e CODE | FILE | -]   run one round (default: the script on stdin;
                                                     --json: its outcome as one JSON object;
                                                     --verbose: debug log lines on stderr)
-       python -m ego_browser COMMAND [--help]     a sub-command:
+       ego-browser COMMAND [--help]     a sub-command:
 """
 
 
@@ -19,7 +19,7 @@ def _usage() -> str:
     from .commands import usage_lines
 
     return ROUND_USAGE + "".join(f"  {line}\n" for line in usage_lines()) + (
-        "Every sub-command takes --help. Rounds: python -m ego_browser skill prints the usage guide.\n"
+        "Every sub-command takes --help. Rounds: ego-browser skill prints the usage guide.\n"
     )
 
 

@@ -1,7 +1,7 @@
 """The CLI sub-commands: host management, the person's side of spaces, doctor, skills, plugins.
 
 Each sub-command is declared once, with :func:`command`: its one-line summary, its argparse
-set-up and its handler. ``python -m ego_browser NAME --help`` and the top-level usage come from
+set-up and its handler. ``ego-browser NAME --help`` and the top-level usage come from
 these declarations, so a new sub-command (``profiles``) is one more declaration. Commands with
 machine-readable output call :func:`add_json` in their set-up and print through :func:`emit`;
 with ``--json`` an ``EgoError`` is printed as ``{"error": {"code", "message"}}`` too.
@@ -28,7 +28,7 @@ from .states import Ownership
 
 __all__ = ["COMMANDS", "Command", "add_json", "command", "dispatch", "emit", "usage_lines"]
 
-PROG = "python -m ego_browser"
+PROG = "ego-browser"
 
 
 @dataclass(frozen=True)

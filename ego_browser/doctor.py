@@ -1,4 +1,4 @@
-"""``python -m ego_browser doctor``: checks that really exercise the set-up.
+"""``ego-browser doctor``: checks that really exercise the set-up.
 
 Each check returns ``{"name", "status", "detail"}`` with status ``ok``, ``warn`` (works, but
 not as well as it could: the pure-Python snapshot core) or ``fail``. Nothing here trusts a file
@@ -152,7 +152,7 @@ def check_store(path: Path | None = None) -> dict[str, str]:
     if problem:
         return _check("state store", "fail", (
             f"{path} is damaged ({problem}); the next host start moves it aside and starts a fresh one "
-            f"(python -m ego_browser host stop first if a host runs){earlier}"))
+            f"(ego-browser host stop first if a host runs){earlier}"))
     return _check("state store", "ok", f"{path} passes SQLite's quick check{earlier}")
 
 
@@ -179,7 +179,7 @@ def check_learnings() -> dict[str, str]:
     if problems:
         shown = "; ".join(problems[:3]) + (" ..." if len(problems) > 3 else "")
         return _check("site learnings", "fail", f"{len(problems)} problem(s) in {root}: {shown} "
-                      "(python -m ego_browser validate-skills lists them)")
+                      "(ego-browser validate-skills lists them)")
     return _check("site learnings", "ok", f"{len(packs)} pack(s) valid in {root}")
 
 

@@ -13,7 +13,7 @@ def help(name: object = None) -> None:  # noqa: A001 - the documented API name
 
 
 def guide() -> str:
-    """The usage guide printed by ``python -m ego_browser skill``."""
+    """The usage guide printed by ``ego-browser skill``."""
     from .schema.render import guide as render_guide
 
     return render_guide()

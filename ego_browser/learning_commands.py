@@ -1,4 +1,4 @@
-"""``python -m ego_browser learnings``: the learned packs in the user's home (issue 28 §6).
+"""``ego-browser learnings``: the learned packs in the user's home (issue 28 §6).
 
     learnings list [--json]                         every learned tool: site, name, params, state
     learnings show SITE [TOOL] [--json]             a pack, or one tool's provenance and source
@@ -167,7 +167,7 @@ def _import(ns: argparse.Namespace, root: Any) -> int:
     staging.rename(target)
     _print(ns, {"imported": site, "trusted": False, "tools": sorted(pack["tools"])},
            f"imported {site} ({', '.join(sorted(pack['tools']))}); it does not run until you read it and run: "
-           f"python -m ego_browser learnings trust {site}")
+           f"ego-browser learnings trust {site}")
     return 0
 
 

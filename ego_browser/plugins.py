@@ -1,4 +1,4 @@
-"""``python -m ego_browser package-plugins``: the entry skill packaged for nine agent hosts.
+"""``ego-browser package-plugins``: the entry skill packaged for nine agent hosts.
 
 Every artifact holds its host's manifest layout, a full copy of the skill (real files, never a
 link to this checkout) and a README for that host alone. The nine are built in a scratch folder
@@ -39,12 +39,12 @@ REQUIREMENTS = f"""\
 ## Requirements
 
 - Python 3.11 or newer with ego_browser installed: `pip install ego_browser` (see
-  `{SKILL_DIR}/references/install.md`), so that `python -m ego_browser` runs in the agent's shell.
-- A Chromium or Google Chrome ego_browser can launch (`python -m ego_browser doctor` checks).
+  `{SKILL_DIR}/references/install.md`), so that `ego-browser` runs in the agent's shell.
+- A Chromium or Google Chrome ego_browser can launch (`ego-browser doctor` checks).
 - An agent host that reads Skills and can run local shell commands.
 
 After installing, ask the agent to use the ego-browser skill; its first step is
-`python -m ego_browser skill`, which prints the usage guide of the installed version.
+`ego-browser skill`, which prints the usage guide of the installed version.
 """
 
 
@@ -144,7 +144,7 @@ export const EgoBrowserPlugin = async () => ({
       ...(config.command ?? {}),
       "ego-browser": {
         description: "Drive a real Chromium with ego_browser (Python)",
-        template: `Read ${skillFile} and follow it. Start with: python -m ego_browser skill\\n\\n$ARGUMENTS`,
+        template: `Read ${skillFile} and follow it. Start with: ego-browser skill\\n\\n$ARGUMENTS`,
       },
     };
   },
@@ -190,7 +190,7 @@ claude --plugin-dir /absolute/path/to/ego-browser-claude-code
 ```
 
 Use `/ego-browser:ego-browser` (or ask for the ego-browser skill). For a persistent install, add
-the folder to a plugin marketplace. `python -m ego_browser install-skill` installs the same skill
+the folder to a plugin marketplace. `ego-browser install-skill` installs the same skill
 into `~/.claude/skills` without a plugin.
 """),
     Host("codex", "Codex", "zip", _codex, """\

@@ -1,4 +1,4 @@
-"""``python -m ego_browser profiles [list | new NAME | rm ID | import ...]`` and the profile
+"""``ego-browser profiles [list | new NAME | rm ID | import ...]`` and the profile
 lines of ``doctor``.
 
 Listing, creating and importing are file work in the profile store and need no host; removing
@@ -141,7 +141,7 @@ def _spaces_using(profile_id: str) -> list[str]:
 
 def main(args: list[str]) -> int:
     """The sub-command on its own (until the CLI declares commands in one table)."""
-    parser = argparse.ArgumentParser(prog="python -m ego_browser profiles", description=SUMMARY)
+    parser = argparse.ArgumentParser(prog="ego-browser profiles", description=SUMMARY)
     configure(parser)
     try:
         ns = parser.parse_args(args)

@@ -2,7 +2,7 @@
 
 Why: a round's own start-up was ~4.7× ``python -c pass``, most of it importing asyncio (and,
 through it, ssl) and the client, then compiling them again under PYTHONDONTWRITEBYTECODE.
-The background host starts this worker (``python -m ego_browser host worker``); a round
+The background host starts this worker (``ego-browser host worker``); a round
 (``round_client.py``) sends it the script with its standard streams and working directory,
 and the worker hands all of it to a child forked ahead of the round (``round_spare.py``),
 which runs the script with the same runner a local round uses. The worker is
@@ -279,7 +279,7 @@ class _Worker:
 
 
 def serve(lifeline: int) -> int:
-    """``python -m ego_browser host worker --lifeline FD``: run until the host goes."""
+    """``ego-browser host worker --lifeline FD``: run until the host goes."""
     from . import config
 
     run_dir = config.ensure_private_dir(config.run_dir())

@@ -1,8 +1,8 @@
-"""``python -m ego_browser secrets set NAME | list | rm NAME``: the person's secrets.
+"""``ego-browser secrets set NAME | list | rm NAME``: the person's secrets.
 
 The value never comes as an argument (it would land in the shell's history and in ``ps``): it
 is read from a hidden prompt (``getpass``) on a terminal, else one line of standard input
-(``printf %s "$TOKEN" | python -m ego_browser secrets set api``). Only the person runs this;
+(``printf %s "$TOKEN" | ego-browser secrets set api``). Only the person runs this;
 an agent names a secret in a round with ``secret("NAME")`` and never reads it.
 """
 
@@ -67,7 +67,7 @@ def run(ns: argparse.Namespace) -> int:
 
         def text(rows: list[dict[str, str]]) -> None:
             if not rows:
-                print("no secrets (store one with: python -m ego_browser secrets set NAME)")
+                print("no secrets (store one with: ego-browser secrets set NAME)")
             for r in rows:
                 print(f"{r['name']}\t{r['where']}")
 

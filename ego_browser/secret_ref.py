@@ -51,7 +51,7 @@ class Secret(dict[str, str]):
 
 @validated("secret")
 def secret(name: str) -> Secret:
-    """The marker of the person's secret ``name`` (stored with ``python -m ego_browser secrets set NAME``)."""
+    """The marker of the person's secret ``name`` (stored with ``ego-browser secrets set NAME``)."""
     return Secret(name)
 
 

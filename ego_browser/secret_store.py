@@ -1,6 +1,6 @@
 """Where the person's secrets live: the OS keyring when one answers, else an encrypted file.
 
-``python -m ego_browser secrets set NAME`` stores a value the agent later types by name
+``ego-browser secrets set NAME`` stores a value the agent later types by name
 (``secret("NAME")``) without ever seeing it. The index of names (``HOME/secrets.json``, 0600)
 says where each value is:
 
@@ -133,7 +133,7 @@ class SecretStore:
         entry = self._read().get(check_name(name))
         if entry is None:
             raise SecretNotFound(
-                f"secret {name!r} is not stored; the person stores it with: python -m ego_browser secrets set {name}",
+                f"secret {name!r} is not stored; the person stores it with: ego-browser secrets set {name}",
                 name=name)
         if entry.get("where") == "keyring":
             kr = _keyring()
@@ -146,18 +146,18 @@ class SecretStore:
             if value is None:
                 raise SecretNotFound(
                     f"secret {name!r} is kept in the OS keyring, which did not answer (locked, or another session); "
-                    f"unlock it, or store the secret again: python -m ego_browser secrets set {name}", name=name)
+                    f"unlock it, or store the secret again: ego-browser secrets set {name}", name=name)
             return str(value)
         key = _master_key(create=False)
         if key is None:
             raise SecretNotFound(
                 f"secret {name!r} cannot be read: its key file {secret_key_path()} is missing; store it again with "
-                f"python -m ego_browser secrets set {name}", name=name)
+                f"ego-browser secrets set {name}", name=name)
         value = _open(key, name, entry.get("blob", ""))
         if value is None:
             raise SecretNotFound(
                 f"secret {name!r} does not match its key file {secret_key_path()} (changed, or another key); store it "
-                f"again with python -m ego_browser secrets set {name}", name=name)
+                f"again with ego-browser secrets set {name}", name=name)
         return value
 
     def remove(self, name: str) -> bool:

@@ -347,7 +347,7 @@ def launch_chromium(
             f"no answer within {timeout:.0f}s" if not line else line[:200].decode(errors="replace"))
         raise BrowserUnavailable(
             f"Chromium ({executable}) did not start: {why or 'exited with status %s' % proc.poll()}"
-            + (f"; see {log_path}" if log_path else "") + "; run `python -m ego_browser doctor`",
+            + (f"; see {log_path}" if log_path else "") + "; run `ego-browser doctor`",
             endpoint=executable,
         )
     return BrowserProcess(
@@ -401,7 +401,7 @@ def _launch_with_port(
         if proc.poll() is not None:
             raise BrowserUnavailable(
                 f"Chromium ({args[0]}) exited with status {proc.returncode} before opening its "
-                f"DevTools port; run `python -m ego_browser doctor`",
+                f"DevTools port; run `ego-browser doctor`",
                 endpoint=args[0],
             )
         try:

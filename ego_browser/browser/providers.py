@@ -174,7 +174,7 @@ class LocalProvider(Provider):
             await asyncio.to_thread(process.terminate)
             raise BrowserUnavailable(
                 f"the browser started but its keeper socket {socket_path} did not answer; "
-                "run `python -m ego_browser doctor`",
+                "run `ego-browser doctor`",
                 endpoint=process.ws_url,
             )
         opened.headed = headed

@@ -110,7 +110,7 @@ def get(profile_id: str, home: Path | None = None) -> Profile:
     if not path.is_dir():
         raise ProfileNotFound(
             f"Profile not found: {profile_id} (it was removed, or never existed); see profiles() "
-            "or `python -m ego_browser profiles list`", profile_id=profile_id,
+            "or `ego-browser profiles list`", profile_id=profile_id,
         )
     return _load(path)
 

@@ -85,7 +85,7 @@ class Connection:
         except Exception as exc:  # noqa: BLE001 - refused, bad URL, handshake, timeout: all mean no browser there
             raise BrowserUnavailable(
                 f"cannot connect to the browser's CDP endpoint {url}: {exc}; check that the browser "
-                "is running (python -m ego_browser doctor)",
+                "is running (ego-browser doctor)",
                 endpoint=url,
             ) from exc
         return cls(ws, url)

@@ -322,7 +322,7 @@ async def connect_unix(path: str, *, timeout: float = 10.0) -> PipeStream:
             "closed before it answered" if isinstance(exc, ConnectionClosed) else exc)
         raise BrowserUnavailable(
             f"cannot reach the browser's keeper socket {path}: {reason}; check that the browser is "
-            "running (python -m ego_browser doctor)",
+            "running (ego-browser doctor)",
             endpoint=UNIX_PREFIX + path,
         ) from None
     return stream

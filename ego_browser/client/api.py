@@ -76,7 +76,7 @@ async def embedded() -> AsyncIterator[Any]:
         from ..errors import BrowserUnavailable
 
         raise BrowserUnavailable(
-            f"a background host already runs for {config.home()}; stop it (python -m ego_browser host stop) "
+            f"a background host already runs for {config.home()}; stop it (ego-browser host stop) "
             "or set EGO_BROWSER_HOME to another directory for embedded use",
             endpoint=str(config.socket_path()),
         ) from None

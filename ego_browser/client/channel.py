@@ -1,7 +1,7 @@
 """How a round reaches the host: the background daemon's socket, or an in-process host.
 
 ``call(op, args)`` is the only thing the public objects use. The socket channel starts the
-host on first use when none answers (a detached ``python -m ego_browser host serve`` that
+host on first use when none answers (a detached ``ego-browser host serve`` that
 reports readiness through a pipe), multiplexes concurrent calls over one connection, and
 turns a lost connection into ``HostDisconnected`` for every call in flight.
 
@@ -81,7 +81,7 @@ def _frame(op: str, request: dict[str, Any]) -> bytes:
 def _unresponsive(op: str, seconds: float) -> HostUnresponsive:
     return HostUnresponsive(
         f"the ego_browser host did not answer {op} within {seconds:.0f}s (its deadline for the call plus "
-        f"{REPLY_MARGIN:.0f}s): it is frozen or overloaded. Check it with python -m ego_browser host status; "
+        f"{REPLY_MARGIN:.0f}s): it is frozen or overloaded. Check it with ego-browser host status; "
         f"if it stays silent, end the process whose pid is in {config.run_dir() / 'host.pid'} "
         "(the next call starts a new host)",
         api=op, timeout_ms=round(seconds * 1000),
@@ -273,7 +273,7 @@ async def start_host() -> None:
         except BrowserUnavailable:
             raise BrowserUnavailable(
                 f"the ego_browser host (pid {pid}) runs but does not answer on {config.socket_path()}; "
-                "stop it with python -m ego_browser host stop, then run the round again",
+                "stop it with ego-browser host stop, then run the round again",
                 endpoint=str(config.socket_path()),
             ) from None
         return
@@ -319,7 +319,7 @@ async def start_host() -> None:
         text = f"exited with status {proc.poll()}"
     raise BrowserUnavailable(
         f"the ego_browser host could not start: {text}{log_tail(run_dir / 'host.out', log_start)} "
-        "(python -m ego_browser doctor checks the set-up)",
+        "(ego-browser doctor checks the set-up)",
         endpoint=str(config.socket_path()),
     )
 
@@ -413,7 +413,7 @@ async def _open() -> _Streams:
     except asyncio.TimeoutError:
         raise HostUnresponsive(
             f"the ego_browser host's socket {path} did not accept a connection within {CONNECT_TIMEOUT:.0f}s; "
-            "the host is frozen or overloaded (python -m ego_browser host status)",
+            "the host is frozen or overloaded (ego-browser host status)",
             api=None, timeout_ms=round(CONNECT_TIMEOUT * 1000),
         ) from None
 

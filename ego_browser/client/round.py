@@ -1,6 +1,6 @@
 """``Round``: what one round knows about its host, in one object instead of module globals.
 
-A round is one run of an agent script (a ``python -m ego_browser`` process, or one
+A round is one run of an agent script (a ``ego-browser`` process, or one
 ``embedded()`` block): its channel to the host, its input token (mouse position and held
 keys are the round's own on the host), the one ``Page`` object per tab it handed out, the
 pages it touched and the spaces it used (the runner's end-of-round report skips what the

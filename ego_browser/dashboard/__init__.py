@@ -1,6 +1,6 @@
 """The person's dashboard: every space live, take over and hand back, act in a held space.
 
-A web page served by the host itself on 127.0.0.1 (``python -m ego_browser dashboard`` prints
+A web page served by the host itself on 127.0.0.1 (``ego-browser dashboard`` prints
 its URL). It starts on the first ``dashboard.open`` request, never with the host, and nothing
 here is imported by rounds. The modules: ``auth`` (token, cookie, origin checks), ``server``
 (HTTP + websocket), ``viewer`` (one dashboard tab, frames dropped not queued), ``screencast``

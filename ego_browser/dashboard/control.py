@@ -2,7 +2,7 @@
 they hold (input, navigation, tabs, dialogs, file choosers).
 
 Take-over and give-back go through the host's own operations (``spaces.take_over`` /
-``spaces.give_back``), the ones ``python -m ego_browser spaces take-over/give-back`` sends:
+``spaces.give_back``), the ones ``ego-browser spaces take-over/give-back`` sends:
 same ownership change, same preemption of the agent's requests in flight. Everything else
 acts on a tab only while the person holds its space (the agent's calls fail meanwhile), so the
 person and the agent never both drive a page.

@@ -143,7 +143,7 @@ class Dashboard:
         if why is not None:
             self.refused += 1
             logger.info("dashboard request %s refused: %s", path, why)
-            return _response(403, "Forbidden", b"Forbidden: open the URL python -m ego_browser dashboard prints\n",
+            return _response(403, "Forbidden", b"Forbidden: open the URL ego-browser dashboard prints\n",
                              "text/plain; charset=utf-8", extra)
         if path == "/ws":
             return None  # the websocket handshake goes on

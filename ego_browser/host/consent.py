@@ -1,6 +1,6 @@
 """Confirmation rules (issue 32, point 2): actions the person marked as needing their yes.
 
-The person lists patterns of control names (``python -m ego_browser confirm --space ID --click
+The person lists patterns of control names (``ego-browser confirm --space ID --click
 "place order|buy|pay"``; a profile's list is the default of its spaces). A click, double click or
 press on an element whose accessible name (or text) matches one is not performed: the space goes
 to the person (``agentDelegatedToUser``, reason ``needs_consent``, the question as its status,

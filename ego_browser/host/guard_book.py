@@ -4,7 +4,7 @@ change them (``host.guard``); the operations are ``guard_ops.py``, the enforceme
 A space's list, else its profile's default, is in force for every request of its pages. The
 agent may only narrow its space's list (``task.set_allowed_domains``): a script that meets
 untrusted text first fences itself in, and no injected instruction can widen the fence. The
-person sets, widens or lifts any list from the command line (``python -m ego_browser allow``).
+person sets, widens or lifts any list from the command line (``ego-browser allow``).
 Lists are kept in ``HOME/guardrails.json`` (0600, written atomically; the host its only writer).
 """
 
@@ -127,7 +127,7 @@ class GuardBook:
         if patterns and rule_for(url, patterns) is None:
             raise NavigationNotAllowed(
                 f"{url} is outside {describe(space.id, patterns)}; stay on those domains, or ask the person to "
-                f"widen the list (python -m ego_browser allow --space {space.id} DOMAIN ...)",
+                f"widen the list (ego-browser allow --space {space.id} DOMAIN ...)",
                 url=url, rule=describe(space.id, patterns))
 
     def raise_if_blocked(self, space: Any, since: float) -> None:

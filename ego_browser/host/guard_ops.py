@@ -59,7 +59,7 @@ async def set_allowed_domains(host: Host, at: dict[str, Any], *, domains: Any) -
         if wider:
             raise NavigationNotAllowed(
                 f"task.set_allowed_domains: {', '.join(wider)} would widen {describe(space.id, current)}; an agent "
-                f"may only narrow it (the person widens it: python -m ego_browser allow --space {space.id} ...)",
+                f"may only narrow it (the person widens it: ego-browser allow --space {space.id} ...)",
                 url=None, rule=describe(space.id, current))
     host.guard.spaces[space.id] = patterns
     await host.guard.changed()

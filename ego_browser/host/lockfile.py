@@ -59,7 +59,7 @@ def _holder_from_pid_file(run_dir: Path) -> int | None:
 
 
 def is_background_host(pid: int) -> bool:
-    """Whether ``pid`` is ``python -m ego_browser host serve`` (not a program that runs
+    """Whether ``pid`` is ``ego-browser host serve`` (not a program that runs
     ``ego_browser.embedded()``, which also holds the lock but must never be signalled)."""
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")

@@ -47,7 +47,7 @@ async def remove(host: Host, at: dict[str, Any], *, id: Any) -> dict[str, Any]: 
         listing = ", ".join(f'{s.id} "{s.name}"' for s in using)
         raise InvalidState(
             f"profiles rm: profile {profile_id} backs open task space(s) {listing}; finish them first "
-            "(task.finish(), or `python -m ego_browser spaces` to see them) and remove it again",
+            "(task.finish(), or `ego-browser spaces` to see them) and remove it again",
             api="profiles rm",
         )
     await release_idle_browser(host, profile_id)  # an imported profile's own Chromium

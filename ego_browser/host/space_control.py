@@ -26,7 +26,7 @@ async def claim_task_space(host: Host, at: dict[str, Any]) -> dict[str, Any]:
         # the person took this space over: it is theirs until they give it back, approval or not
         raise TaskSpaceUserInControl(
             f"task space {space.id} (\"{space.name}\") was taken over by the user (reason: {space.reason}); it "
-            f"cannot be claimed until they give it back (python -m ego_browser spaces give-back {space.id})",
+            f"cannot be claimed until they give it back (ego-browser spaces give-back {space.id})",
             space_id=space.id, reason=space.reason,
         )
     if space.ownership == USER or space.ownership == DELEGATED:

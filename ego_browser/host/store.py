@@ -157,7 +157,7 @@ def unwritable(path: Path, exc: sqlite3.Error | OSError) -> StateStoreUnwritable
         reason, hint = "read_only", f"make {where} writable, or set EGO_BROWSER_HOME to a writable folder"
     elif isinstance(exc, sqlite3.Error) and is_corrupt(exc):
         reason, hint = "corrupt", (
-            "stop the host (python -m ego_browser host stop): the next start moves the damaged store "
+            "stop the host (ego-browser host stop): the next start moves the damaged store "
             "aside and starts a fresh one"
         )
     else:

@@ -154,12 +154,12 @@ async def _relay(host: WindowHost, name: str, marker: str) -> None:
         await proc.wait()
         raise BrowserUnavailable(
             f"the browser did not open a window for space \"{name}\" within {_RELAY_TIMEOUT:.0f}s; "
-            "run `python -m ego_browser doctor`", endpoint=host.browser.endpoint,
+            "run `ego-browser doctor`", endpoint=host.browser.endpoint,
         ) from None
     if code != 0:
         raise BrowserUnavailable(
             f"the browser refused a window for space \"{name}\" (chromium exited with status {code}); "
-            "run `python -m ego_browser doctor`", endpoint=host.browser.endpoint,
+            "run `ego-browser doctor`", endpoint=host.browser.endpoint,
         )
 
 

@@ -1,4 +1,4 @@
-"""``python -m ego_browser install-skill``: copy the entry skill where agents look for skills.
+"""``ego-browser install-skill``: copy the entry skill where agents look for skills.
 
 Targets: ``~/.agents/skills/ego-browser``, Claude Code's ``~/.claude/skills/ego-browser``
 (``$CLAUDE_CONFIG_DIR/skills``) and Codex's ``~/.codex/skills/ego-browser`` (``$CODEX_HOME/skills``).

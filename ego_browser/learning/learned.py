@@ -218,7 +218,7 @@ def load_run(pack: dict[str, Any], name: str, root: Path | None = None) -> Any:
     if not trusted(pack, name, root):
         raise LearnedPackUntrusted(
             f"learned tool {pack['id']}/{name} is not approved to run: it was imported or its file changed since it "
-            f"was saved. Read {path}, then approve it with: python -m ego_browser learnings trust {pack['id']}",
+            f"was saved. Read {path}, then approve it with: ego-browser learnings trust {pack['id']}",
             site_id=pack["id"])
     source = path.read_text(encoding="utf-8")
     problem = tool_source_problem(source, str(path))

@@ -1,4 +1,4 @@
-"""``python -m ego_browser validate-skills [ROOT]``: check every pack without running any of it.
+"""``ego-browser validate-skills [ROOT]``: check every pack without running any of it.
 
 Checks, each reported as ``<id>: <problem>`` (``<id>`` is the pack's folder name):
 
@@ -154,11 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     """CLI entry: ``validate-skills [ROOT]``; prints problems and a total; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if any(a in ("-h", "--help") for a in argv):
-        print("usage: python -m ego_browser validate-skills [ROOT]\n\n"
+        print("usage: ego-browser validate-skills [ROOT]\n\n"
               "Check every site-learning pack under ROOT (default: the learnings root).")
         return 0
     if len(argv) > 1 or any(a.startswith("-") for a in argv):
-        print("usage: python -m ego_browser validate-skills [ROOT]", file=sys.stderr)
+        print("usage: ego-browser validate-skills [ROOT]", file=sys.stderr)
         return 2
     root = Path(argv[0]) if argv else learnings_root()
     problems = validate_skills(root)

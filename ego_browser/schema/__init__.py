@@ -5,7 +5,7 @@ defaults, return shape, errors, a short doc and an example) as plain Python data
 
 - ``validate.py`` compiles, per member and on first use, a plain-Python argument checker
   with the member's exact signature (:func:`validated` wires it in front of a method);
-- ``render.py`` produces ``help()``, the usage guide (``python -m ego_browser skill``) and
+- ``render.py`` produces ``help()``, the usage guide (``ego-browser skill``) and
   ``docs/api.md`` (``python -m ego_browser.schema.render docs``).
 
 Importing this package is cheap: it imports neither ``spec`` nor ``validate``; a method

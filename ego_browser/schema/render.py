@@ -168,7 +168,7 @@ def _unknown(name: str) -> str:
 
 
 def guide() -> str:
-    """The usage guide printed by ``python -m ego_browser skill``."""
+    """The usage guide printed by ``ego-browser skill``."""
     from .._version import __version__
 
     glance = ["## API at a glance", "", "```text", overview().rstrip("\n"), "```", ""]

@@ -67,10 +67,10 @@ M("profiles", [], "list[{id, name, is_default, created_from, source_version}]",
 for profile in await profiles():
     print(profile["id"], profile["name"], profile["is_default"], profile["created_from"])
 """,
-  details="Only the person manages profiles, from the command line: python -m ego_browser profiles [list | new NAME "
+  details="Only the person manages profiles, from the command line: ego-browser profiles [list | new NAME "
           "| rm ID | import --from chrome[:PROFILE] | --from-dir DIR [--name NAME]] (--json for JSON).")
 
-M("secret", [P("name", "str+", doc="the name the person stored it under (python -m ego_browser secrets set NAME)")],
+M("secret", [P("name", "str+", doc="the name the person stored it under (ego-browser secrets set NAME)")],
   "Secret",
   'A marker for the person\'s stored secret NAME, to pass as the text of page.fill, page.keyboard.type or '
   'keyboard.insert_text: the host types the value and the round never sees it (it prints as [secret:NAME]).',
@@ -78,7 +78,7 @@ M("secret", [P("name", "str+", doc="the name the person stored it under (python 
 token = secret("shop")
 print(token)  # [secret:shop]; in a real log-in: await page.fill("#password", token)
 """, call="sync", errors=("InvalidArgument", "SecretNotFound"),
-  details="The person stores secrets outside any round: python -m ego_browser secrets set NAME (the value from a "
+  details="The person stores secrets outside any round: ego-browser secrets set NAME (the value from a "
           "hidden prompt or stdin), secrets list (names only), secrets rm NAME. The value is masked as "
           "[secret:NAME] in everything the host answers (receipts, snapshots, find(), evaluate results, console "
           "events, errors) and in its log; an unknown name raises SecretNotFound (EGO_SECRET_NOT_FOUND) when typed. "
@@ -251,7 +251,7 @@ await take_over_task_space(task.space_id)   # (here only: the example takes the 
   details="The space shows \"needs you\" (ownership agentDelegatedToUser, reason needs_you, the reason as its "
           "status) in spaces and the dashboard, and notify-send sends a desktop notification where one is "
           "installed. The agent's other calls on the space stop and its actions raise TaskSpaceUserInControl "
-          "until the person gives it back (python -m ego_browser spaces give-back ID --note TEXT, or Give back in the "
+          "until the person gives it back (ego-browser spaces give-back ID --note TEXT, or Give back in the "
           "dashboard); the call then returns within a second: {note, url, title, before, changed, held_ms, "
           "resumed_after_ms}. On EgoTimeout the space stays with the person: wait again with wait_for_control().")
 
@@ -274,8 +274,8 @@ print(await task.set_allowed_domains(["127.0.0.1", "*.example.com"]))
   details="A navigation outside the list fails with NavigationNotAllowed (EGO_NAVIGATION_NOT_ALLOWED; attributes url and "
           "rule, which names the list): page.goto before anything is sent, an action whose navigation, redirect "
           "or popup the list stopped after it ran. Other requests outside it fail in the page as a network error. "
-          "The person sets, widens or lifts a space's list, or a profile's default for its spaces, with python -m "
-          "ego_browser allow (--space ID | --profile ID) [DOMAIN ... | --any]. See docs/security.md, "
+          "The person sets, widens or lifts a space's list, or a profile's default for its spaces, with ego-browser "
+          "allow (--space ID | --profile ID) [DOMAIN ... | --any]. See docs/security.md, "
           "\"Domain allowlists\".")
 M("TaskSpace.allowed_domains", [], "{domains, set_by}",
   "The allowlist in force for the space (domains None: no list); set_by is \"space\", \"profile\" or None.",

@@ -115,7 +115,7 @@ WIRE_ONLY: dict[str, tuple[str, tuple[Param, ...], str]] = {
     # task.learn: a tool was learned from the space, so its journal outlives it
     "task.journal_keep": ("task", (), "Keep the space's journal after the space finishes."),
     "host.status": ("none", (), "The host's health (pid, uptime, browser, spaces)."),
-    # python -m ego_browser dashboard: the person's dashboard, started in the host on first use
+    # ego-browser dashboard: the person's dashboard, started in the host on first use
     "dashboard.open": ("none", (), "Start the person's dashboard (once) and give its URL and port."),
 }
 

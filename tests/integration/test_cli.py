@@ -35,7 +35,7 @@ def test_every_subcommand_has_help(capsys):
     for argv in [[name, "--help"] for name in visible] + [["host", a, "--help"] for a in ("start", "stop", "status")]:
         assert cli.main(argv) == 0, argv
         out = capsys.readouterr().out
-        assert out.startswith("usage: python -m ego_browser " + " ".join(argv[:-1])), (argv, out)
+        assert out.startswith("usage: ego-browser " + " ".join(argv[:-1])), (argv, out)
         if len(argv) == 2:
             assert commands.COMMANDS[argv[0]].summary in " ".join(out.split()), (argv, out)
     # and through the real entry point, as a person types it
@@ -48,7 +48,7 @@ def test_top_level_usage_lists_every_visible_subcommand(capsys):
     assert cli.main(["--help"]) == 0
     out = capsys.readouterr().out
     for name, c in commands.COMMANDS.items():
-        assert (f"python -m ego_browser {name}" in out) is not c.hidden, name
+        assert (f"ego-browser {name}" in out) is not c.hidden, name
 
 
 def test_usage_errors_exit_2_and_say_what_is_wrong(capsys):
@@ -58,7 +58,7 @@ def test_usage_errors_exit_2_and_say_what_is_wrong(capsys):
     assert "the following arguments are required" in capsys.readouterr().err
     assert cli.main(["doctr"]) == 2
     err = capsys.readouterr().err
-    assert "unknown command 'doctr'" in err and "python -m ego_browser doctor" in err
+    assert "unknown command 'doctr'" in err and "ego-browser doctor" in err
 
 
 def test_read_only_commands_launch_no_browser_and_list_stored_spaces(fresh_rounds, tmp_path):

@@ -32,7 +32,7 @@ SITE = ROOT / "demo" / "site"
 LEARNINGS = ROOT / "demo" / "learnings"
 SHOP = "https://shop.example"
 _FENCE = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```", re.S | re.M)
-_ROUND = re.compile(r"python -m ego_browser <<'EOF'\n(.*?)^EOF$", re.S | re.M)
+_ROUND = re.compile(r"(?:ego-browser|python -m ego_browser) <<'EOF'\n(.*?)^EOF$", re.S | re.M)
 _n = itertools.count(1)
 
 

@@ -72,16 +72,16 @@ def test_entry_skill_frontmatter_points_at_the_versioned_guide():
     text = (SKILL / "SKILL.md").read_text()
     fields = frontmatter(text)
     assert fields["name"] == "ego-browser"
-    assert "python -m ego_browser skill" in fields["description"]
+    assert "ego-browser skill" in fields["description"]
     # a YAML plain scalar must not contain ": " (it would start a mapping)
     assert ": " not in fields["description"]
-    assert "python -m ego_browser skill" in text.split("---", 2)[2]
+    assert "ego-browser skill" in text.split("---", 2)[2]
     assert "references/install.md" in text
 
 
 def test_install_reference_covers_linux_macos_and_a_check():
     text = (SKILL / "references" / "install.md").read_text()
-    for needle in ("### Linux", "### macOS", "EGO_BROWSER_CHROMIUM", "python -m ego_browser doctor", "install-skill"):
+    for needle in ("### Linux", "### macOS", "EGO_BROWSER_CHROMIUM", "ego-browser doctor", "install-skill"):
         assert needle in text, needle
 
 

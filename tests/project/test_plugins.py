@@ -133,7 +133,7 @@ def test_the_npm_adapters_load_and_point_at_the_packaged_skill(built, tmp_path):
     cfg = json.loads(proc.stdout)
     assert cfg["instructions"][0] == "mine.md" and Path(cfg["instructions"][1]).is_file()
     assert Path(cfg["instructions"][1]).is_relative_to(oc)
-    assert "python -m ego_browser skill" in cfg["command"]["ego-browser"]["template"]
+    assert "ego-browser skill" in cfg["command"]["ego-browser"]["template"]
 
     ds = _unpack(built["deepseek-harness"], tmp_path / "ds") / "package"
     script = (
