@@ -9,6 +9,7 @@ LAZY = {
     "profiles": "ego_browser.client.api",
     "embedded": "ego_browser.client.api",
     "help": "ego_browser.helptext",
+    "expect": "ego_browser.client.expect",
     "site_skills": "ego_browser.learning",
     "learn_context": "ego_browser.learning",
     "run_site_tool": "ego_browser.learning",
@@ -59,11 +60,13 @@ LAZY = {
     "SiteNotFound": "ego_browser.errors",
     "SiteToolNotFound": "ego_browser.errors",
     "SitePackInvalid": "ego_browser.errors",
+    "AssertionFailed": "ego_browser.errors",
     "from_wire": "ego_browser.errors",
     "to_wire": "ego_browser.errors",
 }
 
 RUNNER_GLOBALS = (
-    "task_space", "list_task_spaces", "claim_task_space", "take_over_task_space", "profiles", "help", "site_skills",
-    "learn_context", "run_site_tool", "run_site_browser_tool", "ego_browser", "EgoError", "asyncio", "json", "re",
+    "task_space", "list_task_spaces", "claim_task_space", "take_over_task_space", "profiles", "help", "expect",
+    "site_skills", "learn_context", "run_site_tool", "run_site_browser_tool", "ego_browser", "EgoError", "asyncio",
+    "json", "re",
 )

@@ -26,7 +26,8 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     │   └── HostUnresponsive                     EGO_HOST_UNRESPONSIVE
     ├── StateStoreUnwritable                     EGO_STATE_STORE_UNWRITABLE
     ├── MissingAwait                             EGO_MISSING_AWAIT (a round's script)
-    └── SiteNotFound / SiteToolNotFound / SitePackInvalid
+    ├── SiteNotFound / SiteToolNotFound / SitePackInvalid
+    └── AssertionFailed (also AssertionError)    EGO_ASSERTION_FAILED (expect())
 
 Errors cross the host socket as ``{"code", "message", "attrs"}`` and are rebuilt on the
 other side with :func:`from_wire`, so a round sees exactly the class the host raised.
@@ -79,6 +80,7 @@ __all__ = [
     "SiteNotFound",
     "SiteToolNotFound",
     "SitePackInvalid",
+    "AssertionFailed",
     "from_wire",
     "to_wire",
 ]
@@ -416,6 +418,18 @@ class SitePackInvalid(EgoError):
     fields = ("site_id", "problems")
     site_id: str | None
     problems: list[str] | None
+
+
+class AssertionFailed(EgoError, AssertionError):
+    """An ``expect()`` assertion did not hold by its timeout: ``assertion`` names it
+    (``to_have_text``, ``not_.to_be_visible``), ``expected`` and ``actual`` (None: no element
+    matched) are what it wanted and what the page last showed."""
+
+    code = "EGO_ASSERTION_FAILED"
+    fields = ("assertion", "expected", "actual")
+    assertion: str | None
+    expected: Any
+    actual: Any
 
 
 def _all_classes() -> dict[str, type[EgoError]]:

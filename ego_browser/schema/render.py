@@ -63,7 +63,7 @@ def _line(m: Member) -> str:
 
 
 def topic_names() -> list[str]:
-    return ["conventions", "selectors", "snapshot", "errors", "learnings", "runner"]
+    return ["conventions", "selectors", "locators", "snapshot", "errors", "learnings", "runner"]
 
 
 def _topic(name: str) -> str:

@@ -84,6 +84,7 @@ FUNCTIONS: dict[str, str] = {
     **dict.fromkeys(("task_space", "list_task_spaces", "claim_task_space", "take_over_task_space", "profiles",
                      "embedded"), "ego_browser.client.api"),
     "help": "ego_browser.helptext",
+    "expect": "ego_browser.client.expect",
     **dict.fromkeys(("site_skills", "learn_context", "run_site_tool", "run_site_browser_tool"), "ego_browser.learning"),
 }
 #: top-level functions a round does not find preloaded (it runs a host of its own)

@@ -644,6 +644,7 @@
       case 'href': return queryHref(ctx, spec, scope);
       case 'label': return queryLabel(ctx, spec, scope);
       case 'chain': return runSteps(ctx, [scope], spec.steps);
+      case 'set': return within([scope], (ctx.sets || [])[spec.i] || []);
       default: throw { invalid: 'unknown selector kind ' + spec.k, part: '' };
     }
   }
@@ -657,6 +658,8 @@
         current = pick(current, step);
       } else if (step.k === 'visible') {
         current = current.filter((el) => isVisible(el) === step.v);
+      } else if (step.k === 'filter') {
+        current = current.filter((el) => filterKeeps(ctx, el, step) !== !!step.not);
       } else {
         const next = new Set();
         for (const scope of current) for (const el of queryIn(ctx, step, scope)) next.add(el);
@@ -666,11 +669,22 @@
     return current;
   }
 
+  // Playwright's Locator.filter(): has-text (its internal:has-text matchers on the element's
+  // whole text) and has (the inner steps find something inside the element).
+  function filterKeeps(ctx, el, step) {
+    if (step.steps) return runSteps(ctx, [el], step.steps).length > 0;
+    const text = elementText(ctx.textCache, el);
+    if (step.re !== undefined) return regexMatcher(step.re, step.flags || '')(text);
+    if (step.strict) return text.normalized === norm(step.text);
+    return laxMatcher(step.text)(text);
+  }
+
   // Chain segments the page can run alone; `scopes` null means the document. An invalid part
   // comes back as an empty array carrying `invalid` (later segments pass it on).
-  function chain(scopes, steps) {
+  function chain(scopes, steps, sets) {
     if (scopes && scopes.invalid !== undefined) return scopes;
     const ctx = context(document);
+    ctx.sets = sets;
     try {
       return runSteps(ctx, scopes ? Array.from(scopes) : [document], steps);
     } catch (e) {

@@ -1,0 +1,275 @@
+"""``Locator``: Playwright's locator, as a selector string bound to its Page.
+
+A Locator *is* the selector string it compiles to (a ``str`` subclass): every Page method that
+takes a selector takes it unchanged, ``print(loc)`` shows the selector, and nothing new crosses
+the wire. Building one (``page.locator``, ``get_by_*``, ``.locator``, ``.filter``, ``.nth``,
+``.first``) never touches the page; each action or read resolves it afresh, as Playwright's do.
+
+Strictness is Playwright's because the Page's is: actions and reads on a Locator matching two
+or more elements raise ``SelectorAmbiguous``; ``count``, ``all``, ``nth``, ``first``, ``last``
+are not strict. ``filter(has_text=, has_not_text=, has=, has_not=)`` compiles to the engine's
+``has-text=`` / ``has-not-text=`` / ``has=`` / ``has-not=`` chain steps.
+
+``str.count`` is replaced by Playwright's ``count()`` (the only name the two share); ``loc + "
+>> ..."`` still gives a plain selector string, as the ``get_by_*`` strings always did.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from ._generated import Page
+    from .models import ActionReceipt
+
+__all__ = ["Locator", "compose"]
+
+#: ``count()`` reads up to this many matches: more is a selector to narrow, not a count to take
+COUNT_LIMIT = 100_000
+
+
+def _bad(api: str, option: str, expected: str, value: Any, hint: str = "") -> InvalidArgument:
+    return InvalidArgument(f"{api}: {option} must be {expected}, got {value!r}" + (f"; {hint}" if hint else ""),
+                           api=api, option=option, expected=expected)
+
+
+def _text_filter(engine: str, value: Any, api: str, option: str) -> str:
+    """``has-text="..."i`` (substring, any case, as Playwright's filter(has_text=str)) or ``/re/flags``."""
+    from ..selectors.locators import _regex
+
+    if isinstance(value, re.Pattern):
+        return f"{engine}={_regex(value)}"
+    if isinstance(value, str):
+        return f"{engine}={json.dumps(value, ensure_ascii=False)}i"
+    raise _bad(api, option, "a str or a compiled re.Pattern", value)
+
+
+def _inner(page: Any, value: Any, api: str, option: str) -> str:
+    if isinstance(value, Locator):
+        if value._page is not page:
+            raise _bad(api, option, "a Locator of the same Page", value,
+                       "build the inner locator from the same page (or from this locator)")
+        return str.__str__(value)
+    if isinstance(value, str) and value.strip():
+        return value
+    raise _bad(api, option, "a Locator (or a selector str)", value)
+
+
+def compose(page: Any, base: str | None, selector: Any = None, *, has_text: Any = None, has_not_text: Any = None,
+            has: Any = None, has_not: Any = None, visible: Any = None, api: str = "locator") -> str:
+    """The selector string of ``base >> selector`` with Playwright's filter options applied."""
+    parts: list[str] = [base] if base else []
+    if selector is not None:
+        parts.append(_inner(page, selector, api, "selector"))
+    if has_text is not None:
+        parts.append(_text_filter("has-text", has_text, api, "has_text"))
+    if has_not_text is not None:
+        parts.append(_text_filter("has-not-text", has_not_text, api, "has_not_text"))
+    if has is not None:
+        parts.append("has=" + json.dumps(_inner(page, has, api, "has"), ensure_ascii=False))
+    if has_not is not None:
+        parts.append("has-not=" + json.dumps(_inner(page, has_not, api, "has_not"), ensure_ascii=False))
+    if visible is not None:
+        if visible is not True and visible is not False:
+            raise _bad(api, "visible", "True or False", visible)
+        parts.append(f"visible={'true' if visible else 'false'}")
+    return " >> ".join(parts)
+
+
+class Locator(str):
+    """Elements of a Page found by a selector, resolved afresh on each use (Playwright's Locator)."""
+
+    _page: Page
+
+    def __new__(cls, page: Page, selector: str) -> Locator:
+        self = super().__new__(cls, selector)
+        self._page = page
+        return self
+
+    def __repr__(self) -> str:
+        return f"<Locator {getattr(self._page, 'label', '?')} {str.__repr__(self)}>"
+
+    def __reduce__(self) -> Any:  # a plain selector string outside its round
+        return (str, (str.__str__(self),))
+
+    @property
+    def page(self) -> Page:
+        return self._page
+
+    def _sel(self) -> str:
+        return str.__str__(self)
+
+    def _new(self, selector: str) -> Locator:
+        return Locator(self._page, selector)
+
+    # -- building (no page access) -----------------------------------------------------------
+
+    def locator(self, selector: Any, *, has_text: Any = None, has_not_text: Any = None, has: Any = None,
+                has_not: Any = None) -> Locator:
+        """The elements ``selector`` finds inside each element of this locator."""
+        return self._new(compose(self._page, self._sel(), selector, has_text=has_text, has_not_text=has_not_text,
+                                 has=has, has_not=has_not, api="locator.locator"))
+
+    def filter(self, *, has_text: Any = None, has_not_text: Any = None, has: Any = None, has_not: Any = None,
+               visible: Any = None) -> Locator:
+        """Keep the elements whose text contains has_text (any case; or matches a re.Pattern),
+        that hold a match of has, and not those of has_not_text / has_not."""
+        return self._new(compose(self._page, self._sel(), has_text=has_text, has_not_text=has_not_text, has=has,
+                                 has_not=has_not, visible=visible, api="locator.filter"))
+
+    def nth(self, index: int) -> Locator:
+        """The index-th match (0-based; -1 the last); not strict."""
+        if not isinstance(index, int) or isinstance(index, bool) or index < -1:
+            raise _bad("locator.nth", "index", "an int >= 0 (or -1 for the last)", index)
+        return self._new(f"{self._sel()} >> nth={index}")
+
+    @property
+    def first(self) -> Locator:
+        return self.nth(0)
+
+    @property
+    def last(self) -> Locator:
+        return self.nth(-1)
+
+    def get_by_role(self, role: str, **kwargs: Any) -> Locator:
+        from ..selectors.locators import by_role
+
+        return self.locator(by_role(role, **kwargs))
+
+    def get_by_text(self, text: Any, *, exact: bool = False) -> Locator:
+        from ..selectors.locators import by_text
+
+        return self.locator(by_text(text, exact=exact))
+
+    def get_by_label(self, text: Any, *, exact: bool = False) -> Locator:
+        from ..selectors.locators import by_label
+
+        return self.locator(by_label(text, exact=exact))
+
+    def get_by_placeholder(self, text: Any, *, exact: bool = False) -> Locator:
+        from ..selectors.locators import by_placeholder
+
+        return self.locator(by_placeholder(text, exact=exact))
+
+    def get_by_test_id(self, test_id: str) -> Locator:
+        from ..selectors.locators import by_test_id
+
+        return self.locator(by_test_id(test_id))
+
+    def get_by_title(self, text: Any, *, exact: bool = False) -> Locator:
+        from ..selectors.locators import by_title
+
+        return self.locator(by_title(text, exact=exact))
+
+    def get_by_alt_text(self, text: Any, *, exact: bool = False) -> Locator:
+        from ..selectors.locators import by_alt_text
+
+        return self.locator(by_alt_text(text, exact=exact))
+
+    # -- many elements (not strict) ----------------------------------------------------------
+
+    async def count(self) -> int:  # type: ignore[override]  # Playwright's count(), not str.count
+        """How many elements match now (no waiting)."""
+        return len(await self._page.find(self._sel(), limit=COUNT_LIMIT))
+
+    async def all(self) -> list[Locator]:
+        """One locator per current match (``nth(i)``); no waiting."""
+        return [self.nth(i) for i in range(await self.count())]
+
+    async def all_text_contents(self) -> list[str]:
+        return [(await loc.text_content()) or "" for loc in await self.all()]
+
+    async def all_inner_texts(self) -> list[str]:
+        return [await loc.inner_text() for loc in await self.all()]
+
+    # -- one element (strict): the Page's own actions and reads ------------------------------
+
+    async def click(self, **kwargs: Any) -> ActionReceipt:
+        return await self._page.click(self._sel(), **kwargs)
+
+    async def dblclick(self, **kwargs: Any) -> ActionReceipt:
+        return await self._page.dblclick(self._sel(), **kwargs)
+
+    async def hover(self, **kwargs: Any) -> ActionReceipt:
+        return await self._page.hover(self._sel(), **kwargs)
+
+    async def fill(self, value: str, **kwargs: Any) -> ActionReceipt:
+        return await self._page.fill(self._sel(), value, **kwargs)
+
+    async def clear(self, **kwargs: Any) -> ActionReceipt:
+        return await self._page.fill(self._sel(), "", **kwargs)
+
+    async def press(self, key: str, **kwargs: Any) -> ActionReceipt:
+        return await self._page.press(self._sel(), key, **kwargs)
+
+    async def press_sequentially(self, text: str, *, delay: float = 0, timeout: float = 3000) -> None:
+        """Focus the element, then one trusted key press per character (keyboard.type)."""
+        if not isinstance(text, str):
+            raise _bad("locator.press_sequentially", "text", "a str", text)
+        await self._page.focus(self._sel(), timeout=timeout)
+        await self._page.keyboard.type(text, delay=delay)
+
+    async def type(self, text: str, *, delay: float = 0, timeout: float = 3000) -> None:
+        """As press_sequentially (Playwright's older name)."""
+        await self.press_sequentially(text, delay=delay, timeout=timeout)
+
+    async def check(self, **kwargs: Any) -> ActionReceipt:
+        return await self._page.check(self._sel(), **kwargs)
+
+    async def uncheck(self, **kwargs: Any) -> ActionReceipt:
+        return await self._page.uncheck(self._sel(), **kwargs)
+
+    async def set_checked(self, checked: bool, **kwargs: Any) -> ActionReceipt:
+        return await self._page.set_checked(self._sel(), checked, **kwargs)
+
+    async def select_option(self, value: Any, **kwargs: Any) -> list[str]:
+        return await self._page.select_option(self._sel(), value, **kwargs)
+
+    async def focus(self, **kwargs: Any) -> ActionReceipt:
+        return await self._page.focus(self._sel(), **kwargs)
+
+    async def set_input_files(self, files: Any, **kwargs: Any) -> ActionReceipt:
+        return await self._page.set_input_files(self._sel(), files, **kwargs)
+
+    async def drag_to(self, target: Any, **kwargs: Any) -> ActionReceipt:
+        target_sel = _inner(self._page, target, "locator.drag_to", "target")
+        return await self._page.drag_and_drop(self._sel(), target_sel, **kwargs)
+
+    async def inner_text(self, **kwargs: Any) -> str:
+        return await self._page.inner_text(self._sel(), **kwargs)
+
+    async def text_content(self, **kwargs: Any) -> str | None:
+        return await self._page.text_content(self._sel(), **kwargs)
+
+    async def input_value(self, **kwargs: Any) -> str:
+        return await self._page.input_value(self._sel(), **kwargs)
+
+    async def get_attribute(self, name: str, **kwargs: Any) -> str | None:
+        return await self._page.get_attribute(self._sel(), name, **kwargs)
+
+    async def is_visible(self) -> bool:
+        return await self._page.is_visible(self._sel())
+
+    async def is_hidden(self) -> bool:
+        return not await self.is_visible()
+
+    async def is_enabled(self, **kwargs: Any) -> bool:
+        return await self._page.is_enabled(self._sel(), **kwargs)
+
+    async def is_disabled(self, **kwargs: Any) -> bool:
+        return not await self.is_enabled(**kwargs)
+
+    async def is_checked(self, **kwargs: Any) -> bool:
+        return await self._page.is_checked(self._sel(), **kwargs)
+
+    async def wait_for(self, *, state: Literal["attached", "detached", "visible", "hidden"] = "visible", timeout: float = 10000) -> None:
+        """Wait until the (strict) locator is attached, detached, visible or hidden."""
+        await self._page.wait_for_selector(self._sel(), state=state, timeout=timeout)
+
+    async def snapshot(self, **kwargs: Any) -> str:
+        """The snapshot of this element's subtree (page.snapshot(scope="subtree", root=...))."""
+        return await self._page.snapshot(scope="subtree", root=self._sel(), **kwargs)
