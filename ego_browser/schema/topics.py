@@ -87,7 +87,7 @@ on every use. Building one never touches the page.
   to_have_title; .not_ negates. Failure: AssertionFailed (EGO_ASSERTION_FAILED, an AssertionError
   too) "expected ..., actual ...".
     rows = page.locator("#results tr").filter(has=page.get_by_role("link", name="kettle"))
-    await expect(rows).to_have_count(2)
+    await expect(rows).to_have_count(3)
     await rows.first.get_by_role("link").click()
     await expect(page).to_have_url(re.compile("product"))
 """
