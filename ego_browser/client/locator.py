@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ..errors import InvalidArgument
 
 if TYPE_CHECKING:
-    from ._generated import Page
     from .models import ActionReceipt
 
 __all__ = ["Locator", "compose"]
@@ -83,9 +82,10 @@ def compose(page: Any, base: str | None, selector: Any = None, *, has_text: Any 
 class Locator(str):
     """Elements of a Page found by a selector, resolved afresh on each use (Playwright's Locator)."""
 
-    _page: Page
+    #: the generated Page (typed Any here: that module imports this one's importers)
+    _page: Any
 
-    def __new__(cls, page: Page, selector: str) -> Locator:
+    def __new__(cls, page: Any, selector: str) -> Locator:
         self = super().__new__(cls, selector)
         self._page = page
         return self
@@ -97,7 +97,7 @@ class Locator(str):
         return (str, (str.__str__(self),))
 
     @property
-    def page(self) -> Page:
+    def page(self) -> Any:
         return self._page
 
     def _sel(self) -> str:
@@ -189,22 +189,22 @@ class Locator(str):
     # -- one element (strict): the Page's own actions and reads ------------------------------
 
     async def click(self, **kwargs: Any) -> ActionReceipt:
-        return await self._page.click(self._sel(), **kwargs)
+        return cast("ActionReceipt", await self._page.click(self._sel(), **kwargs))
 
     async def dblclick(self, **kwargs: Any) -> ActionReceipt:
-        return await self._page.dblclick(self._sel(), **kwargs)
+        return cast("ActionReceipt", await self._page.dblclick(self._sel(), **kwargs))
 
     async def hover(self, **kwargs: Any) -> ActionReceipt:
-        return await self._page.hover(self._sel(), **kwargs)
+        return cast("ActionReceipt", await self._page.hover(self._sel(), **kwargs))
 
     async def fill(self, value: str, **kwargs: Any) -> ActionReceipt:
-        return await self._page.fill(self._sel(), value, **kwargs)
+        return cast("ActionReceipt", await self._page.fill(self._sel(), value, **kwargs))
 
     async def clear(self, **kwargs: Any) -> ActionReceipt:
-        return await self._page.fill(self._sel(), "", **kwargs)
+        return cast("ActionReceipt", await self._page.fill(self._sel(), "", **kwargs))
 
     async def press(self, key: str, **kwargs: Any) -> ActionReceipt:
-        return await self._page.press(self._sel(), key, **kwargs)
+        return cast("ActionReceipt", await self._page.press(self._sel(), key, **kwargs))
 
     async def press_sequentially(self, text: str, *, delay: float = 0, timeout: float = 3000) -> None:
         """Focus the element, then one trusted key press per character (keyboard.type)."""
@@ -218,53 +218,53 @@ class Locator(str):
         await self.press_sequentially(text, delay=delay, timeout=timeout)
 
     async def check(self, **kwargs: Any) -> ActionReceipt:
-        return await self._page.check(self._sel(), **kwargs)
+        return cast("ActionReceipt", await self._page.check(self._sel(), **kwargs))
 
     async def uncheck(self, **kwargs: Any) -> ActionReceipt:
-        return await self._page.uncheck(self._sel(), **kwargs)
+        return cast("ActionReceipt", await self._page.uncheck(self._sel(), **kwargs))
 
     async def set_checked(self, checked: bool, **kwargs: Any) -> ActionReceipt:
-        return await self._page.set_checked(self._sel(), checked, **kwargs)
+        return cast("ActionReceipt", await self._page.set_checked(self._sel(), checked, **kwargs))
 
     async def select_option(self, value: Any, **kwargs: Any) -> list[str]:
-        return await self._page.select_option(self._sel(), value, **kwargs)
+        return cast("list[str]", await self._page.select_option(self._sel(), value, **kwargs))
 
     async def focus(self, **kwargs: Any) -> ActionReceipt:
-        return await self._page.focus(self._sel(), **kwargs)
+        return cast("ActionReceipt", await self._page.focus(self._sel(), **kwargs))
 
     async def set_input_files(self, files: Any, **kwargs: Any) -> ActionReceipt:
-        return await self._page.set_input_files(self._sel(), files, **kwargs)
+        return cast("ActionReceipt", await self._page.set_input_files(self._sel(), files, **kwargs))
 
     async def drag_to(self, target: Any, **kwargs: Any) -> ActionReceipt:
         target_sel = _inner(self._page, target, "locator.drag_to", "target")
-        return await self._page.drag_and_drop(self._sel(), target_sel, **kwargs)
+        return cast("ActionReceipt", await self._page.drag_and_drop(self._sel(), target_sel, **kwargs))
 
     async def inner_text(self, **kwargs: Any) -> str:
-        return await self._page.inner_text(self._sel(), **kwargs)
+        return cast("str", await self._page.inner_text(self._sel(), **kwargs))
 
     async def text_content(self, **kwargs: Any) -> str | None:
-        return await self._page.text_content(self._sel(), **kwargs)
+        return cast("str | None", await self._page.text_content(self._sel(), **kwargs))
 
     async def input_value(self, **kwargs: Any) -> str:
-        return await self._page.input_value(self._sel(), **kwargs)
+        return cast("str", await self._page.input_value(self._sel(), **kwargs))
 
     async def get_attribute(self, name: str, **kwargs: Any) -> str | None:
-        return await self._page.get_attribute(self._sel(), name, **kwargs)
+        return cast("str | None", await self._page.get_attribute(self._sel(), name, **kwargs))
 
     async def is_visible(self) -> bool:
-        return await self._page.is_visible(self._sel())
+        return cast("bool", await self._page.is_visible(self._sel()))
 
     async def is_hidden(self) -> bool:
         return not await self.is_visible()
 
     async def is_enabled(self, **kwargs: Any) -> bool:
-        return await self._page.is_enabled(self._sel(), **kwargs)
+        return cast("bool", await self._page.is_enabled(self._sel(), **kwargs))
 
     async def is_disabled(self, **kwargs: Any) -> bool:
         return not await self.is_enabled(**kwargs)
 
     async def is_checked(self, **kwargs: Any) -> bool:
-        return await self._page.is_checked(self._sel(), **kwargs)
+        return cast("bool", await self._page.is_checked(self._sel(), **kwargs))
 
     async def wait_for(self, *, state: Literal["attached", "detached", "visible", "hidden"] = "visible", timeout: float = 10000) -> None:
         """Wait until the (strict) locator is attached, detached, visible or hidden."""
@@ -272,4 +272,4 @@ class Locator(str):
 
     async def snapshot(self, **kwargs: Any) -> str:
         """The snapshot of this element's subtree (page.snapshot(scope="subtree", root=...))."""
-        return await self._page.snapshot(scope="subtree", root=self._sel(), **kwargs)
+        return cast("str", await self._page.snapshot(scope="subtree", root=self._sel(), **kwargs))
