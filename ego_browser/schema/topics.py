@@ -277,8 +277,10 @@ EOF
 Selectors are strict: two matches raise `SelectorAmbiguous`, whose message and `candidates`
 list up to 5 of them with a ref each (act on one by its ref, narrow the selector, or add
 `>> nth=0`). Playwright's spellings work: `role=button[name="Save"]`, `text=/\\d+ items?/`,
-`.card:has-text("Dune") >> role=button`, and `page.get_by_role("button", name="Save")` returns
-such a selector string. `check`/`uncheck`, `is_checked`, `is_visible`, `is_enabled`,
+`.card:has-text("Dune") >> role=button`. `page.locator(...)` and `page.get_by_role("button",
+name="Save")` return Playwright-style Locators (also selector strings): chain, filter and act on
+them (`await page.get_by_role("button", name="Save").click()`), and assert with
+`await expect(locator).to_have_text("Saved")`, which retries for 5 s; see `help("locators")`. `check`/`uncheck`, `is_checked`, `is_visible`, `is_enabled`,
 `input_value`, `text_content`, `inner_text` and `get_attribute` behave as Playwright's.
 To count or pick without a snapshot, `find()` lists every match with a ref:
 

@@ -204,3 +204,12 @@ await expect(page.locator("#status"), "status").to_have_text("Done", timeout=200
     assert proc.stdout == "['tea'] 3\n"
     assert "EGO_ASSERTION_FAILED: status: expect(locator('#status')).to_have_text failed" in proc.stderr
     assert "expected 'Done', actual 'Idle'" in proc.stderr and "at line 8" in proc.stderr
+
+
+def test_help_documents_locators():
+    from ego_browser.schema.render import guide, help_text
+
+    for name in ("Locator", "locators", Locator, Locator(None, "#x")):
+        text = help_text(name)
+        assert "filter(has_text=" in text and "expect(loc)" in text, name
+    assert "help(\"locators\")" in guide()
