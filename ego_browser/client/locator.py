@@ -27,9 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Locator", "compose"]
 
-#: ``count()`` reads up to this many matches: more is a selector to narrow, not a count to take
-COUNT_LIMIT = 100_000
-
 
 def _bad(api: str, option: str, expected: str, value: Any, hint: str = "") -> InvalidArgument:
     return InvalidArgument(f"{api}: {option} must be {expected}, got {value!r}" + (f"; {hint}" if hint else ""),
@@ -174,7 +171,7 @@ class Locator(str):
 
     async def count(self) -> int:  # type: ignore[override]  # Playwright's count(), not str.count
         """How many elements match now (no waiting)."""
-        return len(await self._page.find(self._sel(), limit=COUNT_LIMIT))
+        return cast("int", await self._page.count(self._sel()))
 
     async def all(self) -> list[Locator]:
         """One locator per current match (``nth(i)``); no waiting."""

@@ -78,6 +78,12 @@ links = await page.find("main a")
 print(len(links), [link["text"] for link in links])
 await page.click(links[0]["ref"])
 """, errors=("InvalidSelector",))
+M("Page.count", [P("selector", "selector")], "int",
+  "How many elements match now: not strict, no waiting, no refs (cheaper than len(find())); frames count only "
+  "when the top document has no match, as for actions. Locator.count() calls it.",
+  """
+print(await page.count("a"), await page.count(page.get_by_role("button")))
+""", errors=("InvalidSelector",))
 M("Page.locator", [P("selector", "selector"), "*",
                    P("has_text", "text|re?", None, doc="keep elements whose text contains it (any case) or matches it"),
                    P("has_not_text", "text|re?", None, doc="drop those"),

@@ -88,6 +88,10 @@ async def test_count_all_nth_are_not_strict_and_actions_are(task, server):
     page = await open_page(task, server, "/locators-strict")
     rows = page.locator("li.row")
     assert await rows.count() == 3
+    assert await page.count("li.row") == len(await page.find("li.row")) == 3
+    assert (await rows.nth(1).count(), await rows.nth(7).count(), await rows.last.count()) == (1, 0, 1)
+    ref = (await page.find("li.row"))[0]["ref"]
+    assert await page.count(ref) == 1 and await page.locator(ref).count() == 1
     assert [await r.text_content() for r in await rows.all()] == [
         await rows.nth(i).text_content() for i in range(3)]
     assert await rows.all_inner_texts() == ["Tea Buy", "Coffee Buy", "Cocoa sold out"]
