@@ -11,7 +11,9 @@ are not strict. ``filter(has_text=, has_not_text=, has=, has_not=)`` compiles to
 ``has-text=`` / ``has-not-text=`` / ``has=`` / ``has-not=`` chain steps.
 
 ``str.count`` is replaced by Playwright's ``count()`` (the only name the two share); ``loc + "
->> ..."`` still gives a plain selector string, as the ``get_by_*`` strings always did.
+>> ..."`` still gives a plain selector string, as the ``get_by_*`` strings always did, and
+``repr()`` stays the string's (an in-process host sees the Locator itself and quotes it in its
+messages exactly as it quotes the string a round sends).
 """
 
 from __future__ import annotations
@@ -86,9 +88,6 @@ class Locator(str):
         self = super().__new__(cls, selector)
         self._page = page
         return self
-
-    def __repr__(self) -> str:
-        return f"<Locator {getattr(self._page, 'label', '?')} {str.__repr__(self)}>"
 
     def __reduce__(self) -> Any:  # a plain selector string outside its round
         return (str, (str.__str__(self),))
