@@ -221,3 +221,62 @@ def test_help_documents_locators():
         text = help_text(name)
         assert "filter(has_text=" in text and "expect(loc)" in text, name
     assert "help(\"locators\")" in guide()
+
+
+STRICT_PAGE = """
+<div class=card><h3>One</h3><button data-k=b1>Buy</button></div>
+<div class=card><h3>Two</h3><button data-k=b2>Buy</button><button data-k=b3>Info</button></div>
+<script>
+window.log = [];
+document.addEventListener('click', e => { const k = e.target.closest('[data-k]'); if (k) log.push(k.dataset.k); }, true);
+</script>
+"""
+
+#: the same expression on both Pages: which element a click lands on, or a strictness error
+STRICT_CASES = [
+    ('page.get_by_role("button", name="Buy")', "ambiguous"),
+    ('page.get_by_role("button", name="Buy").first', "b1"),
+    ('page.get_by_role("button", name="Buy").last', "b2"),
+    ('page.locator(".card").filter(has_text="Two").get_by_role("button", name="Buy")', "b2"),
+    ('page.locator(".card").get_by_role("button")', "ambiguous"),
+    ('page.locator(".card").filter(has=page.get_by_text("Info")).locator("button").last', "b3"),
+    ('page.locator("button").nth(1)', "b2"),
+    ('page.get_by_text("Buy")', "ambiguous"),
+    ('page.locator(".card").filter(has_not_text="Info").locator("button")', "b1"),
+    ('page.locator(".card").filter(has=page.locator("h3", has_text="one")).get_by_role("button")', "b1"),
+]
+
+
+@pytest.mark.peers
+async def test_strictness_and_targets_match_playwright(task, server):
+    pw_api = pytest.importorskip("playwright.async_api")
+    url = server.page("/locators-strict-pw", STRICT_PAGE)
+    page = task.page("p1")
+    await page.goto(url)
+    async with pw_api.async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        try:
+            pw_page = await browser.new_page()
+            await pw_page.goto(url)
+
+            async def theirs(expression: str) -> str:
+                await pw_page.evaluate("log = []")
+                try:
+                    await eval(expression, {"page": pw_page}).click(timeout=2000)  # noqa: S307 - test data
+                except pw_api.Error as exc:
+                    assert "strict mode violation" in str(exc), exc
+                    return "ambiguous"
+                return (await pw_page.evaluate("log"))[-1]
+
+            async def ours(expression: str) -> str:
+                await page.evaluate("log = []")
+                try:
+                    await eval(expression, {"page": page}).click(timeout=2000)  # noqa: S307 - test data
+                except SelectorAmbiguous:
+                    return "ambiguous"
+                return (await page.evaluate("log"))[-1]
+
+            for expression, want in STRICT_CASES:
+                assert (await ours(expression), await theirs(expression)) == (want, want), expression
+        finally:
+            await browser.close()
