@@ -115,6 +115,8 @@ async def test_expect_retries_until_the_page_catches_up(task, server):
     await page.locator("#start").click()
     # the page is not there yet: only a retrying assertion passes
     assert await status.text_content() == "Working"
+    assert await page.get_by_text("Matcha").count() == 0
+    await expect(page.get_by_text("Matcha")).to_be_visible()
     await expect(status).to_have_text("Done")
     await expect(status).not_.to_have_text("Working")
     await expect(page.locator("li.row")).to_have_count(4)
