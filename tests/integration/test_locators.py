@@ -13,7 +13,7 @@ import re
 import pytest
 
 from ego_browser import AssertionFailed, EgoError, InvalidArgument, SelectorAmbiguous
-from ego_browser.client.expect import expect
+from ego_browser import expect
 from ego_browser.client.locator import Locator
 
 PAGE = """
