@@ -131,40 +131,27 @@ class Locator(str):
     def last(self) -> Locator:
         return self.nth(-1)
 
+    # the Page's builders check their arguments against the schema; the result is chained here
     def get_by_role(self, role: str, **kwargs: Any) -> Locator:
-        from ..selectors.locators import by_role
+        return self.locator(self._page.get_by_role(role, **kwargs))
 
-        return self.locator(by_role(role, **kwargs))
+    def get_by_text(self, text: Any, **kwargs: Any) -> Locator:
+        return self.locator(self._page.get_by_text(text, **kwargs))
 
-    def get_by_text(self, text: Any, *, exact: bool = False) -> Locator:
-        from ..selectors.locators import by_text
+    def get_by_label(self, text: Any, **kwargs: Any) -> Locator:
+        return self.locator(self._page.get_by_label(text, **kwargs))
 
-        return self.locator(by_text(text, exact=exact))
+    def get_by_placeholder(self, text: Any, **kwargs: Any) -> Locator:
+        return self.locator(self._page.get_by_placeholder(text, **kwargs))
 
-    def get_by_label(self, text: Any, *, exact: bool = False) -> Locator:
-        from ..selectors.locators import by_label
+    def get_by_test_id(self, test_id: Any) -> Locator:
+        return self.locator(self._page.get_by_test_id(test_id))
 
-        return self.locator(by_label(text, exact=exact))
+    def get_by_title(self, text: Any, **kwargs: Any) -> Locator:
+        return self.locator(self._page.get_by_title(text, **kwargs))
 
-    def get_by_placeholder(self, text: Any, *, exact: bool = False) -> Locator:
-        from ..selectors.locators import by_placeholder
-
-        return self.locator(by_placeholder(text, exact=exact))
-
-    def get_by_test_id(self, test_id: str) -> Locator:
-        from ..selectors.locators import by_test_id
-
-        return self.locator(by_test_id(test_id))
-
-    def get_by_title(self, text: Any, *, exact: bool = False) -> Locator:
-        from ..selectors.locators import by_title
-
-        return self.locator(by_title(text, exact=exact))
-
-    def get_by_alt_text(self, text: Any, *, exact: bool = False) -> Locator:
-        from ..selectors.locators import by_alt_text
-
-        return self.locator(by_alt_text(text, exact=exact))
+    def get_by_alt_text(self, text: Any, **kwargs: Any) -> Locator:
+        return self.locator(self._page.get_by_alt_text(text, **kwargs))
 
     # -- many elements (not strict) ----------------------------------------------------------
 

@@ -180,6 +180,11 @@ async def test_bad_input_raises_ego_errors(task, server):
         rows.filter(has_text=5)
     with pytest.raises(InvalidArgument):
         page.locator("")
+    with pytest.raises(InvalidArgument) as info:
+        rows.get_by_role("button", name=3)
+    assert info.value.api == "page.get_by_role" and info.value.option == "name"
+    with pytest.raises(InvalidArgument):
+        rows.get_by_title(re.compile("x"))
     other = await task.new_page()
     with pytest.raises(InvalidArgument) as info:
         rows.filter(has=other.locator("button"))
