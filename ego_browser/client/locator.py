@@ -117,6 +117,16 @@ class Locator(str):
         return self._new(compose(self._page, self._sel(), has_text=has_text, has_not_text=has_not_text, has=has,
                                  has_not=has_not, visible=visible, api="locator.filter"))
 
+    def and_(self, locator: Any) -> Locator:
+        """The elements that match this locator and also ``locator``."""
+        inner = _inner(self._page, locator, "locator.and_", "locator")
+        return self._new(f"{self._sel()} >> and={json.dumps(inner, ensure_ascii=False)}")
+
+    def or_(self, locator: Any) -> Locator:
+        """The elements that match this locator or ``locator`` (in document order)."""
+        inner = _inner(self._page, locator, "locator.or_", "locator")
+        return self._new(f"{self._sel()} >> or={json.dumps(inner, ensure_ascii=False)}")
+
     def nth(self, index: int) -> Locator:
         """The index-th match (0-based; -1 the last); not strict."""
         if not isinstance(index, int) or isinstance(index, bool) or index < -1:

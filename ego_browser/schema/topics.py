@@ -57,7 +57,8 @@ Element actions, wait_for_selector, find and set_input_files take:
   nth counts all matches in match order.
 - Filters on what was found so far (Playwright's Locator.filter): has-text="..."i (the element's
   text contains it, any case; "..." the whole text; /re/flags), has-not-text=, has="<selector>"
-  (a JSON-quoted selector that finds something inside the element), has-not="<selector>".
+  (a JSON-quoted selector that finds something inside the element), has-not="<selector>";
+  and="<selector>" / or="<selector>" keep the elements it also matches / add those it matches.
 - page.locator(), get_by_role/get_by_text/get_by_label/get_by_placeholder/get_by_test_id/
   get_by_title/get_by_alt_text build these strings as Locators (help("locators")).
 Strictness: one candidate in the top document is used; two or more raise SelectorAmbiguous
@@ -72,7 +73,8 @@ compiles to (it is a str: print it, pass it to any action), bound to its Page an
 on every use. Building one never touches the page.
 - Chain (no page access): loc.locator(selector or Locator), loc.get_by_role(...) and the other
   get_by_*, loc.filter(has_text=, has_not_text=, has=Locator, has_not=Locator, visible=),
-  loc.nth(i) (0-based, -1 the last), loc.first, loc.last. page.locator() takes the same filters.
+  loc.and_(Locator), loc.or_(Locator) (either, in document order), loc.nth(i) (0-based, -1 the
+  last), loc.first, loc.last. page.locator() takes the same filters.
 - Many elements, not strict, no waiting: await loc.count(), await loc.all() (one nth() Locator
   per match), await loc.all_text_contents(), await loc.all_inner_texts().
 - One element, strict (two matches raise SelectorAmbiguous), with the Page method's options and

@@ -286,20 +286,22 @@ def _parse_main(selector: str, part: str) -> dict[str, Any]:
     if name == "nth":
         raise _invalid(selector, "nth= must follow a selector, as in '.item >> nth=0'")
     raise _invalid(selector, f"unknown selector engine {name}= (supported: css=, text=, xpath=, role=, label=, id=, "
-                             "data-testid=, visible=, has-text=, has-not-text=, has=, has-not=, nth=, loc=, refs)")
+                             "data-testid=, visible=, has-text=, has-not-text=, has=, has-not=, and=, or=, nth=, loc=, refs)")
 
 
-#: the filters of Playwright's Locator.filter(): they keep or drop each element found so far
-_FILTERS = ("has-text", "has-not-text", "has", "has-not")
+#: the filters of Playwright's Locator.filter() (they keep or drop each element found so far),
+#: and of its and_() / or_() (the elements also / else matched from the document)
+_FILTERS = ("has-text", "has-not-text", "has", "has-not", "and", "or")
 
 
 def _filter_fields(selector: str, name: str, body: str) -> dict[str, Any]:
     """``has-text=`` / ``has-not-text=`` (Playwright's ``internal:has-text``: ``"text"i`` a
     substring in any case, ``"text"`` the whole text, ``/re/flags``, or bare text as ``"..."i``)
-    and ``has=`` / ``has-not=`` (a JSON-quoted inner selector, run inside each element)."""
+    and ``has=`` / ``has-not=`` (a JSON-quoted inner selector, run inside each element), ``and=``
+    / ``or=`` (the elements it finds from the document: also, or else, in document order)."""
     value = body.strip()
     negate = "-not" in name
-    if name in ("has", "has-not"):
+    if name in ("has", "has-not", "and", "or"):
         try:
             inner_source = json.loads(value)
         except ValueError:
@@ -312,7 +314,7 @@ def _filter_fields(selector: str, name: str, body: str) -> dict[str, Any]:
         steps = inner.steps if inner.kind == "chain" else (inner._replace_nth(None),)
         if inner.nth is not None:
             steps = (*steps, ParsedSelector(source=f"nth={inner.nth}", kind="nth", nth=inner.nth))
-        return {"kind": "filter", "steps": steps, "negate": negate}
+        return {"kind": "filter", "steps": steps, "negate": negate, "text": name if name in ("and", "or") else None}
     if value[:1] == "/" and value.rfind("/") > 0:
         last = value.rfind("/")
         return {"kind": "filter", "text": value, "regex": (value[1:last], value[last + 1 :]), "negate": negate}
@@ -333,7 +335,10 @@ def _filter_fields(selector: str, name: str, body: str) -> dict[str, Any]:
 def filter_spec(step: "ParsedSelector", inner: Any) -> dict[str, Any]:
     """The engine's ``filter`` step; ``inner(step)`` gives the spec of each step of a has=."""
     if step.steps:
-        return {"k": "filter", "not": step.negate, "steps": [inner(s) for s in step.steps]}
+        spec = {"k": "filter", "not": step.negate, "steps": [inner(s) for s in step.steps]}
+        if step.text in ("and", "or"):  # the inner selector runs from the document, not each element
+            spec["mode"] = step.text
+        return spec
     if step.regex is not None:
         return {"k": "filter", "not": step.negate, "re": step.regex[0], "flags": step.regex[1]}
     return {"k": "filter", "not": step.negate, "text": step.text, "strict": step.exact}

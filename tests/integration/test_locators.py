@@ -251,6 +251,9 @@ STRICT_CASES = [
     ('page.get_by_text("Buy")', "ambiguous"),
     ('page.locator(".card").filter(has_not_text="Info").locator("button")', "b1"),
     ('page.locator(".card").filter(has=page.locator("h3", has_text="one")).get_by_role("button")', "b1"),
+    ('page.get_by_text("Info").or_(page.get_by_text("One"))', "ambiguous"),
+    ('page.get_by_role("button", name="Info").or_(page.locator("#missing"))', "b3"),
+    ('page.get_by_role("button").and_(page.get_by_text("Buy")).last', "b2"),
 ]
 
 

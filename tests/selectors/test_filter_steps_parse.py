@@ -32,9 +32,17 @@ def test_has_filters_carry_the_inner_chain():
     assert [s["k"] for s in nested["steps"]] == ["css", "filter"]
 
 
+def test_and_or_run_from_the_root():
+    step = _last('li >> or="role=link"')
+    assert step["mode"] == "or" and [s["k"] for s in step["steps"]] == ["role"]
+    assert _last('li >> and=".x >> nth=0"')["mode"] == "and"
+    assert "mode" not in _last('li >> has="b"')
+
+
 @pytest.mark.parametrize("selector, says", [
     ('has-text="x"i', "has-text= must follow a selector"),
     ('has="li"', "has= must follow a selector"),
+    ('or="li"', "or= must follow a selector"),
     ("li >> has=li", "JSON-quoted selector"),
     ('li >> has="@3"', "not a ref"),
     ('li >> has=""', "empty selector"),
