@@ -22,7 +22,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, InvalidSelector
 
 if TYPE_CHECKING:
     from .models import ActionReceipt
@@ -57,12 +57,31 @@ def _inner(page: Any, value: Any, api: str, option: str) -> str:
     raise _bad(api, option, "a Locator (or a selector str)", value)
 
 
+def _scoped(selector: str) -> bool:
+    """Whether ``selector`` has a step that acts on the set found so far (nth=, and=, or=), so
+    it means something else run per element than appended to a chain."""
+    from ..selectors.parse import parse_selector
+
+    try:
+        parsed = parse_selector(selector)
+    except InvalidSelector:  # it fails where it is used, with its own error
+        return False
+    steps = getattr(parsed, "steps", ()) or (parsed,)
+    return getattr(parsed, "nth", None) is not None or any(
+        s.kind == "nth" or (s.kind == "filter" and s.text in ("and", "or")) for s in steps)
+
+
 def compose(page: Any, base: str | None, selector: Any = None, *, has_text: Any = None, has_not_text: Any = None,
             has: Any = None, has_not: Any = None, visible: Any = None, api: str = "locator") -> str:
     """The selector string of ``base >> selector`` with Playwright's filter options applied."""
     parts: list[str] = [base] if base else []
     if selector is not None:
-        parts.append(_inner(page, selector, api, "selector"))
+        inner = _inner(page, selector, api, "selector")
+        if base and isinstance(selector, Locator) and _scoped(inner):
+            # Playwright runs a Locator argument from each element (internal:chain): its nth=
+            # picks per element, where "base >> inner" would pick once among them all
+            inner = "chain=" + json.dumps(inner, ensure_ascii=False)
+        parts.append(inner)
     if has_text is not None:
         parts.append(_text_filter("has-text", has_text, api, "has_text"))
     if has_not_text is not None:

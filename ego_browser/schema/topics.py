@@ -58,7 +58,8 @@ Element actions, wait_for_selector, find and set_input_files take:
 - Filters on what was found so far (Playwright's Locator.filter): has-text="..."i (the element's
   text contains it, any case; "..." the whole text; /re/flags), has-not-text=, has="<selector>"
   (a JSON-quoted selector that finds something inside the element), has-not="<selector>";
-  and="<selector>" / or="<selector>" keep the elements it also matches / add those it matches.
+  and="<selector>" / or="<selector>" keep the elements it also matches / add those it matches;
+  chain="<selector>" runs it from each element (its nth= picks per element).
 - page.locator(), get_by_role/get_by_text/get_by_label/get_by_placeholder/get_by_test_id/
   get_by_title/get_by_alt_text build these strings as Locators (help("locators")).
 Strictness: one candidate in the top document is used; two or more raise SelectorAmbiguous

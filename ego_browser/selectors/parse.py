@@ -286,12 +286,17 @@ def _parse_main(selector: str, part: str) -> dict[str, Any]:
     if name == "nth":
         raise _invalid(selector, "nth= must follow a selector, as in '.item >> nth=0'")
     raise _invalid(selector, f"unknown selector engine {name}= (supported: css=, text=, xpath=, role=, label=, id=, "
-                             "data-testid=, visible=, has-text=, has-not-text=, has=, has-not=, and=, or=, nth=, loc=, refs)")
+                             "data-testid=, visible=, has-text=, has-not-text=, has=, has-not=, and=, or=, chain=, nth=, loc=, "
+                             "refs)")
 
 
 #: the filters of Playwright's Locator.filter() (they keep or drop each element found so far),
-#: and of its and_() / or_() (the elements also / else matched from the document)
-_FILTERS = ("has-text", "has-not-text", "has", "has-not", "and", "or")
+#: of its and_() / or_() (the elements also / else matched from the query's root), and chain=
+#: (locator.locator(a Locator): the inner locator run from each element, its nth= per element)
+_FILTERS = ("has-text", "has-not-text", "has", "has-not", "and", "or", "chain")
+
+
+_MODES = ("and", "or", "chain")
 
 
 def _filter_fields(selector: str, name: str, body: str) -> dict[str, Any]:
@@ -301,7 +306,7 @@ def _filter_fields(selector: str, name: str, body: str) -> dict[str, Any]:
     / ``or=`` (the elements it finds from the document: also, or else, in document order)."""
     value = body.strip()
     negate = "-not" in name
-    if name in ("has", "has-not", "and", "or"):
+    if name in ("has", "has-not", "and", "or", "chain"):
         try:
             inner_source = json.loads(value)
         except ValueError:
@@ -314,7 +319,7 @@ def _filter_fields(selector: str, name: str, body: str) -> dict[str, Any]:
         steps = inner.steps if inner.kind == "chain" else (inner._replace_nth(None),)
         if inner.nth is not None:
             steps = (*steps, ParsedSelector(source=f"nth={inner.nth}", kind="nth", nth=inner.nth))
-        return {"kind": "filter", "steps": steps, "negate": negate, "text": name if name in ("and", "or") else None}
+        return {"kind": "filter", "steps": steps, "negate": negate, "text": name if name in _MODES else None}
     if value[:1] == "/" and value.rfind("/") > 0:
         last = value.rfind("/")
         return {"kind": "filter", "text": value, "regex": (value[1:last], value[last + 1 :]), "negate": negate}
@@ -336,7 +341,7 @@ def filter_spec(step: "ParsedSelector", inner: Any) -> dict[str, Any]:
     """The engine's ``filter`` step; ``inner(step)`` gives the spec of each step of a has=."""
     if step.steps:
         spec = {"k": "filter", "not": step.negate, "steps": [inner(s) for s in step.steps]}
-        if step.text in ("and", "or"):  # the inner selector runs from the document, not each element
+        if step.text in _MODES:  # not a filter of each element: see _FILTERS
             spec["mode"] = step.text
         return spec
     if step.regex is not None:

@@ -658,6 +658,11 @@
         current = pick(current, step);
       } else if (step.k === 'visible') {
         current = current.filter((el) => isVisible(el) === step.v);
+      } else if (step.k === 'filter' && step.mode === 'chain') {
+        // Playwright's internal:chain: the inner locator from each element, nth= per element
+        const next = new Set();
+        for (const scope of current) for (const el of runSteps(ctx, [scope], step.steps, scope)) next.add(el);
+        current = Array.from(next);
       } else if (step.k === 'filter' && step.mode) {
         // Playwright's internal:and / internal:or: the other locator from the query's root
         const other = runSteps(ctx, [root || ctx.doc], step.steps, root);
