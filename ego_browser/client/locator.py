@@ -60,15 +60,17 @@ def _inner(page: Any, value: Any, api: str, option: str) -> str:
 def _scoped(selector: str) -> bool:
     """Whether ``selector`` has a step that acts on the set found so far (nth=, and=, or=), so
     it means something else run per element than appended to a chain."""
-    from ..selectors.parse import parse_selector
+    from ..selectors.parse import RefSelector, parse_selector
 
     try:
         parsed = parse_selector(selector)
     except InvalidSelector:  # it fails where it is used, with its own error
         return False
-    steps = getattr(parsed, "steps", ()) or (parsed,)
-    return getattr(parsed, "nth", None) is not None or any(
-        s.kind == "nth" or (s.kind == "filter" and s.text in ("and", "or")) for s in steps)
+    if isinstance(parsed, RefSelector):
+        return False
+    steps = parsed.steps or (parsed,)
+    return parsed.nth is not None or any(s.kind == "nth" or (s.kind == "filter" and s.text in ("and", "or"))
+                                         for s in steps)
 
 
 def compose(page: Any, base: str | None, selector: Any = None, *, has_text: Any = None, has_not_text: Any = None,
