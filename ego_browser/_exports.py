@@ -10,6 +10,7 @@ LAZY = {
     "embedded": "ego_browser.client.api",
     "help": "ego_browser.helptext",
     "secret": "ego_browser.secret_ref",
+    "expect": "ego_browser.client.expect",
     "site_skills": "ego_browser.learning",
     "learn_context": "ego_browser.learning",
     "run_site_tool": "ego_browser.learning",
@@ -83,12 +84,13 @@ LAZY = {
     "SecretNotFound": "ego_browser.errors",
     "NavigationNotAllowed": "ego_browser.errors",
     "ConsentRequired": "ego_browser.errors",
+    "AssertionFailed": "ego_browser.errors",
     "from_wire": "ego_browser.errors",
     "to_wire": "ego_browser.errors",
 }
 
 RUNNER_GLOBALS = (
     "task_space", "list_task_spaces", "claim_task_space", "take_over_task_space", "profiles", "help", "secret",
-    "site_skills", "learn_context", "run_site_tool", "run_site_browser_tool", "ego_browser", "EgoError", "asyncio",
-    "json", "re", "tools",
+    "expect", "site_skills", "learn_context", "run_site_tool", "run_site_browser_tool", "ego_browser", "EgoError",
+    "asyncio", "json", "re", "tools",
 )

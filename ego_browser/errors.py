@@ -17,6 +17,7 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     │   ├── NavigationTimeout                    EGO_NAVIGATION_TIMEOUT
     │   └── PageEvaluationTimeout                EGO_PAGE_EVALUATION_TIMED_OUT
     ├── NavigationFailed / UrlOpenedInPopup / FileChooserOpened / PageScriptError
+    ├── NavigationBlocked                        EGO_NAVIGATION_BLOCKED (a beforeunload dialog stopped goto)
     ├── FetchFailed / DownloadFailed
     ├── BodyUnavailable / BodyTooLarge           EGO_BODY_UNAVAILABLE / EGO_BODY_TOO_LARGE
     ├── InvalidRoutePattern (also ValueError)    EGO_INVALID_ROUTE_PATTERN
@@ -30,9 +31,11 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── StateStoreUnwritable                     EGO_STATE_STORE_UNWRITABLE
     ├── MissingAwait                             EGO_MISSING_AWAIT (a round's script)
     ├── SiteNotFound / SiteToolNotFound / SitePackInvalid
+    ├── LearnFailed / LearnedToolFailed / LearnedPackUntrusted   learned site tools (docs/learning.md)
     ├── SecretNotFound                           EGO_SECRET_NOT_FOUND (secret(name) names no stored secret)
-    ├── NavigationBlocked                        EGO_NAVIGATION_BLOCKED (outside the space's allowlist)
-    └── ConsentRequired                          EGO_CONSENT_REQUIRED (a confirmation rule: ask the person)
+    ├── NavigationNotAllowed                     EGO_NAVIGATION_NOT_ALLOWED (outside the space's allowlist)
+    ├── ConsentRequired                          EGO_CONSENT_REQUIRED (a confirmation rule: ask the person)
+    └── AssertionFailed (also AssertionError)    EGO_ASSERTION_FAILED (expect())
 
 Errors cross the host socket as ``{"code", "message", "attrs"}`` and are rebuilt on the
 other side with :func:`from_wire`, so a round sees exactly the class the host raised.
@@ -56,7 +59,8 @@ __all__ = [
     "SiteToolNotFound", "SitePackInvalid", "LearnFailed", "LearnJournalEmpty", "LearnRoundFailed",
     "LearnNameTaken", "LearnUnknownParam", "LearnedToolInvalid", "LearnVerifyFailed", "LearnedToolFailed",
     "LearnedStepNotFound", "LearnedPostconditionFailed", "LearnedToolOffOrigin", "LearnedPackUntrusted",
-    "SecretNotFound", "NavigationNotAllowed", "ConsentRequired", "from_wire", "to_wire",
+    "SecretNotFound", "NavigationNotAllowed", "ConsentRequired", "AssertionFailed",
+    "from_wire", "to_wire",
 ]
 
 
@@ -527,6 +531,16 @@ class LearnedPackUntrusted(EgoError):
     code = "EGO_LEARNED_PACK_UNTRUSTED"
     fields = ("site_id",)
     site_id: str | None
+class AssertionFailed(EgoError, AssertionError):
+    """An ``expect()`` assertion did not hold by its timeout: ``assertion`` names it
+    (``to_have_text``, ``not_.to_be_visible``), ``expected`` and ``actual`` (None: no element
+    matched) are what it wanted and what the page last showed."""
+
+    code = "EGO_ASSERTION_FAILED"
+    fields = ("assertion", "expected", "actual")
+    assertion: str | None
+    expected: Any
+    actual: Any
 
 
 def _all_classes() -> dict[str, type[EgoError]]:

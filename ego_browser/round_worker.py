@@ -61,7 +61,7 @@ def _preload() -> None:
     from . import runner
 
     runner.script_globals()  # resolves the lazy names (client, learning, help)
-    from .client import _generated, api, channel, round  # noqa: F401
+    from .client import _generated, api, assertions, channel, locator, round  # noqa: F401
     from .schema import checker, spec
 
     # every public call's argument checker, compiled once here rather than in each round

@@ -180,6 +180,12 @@ class Page(PageBase["Download", "FileChooser"]):
         disabled, expanded (None where it does not apply), selected."""
         return await self._call("page.find", selector=selector, limit=limit)  # type: ignore[no-any-return]
 
+    @validated("Page.count")
+    async def count(self, selector: str) -> int:
+        """How many elements match now: not strict, no waiting, no refs (cheaper than len(find())); frames count
+        only when the top document has no match, as for actions. Locator.count() calls it."""
+        return await self._call("page.count", selector=selector)  # type: ignore[no-any-return]
+
     @validated("Page.goto")
     async def goto(
         self, url: str, *, referer: str | None = None, timeout: float = 15000,

@@ -14,7 +14,7 @@ from ..driver import act, actions, form_actions
 from ..driver.navigation import COMMIT_TIMEOUT
 from ..schema import wire
 from ..schema.spec import members
-from ..selectors.parse import parse_selector
+from ..selectors.parse import RefSelector, parse_selector
 from .core import Host
 from .ops import MARGIN, op
 from . import consent
@@ -100,6 +100,18 @@ async def find(host: Host, at: dict[str, Any], *, selector: str, limit: int) -> 
     ctx = await host.page_ctx(at, activate=True)
     # a dialog blocks the renderer: fail at once, as every other call does (B151)
     return await ctx.driver.dialogs.guard("page.find", ctx.driver.locate.find(PageSite(host, ctx), parsed, limit))
+
+
+@op("Page.count")
+async def count(host: Host, at: dict[str, Any], *, selector: str) -> int:
+    parsed = parse_selector(selector)
+    ctx = await host.page_ctx(at, activate=True)
+    if isinstance(parsed, RefSelector):  # a ref names one node: it is there or it raises StaleRef
+        return len(await ctx.driver.dialogs.guard("page.count", ctx.driver.locate.find(PageSite(host, ctx), parsed, 1)))
+    from ..selectors import engine
+
+    # no handles, no descriptions, no refs: the engine's count, with the actions' frame rule
+    return await ctx.driver.dialogs.guard("page.count", engine.count(ctx.driver.locate.engine_frames(), parsed))
 
 
 # -- mouse and keyboard ---------------------------------------------------------------------

@@ -63,7 +63,7 @@ def _line(m: Member) -> str:
 
 
 def topic_names() -> list[str]:
-    return ["conventions", "selectors", "snapshot", "errors", "learnings", "runner"]
+    return ["conventions", "selectors", "locators", "snapshot", "errors", "learnings", "runner"]
 
 
 def _topic(name: str) -> str:
@@ -128,13 +128,20 @@ def member_text(m: Member) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: classes documented by a topic rather than member by member
+_TOPIC_ALIASES = {"locator": "locators", "locatorassertions": "locators", "pageassertions": "locators"}
+
+
 def help_text(name: object = None) -> str:
     """The text ``help(name)`` prints (``name``: a member or topic name, or the object itself)."""
     if name is None:
         return overview()
+    if isinstance(name, str) and type(name) is not str:  # a Locator (a str subclass): its class
+        name = type(name)
     text: str = name if isinstance(name, str) else (
         getattr(name, "__schema_name__", "") or getattr(name, "__name__", str(name)))
     key = text.strip()
+    key = _TOPIC_ALIASES.get(key.lower(), key)
     if key.lower() in topic_names():
         return _topic(key.lower())
     m = lookup(key)

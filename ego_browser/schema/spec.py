@@ -88,6 +88,7 @@ FUNCTIONS: dict[str, str] = {
                      "embedded"), "ego_browser.client.api"),
     "help": "ego_browser.helptext",
     "secret": "ego_browser.secret_ref",
+    "expect": "ego_browser.client.expect",
     **dict.fromkeys(("site_skills", "learn_context", "run_site_tool", "run_site_browser_tool"), "ego_browser.learning"),
 }
 #: top-level functions a round does not find preloaded (it runs a host of its own)

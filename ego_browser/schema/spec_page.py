@@ -100,41 +100,74 @@ links = await page.find("main a")
 print(len(links), [link["text"] for link in links])
 await page.click(links[0]["ref"])
 """, errors=("InvalidSelector",))
+M("Page.count", [P("selector", "selector")], "int",
+  "How many elements match now: not strict, no waiting, no refs (cheaper than len(find())); frames count only "
+  "when the top document has no match, as for actions. Locator.count() calls it.",
+  """
+print(await page.count("a"), await page.count(page.get_by_role("button")))
+""", errors=("InvalidSelector",))
+M("Page.locator", [P("selector", "selector"), "*",
+                   P("has_text", "text|re?", None, doc="keep elements whose text contains it (any case) or matches it"),
+                   P("has_not_text", "text|re?", None, doc="drop those"),
+                   P("has", "any", None, doc="keep elements holding a match of this inner Locator"),
+                   P("has_not", "any", None, doc="drop those")],
+  "Locator", "A Locator (Playwright's): the elements selector finds, resolved afresh on every use. It is the "
+  "selector string itself (a str), bound to this Page: chain .locator(), .filter(has_text=, has_not_text=, has=, "
+  "has_not=), .nth(i), .first, .last, .get_by_*(); act with .click(), .fill(), ... (every element action and read "
+  "of Page, strict); .count() and .all() are not strict. help('locators') lists them; expect() asserts on them.",
+  """
+rows = page.locator("li").filter(has_text="kettle")
+print(rows, await rows.count())
+await rows.first.locator("a").click()
+""", call="sync", errors=("InvalidArgument",))
 M("Page.get_by_role", [P("role", "str+"), "*", P("name", "text|re?", None, doc="accessible name: a substring, any "
                         "case; with exact=True the whole name, case-sensitive; or a re.Pattern"),
                         P("exact", "bool", False), P("checked", "bool?", None), P("disabled", "bool?", None),
                         P("expanded", "bool?", None), P("level", "int>0?", None), P("pressed", "bool?", None),
                         P("selected", "bool?", None)],
-  "str", "A selector string for elements with this ARIA role (Playwright's get_by_role), e.g. "
-  "role=button[name*=\"Save\" i]: pass it to any action, or chain it with \" >> \". No waiting, no host call.",
+  "Locator", "A Locator for elements with this ARIA role (Playwright's get_by_role); its selector string is "
+  "e.g. role=button[name*=\"Save\" i]: act on it (.click()), pass it to any action, or chain it. No waiting, no host "
+  "call.",
   """
 search = page.get_by_role("button", name="search")
 print(search)
-await page.fill(page.get_by_label("Search products"), "kettle")
-await page.click(search)
+await page.get_by_label("Search products").fill("kettle")
+await search.click()
 """, call="sync")
-M("Page.get_by_text", [P("text", "text|re"), "*", P("exact", "bool", False)], "str",
-  "A selector string for the smallest elements whose text contains text (any case; exact=True: the whole "
+M("Page.get_by_text", [P("text", "text|re"), "*", P("exact", "bool", False)], "Locator",
+  "A Locator for the smallest elements whose text contains text (any case; exact=True: the whole "
   "text, case-sensitive; a re.Pattern is tested on the whole text): text=..., as Playwright's get_by_text.",
   """
 print(len(await page.find(page.get_by_text("toaster"))))
 """, call="sync")
-M("Page.get_by_label", [P("text", "text|re"), "*", P("exact", "bool", False)], "str",
-  "A selector string for form controls (and elements with aria-label/aria-labelledby) whose label contains "
+M("Page.get_by_label", [P("text", "text|re"), "*", P("exact", "bool", False)], "Locator",
+  "A Locator for form controls (and elements with aria-label/aria-labelledby) whose label contains "
   "text: label=... (exact=True: label=\"...\", the whole label), as Playwright's get_by_label.",
   """
 await page.fill(page.get_by_label("Search products", exact=True), "toaster")
 """, call="sync")
-M("Page.get_by_placeholder", [P("text", "str"), "*", P("exact", "bool", False)], "str",
-  "A selector string for elements whose placeholder contains text (any case; exact=True: equal): "
+M("Page.get_by_placeholder", [P("text", "str"), "*", P("exact", "bool", False)], "Locator",
+  "A Locator for elements whose placeholder contains text (any case; exact=True: equal): "
   "[placeholder*=\"...\" i], as Playwright's get_by_placeholder.",
   """
 await page.fill(page.get_by_placeholder("kettle"), "kettle")
 """, call="sync")
-M("Page.get_by_test_id", [P("test_id", "str")], "str",
-  "A selector string for the elements whose data-testid equals test_id: [data-testid=\"...\"].",
+M("Page.get_by_test_id", [P("test_id", "str")], "Locator",
+  "A Locator for the elements whose data-testid equals test_id: [data-testid=\"...\"].",
   """
 print(page.get_by_test_id("cart-count"), await page.find(page.get_by_test_id("cart-count")))
+""", call="sync")
+M("Page.get_by_title", [P("text", "str"), "*", P("exact", "bool", False)], "Locator",
+  "A Locator for the elements whose title attribute contains text (any case; exact=True: equal): "
+  "[title*=\"...\" i], as Playwright's get_by_title.",
+  """
+print(await page.get_by_title("basket").count())
+""", call="sync")
+M("Page.get_by_alt_text", [P("text", "str"), "*", P("exact", "bool", False)], "Locator",
+  "A Locator for the elements (images) whose alt text contains text (any case; exact=True: equal): "
+  "[alt*=\"...\" i], as Playwright's get_by_alt_text.",
+  """
+print(await page.get_by_alt_text("logo").count())
 """, call="sync")
 M("Page.events", [], "list[{method, params}]",
   "CDP events of this Page since the previous call (read and clear; buffered by the host across rounds).",

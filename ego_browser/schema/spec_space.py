@@ -85,12 +85,29 @@ print(token)  # [secret:shop]; in a real log-in: await page.fill("#password", to
           "See docs/security.md, \"Secrets\".")
 
 M("help", [P("name", "any", None, doc='a member ("Page.click") or topic ("selectors"); case-insensitive')], "None",
-  'Print the overview, or one member or topic: "TaskSpace", "Page.click", "Page.keyboard.press", "selectors", '
+  'Print the overview, or one member or topic: "TaskSpace", "Page.click", "Page.keyboard.press", "selectors", "locators", '
   '"snapshot", "errors", "learnings", "runner". An unknown name prints "Unknown help topic: <name>" and the '
   "closest names.",
   """
 help("page.click")
 """, call="sync")
+
+M("expect", [P("actual", "any", doc="a Locator (page.locator(...), page.get_by_*(...)) or a Page"),
+             P("message", "str?", None, doc="put before the failure message")],
+  "LocatorAssertions | PageAssertions",
+  "Playwright's web-first assertions, each awaited and retried until it holds or timeout= ms (default 5000) pass: "
+  "on a Locator to_be_visible, to_be_hidden, to_have_text, to_contain_text (a str, re.Pattern or a list for every "
+  "match), to_have_value, to_be_checked, to_be_enabled, to_be_disabled, to_have_attribute, to_have_count; on a "
+  "Page to_have_url, to_have_title. .not_ negates. A failure raises AssertionFailed (EGO_ASSERTION_FAILED, also an "
+  "AssertionError) with expected and actual.",
+  """
+await expect(page.get_by_role("heading", level=1)).to_have_text("Kettle & Co.")
+await expect(page.locator("#count")).not_.to_have_text("3")
+await expect(page).to_have_title(re.compile("Home"))
+""", call="sync", errors=("AssertionFailed", "InvalidArgument", "SelectorAmbiguous"),
+  details="A missing element fails every assertion but not_.to_be_visible and to_be_hidden (as Playwright's). "
+          "A Locator matching several elements raises SelectorAmbiguous at once, except for to_have_count and the "
+          "list forms of to_have_text / to_contain_text.")
 
 M("embedded", [], "async context manager",
   "Run the host inside the calling process instead of the background host (tests, benchmarks, library use); API "

@@ -58,12 +58,45 @@ Element actions, wait_for_selector, find and set_input_files take:
 - Chains: "a >> b" runs b inside every match of a, between any of these (".card >> role=button",
   "role=row >> nth=2 >> role=cell"); ">> nth=N" (N >= 0, or -1 for the last) picks one. A final
   nth counts all matches in match order.
-- page.get_by_role/get_by_text/get_by_label/get_by_placeholder/get_by_test_id build these strings.
+- Filters on what was found so far (Playwright's Locator.filter): has-text="..."i (the element's
+  text contains it, any case; "..." the whole text; /re/flags), has-not-text=, has="<selector>"
+  (a JSON-quoted selector that finds something inside the element), has-not="<selector>";
+  and="<selector>" / or="<selector>" keep the elements it also matches / add those it matches;
+  chain="<selector>" runs it from each element (its nth= picks per element).
+- page.locator(), get_by_role/get_by_text/get_by_label/get_by_placeholder/get_by_test_id/
+  get_by_title/get_by_alt_text build these strings as Locators (help("locators")).
 Strictness: one candidate in the top document is used; two or more raise SelectorAmbiguous
 "matched N elements". wait_for_selector is not strict (as Playwright): the first match's state
 counts; strict=True makes it strict. Frames (same- and cross-process) are searched only when the
 top document has none. Pointer actions act on a match's interactive ancestor (text="Save" on a span inside a
 button clicks the button).
+"""
+
+TOPICS["locators"] = """\
+page.locator(selector) and page.get_by_*() return a Locator, Playwright's: the selector string it
+compiles to (it is a str: print it, pass it to any action), bound to its Page and resolved afresh
+on every use. Building one never touches the page.
+- Chain (no page access): loc.locator(selector or Locator), loc.get_by_role(...) and the other
+  get_by_*, loc.filter(has_text=, has_not_text=, has=Locator, has_not=Locator, visible=),
+  loc.and_(Locator), loc.or_(Locator) (either, in document order), loc.nth(i) (0-based, -1 the
+  last), loc.first, loc.last. page.locator() takes the same filters.
+- Many elements, not strict, no waiting: await loc.count(), await loc.all() (one nth() Locator
+  per match), await loc.all_text_contents(), await loc.all_inner_texts().
+- One element, strict (two matches raise SelectorAmbiguous), with the Page method's options and
+  defaults: click, dblclick, hover, fill, clear, press, press_sequentially (= type: focus, then
+  one key press per character), check, uncheck, set_checked, select_option, focus,
+  set_input_files, drag_to(target), inner_text, text_content, input_value, get_attribute,
+  is_visible, is_hidden, is_enabled, is_disabled, is_checked, snapshot (its subtree),
+  wait_for(state="visible"|"hidden"|"attached"|"detached", timeout=10000).
+- expect(loc) / expect(page): web-first assertions, awaited, retried until timeout= ms (default
+  5000): to_be_visible, to_be_hidden, to_have_text, to_contain_text, to_have_value,
+  to_be_checked, to_be_enabled, to_be_disabled, to_have_attribute, to_have_count; to_have_url,
+  to_have_title; .not_ negates. Failure: AssertionFailed (EGO_ASSERTION_FAILED, an AssertionError
+  too) "expected ..., actual ...".
+    rows = page.locator("#results tr").filter(has=page.get_by_role("link", name="kettle"))
+    await expect(rows).to_have_count(3)
+    await rows.first.get_by_role("link").click()
+    await expect(page).to_have_url(re.compile("product"))
 """
 
 TOPICS["snapshot"] = """\
@@ -115,7 +148,7 @@ TOPICS["snapshot"] = """\
 TOPICS["runner"] = """\
 ego-browser runs one script per round (stdin, "-e CODE" or a file) with top-level await,
 in a fresh namespace preloaded with task_space, list_task_spaces, claim_task_space,
-take_over_task_space, profiles, help, learn_context, site_skills, run_site_tool,
+take_over_task_space, profiles, help, expect, learn_context, site_skills, run_site_tool,
 run_site_browser_tool, ego_browser, EgoError, asyncio, json and re.
 - print() is the output channel (flushed even on failure). Untouched background-adopted Pages
   are listed after the script: "[ego-browser:pages]" then "Unhandled page p4 from p1: <url>".
@@ -269,8 +302,10 @@ EOF
 Selectors are strict: two matches raise `SelectorAmbiguous`, whose message and `candidates`
 list up to 5 of them with a ref each (act on one by its ref, narrow the selector, or add
 `>> nth=0`). Playwright's spellings work: `role=button[name="Save"]`, `text=/\\d+ items?/`,
-`.card:has-text("Dune") >> role=button`, and `page.get_by_role("button", name="Save")` returns
-such a selector string. `check`/`uncheck`, `is_checked`, `is_visible`, `is_enabled`,
+`.card:has-text("Dune") >> role=button`. `page.locator(...)` and `page.get_by_role("button",
+name="Save")` return Playwright-style Locators (also selector strings): chain, filter and act on
+them (`await page.get_by_role("button", name="Save").click()`), and assert with
+`await expect(locator).to_have_text("Saved")`, which retries for 5 s; see `help("locators")`. `check`/`uncheck`, `is_checked`, `is_visible`, `is_enabled`,
 `input_value`, `text_content`, `inner_text` and `get_attribute` behave as Playwright's.
 To count or pick without a snapshot, `find()` lists every match with a ref:
 

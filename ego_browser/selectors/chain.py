@@ -24,7 +24,7 @@ from ._core import (
     _invalid_from_engine,
     _materialize,
 )
-from .parse import ParsedSelector
+from .parse import ParsedSelector, filter_spec
 
 _groups = itertools.count(1)
 
@@ -37,6 +37,35 @@ def _segments(steps: tuple[ParsedSelector, ...]) -> list[list[ParsedSelector]]:
             out.append([step])
         else:
             out[-1].append(step)
+    return out
+
+
+def _page_spec(step: ParsedSelector, roles: list[ParsedSelector]) -> dict[str, Any]:
+    """A page-run step's spec; a role= part inside a has= filter becomes ``{"k": "set", "i": n}``
+    (its matches, found for the whole document, are handed to the page as the n-th set)."""
+    if step.kind == "filter" and step.steps:
+        def inner(s: ParsedSelector) -> dict[str, Any]:
+            if s.kind == "role":
+                roles.append(s)
+                return {"k": "set", "i": len(roles) - 1}
+            return _page_spec(s, roles)
+        return filter_spec(step, inner)
+    return step.to_spec()
+
+
+async def _role_sets(frame: Any, session: Any, roles: list[ParsedSelector], *, ctx: int | None, group: str,
+                     timeout: float) -> list[dict[str, Any]]:
+    """Each role= part of a has= filter resolved by Chromium's tree, as one array in the page."""
+    from .role import _query_role
+
+    out: list[dict[str, Any]] = []
+    for step in roles:
+        found = await _query_role(frame, step, limit=None, nth=None, describe=False, objects=True, object_group=group,
+                                  project=None, timeout=timeout, backend_ids=False)
+        els = [{"objectId": m.object_id} for m in found.matches if m.object_id]
+        res = await _call(session, "function(...els) { return els; }", this=None, ctx=ctx, args=els, group=group,
+                          by_value=False, timeout=timeout)
+        out.append({"objectId": res["objectId"]} if res.get("objectId") else {"value": []})
     return out
 
 
@@ -93,10 +122,13 @@ async def query_chain(
                                   this=None if current is None else current, ctx=ctx, args=[scopes, *els],
                                   group=temp, by_value=False, timeout=timeout)
             else:
-                specs = [s.to_spec() for s in segment]
+                roles: list[ParsedSelector] = []
+                specs = [_page_spec(s, roles) for s in segment]
+                sets = await _role_sets(frame, session, roles, ctx=ctx, group=temp, timeout=timeout)
                 res = await _call(
-                    session, "function(scopes, steps) { return __egoSel.chain(scopes, steps); }",
-                    this=current, ctx=ctx, args=[{"objectId": current} if current else {"value": None}, {"value": specs}],
+                    session, "function(scopes, steps, ...sets) { return __egoSel.chain(scopes, steps, sets); }",
+                    this=current, ctx=ctx,
+                    args=[{"objectId": current} if current else {"value": None}, {"value": specs}, *sets],
                     group=temp, by_value=False, timeout=timeout,
                 )
             current = res.get("objectId")

@@ -11,6 +11,8 @@ that find the same elements (the differential oracle compares each with Playwrig
 - ``get_by_label("Email")`` -> ``label=Email``; exact -> ``label="Email"``.
 - ``get_by_placeholder("you@")`` -> ``[placeholder*="you@" i]``; exact -> ``[placeholder="you@"]``.
 - ``get_by_test_id("save")`` -> ``[data-testid="save"]``.
+- ``get_by_title("Close")`` / ``get_by_alt_text("Logo")`` -> ``[title*="Close" i]`` /
+  ``[alt*="Logo" i]``, as the placeholder.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["by_label", "by_placeholder", "by_role", "by_test_id", "by_text"]
+__all__ = ["by_alt_text", "by_label", "by_placeholder", "by_role", "by_test_id", "by_text", "by_title"]
 
 
 def _quote(text: str) -> str:
@@ -107,12 +109,24 @@ def by_label(text: str | re.Pattern[str], *, exact: bool = False) -> str:
     return "label=" + _words_regex(text, whole=False)
 
 
-def by_placeholder(text: str, *, exact: bool = False) -> str:
+def _by_attr(attr: str, text: str, exact: bool) -> str:
     if exact:
-        return f"[placeholder={_css_quote(text)}]"
+        return f"[{attr}={_css_quote(text)}]"
     if not text:
-        return "[placeholder]"
-    return f"[placeholder*={_css_quote(text)} i]"
+        return f"[{attr}]"
+    return f"[{attr}*={_css_quote(text)} i]"
+
+
+def by_placeholder(text: str, *, exact: bool = False) -> str:
+    return _by_attr("placeholder", text, exact)
+
+
+def by_title(text: str, *, exact: bool = False) -> str:
+    return _by_attr("title", text, exact)
+
+
+def by_alt_text(text: str, *, exact: bool = False) -> str:
+    return _by_attr("alt", text, exact)
 
 
 def by_test_id(test_id: str) -> str:

@@ -17,8 +17,9 @@ Splitting on ``>>`` and telling an ``engine=`` prefix from CSS follow Playwright
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Literal, Union
 
@@ -41,7 +42,7 @@ __all__ = [
     "parse_selector",
 ]
 
-Kind = Literal["css", "text", "xpath", "role", "href", "label", "chain", "nth", "visible"]
+Kind = Literal["css", "text", "xpath", "role", "href", "label", "chain", "nth", "visible", "filter"]
 
 
 @dataclass(frozen=True)
@@ -74,8 +75,12 @@ class ParsedSelector:
     href: str | None = None
     nth: int | None = None
     visible: bool | None = None  # visible=true|false (a chain step)
-    steps: tuple["ParsedSelector", ...] = ()  # kind "chain": the '>>' parts before a terminal nth
+    steps: tuple["ParsedSelector", ...] = ()  # kind "chain": the '>>' parts before a terminal nth; "filter": has='s
+    negate: bool = False  # kind "filter": has-not= / has-not-text= (keep the elements that do not)
     _spec: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def _replace_nth(self, nth: int | None) -> "ParsedSelector":
+        return replace(self, nth=nth, _spec={}) if self.nth != nth else self
 
     def to_spec(self) -> dict[str, Any]:
         """The JSON-able query the in-page engine runs (not for ``role``)."""
@@ -99,6 +104,8 @@ class ParsedSelector:
             spec = {"k": "nth", "nth": self.nth}
         elif self.kind == "visible":
             spec = {"k": "visible", "v": self.visible}
+        elif self.kind == "filter":
+            spec = filter_spec(self, lambda step: step.to_spec())
         elif self.kind == "xpath":
             spec = {"k": "xpath", "xpath": self.xpath}
         elif self.kind == "href":
@@ -272,12 +279,74 @@ def _parse_main(selector: str, part: str) -> dict[str, Any]:
         if value not in ("true", "false"):
             raise _invalid(selector, f"visible= expects true or false, got {value!r}")
         return {"kind": "visible", "visible": value == "true"}
+    if name in _FILTERS:
+        return _filter_fields(selector, name, body)
     if name == "ref":
         raise _invalid(selector, f"a ref is ref=<digits>, got ref={body}")
     if name == "nth":
         raise _invalid(selector, "nth= must follow a selector, as in '.item >> nth=0'")
     raise _invalid(selector, f"unknown selector engine {name}= (supported: css=, text=, xpath=, role=, label=, id=, "
-                             "data-testid=, visible=, nth=, loc=, refs)")
+                             "data-testid=, visible=, has-text=, has-not-text=, has=, has-not=, and=, or=, chain=, nth=, loc=, "
+                             "refs)")
+
+
+#: the filters of Playwright's Locator.filter() (they keep or drop each element found so far),
+#: of its and_() / or_() (the elements also / else matched from the query's root), and chain=
+#: (locator.locator(a Locator): the inner locator run from each element, its nth= per element)
+_FILTERS = ("has-text", "has-not-text", "has", "has-not", "and", "or", "chain")
+
+
+_MODES = ("and", "or", "chain")
+
+
+def _filter_fields(selector: str, name: str, body: str) -> dict[str, Any]:
+    """``has-text=`` / ``has-not-text=`` (Playwright's ``internal:has-text``: ``"text"i`` a
+    substring in any case, ``"text"`` the whole text, ``/re/flags``, or bare text as ``"..."i``)
+    and ``has=`` / ``has-not=`` (a JSON-quoted inner selector, run inside each element), ``and=``
+    / ``or=`` (the elements it finds from the document: also, or else, in document order)."""
+    value = body.strip()
+    negate = "-not" in name
+    if name in ("has", "has-not", "and", "or", "chain"):
+        try:
+            inner_source = json.loads(value)
+        except ValueError:
+            inner_source = None
+        if not isinstance(inner_source, str):
+            raise _invalid(selector, f'{name}= expects a JSON-quoted selector, as in {name}="role=button"')
+        inner = _parse_cached(inner_source)
+        if isinstance(inner, RefSelector):
+            raise _invalid(selector, f"{name}= takes a selector, not a ref")
+        steps = inner.steps if inner.kind == "chain" else (inner._replace_nth(None),)
+        if inner.nth is not None:
+            steps = (*steps, ParsedSelector(source=f"nth={inner.nth}", kind="nth", nth=inner.nth))
+        return {"kind": "filter", "steps": steps, "negate": negate, "text": name if name in _MODES else None}
+    if value[:1] == "/" and value.rfind("/") > 0:
+        last = value.rfind("/")
+        return {"kind": "filter", "text": value, "regex": (value[1:last], value[last + 1 :]), "negate": negate}
+    exact = False
+    if len(value) > 2 and value[0] == '"' and value[-1] in "is" and value[-2] == '"':
+        exact = value[-1] == "s"
+        value = value[:-1]
+    elif len(value) > 1 and value[0] == value[-1] == '"':
+        exact = True
+    if len(value) > 1 and value[0] == value[-1] == '"':
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise _invalid(selector, f"{name}= has a badly quoted string: {body.strip()!r}") from None
+    return {"kind": "filter", "text": value, "exact": exact, "negate": negate}
+
+
+def filter_spec(step: "ParsedSelector", inner: Any) -> dict[str, Any]:
+    """The engine's ``filter`` step; ``inner(step)`` gives the spec of each step of a has=."""
+    if step.steps:
+        spec = {"k": "filter", "not": step.negate, "steps": [inner(s) for s in step.steps]}
+        if step.text in _MODES:  # not a filter of each element: see _FILTERS
+            spec["mode"] = step.text
+        return spec
+    if step.regex is not None:
+        return {"k": "filter", "not": step.negate, "re": step.regex[0], "flags": step.regex[1]}
+    return {"k": "filter", "not": step.negate, "text": step.text, "strict": step.exact}
 
 
 def _css_fields(selector: str, css: str) -> dict[str, Any]:
@@ -337,8 +406,9 @@ def _parse_cached(selector: str) -> Selector:
             steps.append(ParsedSelector(source=part, kind="nth", nth=_parse_nth(selector, part)))
         else:
             steps.append(ParsedSelector(source=part, **_parse_main(selector, part)))
-    if steps[0].kind == "visible":
-        raise _invalid(selector, "visible= must follow a selector, as in 'button >> visible=true'")
+    if steps[0].kind in ("visible", "filter"):
+        name = _engine_of(parts[0])[0]
+        raise _invalid(selector, f"{name}= must follow a selector, as in 'button >> {name}=...'")
     if len(steps) == 1:
         only = steps[0]
         return ParsedSelector(source=selector, nth=nth, **{

@@ -686,20 +686,37 @@
       case 'xpath': return queryXPath(ctx, spec, scope);
       case 'href': return queryHref(ctx, spec, scope);
       case 'label': return queryLabel(ctx, spec, scope);
-      case 'chain': return runSteps(ctx, [scope], spec.steps);
+      case 'chain': return runSteps(ctx, [scope], spec.steps, scope);
+      case 'set': return within([scope], (ctx.sets || [])[spec.i] || []);
       default: throw { invalid: 'unknown selector kind ' + spec.k, part: '' };
     }
   }
 
   // Playwright's querySelectorAll over '>>' parts: each part from every element the previous
   // part found, in that order, duplicates dropped; nth= and visible= act on the set itself.
-  function runSteps(ctx, scopes, steps) {
+  function runSteps(ctx, scopes, steps, root) {
     let current = scopes;
     for (const step of steps) {
       if (step.k === 'nth') {
         current = pick(current, step);
       } else if (step.k === 'visible') {
         current = current.filter((el) => isVisible(el) === step.v);
+      } else if (step.k === 'filter' && step.mode === 'chain') {
+        // Playwright's internal:chain: the inner locator from each element, nth= per element
+        const next = new Set();
+        for (const scope of current) for (const el of runSteps(ctx, [scope], step.steps, scope)) next.add(el);
+        current = Array.from(next);
+      } else if (step.k === 'filter' && step.mode) {
+        // Playwright's internal:and / internal:or: the other locator from the query's root
+        const other = runSteps(ctx, [root || ctx.doc], step.steps, root);
+        if (step.mode === 'and') {
+          const keep = new Set(other);
+          current = current.filter((el) => keep.has(el));
+        } else {
+          current = inDocumentOrder(Array.from(new Set([...current, ...other])));
+        }
+      } else if (step.k === 'filter') {
+        current = current.filter((el) => filterKeeps(ctx, el, step) !== !!step.not);
       } else {
         const next = new Set();
         for (const scope of current) for (const el of queryIn(ctx, step, scope)) next.add(el);
@@ -709,11 +726,40 @@
     return current;
   }
 
+  // Tree order through shadow roots: a node's composed ancestor chain, compared top-down.
+  function inDocumentOrder(els) {
+    const path = (el) => { const out = []; for (let n = el; n; n = parentOrHost(n)) out.push(n); return out.reverse(); };
+    const paths = new Map(els.map((el) => [el, path(el)]));
+    return els.sort((a, b) => {
+      const pa = paths.get(a), pb = paths.get(b);
+      let i = 0;
+      while (i < pa.length && i < pb.length && pa[i] === pb[i]) i++;
+      if (i === pa.length) return -1;
+      if (i === pb.length) return 1;
+      const x = pa[i], y = pb[i];
+      const xHost = !x.parentElement && x.parentNode && x.parentNode.host === pa[i - 1];
+      const yHost = !y.parentElement && y.parentNode && y.parentNode.host === pb[i - 1];
+      if (xHost !== yHost) return xHost ? -1 : 1; // a host's shadow tree before its light children
+      return x.compareDocumentPosition(y) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1;
+    });
+  }
+
+  // Playwright's Locator.filter(): has-text (its internal:has-text matchers on the element's
+  // whole text) and has (the inner steps find something inside the element).
+  function filterKeeps(ctx, el, step) {
+    if (step.steps) return runSteps(ctx, [el], step.steps, el).length > 0;
+    const text = elementText(ctx.textCache, el);
+    if (step.re !== undefined) return regexMatcher(step.re, step.flags || '')(text);
+    if (step.strict) return text.normalized === norm(step.text);
+    return laxMatcher(step.text)(text);
+  }
+
   // Chain segments the page can run alone; `scopes` null means the document. An invalid part
   // comes back as an empty array carrying `invalid` (later segments pass it on).
-  function chain(scopes, steps) {
+  function chain(scopes, steps, sets) {
     if (scopes && scopes.invalid !== undefined) return scopes;
     const ctx = context(document);
+    ctx.sets = sets;
     try {
       return runSteps(ctx, scopes ? Array.from(scopes) : [document], steps);
     } catch (e) {
