@@ -56,7 +56,8 @@ _ANNOTATIONS: dict[str, str] = {
     "abspath": "str | os.PathLike[str]", "files": "str | os.PathLike[str] | Sequence[str | os.PathLike[str]]",
     "matcher": "str | re.Pattern[str] | Callable[[str], bool]", "select_value": "Any",
     "paste": "str | dict[str, str | None]", "text|re": "str | re.Pattern[str]", "keep": 'Literal["all"] | list[str]', "unmanaged": "UnmanagedPage",
-    "Page": "Page",
+    "Page": "Page", "clicks": "int", "steps": "int", "delay": "float", "wheel": "float", "typed": "str", "text": "str",
+    "px": "int",
 }
 
 #: declared return shape -> Python annotation (anything else is a dict or a list of dicts)

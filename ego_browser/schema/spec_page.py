@@ -203,7 +203,7 @@ M("Page.wait_for_timeout", [P("ms", "ms>=0")], "None",
 # -- element actions ----------------------------------------------------------------------------
 
 M("Page.click", [P("selector", "selector"), "*", P("button", _BUTTON, "left"),
-                 P("click_count", "int>0", 1), P("delay", "ms>=0", 0, doc="ms between press and release"),
+                 P("click_count", "clicks", 1), P("delay", "delay", 0, doc="ms between press and release"),
                  _POSITION, _FORCE, _TIMEOUT, _LABEL, _NO_WAIT],
   "ActionReceipt",
   "Trusted click after the checks: visible, non-zero size, enabled, hit target. Popups it opens are adopted "
@@ -217,7 +217,7 @@ await page.wait_for_selector("text=Added Steel Kettle")
 print(receipt.popups, receipt.dialog)
 """, errors=_ACTION_ERRORS)
 M("Page.dblclick", [P("selector", "selector"), "*", P("button", _BUTTON, "left"),
-                    P("delay", "ms>=0", 0), _POSITION, _FORCE, _TIMEOUT, _LABEL, _NO_WAIT],
+                    P("delay", "delay", 0), _POSITION, _FORCE, _TIMEOUT, _LABEL, _NO_WAIT],
   "ActionReceipt", "As click, with click_count=2.", 'await page.dblclick("h1")', errors=_ACTION_ERRORS)
 M("Page.hover", [P("selector", "selector"), "*", _POSITION, _FORCE, _TIMEOUT, _LABEL], "ActionReceipt",
   "Move the mouse over the element (visible, size, hit target; disabled is fine).",
@@ -281,7 +281,7 @@ M("Page.inner_text", [P("selector", "selector"), "*", _READ_TIMEOUT], "str",
 M("Page.get_attribute", [P("selector", "selector"), P("name", "str+"), "*", _READ_TIMEOUT], "str | None",
   "The value of the element's attribute name, or None. Strict; waits for a match.",
   """print(await page.get_attribute("#q", "placeholder"))""", errors=_READ_ERRORS)
-M("Page.fill", [P("selector", "selector"), P("value", "str"), "*", P("clear_first", "bool", True), _TIMEOUT],
+M("Page.fill", [P("selector", "selector"), P("value", "text"), "*", P("clear_first", "bool", True), _TIMEOUT],
   "ActionReceipt",
   "Replace (or with clear_first=False append to) the text of a field, editing host or a wrapper's single field with "
   "one native insertion; the value is read back.",
@@ -301,7 +301,7 @@ M("Page.focus", [P("selector", "selector"), "*", _TIMEOUT], "ActionReceipt",
   "Focus the element, its nearest focusable ancestor or its single editable descendant.", 'await page.focus("#q")',
   errors=_ACTION_ERRORS)
 M("Page.press", [P("selector", "selector"), P("key", "key", doc='a key or chord: "Enter", "Control+A"'), "*",
-                 P("delay", "ms>=0", 0), _TIMEOUT, _NO_WAIT],
+                 P("delay", "delay", 0), _TIMEOUT, _NO_WAIT],
   "ActionReceipt", "Focus as focus(), then keyboard.press(key); a navigation it starts is waited for as in click.",
   """
 await page.fill("#q", "toaster")
