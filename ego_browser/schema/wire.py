@@ -77,7 +77,9 @@ WIRE_ONLY: dict[str, tuple[str, tuple[Param, ...], str]] = {
                      "Background-adopted pages no round touched, and a notice for the person."),
     "host.status": ("none", (), "The host's health (pid, uptime, browser, spaces)."),
     # python -m ego_browser dashboard: the person's dashboard, started in the host on first use
-    "dashboard.open": ("none", (), "Start the person's dashboard (once) and give its URL and port."),
+    # (once=True: also a one-time URL, the only form that may go on a command line)
+    "dashboard.open": ("none", (_p("once", "bool", False),),
+                       "Start the person's dashboard (once) and give its URL and port."),
 }
 
 #: member -> wire parameters it sends besides its own
