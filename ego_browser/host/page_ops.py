@@ -122,9 +122,13 @@ async def page_cdp(host: Host, at: dict[str, Any], *, method: str, params: dict[
     params = await cdp_scope.check(host, scope, method, params)
     ctx.driver.check_input()  # raw input too: the user may have taken over meanwhile
     try:
-        return cdp_scope.filter_result(
-            host, scope, method, await ctx.driver.session.send(method, params, timeout=timeout / 1000)
-        )
+        if method in cdp_scope.BROWSER_SESSION:
+            # the cookie jar of the space's own context (check() filled it in), never the shared one
+            assert host.browser.conn is not None
+            result = await host.browser.conn.send(method, params, timeout=timeout / 1000)
+        else:
+            result = await ctx.driver.session.send(method, params, timeout=timeout / 1000)
+        return cdp_scope.filter_result(host, scope, method, result)
     finally:
         # raw CDP may have changed anything: no ref can be trusted afterwards
         ctx.driver.stale_all_refs()
