@@ -120,7 +120,10 @@ class InProcessChannel(Channel):
 
 
 class SocketChannel(Channel):
-    def __init__(self) -> None:
+    def __init__(self, role: str = "agent") -> None:
+        #: "agent" (a round, a script) or "person" (the CLI's own commands, hostctl.call): the
+        #: host refuses the person's operations on an agent's connection (wire.PERSON_ONLY)
+        self.role = role
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._pending: dict[int, asyncio.Future[Any]] = {}
@@ -147,7 +150,7 @@ class SocketChannel(Channel):
 
     async def call(self, op: str, args: dict[str, Any]) -> Any:
         rid = next(self._ids)
-        frame = _frame(op, {"i": rid, "op": op, "a": args})
+        frame = _frame(op, {"i": rid, "op": op, "a": args, "role": self.role})
         writer = await self._ensure()
         fut = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
@@ -166,7 +169,7 @@ class SocketChannel(Channel):
         """A blocking request on a short-lived connection of its own (the loop may be busy)."""
         import socket
 
-        frame = _frame(op, {"i": 1, "op": op, "a": args})
+        frame = _frame(op, {"i": 1, "op": op, "a": args, "role": self.role})
         deadline = reply_deadline(op, args)
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(deadline)

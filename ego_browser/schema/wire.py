@@ -82,6 +82,12 @@ WIRE_ONLY: dict[str, tuple[str, tuple[Param, ...], str]] = {
                        "Start the person's dashboard (once) and give its URL and port."),
 }
 
+#: the person's operations (the CLI and the dashboard send them): refused on a connection a
+#: round or script opened (its frames say role "agent"). A guard against an agent's mistakes,
+#: not a sandbox: code of the same Unix user can run the CLI too (docs/security.md)
+PERSON_ONLY = frozenset({"dashboard.open", "spaces.take_over", "spaces.give_back", "spaces.create",
+                         "profiles.create", "profiles.remove", "host.stop"})
+
 #: member -> wire parameters it sends besides its own
 EXTRA: dict[str, tuple[Param, ...]] = {
     "Page.wait_for_load_state": (_p("stale", "bool", True),),  # wait_for_url's own load wait keeps refs
