@@ -55,8 +55,9 @@ def _sendable(op: str, args: dict[str, Any]) -> dict[str, Any]:
     try:
         orjson.dumps(args, option=orjson.OPT_NON_STR_KEYS)
         return args
-    except TypeError:
-        pass
+    except TypeError as exc:
+        if "ecursion" in str(exc):  # orjson stops at 255 levels; walking it in Python would overflow
+            raise _unencodable(op, _too_deep()) from None
     try:
         cleaned: dict[str, Any] = jsonsafe.scrub(args, strict=True)
         orjson.dumps(cleaned, option=orjson.OPT_NON_STR_KEYS)
@@ -65,6 +66,11 @@ def _sendable(op: str, args: dict[str, Any]) -> dict[str, Any]:
         raise _unencodable(op, exc) from None
     except TypeError as exc:
         raise _unencodable(op, jsonsafe.Unencodable(f"the arguments have no JSON form: {exc}", "value")) from None
+
+
+def _too_deep() -> jsonsafe.Unencodable:
+    return jsonsafe.Unencodable("the arguments are nested deeper than the 255 levels JSON on the wire allows; "
+                                "flatten them (or pass a JSON string and JSON.parse it in the page)", "value")
 
 
 def _frame(op: str, request: dict[str, Any]) -> bytes:

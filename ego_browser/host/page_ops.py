@@ -10,7 +10,7 @@ from ..driver import evaluate as ev
 from ..driver import navigation as nav
 from ..driver.receipts import run_action
 from ..errors import CdpError, EgoTimeout, StateStoreUnwritable
-from ..states import OpenedBy
+from ..states import OpenedBy, Ownership
 from .core import Host
 from .ops import op, sync_op
 from .page_site import PageSite
@@ -139,6 +139,11 @@ def events(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
     space = host.space_row(at.get("space"))
     page = host.page_row(space, str(at.get("label")))
     driver = host.drivers.get(page.target_id or "")
+    if space.ownership != Ownership.AGENT:
+        # what happens on a held page is the person's doing: dropped, never the agent's to read
+        if driver is not None:
+            driver.take_events()
+        host.gate(space)
     return driver.take_events() if driver is not None else []
 
 

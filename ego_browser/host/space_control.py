@@ -95,6 +95,11 @@ async def person_create(host: Host, at: dict[str, Any], *, name: Any) -> dict[st
 async def person_give_back(host: Host, at: dict[str, Any]) -> dict[str, Any]:
     space = host.space_row(at.get("space"))
     store_of(host).update_space(space.id, ownership=AGENT, reason=None)
+    # what the person did meanwhile (their console, dialogs, downloads) is not the agent's to read
+    for row in host.store.pages(space.id) if host.store is not None else ():
+        driver = host.drivers.get(row.target_id or "")
+        if driver is not None:
+            driver.take_events()
     return fresh(host, space.id)
 
 

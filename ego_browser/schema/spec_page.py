@@ -115,7 +115,8 @@ M("Page.get_by_test_id", [P("test_id", "str")], "str",
 print(page.get_by_test_id("cart-count"), await page.find(page.get_by_test_id("cart-count")))
 """, call="sync")
 M("Page.events", [], "list[{method, params}]",
-  "CDP events of this Page since the previous call (read and clear; buffered by the host across rounds).",
+  "CDP events of this Page since the previous call (read and clear; buffered by the host across rounds). "
+  "While the person holds the space: TaskSpaceUserInControl, and what happens meanwhile is dropped.",
   """
 await page.reload()
 print(sorted({event["method"] for event in page.events()})[:5])

@@ -60,6 +60,8 @@ MAX_TYPED = 10_000
 MAX_TEXT = 1_000_000
 #: a key or chord name ("Control+Shift+A")
 MAX_KEY = 100
+#: a space's name (a name or an id: task_space(name_or_id))
+MAX_NAME = 200
 #: a viewport side in CSS px
 MAX_VIEWPORT = 10_000
 
@@ -198,7 +200,8 @@ TYPES: dict[str, tuple[str | None, str, str]] = {
 #: the right type that no page or wire could take (ints past 64 bits, timeouts of centuries)
 BOUNDS: dict[str, tuple[str, str]] = {
     "int": ("-(2**63) <= {v} < 2**63", "an int within 64 bits"),
-    "str|int": ("{v}.__class__ is str or -(2**63) <= {v} < 2**63", "a str name or an int id within 64 bits"),
+    "str|int": ("len({v}) <= %d if {v}.__class__ is str else -(2**63) <= {v} < 2**63" % MAX_NAME,
+                "a str name of at most %d characters or an int id within 64 bits" % MAX_NAME),
     "int>0": ("{v} <= %d" % MAX_COUNT, "a positive integer of at most %d" % MAX_COUNT),
     "ms>0": ("{v} <= %d" % MAX_MS, "at most %d milliseconds (about 24 days)" % MAX_MS),
     "ms>=0": ("{v} <= %d" % MAX_MS, "at most %d milliseconds (about 24 days)" % MAX_MS),

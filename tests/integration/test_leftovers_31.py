@@ -1,0 +1,48 @@
+"""Leftovers of the issue 31 probe: a 5,000-deep argument, a 100,000-character name, and a
+held page's events (what the person did) kept from the agent."""
+
+from __future__ import annotations
+
+import pytest
+
+import ego_browser
+from ego_browser.errors import InvalidArgument, TaskSpaceUserInControl
+
+
+async def test_a_deeply_nested_argument_is_invalid_argument_not_recursion_error(task, server):
+    page = task.page("p1")
+    await page.goto(server.page("/deep-arg", "<p>deep</p>"))
+    deep: list = []
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(InvalidArgument) as info:
+        await page.evaluate("(a) => Array.isArray(a)", deep)
+    assert "nested deeper" in str(info.value)
+    shallow: list = []
+    for _ in range(100):
+        shallow = [shallow]
+    assert await page.evaluate("(a) => Array.isArray(a)", shallow) is True
+
+
+async def test_a_name_of_100000_characters_is_refused(host):
+    with pytest.raises(InvalidArgument) as info:
+        await ego_browser.task_space("n" * 100_000)
+    assert info.value.option == "name_or_id" and "at most 200 characters" in str(info.value)
+
+
+async def test_a_held_pages_events_are_not_the_agents(task, server, host):
+    page = task.page("p1")
+    await page.goto(server.page("/held-events", "<p>held</p>"))
+    await page.evaluate("console.log('agent-line')")
+    assert any("agent-line" in str(e) for e in page.events())
+    await host.handle("spaces.take_over", {"space": task.space_id})
+    row = next(r for r in host.store.pages(task.space_id) if r.label == page.label)
+    driver = host.drivers[row.target_id]
+    # the person types in the page: its console says what they typed
+    await driver.session.send("Runtime.evaluate", {"expression": "console.log('person-typed-secret')"}, timeout=10)
+    with pytest.raises(TaskSpaceUserInControl):
+        page.events()
+    await host.handle("spaces.give_back", {"space": task.space_id})
+    assert not any("person-typed-secret" in str(e) for e in page.events())
+    await page.evaluate("console.log('agent-again')")
+    assert any("agent-again" in str(e) for e in page.events())
