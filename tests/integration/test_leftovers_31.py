@@ -46,3 +46,21 @@ async def test_a_held_pages_events_are_not_the_agents(task, server, host):
     assert not any("person-typed-secret" in str(e) for e in page.events())
     await page.evaluate("console.log('agent-again')")
     assert any("agent-again" in str(e) for e in page.events())
+
+
+def test_an_odd_row_type_in_the_store_is_a_clear_error(fresh_rounds):
+    import sqlite3
+    from pathlib import Path
+
+    r = fresh_rounds
+    made = r.run("t = await task_space('odd rows')\nprint(t.space_id)\n", timeout=120)
+    assert made.returncode == 0, made.stderr
+    r.stop()
+    db = sqlite3.connect(Path(r.home) / "state.sqlite3")
+    db.execute("UPDATE spaces SET ownership = 3")  # a row edited by hand
+    db.commit()
+    db.close()
+    nxt = r.run("t = await task_space('odd rows')\n", timeout=120)
+    assert nxt.returncode == 1
+    assert "EGO_" in nxt.stderr and "unexpected type" in nxt.stderr and "move the file aside" in nxt.stderr, nxt.stderr
+    assert "TypeError" not in nxt.stderr and "ValueError" not in nxt.stderr, nxt.stderr
