@@ -64,3 +64,19 @@ def test_an_odd_row_type_in_the_store_is_a_clear_error(fresh_rounds):
     assert nxt.returncode == 1
     assert "EGO_" in nxt.stderr and "unexpected type" in nxt.stderr and "move the file aside" in nxt.stderr, nxt.stderr
     assert "TypeError" not in nxt.stderr and "ValueError" not in nxt.stderr, nxt.stderr
+
+
+async def test_a_page_navigating_away_mid_call_is_told_in_the_agents_words(task, server):
+    page = task.page("p1")
+    server.page("/words-2", "<p>two</p>")
+    await page.goto(server.page("/words-1", "<p>one</p>"))
+    with pytest.raises(ego_browser.EgoError) as info:
+        await page.evaluate("new Promise(r => { setTimeout(() => location.href = '/words-2', 50); })")
+    message = str(info.value)
+    assert info.value.code == "EGO_CDP_ERROR"
+    assert "Runtime." not in message and "Inspected target" not in message, message
+    assert "navigated" in message and "page.evaluate" in message and "run it again" in message, message
+    # raw CDP keeps the browser's own words: the agent named the method there
+    with pytest.raises(ego_browser.EgoError) as raw:
+        await page.cdp("Runtime.callFunctionOn", {"functionDeclaration": "() => 1", "executionContextId": 987654})
+    assert "context" in str(raw.value).lower()
