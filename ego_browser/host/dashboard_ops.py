@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 @op("dashboard.open")
-async def dashboard_open(host: Host, at: dict[str, Any], once: bool = False) -> dict[str, Any]:
+async def dashboard_open(host: Host, at: dict[str, Any], *, once: bool) -> dict[str, Any]:
     from ..dashboard import ensure_started
 
     dash = await ensure_started(host)
