@@ -80,3 +80,21 @@ async def test_a_page_navigating_away_mid_call_is_told_in_the_agents_words(task,
     with pytest.raises(ego_browser.EgoError) as raw:
         await page.cdp("Runtime.callFunctionOn", {"functionDeclaration": "() => 1", "executionContextId": 987654})
     assert "context" in str(raw.value).lower()
+
+
+async def test_a_screenshot_of_a_self_reloading_page_fails_fast_in_the_agents_words(task, server):
+    import asyncio
+
+    from ego_browser.errors import InvalidState
+
+    page = task.page("p1")
+    await page.goto(server.page("/self-reload", "<p>again</p><script>location.reload()</script>"),
+                    wait_until="commit")
+    for kwargs in ({}, {"full_page": True}):
+        # inside the 30 s the capture itself would wait
+        async with asyncio.timeout(30):
+            with pytest.raises(InvalidState) as info:
+                await page.screenshot(**kwargs)
+        assert "navigated" in str(info.value) and "Page.captureScreenshot" not in str(info.value)
+    await page.goto(server.page("/still", "<p>still</p>"))
+    assert await page.screenshot()
