@@ -337,7 +337,7 @@ def _dashboard_args(p: argparse.ArgumentParser) -> None:
 @command("dashboard", "start the person's dashboard (and the host if needed) and print its URL", "[--open]",
          configure=_dashboard_args)
 def _dashboard(ns: argparse.Namespace) -> int:
-    info = asyncio.run(_call("dashboard.open", {}))
+    info = asyncio.run(_call("dashboard.open", {"once": True} if ns.open else {}))
 
     def text(i: dict[str, Any]) -> None:
         print(f"dashboard: {i['url']}")
@@ -345,11 +345,14 @@ def _dashboard(ns: argparse.Namespace) -> int:
               f" On a remote machine: ssh -L {i['port']}:127.0.0.1:{i['port']} HOST, then open the URL here;"
               " see docs/dashboard.md)")
 
+    once = info.pop("once_url", None)
     emit(ns, info, text)
     if ns.open:
         import webbrowser
 
-        webbrowser.open(info["url"])
+        # a command line is readable by every local user: the browser gets a one-time code,
+        # never the token
+        webbrowser.open(once or info["url"].split("?", 1)[0])
     return 0
 
 

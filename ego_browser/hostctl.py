@@ -17,7 +17,7 @@ __all__ = ["call", "host_answers", "host_pid"]
 async def call(op: str, args: dict[str, Any], *, start: bool = True) -> Any:
     from .client.channel import SocketChannel
 
-    channel = SocketChannel()
+    channel = SocketChannel(role="person")  # the CLI's own commands: the person's
     channel.loop = asyncio.get_running_loop()
     try:
         if not start and not config.socket_path().exists():

@@ -77,14 +77,38 @@ def run(ns: argparse.Namespace) -> int:
         prof = _remove(ns.id)
         _emit(ns, prof, lambda p: print(f"profile {p['id']} ({p['name']}) removed"))
         return 0
-    from .browser_profiles.import_chrome import import_profile
-
     from .progress import Progress
 
     with Progress(f"importing the profile from {ns.source or ns.from_dir} (cookies, logins, history, ...)"):
-        report = import_profile(spec=ns.source, from_dir=ns.from_dir, name=ns.name)
+        report = _import(ns)
     _emit(ns, report, _print_report)
     return 0
+
+
+def _import(ns: argparse.Namespace) -> dict[str, Any]:
+    """Run the import; SIGTERM (a killed terminal, a service stop) unwinds through its clean-up
+    like an error, and whatever fails unexpectedly is still an EgoError (so --json prints one)."""
+    import signal
+
+    import threading
+
+    from .browser_profiles.import_chrome import import_profile
+
+    def stop(signum: int, _frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, stop) if main else None
+    try:
+        return import_profile(spec=ns.source, from_dir=ns.from_dir, name=ns.name)
+    except EgoError:
+        raise
+    except Exception as exc:  # a source shaped like nothing the import knows
+        raise InvalidState(f"profiles import failed ({type(exc).__name__}: {exc}); nothing was imported and "
+                           "the source was not changed", api="profiles import") from exc
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _print_list(rows: list[dict[str, Any]]) -> None:
@@ -102,7 +126,11 @@ def _print_report(report: dict[str, Any]) -> None:
         line = f"  {name}: {cat['imported']} imported"
         if cat["skipped"]:
             line += f", {cat['skipped']} not imported: " + "; ".join(f"{n} {why}" for why, n in cat["reasons"].items())
+        if cat.get("failed"):
+            line += f" -- failed: {cat['failed']}"
         print(line)
+    for why, n in (report.get("left_out") or {}).items():
+        print(f"  left out of the copy: {n} x {why}")
     print(f"use it: task_space(NAME, profile_id={prof['id']!r})")
 
 

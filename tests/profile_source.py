@@ -41,7 +41,8 @@ def serve_login(server: TestServer) -> None:
 
 
 def tree_digest(root: Path) -> dict[str, str]:
-    """Every file under ``root`` with the SHA-256 of its bytes (symlinks by their target)."""
+    """Every file under ``root`` with the SHA-256 of its bytes (symlinks by their target, FIFOs
+    and other special files by their kind: reading a FIFO would block)."""
     out = {}
     for dirpath, _dirs, files in os.walk(root):
         for name in files:
@@ -49,6 +50,8 @@ def tree_digest(root: Path) -> dict[str, str]:
             rel = str(path.relative_to(root))
             if path.is_symlink():
                 out[rel] = "-> " + os.readlink(path)
+            elif not path.is_file():
+                out[rel] = "special " + oct(path.lstat().st_mode)
             else:
                 out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out

@@ -7,7 +7,9 @@ source) and everything is parsed from the copy. A source browser that is running
 change under a copy and Chromium writes cookies out lazily.
 
 Each category reports what it imported and what it could not, with the reason; nothing is
-dropped silently.
+dropped silently. A category whose source part is corrupt or unreadable fails alone (its
+``failed`` says why) and the others import. Links in the source are never followed and the
+copy has a byte and file budget (``safe_copy.py``).
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ import os
 import shutil
 import socket
 import sqlite3
-import tempfile
+import uuid
 from pathlib import Path
 from typing import Any, Callable
 
-from ..errors import InvalidArgument, InvalidState
+from ..errors import EgoError, InvalidArgument, InvalidState
 from . import crypto, leveldb, store
+from .safe_copy import Budget, BudgetExceeded, copy_file, copy_tree, sweep_leftovers
 
 __all__ = ["SOURCES", "resolve_source", "import_profile", "running_pid"]
 
@@ -108,24 +111,78 @@ def running_pid(user_data: Path) -> int | None:
     return int(pid)
 
 
-def _copy_source(profile_dir: Path, user_data: Path, scratch: Path) -> None:
-    """Copy what the import reads; the source is opened for reading only."""
+def _copy_source(profile_dir: Path, user_data: Path, scratch: Path, budget: Budget) -> dict[str, str]:
+    """Copy what the import reads; the source is opened for reading only, never through a
+    link. Returns {source file: why it could not be read}."""
+    problems: dict[str, str] = {}
+
+    def one(src: Path, dst: Path, name: str) -> None:
+        try:
+            before = dict(budget.left_out)
+            if not copy_file(src, dst, budget) and budget.left_out != before:
+                problems[name] = f"{name} is not a regular file (a link, FIFO or device): left out"
+        except EgoError:
+            raise
+        except OSError as exc:
+            problems[name] = f"{name} could not be read: {exc.strerror or exc}"
+
     names = ["Cookies", "Login Data", "History", "Bookmarks", "Preferences", "Secure Preferences"]
     for name in names:
         for suffix in ("", "-journal", "-wal"):
-            src = profile_dir / (name + suffix)
-            if src.is_file():
-                shutil.copyfile(src, scratch / (name + suffix))
+            one(profile_dir / (name + suffix), scratch / (name + suffix), name)
     for sub in ("Local Storage/leveldb", "Network"):
-        if (profile_dir / sub).is_dir():
-            shutil.copytree(profile_dir / sub, scratch / sub, ignore=shutil.ignore_patterns("LOCK"))
-    if (profile_dir / "Network" / "Cookies").is_file() and not (profile_dir / "Cookies").is_file():
+        try:
+            copy_tree(profile_dir / sub, scratch / sub, budget, skip=frozenset({"LOCK"}))
+        except EgoError:
+            raise
+        except OSError as exc:
+            problems[sub] = f"{sub} could not be read: {exc.strerror or exc}"
+    if (scratch / "Network" / "Cookies").is_file() and not (scratch / "Cookies").is_file():
         for suffix in ("", "-journal", "-wal"):  # newer Chromium keeps cookies under Network/
             src = scratch / "Network" / ("Cookies" + suffix)
             if src.is_file():
                 shutil.copyfile(src, scratch / ("Cookies" + suffix))
-    if (user_data / "Last Version").is_file():
-        shutil.copyfile(user_data / "Last Version", scratch / "Last Version")
+    one(user_data / "Last Version", scratch / "Last Version", "Last Version")
+    return problems
+
+
+#: category -> (the source files it reads, the files it writes into the new profile)
+_PARTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "cookies": (("Cookies", "Network"), ("cookies.json",)),
+    "logins": (("Login Data",), ("Login Data",)),
+    "bookmarks": (("Bookmarks",), ("Bookmarks",)),
+    "history": (("History",), ("History",)),
+    "permissions": (("Preferences",), ("permissions.json",)),
+    "local_storage": (("Local Storage/leveldb",), ("local_storage.json",)),
+    "extensions": ((), ("Extensions",)),
+}
+
+
+def _run_category(name: str, problems: dict[str, str], out: Path, fn: Callable[..., dict[str, Any]],
+                  *args: Any) -> dict[str, Any]:
+    """One category, failing alone: a corrupt or unreadable part of the source reports why and
+    leaves nothing half-written in the new profile."""
+    reads, writes = _PARTS[name]
+    try:
+        cat = fn(*args)
+        failed = next((problems[r] for r in reads if r in problems), None)
+    except BudgetExceeded:
+        raise
+    except EgoError as exc:
+        cat, failed = _category(), exc.message
+    except (sqlite3.Error, OSError, ValueError, TypeError, KeyError, AttributeError, UnicodeError,
+            leveldb.LevelDbError) as exc:
+        cat, failed = _category(), f"{type(exc).__name__}: {exc}"[:300]
+    if failed is not None:
+        cat["failed"] = failed
+        if not cat["imported"]:
+            for written in writes:
+                target = out / written
+                if target.is_dir():
+                    shutil.rmtree(target, ignore_errors=True)
+                else:
+                    target.unlink(missing_ok=True)
+    return cat
 
 
 def _category() -> dict[str, Any]:
@@ -346,26 +403,29 @@ def _storage_text(raw: bytes) -> str | None:
     return None
 
 
-def _extensions(profile_dir: Path, prefs: dict[str, Any], out: Path) -> dict[str, Any]:
+def _extensions(profile_dir: Path, prefs: dict[str, Any], out: Path, budget: Budget) -> dict[str, Any]:
     """Copy the user's installed extensions (not the browser's built-in components)."""
     cat = _category()
     cat["names"] = []
     src = profile_dir / "Extensions"
     settings = ((prefs.get("extensions") or {}).get("settings") or {})
-    if not src.is_dir():
+    if src.is_symlink() or not src.is_dir():
         return cat
     for ext in sorted(src.iterdir()):
-        if not ext.is_dir():
+        if ext.is_symlink() or not ext.is_dir():
             continue
         info = settings.get(ext.name) if isinstance(settings, dict) else None
         if isinstance(info, dict) and info.get("location") in (5, 10):  # component extensions
             continue
-        versions = sorted(v for v in ext.iterdir() if (v / "manifest.json").is_file())
+        versions = sorted(v for v in ext.iterdir() if not v.is_symlink() and (v / "manifest.json").is_file()
+                          and not (v / "manifest.json").is_symlink())
         if not versions:
             _skip(cat, "no manifest.json")
             continue
-        shutil.copytree(versions[-1], out / "Extensions" / ext.name / versions[-1].name, symlinks=False)
-        manifest = store.read_json(versions[-1] / "manifest.json", {})
+        # links inside an extension (one to ~/.ssh/id_rsa) are left out, never followed
+        dest = out / "Extensions" / ext.name / versions[-1].name
+        copy_tree(versions[-1], dest, budget)
+        manifest = store.read_json(dest / "manifest.json", {})
         cat["names"].append(str(manifest.get("name") or ext.name) if isinstance(manifest, dict) else ext.name)
         cat["imported"] += 1
     return cat
@@ -387,29 +447,44 @@ def import_profile(
         )
     label = name or f"{browser} {profile_dir.name}"
     label = store.check_name(label, API)
+    base = store.root(home)
+    sweep_leftovers(base)
     build = store.new_dir(label, home)
+    scratch = base / f".scratch-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+    budget = Budget()
     try:
-        with tempfile.TemporaryDirectory(prefix="ego-import-") as tmp:
-            scratch = Path(tmp)
-            _copy_source(profile_dir, user_data, scratch)
-            prefs = store.read_json(scratch / "Preferences", {})
-            prefs = prefs if isinstance(prefs, dict) else {}
-            dec = crypto.Decryptor(secret_lookup(browser))
-            categories = {
-                "cookies": _cookies(scratch, dec, build),
-                "logins": _logins(scratch, dec, build),
-                "bookmarks": _bookmarks(scratch, build),
-                "history": _history(scratch, build),
-                "permissions": _permissions(prefs, build),
-                "local_storage": _local_storage(scratch, build),
-                "extensions": _extensions(profile_dir, prefs, build),
-            }
-            version = (scratch / "Last Version").read_text().strip() if (scratch / "Last Version").is_file() else None
+        scratch.mkdir(mode=0o700)
+        problems = _copy_source(profile_dir, user_data, scratch, budget)
+        prefs = store.read_json(scratch / "Preferences", {})
+        prefs = prefs if isinstance(prefs, dict) else {}
+        dec = crypto.Decryptor(secret_lookup(browser))
+        categories = {
+            "cookies": _run_category("cookies", problems, build, _cookies, scratch, dec, build),
+            "logins": _run_category("logins", problems, build, _logins, scratch, dec, build),
+            "bookmarks": _run_category("bookmarks", problems, build, _bookmarks, scratch, build),
+            "history": _run_category("history", problems, build, _history, scratch, build),
+            "permissions": _run_category("permissions", problems, build, _permissions, prefs, build),
+            "local_storage": _run_category("local_storage", problems, build, _local_storage, scratch, build),
+            "extensions": _run_category("extensions", problems, build, _extensions, profile_dir, prefs, build,
+                                        budget),
+        }
+        version = _last_version(scratch)
         source = f"{browser}:{profile_dir.name}" if spec else str(profile_dir)
-        report = {"source": source, "source_version": version, "categories": categories}
+        report = {"source": source, "source_version": version, "categories": categories,
+                  "left_out": dict(budget.left_out)}
         store.write_json(build / "import.json", report)
         profile = store.commit_dir(build, label, {"created_from": source, "source_version": version}, home)
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
         raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     return {"profile": profile.public(), **report}
+
+
+def _last_version(scratch: Path) -> str | None:
+    try:
+        text = (scratch / "Last Version").read_text(errors="replace").strip()
+    except OSError:
+        return None
+    return text[:64] or None

@@ -136,7 +136,8 @@ def new_dir(name: str, home: Path | None = None) -> Path:
     """A private build directory for a new profile (renamed into place by ``commit_dir``)."""
     base = root(home)
     config.ensure_private_dir(base)
-    build = base / f".new-{uuid.uuid4().hex[:12]}"
+    # the pid in the name lets the next import sweep what a killed one left (safe_copy.sweep_leftovers)
+    build = base / f".new-{os.getpid()}-{uuid.uuid4().hex[:12]}"
     build.mkdir(mode=0o700)
     return build
 

@@ -58,8 +58,9 @@ def _sendable(op: str, args: dict[str, Any]) -> dict[str, Any]:
     try:
         orjson.dumps(args, option=orjson.OPT_NON_STR_KEYS)
         return args
-    except TypeError:
-        pass
+    except TypeError as exc:
+        if "ecursion" in str(exc):  # orjson stops at 255 levels; walking it in Python would overflow
+            raise _unencodable(op, _too_deep()) from None
     try:
         cleaned: dict[str, Any] = jsonsafe.scrub(args, strict=True)
         orjson.dumps(cleaned, option=orjson.OPT_NON_STR_KEYS)
@@ -68,6 +69,11 @@ def _sendable(op: str, args: dict[str, Any]) -> dict[str, Any]:
         raise _unencodable(op, exc) from None
     except TypeError as exc:
         raise _unencodable(op, jsonsafe.Unencodable(f"the arguments have no JSON form: {exc}", "value")) from None
+
+
+def _too_deep() -> jsonsafe.Unencodable:
+    return jsonsafe.Unencodable("the arguments are nested deeper than the 255 levels JSON on the wire allows; "
+                                "flatten them (or pass a JSON string and JSON.parse it in the page)", "value")
 
 
 def _frame(op: str, request: dict[str, Any]) -> bytes:
@@ -123,7 +129,10 @@ class InProcessChannel(Channel):
 
 
 class SocketChannel(Channel):
-    def __init__(self) -> None:
+    def __init__(self, role: str = "agent") -> None:
+        #: "agent" (a round, a script) or "person" (the CLI's own commands, hostctl.call): the
+        #: host refuses the person's operations on an agent's connection (wire.PERSON_ONLY)
+        self.role = role
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._pending: dict[int, asyncio.Future[Any]] = {}
@@ -169,7 +178,7 @@ class SocketChannel(Channel):
 
     async def _call(self, op: str, args: dict[str, Any]) -> Any:
         rid = next(self._ids)
-        frame = _frame(op, {"i": rid, "op": op, "a": args})
+        frame = _frame(op, {"i": rid, "op": op, "a": args, "role": self.role})
         writer = await self._ensure()
         fut = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
@@ -188,7 +197,7 @@ class SocketChannel(Channel):
         """A blocking request on a short-lived connection of its own (the loop may be busy)."""
         import socket
 
-        frame = _frame(op, {"i": 1, "op": op, "a": args})
+        frame = _frame(op, {"i": 1, "op": op, "a": args, "role": self.role})
         deadline = reply_deadline(op, args)
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(deadline)

@@ -25,7 +25,7 @@ from websockets.http11 import Request, Response
 from ..errors import EgoError
 from ..states import Ownership
 from .activity import Activity
-from .auth import Guard
+from .auth import MALFORMED_HOST, Guard
 from .control import Control
 from .model import overview
 from .screencast import HELD_INTERVAL, MAX_EDGE, MULTI_WATCH_INTERVAL, WATCH_INTERVAL, Screencasts, frame_size
@@ -88,6 +88,11 @@ class Dashboard:
         assert self.guard is not None
         return f"http://127.0.0.1:{self.port}/?token={self.guard.token}"
 
+    def once_url(self) -> str:
+        """A URL that opens the dashboard once, within seconds: what a command line may carry."""
+        assert self.guard is not None
+        return f"http://127.0.0.1:{self.port}/?code={self.guard.issue_code()}"
+
     async def start(self) -> None:
         self.server = await serve(
             self._serve, "127.0.0.1", 0, process_request=self._process_request,
@@ -143,14 +148,19 @@ class Dashboard:
         if why is not None:
             self.refused += 1
             logger.info("dashboard request %s refused: %s", path, why)
+            if why == MALFORMED_HOST:
+                return _response(400, "Bad Request", b"Bad Request: malformed Host header\n",
+                                 "text/plain; charset=utf-8", [])
             return _response(403, "Forbidden", b"Forbidden: open the URL ego-browser dashboard prints\n",
                              "text/plain; charset=utf-8", extra)
         if path == "/ws":
             return None  # the websocket handshake goes on
-        if self.guard.url_token(request.path) is not None:
-            # the token leaves the address bar and the history: a cookie carries it from now on
+        if self.guard.url_token(request.path) is not None or self.guard.url_code(request.path) is not None:
+            # the token leaves the address bar and the history: a cookie carries it from now on,
+            # and a one-time cookie lets the redirect itself in (it has no token in its URL)
             return _response(303, "See Other", b"", "text/plain", [
-                ("Location", path), ("Set-Cookie", self.guard.set_cookie()), *extra])
+                ("Location", path), ("Set-Cookie", self.guard.set_cookie()),
+                ("Set-Cookie", self.guard.set_fresh_cookie()), *extra])
         static = _STATIC.get(path)
         if static is None:
             return _response(404, "Not Found", b"Not found\n", "text/plain; charset=utf-8", extra)

@@ -18,10 +18,14 @@ def _validate_pointer(api: str, *, button: str = "left", click_count: int = 1, d
                       position: Any = None) -> None:
     if button not in ("left", "middle", "right"):
         raise _bad(api, "button", "one of left, middle, right", button)
-    if isinstance(click_count, bool) or not isinstance(click_count, int) or click_count < 1:
-        raise _bad(api, "click_count", "a positive integer", click_count)
-    if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not math.isfinite(delay) or delay < 0:
-        raise _bad(api, "delay", "a finite number >= 0", delay)
+    # the schema checks these on the way in; the driver repeats them for in-process callers
+    from ..schema.validate import MAX_CLICKS, MAX_DELAY_MS
+
+    if isinstance(click_count, bool) or not isinstance(click_count, int) or not 1 <= click_count <= MAX_CLICKS:
+        raise _bad(api, "click_count", f"an int from 1 to {MAX_CLICKS}", click_count)
+    if (isinstance(delay, bool) or not isinstance(delay, (int, float)) or not math.isfinite(delay)
+            or not 0 <= delay <= MAX_DELAY_MS):
+        raise _bad(api, "delay", f"a number of milliseconds from 0 to {MAX_DELAY_MS}", delay)
     _validate_position(api, "position", position)
 
 

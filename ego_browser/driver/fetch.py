@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .. import jsbundle
-from ..errors import EgoTimeout, FetchFailed
+from ..errors import CdpError, EgoTimeout, FetchFailed, InvalidState
 from .page import PageDriver
 
 __all__ = ["fetch", "screenshot"]
@@ -104,4 +105,48 @@ async def screenshot(driver: PageDriver, *, full_page: bool, clip: dict[str, flo
         res = await session.send("Page.captureScreenshot", params, timeout=30.0)
         return base64.b64decode(res["data"])
 
-    return await driver.dialogs.guard(api, capture())
+    return await driver.dialogs.guard(api, _unless_navigating(driver, api, capture))
+
+
+#: navigations a screenshot outwaits before it says the page will not hold still
+_NAV_RETRIES = 3
+
+
+async def _unless_navigating(driver: PageDriver, api: str, capture: Callable[[], Awaitable[bytes]]) -> bytes:
+    """Run ``capture``, starting again when the page navigates meanwhile. A page that reloads
+    or redirects itself without end never hands Chromium a frame to capture: the capture once
+    waited its whole 30 s and failed naming Page.captureScreenshot (issue 31)."""
+    for _ in range(_NAV_RETRIES):
+        version = driver.url_version
+        shot = asyncio.ensure_future(capture())
+        moved = asyncio.ensure_future(driver.wait_until(lambda: driver.url_version != version, timeout=60.0))
+        try:
+            await asyncio.wait({shot, moved}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            moved.cancel()
+        if not shot.done():
+            shot.cancel()
+            await asyncio.gather(shot, return_exceptions=True)
+            failure = None if moved.cancelled() else moved.exception()
+            if failure is not None:
+                raise failure  # the page closed or crashed: not a navigation
+            continue
+        try:
+            return shot.result()
+        except CdpError as exc:
+            if driver.closed:
+                raise
+            # the document may have gone away under the capture (its navigation event can come
+            # just after the refusal): start again on the new one
+            try:
+                await driver.wait_until(lambda: driver.url_version != version, timeout=5.0)
+            except TimeoutError:
+                if "with 0 " in str(exc.cdp_message or exc):
+                    raise InvalidState(f"{api}: the page has no size (its width or height is 0); give it content "
+                                       "or a viewport (task.set_viewport) and take the screenshot again",
+                                       api=api) from None
+                raise exc from None
+    raise InvalidState(
+        f"{api}: the page navigated {_NAV_RETRIES} times while its picture was being taken (it reloads or "
+        "redirects itself); wait until it settles (page.wait_for_load_state(), or stop what navigates it) and "
+        "take the screenshot again", api=api)

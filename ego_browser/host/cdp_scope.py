@@ -14,8 +14,10 @@ the browser or switch off the host's own target discovery. The rules (docs/archi
 - Every ``targetId``, ``sessionId``, ``browserContextId`` and ``windowId`` argument must name
   the space's own tabs (and their frames), sessions, contexts and windows. In an isolated
   space an omitted ``browserContextId`` means the space's own context (Chromium would take
-  the shared default one). Context-wide changes (download behaviour, clearing every cookie
-  or the cache) need a context the space owns, i.e. an isolated space.
+  the shared default one), for permissions and for the Storage cookie methods alike.
+  Context-wide changes (download behaviour, clearing every cookie or the cache, clearing
+  another origin's data or cookies, a permission grant for every origin) need a context the
+  space owns, i.e. an isolated space; a plain space's page may clear its own origin's.
 - Target listings (``Target.getTargets``, ``Target.getBrowserContexts``) are filtered to the
   space; a tab opened with ``Target.createTarget`` joins the space as an unmanaged tab.
 
@@ -26,12 +28,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..errors import CdpMethodRefused
 from ..states import OpenedBy
 from .store import OPEN, UNMANAGED, SpaceRow
 
-__all__ = ["Scope", "scope_of", "check", "filter_result", "PAGE", "TASK"]
+__all__ = ["Scope", "scope_of", "check", "filter_result", "PAGE", "TASK", "BROWSER_SESSION"]
 
 PAGE, TASK = "page.cdp", "task.cdp"
 
@@ -64,7 +67,22 @@ _TASK_ALLOWED = frozenset({
 #: omitted: an isolated space gets its own instead
 _CONTEXT_DEFAULTED = frozenset({
     "Target.createTarget", "Browser.setPermission", "Browser.grantPermissions", "Browser.resetPermissions",
+    # the cookie jar: omitted, Chromium reads and writes the shared default one (issue 31: an
+    # isolated space's Storage.getCookies read the person's whole jar)
+    "Storage.getCookies", "Storage.setCookies", "Storage.clearCookies",
 })
+
+#: page.cdp sends these on the browser session, with the context filled in: a page session
+#: refuses browserContextId for them and, without it, reaches the shared default jar
+BROWSER_SESSION = frozenset({"Storage.getCookies", "Storage.setCookies", "Storage.clearCookies"})
+
+#: clear one origin's data: context-wide unless the origin is the page's own
+_ORIGIN_SCOPED = frozenset({
+    "Storage.clearDataForOrigin", "Storage.clearDataForStorageKey", "Network.deleteCookies",
+})
+
+#: grant for one origin, or for every origin of the context when none is given
+_ORIGIN_GRANTS = frozenset({"Browser.grantPermissions", "Browser.setPermission"})
 
 #: change what every tab of a context shares: only in a context the space owns (isolated)
 _CONTEXT_WIDE = frozenset({
@@ -123,13 +141,15 @@ class Scope:
     contexts: set[str] = field(default_factory=set)
     #: the context the space owns alone (isolated spaces)
     own_context: str | None = None
+    #: page.cdp: the page's own tab
+    page_target: str | None = None
 
 
 def scope_of(host: Any, space: SpaceRow, kind: str, page_target: str | None = None) -> Scope:
     """The scope of ``task.cdp`` on ``space``, or of ``page.cdp`` on its tab ``page_target``
     (that tab and its frames; contexts and windows are still the space's)."""
     assert host.store is not None
-    scope = Scope(kind, space, own_context=space.context_id if space.isolated else None)
+    scope = Scope(kind, space, own_context=space.context_id if space.isolated else None, page_target=page_target)
     for row in host.store.pages(space.id):
         if row.state not in (OPEN, UNMANAGED) or not row.target_id:
             continue
@@ -205,9 +225,52 @@ async def check(host: Any, scope: Scope, method: str, params: dict[str, Any] | N
         context = params.get("browserContextId")
         if scope.own_context is None or (context is not None and context != scope.own_context):
             raise _refuse(scope, method, None, "shared_context", _WHY.get(method, "it changes a shared context"))
+    if scope.own_context is None:
+        _check_origin_reach(host, scope, method, params)
     if method == "Browser.getWindowForTarget" and "targetId" not in params and scope.kind == TASK:
         raise _refuse(scope, method, "targetId", "other_space", "name one of this space's tabs")
     return params or None
+
+
+def _page_host(host: Any, scope: Scope) -> str | None:
+    info = host.browser.targets.get(scope.page_target or "") or {}
+    try:
+        return urlsplit(str(info.get("url") or "")).hostname
+    except ValueError:
+        return None
+
+
+def _host_of(value: Any) -> str | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return urlsplit(value if "://" in value else "//" + value).hostname
+    except ValueError:
+        return None
+
+
+def _check_origin_reach(host: Any, scope: Scope, method: str, params: dict[str, Any]) -> None:
+    """In a context shared with other spaces and the person: clearing another origin's data or
+    cookies, or granting a permission to every origin, is a context-wide change."""
+    if method in _ORIGIN_GRANTS:
+        if not params.get("origin"):
+            raise _refuse(scope, method, "origin", "shared_context",
+                          "without an origin it changes every site's permissions for every space and the user; "
+                          "give the origin of your page")
+        return
+    if method not in _ORIGIN_SCOPED:
+        return
+    own = _page_host(host, scope) if scope.kind == PAGE else None
+    if method == "Network.deleteCookies":
+        named = _host_of(params.get("url")) or (_host_of(str(params.get("domain") or "").lstrip(".")))
+    elif method == "Storage.clearDataForOrigin":
+        named = _host_of(params.get("origin"))
+    else:
+        named = _host_of(params.get("storageKey"))
+    if own is None or named is None or named != own:
+        raise _refuse(scope, method, None, "shared_context",
+                      f"it clears {named or 'another origin'}'s data in a browser context shared with other spaces "
+                      "and the user; a page may clear its own origin's (or use an isolated space)")
 
 
 async def _windows(host: Any, scope: Scope) -> set[int]:

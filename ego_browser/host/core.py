@@ -23,6 +23,7 @@ from ..driver.page import PageDriver
 from ..errors import (
     BrowserLost,
     CdpChannelUnavailable,
+    CdpError,
     EgoError,
     EgoTimeout,
     InvalidArgument,
@@ -250,6 +251,13 @@ class Host:
                 + _INPUT_NOTE.get(progress.input_dispatched, ""),
                 api=op, timeout_ms=round(deadline * 1000), input_dispatched=progress.input_dispatched,
             ) from None
+        except CdpError as exc:
+            from .agent_errors import in_agent_words
+
+            better = in_agent_words(op, exc)
+            if better is None:
+                raise
+            raise better from None
         except CdpChannelUnavailable:
             # the browser of one of the request's spaces went away while it ran
             for space_id in req.spaces:

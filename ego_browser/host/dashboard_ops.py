@@ -16,8 +16,11 @@ if TYPE_CHECKING:
 
 
 @op("dashboard.open")
-async def dashboard_open(host: Host, at: dict[str, Any]) -> dict[str, Any]:
+async def dashboard_open(host: Host, at: dict[str, Any], *, once: bool) -> dict[str, Any]:
     from ..dashboard import ensure_started
 
     dash = await ensure_started(host)
-    return {"url": dash.url, "port": dash.port}
+    out = {"url": dash.url, "port": dash.port}
+    if once:
+        out["once_url"] = dash.once_url()
+    return out

@@ -12,7 +12,7 @@ from ..driver import evaluate as ev
 from ..driver import navigation as nav
 from ..driver.receipts import run_action
 from ..errors import CdpError, EgoTimeout, NavigationBlocked, NavigationFailed, StateStoreUnwritable
-from ..states import OpenedBy
+from ..states import OpenedBy, Ownership
 from .core import Host, PageCtx
 from .ops import op, sync_op
 from .page_site import PageSite
@@ -165,9 +165,13 @@ async def page_cdp(host: Host, at: dict[str, Any], *, method: str, params: dict[
     params = await cdp_scope.check(host, scope, method, params)
     ctx.driver.check_input()  # raw input too: the user may have taken over meanwhile
     try:
-        return cdp_scope.filter_result(
-            host, scope, method, await ctx.driver.session.send(method, params, timeout=timeout / 1000)
-        )
+        if method in cdp_scope.BROWSER_SESSION:
+            # the cookie jar of the space's own context (check() filled it in), never the shared one
+            assert host.browser.conn is not None
+            result = await host.browser.conn.send(method, params, timeout=timeout / 1000)
+        else:
+            result = await ctx.driver.session.send(method, params, timeout=timeout / 1000)
+        return cdp_scope.filter_result(host, scope, method, result)
     finally:
         # raw CDP may have changed anything: no ref can be trusted afterwards
         ctx.driver.stale_all_refs()
@@ -178,6 +182,11 @@ def events(host: Host, at: dict[str, Any]) -> list[dict[str, Any]]:
     space = host.space_row(at.get("space"))
     page = host.page_row(space, str(at.get("label")))
     driver = host.drivers.get(page.target_id or "")
+    if space.ownership != Ownership.AGENT:
+        # what happens on a held page is the person's doing: dropped, never the agent's to read
+        if driver is not None:
+            driver.take_events()
+        host.gate(space)
     return driver.take_events() if driver is not None else []
 
 

@@ -20,7 +20,8 @@ import time
 from typing import Any
 
 from .. import config
-from ..errors import EgoError, to_wire
+from ..errors import EgoError, InvalidState, to_wire
+from ..schema.wire import PERSON_ONLY
 from . import features, wire
 from .core import Host
 from .lockfile import SOCKET_CHECK
@@ -98,6 +99,8 @@ class HostServer:
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         header = wire.HEADER
+        #: once a frame says it comes from an agent, the connection stays an agent's
+        agent = False
         try:
             while True:
                 raw = await reader.readexactly(header.size)
@@ -110,7 +113,8 @@ class HostServer:
                 except ValueError as exc:  # not ours to guess its id: drop it, keep serving
                     logger.warning("request frame dropped: %s", exc)
                     continue
-                task = asyncio.get_running_loop().create_task(self._answer(request, writer))
+                agent = agent or request.get("role") == "agent"
+                task = asyncio.get_running_loop().create_task(self._answer(request, writer, agent=agent))
                 self.tasks.add(task)
                 task.add_done_callback(self.tasks.discard)
         except (asyncio.IncompleteReadError, ConnectionError):
@@ -119,9 +123,14 @@ class HostServer:
             with contextlib.suppress(Exception):
                 writer.close()
 
-    async def _answer(self, request: dict[str, Any], writer: asyncio.StreamWriter) -> None:
+    async def _answer(self, request: dict[str, Any], writer: asyncio.StreamWriter, *, agent: bool = False) -> None:
         rid = request.get("i")
         try:
+            if agent and request.get("op") in PERSON_ONLY:
+                raise InvalidState(
+                    f"{request.get('op')} is the person's own operation (ego-browser ...), not a round's: "
+                    "a space the person holds comes back when they give it back; ask them with "
+                    "task.hand_off() or print what you need", api=str(request.get("op")))
             if request.get("op") == "host.stop":
                 result: Any = {"stopping": True}
                 self.stop_requested.set()

@@ -101,6 +101,11 @@ async def person_give_back(host: Host, at: dict[str, Any], *, note: str | None) 
     if space.reason in ("needs_you", "needs_consent"):
         fields["status"] = None  # the question was answered
     store_of(host).update_space(space.id, **fields)
+    # what the person did meanwhile (their console, dialogs, downloads) is not the agent's to read
+    for row in host.store.pages(space.id) if host.store is not None else ():
+        driver = host.drivers.get(row.target_id or "")
+        if driver is not None:
+            driver.take_events()
     from .consent import answered
 
     answered(host, space.id, note)  # a "yes" lets the action that asked go through, once

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import StateStoreUnwritable
+from ..errors import EgoError, StateStoreUnwritable
 from ..states import CreatedBy, OpenedBy, Ownership, PageState
 from .journal import Journal
 
@@ -182,6 +182,14 @@ def _writes(fn: Any) -> Any:
     return wrapper
 
 
+def _odd_row(path: Path, table: str, row: tuple[Any, ...], exc: Exception) -> EgoError:
+    logger.error("state store %s: a %s row it cannot read (%s)", path, table, exc)
+    return EgoError(
+        f"the ego_browser state store {path} holds a {table} row of an unexpected type (first column "
+        f"{row[0]!r}: {exc}); it was edited by hand or by a newer release. Run ego-browser doctor, "
+        "or stop the host and move the file aside to start afresh")
+
+
 def integrity_problem(db: sqlite3.Connection) -> str | None:
     """SQLite's quick check of an open store: ``None`` when sound, else what it found."""
     rows = db.execute("PRAGMA quick_check").fetchall()
@@ -316,6 +324,14 @@ class Store:
     # -- spaces -----------------------------------------------------------------------------
 
     def _space(self, row: tuple[Any, ...]) -> SpaceRow:
+        try:
+            return self._space_row(row)
+        except (ValueError, TypeError) as exc:  # a row someone edited by hand, or a newer schema's
+            raise _odd_row(self.path, "spaces", row, exc) from None
+
+    def _space_row(self, row: tuple[Any, ...]) -> SpaceRow:
+        if not isinstance(row[0], int) or not isinstance(row[1], str):
+            raise TypeError(f"id {row[0]!r} / name {type(row[1]).__name__}")
         return SpaceRow(
             id=row[0], name=row[1], task_id=row[2], ownership=Ownership(row[3]), reason=row[4],
             created_by=CreatedBy(row[5]),
@@ -324,9 +340,13 @@ class Store:
             window_id=row[14], created_at=row[15], closed=bool(row[16]),
         )
 
-    @staticmethod
-    def _page(r: tuple[Any, ...]) -> PageRow:
-        return PageRow(r[0], r[1], r[2], OpenedBy(r[3]), PageState(r[4]), r[5], r[6], bool(r[7]), r[8])
+    def _page(self, r: tuple[Any, ...]) -> PageRow:
+        try:
+            if not isinstance(r[1], str) or not (r[2] is None or isinstance(r[2], str)):
+                raise TypeError(f"label {r[1]!r} / target {type(r[2]).__name__}")
+            return PageRow(r[0], r[1], r[2], OpenedBy(r[3]), PageState(r[4]), r[5], r[6], bool(r[7]), r[8])
+        except (ValueError, TypeError) as exc:
+            raise _odd_row(self.path, "pages", r, exc) from None
 
     _SPACE_COLS = (
         "id, name, task_id, ownership, reason, created_by, isolated, context_id, profile_id, status, "

@@ -32,7 +32,11 @@ def encode(doc: dict[str, Any], *, big_ints_as_text: bool = False) -> bytes:
     try:
         body = _dumps(doc, option=_OPTION)
     except TypeError:
-        body = jsonsafe.dumps(doc, option=_OPTION, big_ints_as_text=big_ints_as_text)
+        try:
+            body = jsonsafe.dumps(doc, option=_OPTION, big_ints_as_text=big_ints_as_text)
+        except RecursionError:
+            raise Unencodable("the message is nested deeper than JSON on the wire allows (255 levels)",
+                              "value") from None
     if len(body) > MAX_FRAME:
         raise Unencodable(f"the message is {len(body)} bytes, over the {MAX_FRAME}-byte frame limit", "value")
     return HEADER.pack(len(body)) + body

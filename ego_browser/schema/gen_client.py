@@ -55,8 +55,10 @@ _ANNOTATIONS: dict[str, str] = {
     "dict": "dict[str, Any]", "list": "list[Any]", "headers": "dict[str, str]", "path": "str | os.PathLike[str]",
     "abspath": "str | os.PathLike[str]", "files": "str | os.PathLike[str] | Sequence[str | os.PathLike[str]]",
     "matcher": "str | re.Pattern[str] | Callable[[str], bool]", "select_value": "Any",
-    "paste": "str | dict[str, str | None]", "text|re": "str | re.Pattern[str]", "text|secret": "str | dict[str, str]", "keep": 'Literal["all"] | list[str]', "unmanaged": "UnmanagedPage",
-    "Page": "Page",
+    "paste": "str | dict[str, str | None]", "text|re": "str | re.Pattern[str]", "text|secret": "str | dict[str, str]",
+    "typed|secret": "str | dict[str, str]", "keep": 'Literal["all"] | list[str]', "unmanaged": "UnmanagedPage",
+    "Page": "Page", "clicks": "int", "steps": "int", "delay": "float", "wheel": "float", "typed": "str", "text": "str",
+    "px": "int",
 }
 
 #: declared return shape -> Python annotation (anything else is a dict or a list of dicts)

@@ -19,7 +19,7 @@ download = await waiter
 cls("Page.mouse", "Trusted mouse input in viewport CSS px. Position and held buttons last one process (start (0, 0)); "
     "events carry keyboard.down modifiers.", "print(page.mouse)")
 M("Page.mouse.click", [P("x", "number"), P("y", "number"), "*", P("button", _BUTTON, "left"),
-                       P("click_count", "int>0", 1), P("delay", "ms>=0", 0), _LABEL,
+                       P("click_count", "clicks", 1), P("delay", "delay", 0), _LABEL,
                        P("no_wait_after", "bool", False, doc="do not wait for a navigation the click starts")],
   "ActionReceipt", "Move to (x, y), press and release; a navigation it starts is waited for until it commits.",
   """
@@ -27,10 +27,10 @@ box = await page.evaluate("(() => { const r = document.querySelector('#q').getBo
                           "return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()")
 await page.mouse.click(box["x"], box["y"])
 """, errors=("FileChooserOpened",))
-M("Page.mouse.move", [P("x", "number"), P("y", "number"), "*", P("steps", "int>0", 1, doc="interpolated segments"),
+M("Page.mouse.move", [P("x", "number"), P("y", "number"), "*", P("steps", "steps", 1, doc="interpolated segments"),
                       _LABEL],
   "None", "Move the pointer from its current position in steps.", "await page.mouse.move(120, 80, steps=5)")
-M("Page.mouse.down", ["*", P("button", _BUTTON, "left"), P("click_count", "int>0", 1)], "None",
+M("Page.mouse.down", ["*", P("button", _BUTTON, "left"), P("click_count", "clicks", 1)], "None",
   "Press a button at the current position.",
   """
 await page.mouse.move(50, 50)
@@ -38,9 +38,9 @@ await page.mouse.down()
 await page.mouse.move(200, 50, steps=4)
 await page.mouse.up()
 """)
-M("Page.mouse.up", ["*", P("button", _BUTTON, "left"), P("click_count", "int>0", 1)], "None",
+M("Page.mouse.up", ["*", P("button", _BUTTON, "left"), P("click_count", "clicks", 1)], "None",
   "Release a button at the current position.", "await page.mouse.down()\nawait page.mouse.up()")
-M("Page.mouse.wheel", [P("delta_x", "number"), P("delta_y", "number"), "*", _LABEL], "None",
+M("Page.mouse.wheel", [P("delta_x", "wheel"), P("delta_y", "wheel"), "*", _LABEL], "None",
   "Scroll with a wheel event at the current position (move over the scroll container first in each process).",
   """
 await page.goto("https://shop.example/search.html?q=kettle")
@@ -63,7 +63,7 @@ await page.keyboard.up("Shift")
 M("Page.keyboard.up", [P("key", "key")], "None", "Release a held key.",
   'await page.keyboard.down("Alt")\nawait page.keyboard.up("Alt")', errors=("InvalidArgument",))
 M("Page.keyboard.press", [P("key", "key", doc='a key or chord: "Enter", "Control+A", "+"'), "*",
-                          P("delay", "ms>=0", 0),
+                          P("delay", "delay", 0),
                           P("no_wait_after", "bool", False, doc="do not wait for a navigation the key starts")],
   "ActionReceipt", "Key down, then up after delay ms; a navigation it starts (Enter in a form) is waited for "
   "until it commits.",
@@ -73,11 +73,13 @@ await page.keyboard.type("kettle")
 await page.keyboard.press("Enter")
 await page.wait_for_url(re.compile(r"/search\\.html\\?q=kettle"))
 """, errors=("InvalidArgument", "FileChooserOpened"))
-M("Page.keyboard.type", [P("text", "text|secret", doc='the text, or secret("NAME") (see Page.fill)'), "*", P("delay", "ms>=0", 0, doc="ms between characters")], "None",
+M("Page.keyboard.type", [P("text", "typed|secret", doc='the text, or secret("NAME") (see Page.fill)'), "*",
+                         P("delay", "delay", 0, doc="ms between characters")], "None",
   "One trusted keydown/keyup per character on the US layout (\\n is Enter, \\t is Tab); other characters are "
   "inserted as text.",
   'await page.focus("#q")\nawait page.keyboard.type("Kettle 1.7 L", delay=10)')
-M("Page.keyboard.insert_text", [P("text", "text|secret", doc='the text, or secret("NAME") (see Page.fill)')], "None", "One native text insertion with no key events.",
+M("Page.keyboard.insert_text", [P("text", "text|secret", doc='the text, or secret("NAME") (see Page.fill)')], "None",
+  "One native text insertion with no key events.",
   'await page.focus("#q")\nawait page.keyboard.insert_text("Wasserkocher")')
 M("Page.keyboard.paste", [P("content", "paste", doc='a str or {"text": str, "html": str or None}')],
   "ActionReceipt", "Paste through the clipboard with the platform shortcut (the clipboard is restored).",

@@ -170,7 +170,8 @@ M("Page.get_by_alt_text", [P("text", "str"), "*", P("exact", "bool", False)], "L
 print(await page.get_by_alt_text("logo").count())
 """, call="sync")
 M("Page.events", [], "list[{method, params}]",
-  "CDP events of this Page since the previous call (read and clear; buffered by the host across rounds).",
+  "CDP events of this Page since the previous call (read and clear; buffered by the host across rounds). "
+  "While the person holds the space: TaskSpaceUserInControl, and what happens meanwhile is dropped.",
   """
 await page.reload()
 print(sorted({event["method"] for event in page.events()})[:5])
@@ -278,7 +279,7 @@ M("Page.wait_for_timeout", [P("ms", "ms>=0")], "None",
 # -- element actions ----------------------------------------------------------------------------
 
 M("Page.click", [P("selector", "selector"), "*", P("button", _BUTTON, "left"),
-                 P("click_count", "int>0", 1), P("delay", "ms>=0", 0, doc="ms between press and release"),
+                 P("click_count", "clicks", 1), P("delay", "delay", 0, doc="ms between press and release"),
                  _POSITION, _FORCE, _TIMEOUT, _LABEL, _NO_WAIT],
   "ActionReceipt",
   "Trusted click after the checks: visible, non-zero size, enabled, hit target. Popups it opens are adopted "
@@ -292,7 +293,7 @@ await page.wait_for_selector("text=Added Steel Kettle")
 print(receipt.popups, receipt.dialog)
 """, errors=_ACTION_ERRORS)
 M("Page.dblclick", [P("selector", "selector"), "*", P("button", _BUTTON, "left"),
-                    P("delay", "ms>=0", 0), _POSITION, _FORCE, _TIMEOUT, _LABEL, _NO_WAIT],
+                    P("delay", "delay", 0), _POSITION, _FORCE, _TIMEOUT, _LABEL, _NO_WAIT],
   "ActionReceipt", "As click, with click_count=2.", 'await page.dblclick("h1")', errors=_ACTION_ERRORS)
 M("Page.hover", [P("selector", "selector"), "*", _POSITION, _FORCE, _TIMEOUT, _LABEL], "ActionReceipt",
   "Move the mouse over the element (visible, size, hit target; disabled is fine).",
@@ -378,7 +379,7 @@ M("Page.focus", [P("selector", "selector"), "*", _TIMEOUT], "ActionReceipt",
   "Focus the element, its nearest focusable ancestor or its single editable descendant.", 'await page.focus("#q")',
   errors=_ACTION_ERRORS)
 M("Page.press", [P("selector", "selector"), P("key", "key", doc='a key or chord: "Enter", "Control+A"'), "*",
-                 P("delay", "ms>=0", 0), _TIMEOUT, _NO_WAIT],
+                 P("delay", "delay", 0), _TIMEOUT, _NO_WAIT],
   "ActionReceipt", "Focus as focus(), then keyboard.press(key); a navigation it starts is waited for as in click.",
   """
 await page.fill("#q", "toaster")

@@ -309,7 +309,7 @@ result = await task.finish(keep=[])
 print(result["closed_space"], result["closed_labels"])
 """, errors=("PageNotFound",))
 
-M("TaskSpace.set_viewport", [P("width", "int>0"), P("height", "int>0")], "None",
+M("TaskSpace.set_viewport", [P("width", "px"), P("height", "px")], "None",
   "Viewport size in CSS px of this space's pages (open and future; default 1280x720). Lasts as long as the host.",
   """
 await task.set_viewport(1600, 900)

@@ -14,9 +14,12 @@ TOPICS: dict[str, str] = {}
 TOPICS["conventions"] = """\
 - Methods are coroutines (await them) unless marked (sync). Options are keyword-only: an unknown
   keyword is Python's own TypeError; a wrong type or range raises InvalidArgument naming the API,
-  the option and what was expected ("page.click: click_count must be a positive integer (got 0)").
+  the option and what was expected ("page.click: click_count must be an int from 1 to 10 (got 0)").
 - Times are milliseconds. timeout, interval, polling and idle_ms must be finite and > 0; delay and
   wait_for_timeout(ms) accept 0.
+- What one action makes the browser do is bounded: click_count 1..10, delay 0..10000 ms, mouse
+  steps 1..1000, wheel deltas within ±100000 px, keyboard.type 10000 characters (fill and
+  insert_text take up to 1000000), viewport sides 1..10000 px.
 - Results are plain dicts and lists with snake_case keys; every documented key is present (None =
   no value). ActionReceipt and UnmanagedPage are frozen dataclasses (attribute access).
 - A point is {"x": float, "y": float} in CSS px; position is from the element's top-left corner.

@@ -44,6 +44,26 @@ def _fail(api: str, option: str, expected: str, value: Any) -> InvalidArgument:
 MAX_MS = 2**31 - 1
 #: counts (click_count, limit, max_length, steps) stop here: a bigger one is a typo or a probe
 MAX_COUNT = 2**31 - 1
+#: bounds on what one action makes the browser do (issue 31: ``click_count=10**6`` sent two
+#: million input events, grew Chromium to 5 GB and starved every other space): far past any
+#: real use, small enough that the worst accepted call ends well inside its deadline
+MAX_CLICKS = 10
+#: a pause inside one action (press to release, between typed keys)
+MAX_DELAY_MS = 10_000
+#: interpolated segments of one mouse move
+MAX_STEPS = 1_000
+#: one wheel event's scroll, in CSS px
+MAX_WHEEL = 100_000
+#: characters typed one key event at a time (keyboard.type)
+MAX_TYPED = 10_000
+#: characters of one native insertion (fill, insert_text, paste): about a 1 MB paste
+MAX_TEXT = 1_000_000
+#: a key or chord name ("Control+Shift+A")
+MAX_KEY = 100
+#: a space's name (a name or an id: task_space(name_or_id))
+MAX_NAME = 200
+#: a viewport side in CSS px
+MAX_VIEWPORT = 10_000
 
 
 def _num(v: Any) -> bool:
@@ -110,9 +130,10 @@ def _select_value(v: Any) -> bool:
 
 def _paste(v: Any) -> bool:
     if isinstance(v, str):
-        return True
+        return len(v) <= MAX_TEXT
     return (isinstance(v, dict) and isinstance(v.get("text"), str) and set(v) <= {"text", "html"}
-            and (v.get("html") is None or isinstance(v.get("html"), str)))
+            and len(v["text"]) <= MAX_TEXT
+            and (v.get("html") is None or (isinstance(v.get("html"), str) and len(v["html"]) <= MAX_TEXT)))
 
 
 def _text_or_secret(v: Any) -> bool:
@@ -141,6 +162,18 @@ TYPES: dict[str, tuple[str | None, str, str]] = {
     "selector": ("isinstance({v}, str) and {v}", "a non-empty selector str", "selector"),
     "ref": ("isinstance({v}, str) and {v}", "a snapshot ref", "ref"),
     "key": ("isinstance({v}, str) and {v}", "a non-empty key name", "key"),
+    "clicks": ("isinstance({v}, int) and not isinstance({v}, bool) and 1 <= {v} <= %d" % MAX_CLICKS,
+               "an int from 1 to %d" % MAX_CLICKS, "int 1..%d" % MAX_CLICKS),
+    "steps": ("isinstance({v}, int) and not isinstance({v}, bool) and 1 <= {v} <= %d" % MAX_STEPS,
+              "an int from 1 to %d" % MAX_STEPS, "int 1..%d" % MAX_STEPS),
+    "delay": ("_num({v}) and 0 <= {v} <= %d" % MAX_DELAY_MS, "a number of milliseconds from 0 to %d" % MAX_DELAY_MS,
+              "ms 0..%d" % MAX_DELAY_MS),
+    "wheel": ("_num({v}) and -%d <= {v} <= %d" % (MAX_WHEEL, MAX_WHEEL),
+              "a finite number of px from -%d to %d" % (MAX_WHEEL, MAX_WHEEL), "float (±%d px)" % MAX_WHEEL),
+    "typed": ("isinstance({v}, str)", "a str", "str (≤ %d chars)" % MAX_TYPED),
+    "text": ("isinstance({v}, str)", "a str", "str (≤ %d chars)" % MAX_TEXT),
+    "px": ("isinstance({v}, int) and not isinstance({v}, bool) and {v} >= 1", "a positive integer",
+           "int 1..%d" % MAX_VIEWPORT),
     "js": ("isinstance({v}, str) and {v}", "a non-empty JavaScript str", "JS str"),
     "bool": ("{v} is True or {v} is False", "True or False", "bool"),
     "int": ("isinstance({v}, int) and not isinstance({v}, bool)", "an int", "int"),
@@ -162,8 +195,10 @@ TYPES: dict[str, tuple[str | None, str, str]] = {
                 "str | glob | re.Pattern | Callable[[str], bool]"),
     "select_value": ("_select_value({v})", "a str, a dict {value?, label?, index?}, a list of these, or None",
                      "str | {value?, label?, index?} | list | None"),
-    "paste": ("_paste({v})", "a str or {'text': str, 'html': str or None}", "str | {text, html?}"),
-    "text|secret": ("_text_or_secret({v})", "a str or secret(NAME)", "str | secret(NAME)"),
+    "paste": ("_paste({v})", "a str or {'text': str, 'html': str or None} of at most %d characters each" % MAX_TEXT,
+              "str | {text, html?}"),
+    "text|secret": ("_text_or_secret({v})", "a str or secret(NAME)", "str (≤ %d chars) | secret(NAME)" % MAX_TEXT),
+    "typed|secret": ("_text_or_secret({v})", "a str or secret(NAME)", "str (≤ %d chars) | secret(NAME)" % MAX_TYPED),
     "keep": ("_keep({v})", "'all' or a list of page labels", "'all' | list[str]"),
     "unmanaged": ("_unmanaged({v})", "an UnmanagedPage from task.tabs()", "UnmanagedPage"),
     "Page": (None, "a Page", "Page"),
@@ -173,10 +208,20 @@ TYPES: dict[str, tuple[str | None, str, str]] = {
 #: the right type that no page or wire could take (ints past 64 bits, timeouts of centuries)
 BOUNDS: dict[str, tuple[str, str]] = {
     "int": ("-(2**63) <= {v} < 2**63", "an int within 64 bits"),
-    "str|int": ("{v}.__class__ is str or -(2**63) <= {v} < 2**63", "a str name or an int id within 64 bits"),
+    "str|int": ("len({v}) <= %d if {v}.__class__ is str else -(2**63) <= {v} < 2**63" % MAX_NAME,
+                "a str name of at most %d characters or an int id within 64 bits" % MAX_NAME),
     "int>0": ("{v} <= %d" % MAX_COUNT, "a positive integer of at most %d" % MAX_COUNT),
     "ms>0": ("{v} <= %d" % MAX_MS, "at most %d milliseconds (about 24 days)" % MAX_MS),
     "ms>=0": ("{v} <= %d" % MAX_MS, "at most %d milliseconds (about 24 days)" % MAX_MS),
+    "typed": ("len({v}) <= %d" % MAX_TYPED, "a str of at most %d characters (use insert_text or fill for more)"
+              % MAX_TYPED),
+    "text": ("len({v}) <= %d" % MAX_TEXT, "a str of at most %d characters" % MAX_TEXT),
+    "text|secret": ("{v}.__class__ is not str or len({v}) <= %d" % MAX_TEXT,
+                    "a str of at most %d characters, or secret(NAME)" % MAX_TEXT),
+    "typed|secret": ("{v}.__class__ is not str or len({v}) <= %d" % MAX_TYPED,
+                     "a str of at most %d characters (use insert_text or fill for more), or secret(NAME)" % MAX_TYPED),
+    "key": ("len({v}) <= %d" % MAX_KEY, "a key name of at most %d characters" % MAX_KEY),
+    "px": ("{v} <= %d" % MAX_VIEWPORT, "at most %d px" % MAX_VIEWPORT),
 }
 
 _NS = {

@@ -116,8 +116,16 @@ WIRE_ONLY: dict[str, tuple[str, tuple[Param, ...], str]] = {
     "task.journal_keep": ("task", (), "Keep the space's journal after the space finishes."),
     "host.status": ("none", (), "The host's health (pid, uptime, browser, spaces)."),
     # ego-browser dashboard: the person's dashboard, started in the host on first use
-    "dashboard.open": ("none", (), "Start the person's dashboard (once) and give its URL and port."),
+    # (once=True: also a one-time URL, the only form that may go on a command line)
+    "dashboard.open": ("none", (_p("once", "bool", False),),
+                       "Start the person's dashboard (once) and give its URL and port."),
 }
+
+#: the person's operations (the CLI and the dashboard send them): refused on a connection a
+#: round or script opened (its frames say role "agent"). A guard against an agent's mistakes,
+#: not a sandbox: code of the same Unix user can run the CLI too (docs/security.md)
+PERSON_ONLY = frozenset({"dashboard.open", "spaces.take_over", "spaces.give_back", "spaces.create", "spaces.close",
+                         "profiles.create", "profiles.remove", "host.stop", "guard.allow", "guard.confirm"})
 
 #: member -> wire parameters it sends besides its own
 EXTRA: dict[str, tuple[Param, ...]] = {

@@ -20,7 +20,7 @@ def test_b174_messages():
     e = fails("Page.click", "#a", timeout=0)
     assert str(e) == "page.click: timeout must be a positive, finite number of milliseconds (got 0)"
     assert (e.api, e.option) == ("page.click", "timeout") and "positive" in e.expected
-    assert str(fails("Page.click", "#a", click_count=0)) == "page.click: click_count must be a positive integer (got 0)"
+    assert str(fails("Page.click", "#a", click_count=0)) == "page.click: click_count must be an int from 1 to 10 (got 0)"
     with pytest.raises(TypeError, match=r"Page\.click\(\) got an unexpected keyword argument 'bogus'"):
         check("Page.click", None, "#a", bogus=1)
     with pytest.raises(TypeError):
