@@ -48,7 +48,7 @@ ELEMENT_ACTIONS: dict[str, Any] = {
 
 def _takes_secrets(member: Any) -> bool:
     """Whether a parameter of the declaration may be ``secret(NAME)`` (typed ``text|secret``)."""
-    return any(p.type == "text|secret" for p in member.params)
+    return any(p.type in ("text|secret", "typed|secret") for p in member.params)
 
 
 def element_action(name: str, run: Any, *, navigates: bool | None = None) -> None:
