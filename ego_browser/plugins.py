@@ -59,6 +59,11 @@ class Host:
     def artifact(self, version: str = __version__) -> str:
         return f"{NAME}-{self.key}-v{version}.{self.ext}"
 
+    @property
+    def folder(self) -> str:
+        """The archive's one top-level folder: what extracting it creates (npm's is package/)."""
+        return "package" if self.ext == "tgz" else f"{NAME}-{self.key}"
+
 
 def _meta(skill: Path) -> dict[str, Any]:
     text = (skill / "SKILL.md").read_text(encoding="utf-8")
@@ -84,73 +89,92 @@ def _json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def _claude_manifest(root: Path, meta: dict[str, Any]) -> None:
-    _json(root / ".claude-plugin" / "plugin.json", {**meta, "skills": f"./{SKILL_DIR}"})
+# Agent Plugins 1.0.0 (the open standard Cursor, Copilot, Codex and Grok Build read): a closed
+# manifest schema at the plugin root, with skills found in the fixed skills/ folder.
+AGENT_PLUGINS_SCHEMA = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"
+
+
+def _common(meta: dict[str, Any]) -> dict[str, Any]:
+    """The manifest fields every host reads the same way; skills sit in each host's default
+    skills/ folder, so no host needs a path to them (a path naming the skill folder itself is
+    read by some hosts as a folder *of* skills, and finds none)."""
+    return {k: meta[k] for k in ("name", "version", "description", "author", "license", "keywords")}
 
 
 def _claude(root: Path, meta: dict[str, Any]) -> None:
-    _claude_manifest(root, meta)
+    _json(root / ".claude-plugin" / "plugin.json", _common(meta))
 
 
 def _codex(root: Path, meta: dict[str, Any]) -> None:
     _json(root / ".codex-plugin" / "plugin.json", {
-        **meta, "skills": f"./{SKILL_DIR}",
+        **_common(meta), "skills": "./skills/",
         "interface": {"displayName": "ego-browser", "shortDescription": "Drive a real Chromium from Python",
-                      "category": "Productivity"},
+                      "developerName": meta["author"]["name"], "category": "Productivity"},
     })
-    # the marketplace points at the archive root itself, so one ZIP serves both install routes
+    # the marketplace points at the plugin folder itself, so one ZIP serves both install routes
     _json(root / ".agents" / "plugins" / "marketplace.json", {
         "name": f"{NAME}-codex-local",
-        "plugins": [{"name": NAME, "source": {"source": "local", "path": "./"}, "path": "./",
-                     "description": meta["description"]}],
+        "interface": {"displayName": "ego-browser (local)"},
+        "plugins": [{"name": NAME, "source": {"source": "local", "path": "./"},
+                     "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
+                     "category": "Productivity"}],
     })
 
 
 def _cursor(root: Path, meta: dict[str, Any]) -> None:
-    _json(root / ".cursor-plugin" / "plugin.json", {**meta, "skills": [f"./{SKILL_DIR}"]})
+    _json(root / ".cursor-plugin" / "plugin.json", {**_common(meta), "displayName": "ego-browser"})
 
 
-def _grok(root: Path, meta: dict[str, Any]) -> None:
-    _json(root / "plugin.json", {**meta, "skills": [f"./{SKILL_DIR}"]})  # Agent Plugins manifest
+def _agent_plugin(root: Path, meta: dict[str, Any]) -> None:
+    _json(root / "plugin.json", {"$schema": AGENT_PLUGINS_SCHEMA, **_common(meta)})
+
+
+def _copilot(root: Path, meta: dict[str, Any]) -> None:
+    # Copilot CLI reads a root plugin.json first; the same file is a valid Agent Plugins manifest
+    _agent_plugin(root, meta)
 
 
 def _workbuddy(plugin_root: Path, meta: dict[str, Any]) -> None:
     for folder in (".claude-plugin", ".codebuddy-plugin", ".workbuddy-plugin"):
-        _json(plugin_root / folder / "plugin.json", {**meta, "skills": f"./{SKILL_DIR}"})
+        _json(plugin_root / folder / "plugin.json", _common(meta))
 
 
-def _npm_package(root: Path, meta: dict[str, Any], package: str, exports: dict[str, str]) -> None:
+def _npm_package(root: Path, meta: dict[str, Any], package: str, exports: dict[str, str],
+                 extra: dict[str, Any] | None = None) -> None:
     _json(root / "package.json", {
         "name": package, "version": meta["version"], "description": meta["description"], "license": "MIT",
         "type": "module", "main": "./index.js", "exports": exports,
-        "files": ["*.js", "README.md", "skills/"], "keywords": meta["keywords"],
+        "files": ["*.js", "README.md", "skills/"], "keywords": meta["keywords"], **(extra or {}),
     })
 
 
+# OpenCode calls every export of a plugin module as a plugin function: this module exports one
+# function, once (a named export next to the default one would register it twice).
 _OPENCODE_JS = """\
-// OpenCode plugin: adds the packaged ego-browser skill to the instructions and an
-// /ego-browser command. The skill files sit next to this file (skills/ego-browser).
+// OpenCode plugin: adds the packaged skills folder (skills/ego-browser) to OpenCode's skill
+// paths and an /ego-browser command. Only the plugin function is exported: OpenCode calls
+// every export of this module.
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const skillDir = path.join(here, "skills", "ego-browser");
-export const skillFile = path.join(skillDir, "SKILL.md");
+const skillsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "skills");
 
-export const EgoBrowserPlugin = async () => ({
-  config: async (config) => {
-    config.instructions = [...(config.instructions ?? []), skillFile];
-    config.command = {
-      ...(config.command ?? {}),
-      "ego-browser": {
-        description: "Drive a real Chromium with ego_browser (Python)",
-        template: `Read ${skillFile} and follow it. Start with: python -m ego_browser skill\\n\\n$ARGUMENTS`,
-      },
-    };
-  },
-});
-
-export default EgoBrowserPlugin;
+export default async function EgoBrowserPlugin() {
+  return {
+    config: async (config) => {
+      const skills = config.skills ?? {};
+      const paths = skills.paths ?? [];
+      if (!paths.includes(skillsDir)) config.skills = { ...skills, paths: [...paths, skillsDir] };
+      config.command = {
+        ...(config.command ?? {}),
+        "ego-browser": {
+          description: "Drive a real Chromium with ego_browser (Python)",
+          template: "Use the ego-browser skill. Start with: python -m ego_browser skill\\n\\n$ARGUMENTS",
+        },
+      };
+    },
+  };
+}
 """
 
 _DSH_JS = """\
@@ -215,7 +239,7 @@ cursor-agent --plugin-dir /absolute/path/to/ego-browser-cursor
 
 The skill is declared in `.cursor-plugin/plugin.json`. Use `/ego-browser` in the session.
 """),
-    Host("github-copilot", "GitHub Copilot CLI", "zip", _claude, """\
+    Host("github-copilot", "GitHub Copilot CLI", "zip", _copilot, """\
 Extract the ZIP and load it with the Copilot CLI (it reads the Claude-compatible manifest):
 
 ```bash
@@ -225,7 +249,7 @@ copilot --plugin-dir /absolute/path/to/ego-browser-github-copilot
 Use `/ego-browser`. A personal `ego-browser` skill (from `install-skill`) takes precedence over
 the plugin's copy: remove one of the two so the version you expect is the one used.
 """),
-    Host("grok-build", "Grok Build", "zip", _grok, """\
+    Host("grok-build", "Grok Build", "zip", _agent_plugin, """\
 Extract the ZIP, then install the folder:
 
 ```bash
@@ -293,25 +317,29 @@ def _readme(host: Host, version: str) -> str:
 
 
 def _stage(host: Host, skill: Path, meta: dict[str, Any], scratch: Path) -> Path:
-    """The plugin tree of one host, ready to archive; returns the folder the archive holds."""
+    """The plugin tree of one host, ready to archive; returns the folder the archive holds,
+    which has exactly one entry: the host's top-level folder (``package/`` for npm)."""
     top = scratch / host.key
+    root = top / host.folder
     if host.key == "workbuddy":  # a marketplace root with the plugin under plugins/
-        plugin = top / "plugins" / NAME
-        _json(top / ".claude-plugin" / "marketplace.json", {
+        plugin = root / "plugins" / NAME
+        market = {
             "name": f"{NAME}-workbuddy-local", "owner": meta["author"],
+            "metadata": {"description": f"The {NAME} plugin, for a local install", "version": meta["version"]},
             "plugins": [{"name": NAME, "source": f"./plugins/{NAME}", "description": meta["description"],
                          "version": meta["version"]}],
-        })
-    elif host.ext == "tgz":
-        plugin = top / "package"
+        }
+        # CodeBuddy's own marketplace file, and the Claude-compatible one it also reads
+        for folder in (".codebuddy-plugin", ".claude-plugin"):
+            _json(root / folder / "marketplace.json", market)
     else:
-        plugin = top
+        plugin = root
     plugin.mkdir(parents=True)
     _copy_skill(skill, plugin / SKILL_DIR)
     host.layout(plugin, meta)
     readme = _readme(host, meta["version"])
-    (top / ("package" if host.ext == "tgz" else "") / "README.md").write_text(readme, encoding="utf-8")
-    if host.key == "workbuddy":
+    (root / "README.md").write_text(readme, encoding="utf-8")
+    if plugin != root:
         (plugin / "README.md").write_text(readme, encoding="utf-8")
     return top
 

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The agent hosts' own plugin loaders and validators, for tests/integration/test_plugin_hosts.py:
+# each artifact of `package-plugins` is loaded by the host it is built for. The hosts' CLIs come
+# from the npm registry (pinned versions, each npm package ships its own prebuilt binary), into
+# .deps/plugin-hosts/. Install scripts are not run: nothing else is downloaded, and once
+# installed the tests run offline. Idempotent: does nothing when the pinned set is there.
+# EGO_BROWSER_SKIP_PLUGIN_HOSTS_SETUP=1 leaves it out (those tests then skip and say so).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DEST=.deps/plugin-hosts
+PACKAGES=(
+  "@anthropic-ai/claude-code@2.1.332"  # claude plugin validate
+  "@openai/codex@0.171.0"              # codex plugin marketplace add / plugin add / debug prompt-input
+  "@github/copilot@1.0.102"            # copilot plugin install / --plugin-dir / skill list
+  "opencode-ai@1.18.33"                # opencode debug skill (runs the plugin's config hook)
+)
+
+say() { printf '[setup] %s\n' "$*"; }
+
+want=$(printf '%s\n' "${PACKAGES[@]}")
+if [ "$(cat "$DEST/.stamp" 2>/dev/null || true)" = "$want" ]; then
+  exit 0
+fi
+if ! command -v npm >/dev/null 2>&1; then
+  say "npm not found: the plugin host checks will skip (apt-get install npm, then re-run make test)"
+  exit 0
+fi
+
+say "installing the agent hosts' CLIs for the plugin checks (npm, about 1.3 GB, once) into $DEST"
+mkdir -p .deps
+tmp=$(mktemp -d .deps/.plugin-hosts.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+printf '{"name": "ego-browser-plugin-hosts", "private": true}\n' > "$tmp/package.json"
+(cd "$tmp" && npm install --no-audit --no-fund --ignore-scripts --loglevel=error "${PACKAGES[@]}" >/dev/null)
+printf '%s\n' "$want" > "$tmp/.stamp"
+rm -rf "$DEST"
+mv "$tmp" "$DEST"
+trap - EXIT
+say "plugin hosts ready: $(ls "$DEST/node_modules/.bin" | grep -E '^(claude|codex|copilot|opencode)$' | tr '\n' ' ')"
