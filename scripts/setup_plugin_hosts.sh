@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The agent hosts' own plugin loaders and validators, for tests/integration/test_plugin_hosts.py:
 # each artifact of `package-plugins` is loaded by the host it is built for. The hosts' CLIs come
-# from the npm registry (pinned versions, each npm package ships its own prebuilt binary), into
-# .deps/plugin-hosts/. Install scripts are not run: nothing else is downloaded, and once
-# installed the tests run offline. Idempotent: does nothing when the pinned set is there.
+# from the npm registry (pinned versions; each ships its prebuilt binary in a platform package,
+# which their install scripts copy into place), into .deps/plugin-hosts/. Nothing else is
+# downloaded, and once installed the tests run offline. Idempotent: does nothing when the pinned set is there.
 # EGO_BROWSER_SKIP_PLUGIN_HOSTS_SETUP=1 leaves it out (those tests then skip and say so).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +32,7 @@ mkdir -p .deps
 tmp=$(mktemp -d .deps/.plugin-hosts.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 printf '{"name": "ego-browser-plugin-hosts", "private": true}\n' > "$tmp/package.json"
-(cd "$tmp" && npm install --no-audit --no-fund --ignore-scripts --loglevel=error "${PACKAGES[@]}" >/dev/null)
+(cd "$tmp" && npm install --no-audit --no-fund --loglevel=error "${PACKAGES[@]}" >/dev/null)
 printf '%s\n' "$want" > "$tmp/.stamp"
 rm -rf "$DEST"
 mv "$tmp" "$DEST"

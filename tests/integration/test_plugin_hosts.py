@@ -1,0 +1,141 @@
+"""Each ``package-plugins`` artifact loaded by its host's own loader or validator (issue 34,
+point 4): Claude Code's ``claude plugin validate`` (Claude Code, QwenWork's Claude-compatible kit,
+WorkBuddy's marketplace), Codex's marketplace install and the prompt it shows the model, Copilot
+CLI's install and skill list, OpenCode's plugin loader and skill list. The CLIs come from the npm
+registry through scripts/setup_plugin_hosts.sh (``make test`` runs it) into .deps/plugin-hosts/;
+every run here is offline, in a throwaway home. Hosts with no installable loader (Cursor, Grok
+Build, DeepSeek Harness) are checked against their published formats in
+tests/project/test_plugins.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from ego_browser import plugins
+from tests.conftest import ROOT
+
+BIN = ROOT / ".deps" / "plugin-hosts" / "node_modules" / ".bin"
+
+
+def _tool(name: str) -> Path:
+    path = BIN / name
+    if not path.exists():
+        pytest.skip(f"{name} is not installed: run scripts/setup_plugin_hosts.sh (make test runs it)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def unpacked(tmp_path_factory) -> dict[str, Path]:
+    """Every artifact built and extracted as a person would; host key -> its top-level folder."""
+    out = tmp_path_factory.mktemp("plugins")
+    found = {}
+    for path in plugins.package_plugins(out / "dist"):
+        host = next(h for h in plugins.HOSTS if path.name == h.artifact())
+        dest = out / host.key
+        if path.suffix == ".zip":
+            with zipfile.ZipFile(path) as zf:
+                zf.extractall(dest)
+        else:
+            with tarfile.open(path) as tar:
+                tar.extractall(dest, filter="data")
+        (top,) = dest.iterdir()  # one top-level folder (tests/project/test_plugins.py checks its name)
+        found[host.key] = top
+    return found
+
+
+@pytest.fixture()
+def home(tmp_path) -> dict[str, str]:
+    """An environment whose home and XDG folders are empty and throwaway, with the hosts' update
+    checks and other network calls off (nothing here needs the network)."""
+    h = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "CODEX_", "COPILOT_", "OPENCODE_"))}
+    env.update(HOME=str(h), XDG_CONFIG_HOME=str(h / ".config"), XDG_DATA_HOME=str(h / ".local/share"),
+               XDG_CACHE_HOME=str(h / ".cache"), XDG_STATE_HOME=str(h / ".local/state"),
+               DISABLE_AUTOUPDATER="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+               OPENCODE_DISABLE_AUTOUPDATE="1", OPENCODE_DISABLE_MODELS_FETCH="1",
+               OPENCODE_DISABLE_DEFAULT_PLUGINS="1", NO_COLOR="1")
+    (h / "project").mkdir(parents=True)
+    return env
+
+
+def _run(env: dict[str, str], *args: str | Path, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=timeout, env=env,
+                          cwd=str(cwd or Path(env["HOME"]) / "project"), stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("key, folder", [
+    ("claude-code", "."), ("qwenwork", "."), ("workbuddy", "plugins/ego-browser"),
+])
+def test_claude_code_validates_the_plugin_and_finds_the_skill(unpacked, home, key, folder):
+    proc = _run(home, _tool("claude"), "plugin", "validate", "--json", "--strict", unpacked[key] / folder)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["success"] and report["manifest"]["type"] == "plugin"
+    assert report["manifest"]["errors"] == [] and report["manifest"]["warnings"] == []
+    assert report["provides"]["skills"] == ["ego-browser:ego-browser"]
+
+
+def test_claude_code_validates_the_workbuddy_marketplace(unpacked, home):
+    proc = _run(home, _tool("claude"), "plugin", "validate", "--json", "--strict", unpacked["workbuddy"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["success"] and report["manifest"]["type"] == "marketplace"
+    assert report["manifest"]["errors"] == [] and report["manifest"]["warnings"] == []
+
+
+def test_codex_installs_from_the_zip_and_shows_the_skill_to_the_model(unpacked, home):
+    codex = _tool("codex")
+    root = unpacked["codex"]
+    proc = _run(home, codex, "plugin", "marketplace", "add", root)
+    assert proc.returncode == 0 and "ego-browser-codex-local" in proc.stdout, proc.stdout + proc.stderr
+    proc = _run(home, codex, "plugin", "add", "ego-browser@ego-browser-codex-local")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # what the model is shown at the start of a turn: the plugin's skill, from Codex's cache
+    proc = _run(home, codex, "debug", "prompt-input", "open example.com")
+    assert proc.returncode == 0, proc.stderr
+    prompt = proc.stdout
+    assert "ego-browser:ego-browser: Drive a real Chromium" in prompt
+    installed = Path(home["HOME"]) / ".codex" / "plugins" / "cache" / "ego-browser-codex-local" / "ego-browser"
+    # the skill's file, as the prompt names it (under an alias for the cache root), is the installed copy
+    assert f"ego-browser/{plugins.__version__}/skills/ego-browser/SKILL.md)" in prompt
+    assert (installed / plugins.__version__ / "skills" / "ego-browser" / "SKILL.md").is_file()
+
+
+@pytest.mark.parametrize("route", ["install", "plugin-dir"])
+def test_copilot_cli_loads_the_plugin_and_lists_the_skill(unpacked, home, route):
+    copilot = _tool("copilot")
+    root = unpacked["github-copilot"]
+    if route == "install":
+        proc = _run(home, copilot, "plugin", "install", root)
+        assert proc.returncode == 0 and "Installed 1 skill" in proc.stdout, proc.stdout + proc.stderr
+        flags: list[str | Path] = []
+    else:
+        flags = ["--plugin-dir", root]
+    proc = _run(home, copilot, *flags, "plugin", "list")
+    assert proc.returncode == 0 and f"ego-browser (v{plugins.__version__})" in proc.stdout, proc.stdout + proc.stderr
+    proc = _run(home, copilot, *flags, "skill", "list")
+    assert proc.returncode == 0, proc.stderr
+    plugin_skills = proc.stdout.split("Plugin skills:", 1)[1].split("\n\n", 1)[0]
+    assert "ego-browser - Drive a real Chromium" in plugin_skills
+
+
+def test_opencode_loads_the_plugin_and_registers_the_skill(unpacked, home):
+    opencode = _tool("opencode")
+    package = unpacked["opencode"]
+    project = Path(home["HOME"]) / "project"
+    (project / "opencode.json").write_text(json.dumps({
+        "$schema": "https://opencode.ai/config.json", "plugin": [(package / "index.js").as_uri()],
+    }))
+    proc = _run(home, opencode, "debug", "skill", "--print-logs", "--log-level", "WARN", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    assert "failed to load plugin" not in proc.stderr, proc.stderr
+    skills = {s["name"]: s for s in json.loads(proc.stdout[proc.stdout.index("["):])}
+    assert Path(skills["ego-browser"]["location"]) == package / "skills" / "ego-browser" / "SKILL.md"
+    assert skills["ego-browser"]["description"].startswith("Drive a real Chromium")
