@@ -177,20 +177,41 @@ export default async function EgoBrowserPlugin() {
 }
 """
 
+# A DeepSeek Harness plugin is a Cordis plugin module (name, inject, apply); a package becomes a
+# profile layer only when its package.json declares dsh.bundle.patch, a YAML list of loader
+# patches (here: one inserted row that loads this package).
 _DSH_JS = """\
-// DeepSeek Harness bundle: registers the packaged ego-browser skill (skills/ego-browser).
+// DeepSeek Harness plugin (a Cordis plugin): registers the packaged ego-browser skill
+// (skills/ego-browser/SKILL.md) in the harness's skill registry, ctx.skills.
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const skills = [{ name: "ego-browser", dir: path.join(here, "skills", "ego-browser") }];
+export const name = "ego-browser";
+export const inject = ["skills"];
 
-export function register(harness) {
-  for (const skill of skills) harness?.skills?.register?.(skill);
-  return { skills };
+const skillDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "skills", "ego-browser");
+
+function readSkill() {
+  const file = path.join(skillDir, "SKILL.md");
+  const text = readFileSync(file, "utf8");
+  const match = /^---\\r?\\n([\\s\\S]*?)\\r?\\n---\\r?\\n?/.exec(text);
+  if (!match) throw new Error(`${file} has no front matter`);
+  const field = (key) => (new RegExp(`^${key}:\\\\s*(.*)$`, "m").exec(match[1]) ?? [])[1]?.trim();
+  return { name: field("name"), description: field("description"), content: text.slice(match[0].length).trimStart(), path: file };
 }
 
-export default { name: "ego-browser", skills, register };
+export function apply(ctx) {
+  ctx.skills.register({ ...readSkill(), source: "runtime", resourceBase: { kind: "directory", path: skillDir } });
+}
+"""
+
+_DSH_PATCH = """\
+# DeepSeek Harness profile layer: one plugin row that loads this package (dsh.js), which
+# registers the packaged ego-browser skill.
+- insert:
+    - id: ego-browser
+      name: ego-browser-deepseek-harness
 """
 
 
@@ -200,9 +221,11 @@ def _opencode(root: Path, meta: dict[str, Any]) -> None:
 
 
 def _deepseek(root: Path, meta: dict[str, Any]) -> None:
-    _npm_package(root, meta, "ego-browser-deepseek-harness", {".": "./dsh.js", "./dsh": "./dsh.js"})
+    _npm_package(root, meta, "ego-browser-deepseek-harness", {".": "./dsh.js", "./dsh": "./dsh.js"},
+                 {"main": "./dsh.js", "files": ["*.js", "cordis.patch.yml", "README.md", "skills/"],
+                  "dsh": {"bundle": {"patch": "./cordis.patch.yml"}}})
     (root / "dsh.js").write_text(_DSH_JS, encoding="utf-8")
-    (root / "index.js").write_text('export { default, skills, register } from "./dsh.js";\n', encoding="utf-8")
+    (root / "cordis.patch.yml").write_text(_DSH_PATCH, encoding="utf-8")
 
 
 HOSTS: tuple[Host, ...] = (

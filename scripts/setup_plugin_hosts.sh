@@ -14,6 +14,10 @@ PACKAGES=(
   "@openai/codex@0.171.0"              # codex plugin marketplace add / plugin add / debug prompt-input
   "@github/copilot@1.0.102"            # copilot plugin install / --plugin-dir / skill list
   "opencode-ai@1.18.33"                # opencode debug skill (runs the plugin's config hook)
+  # DeepSeek Harness: its full CLI does not install (its latest release pins unpublished
+  # packages), so the parts that load a bundle: the patch layer, the loader, the skill registry
+  "@deepseek-ai/cordis@4.0.4" "@deepseek-ai/cordis-plugin-loader@1.0.5"
+  "@deepseek-ai/cordis-plugin-include@1.0.9" "@deepseek-ai/dsh-skill@0.1.0-rc.8" "js-yaml@4.3.2"
 )
 
 say() { printf '[setup] %s\n' "$*"; }
@@ -27,7 +31,7 @@ if ! command -v npm >/dev/null 2>&1; then
   exit 0
 fi
 
-say "installing the agent hosts' CLIs for the plugin checks (npm, about 1.3 GB, once) into $DEST"
+say "installing the agent hosts' CLIs and loaders for the plugin checks (npm, about 1.3 GB, once) into $DEST"
 mkdir -p .deps
 tmp=$(mktemp -d .deps/.plugin-hosts.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

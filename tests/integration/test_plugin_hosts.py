@@ -1,16 +1,18 @@
 """Each ``package-plugins`` artifact loaded by its host's own loader or validator (issue 34,
 point 4): Claude Code's ``claude plugin validate`` (Claude Code, QwenWork's Claude-compatible kit,
 WorkBuddy's marketplace), Codex's marketplace install and the prompt it shows the model, Copilot
-CLI's install and skill list, OpenCode's plugin loader and skill list. The CLIs come from the npm
-registry through scripts/setup_plugin_hosts.sh (``make test`` runs it) into .deps/plugin-hosts/;
-every run here is offline, in a throwaway home. Hosts with no installable loader (Cursor, Grok
-Build, DeepSeek Harness) are checked against their published formats in
+CLI's install and skill list, OpenCode's plugin loader and skill list, DeepSeek Harness's bundle
+loading parts (its patch layer, plugin loader and skill registry: its CLI itself does not install).
+They come from the npm registry through scripts/setup_plugin_hosts.sh (``make test`` runs it)
+into .deps/plugin-hosts/; every run here is offline, in a throwaway home. Hosts with no
+installable loader (Cursor, Grok Build) are checked against their published formats in
 tests/project/test_plugins.py."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import tarfile
 import zipfile
@@ -139,3 +141,29 @@ def test_opencode_loads_the_plugin_and_registers_the_skill(unpacked, home):
     skills = {s["name"]: s for s in json.loads(proc.stdout[proc.stdout.index("["):])}
     assert Path(skills["ego-browser"]["location"]) == package / "skills" / "ego-browser" / "SKILL.md"
     assert skills["ego-browser"]["description"].startswith("Drive a real Chromium")
+
+
+def test_deepseek_harness_composes_the_bundle_and_registers_the_skill(unpacked, home):
+    """`dsh plugin add` installs the package into the profile and keeps it as a layer only if it
+    declares dsh.bundle.patch; the profile then loads the rows that patch inserts."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node runs DeepSeek Harness")
+    modules = BIN.parent
+    if not (modules / "@deepseek-ai" / "dsh-skill").is_dir():
+        pytest.skip("DeepSeek Harness's packages are not installed: run scripts/setup_plugin_hosts.sh")
+    package = unpacked["deepseek-harness"]
+    profile = Path(home["HOME"]) / ".dsh" / "profiles" / "web"
+    (profile / "node_modules").mkdir(parents=True)
+    for name in ("@deepseek-ai", "js-yaml"):
+        (profile / "node_modules" / name).symlink_to(modules / name)
+    (profile / "node_modules" / "ego-browser-deepseek-harness").symlink_to(package)
+    shutil.copy(Path(__file__).with_name("dsh_bundle_load.mjs"), profile / "load.mjs")
+    proc = _run(home, node, "load.mjs", "ego-browser-deepseek-harness", cwd=profile)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert [e["name"] for e in out["entries"]] == ["ego-browser-deepseek-harness"]
+    (skill,) = out["skills"]
+    assert skill["name"] == "ego-browser" and skill["description"].startswith("Drive a real Chromium")
+    assert Path(skill["path"]) == package / "skills" / "ego-browser" / "SKILL.md"
+    assert skill["content"].lstrip().startswith("# ego-browser") and "---" not in skill["content"][:10]

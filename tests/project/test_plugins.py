@@ -196,17 +196,28 @@ def test_opencode_module_survives_opencodes_loader(built, tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node runs the npm adapters")
-def test_deepseek_harness_module_registers_the_packaged_skill(built, tmp_path):
+def test_deepseek_harness_package_is_a_bundle_whose_plugin_registers_the_skill(built, tmp_path):
+    """A package joins a dsh profile only if package.json declares dsh.bundle.patch; the rows
+    that patch inserts load Cordis plugins (name, inject, apply) by package name."""
     ds = _unpack(built["deepseek-harness"], tmp_path / "ds")
+    pkg = json.loads((ds / "package.json").read_text())
+    patch = (ds / pkg["dsh"]["bundle"]["patch"]).read_text()
+    assert "- insert:" in patch and f"name: {pkg['name']}" in patch
+    main = pkg["exports"]["."]
     script = (
-        f"const m = await import({json.dumps((ds / 'dsh.js').as_uri())});"
-        "const seen = []; m.register({skills: {register: (s) => seen.push(s)}});"
-        "console.log(JSON.stringify(seen));"
+        f"const m = await import({json.dumps((ds / main).as_uri())});"
+        "const plugin = m.default ?? m; const seen = [];"  # what Cordis's loader unwraps
+        "plugin.apply({skills: {register: (s) => seen.push(s)}});"
+        "console.log(JSON.stringify({name: plugin.name, inject: plugin.inject, seen}));"
     )
     proc = _node(script)
     assert proc.returncode == 0, proc.stderr
-    (registered,) = json.loads(proc.stdout)
-    assert registered["name"] == "ego-browser" and (Path(registered["dir"]) / "SKILL.md").is_file()
+    out = json.loads(proc.stdout)
+    assert out["inject"] == ["skills"]
+    (registered,) = out["seen"]
+    assert registered["name"] == "ego-browser" and registered["description"].startswith("Drive a real Chromium")
+    assert Path(registered["path"]) == ds / "skills" / "ego-browser" / "SKILL.md"
+    assert registered["content"] == (ds / "skills" / "ego-browser" / "SKILL.md").read_text().split("---", 2)[2].lstrip("\n")
 
 
 def test_a_failed_build_leaves_the_earlier_artifacts_intact(tmp_path, monkeypatch):
