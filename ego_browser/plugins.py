@@ -1,14 +1,16 @@
 """``python -m ego_browser package-plugins``: the entry skill packaged for nine agent hosts.
 
 Every artifact holds its host's manifest layout, a full copy of the skill (real files, never a
-link to this checkout) and a README for that host alone. The nine are built in a scratch folder
-next to the output; only when all nine are built are they moved into
-``<output>/ego-browser-v<version>/`` (one ``os.replace`` each, on the same file system), so a
-failed build leaves the artifacts of an earlier build as they were.
+link to this checkout) and a README for that host alone, all inside one top-level folder
+(``ego-browser-<host>/`` in a ZIP, ``package/`` in an npm archive), so extracting it never
+scatters files. The nine are built in a scratch folder next to the output; only when all nine
+are built are they moved into ``<output>/ego-browser-v<version>/`` (one ``os.replace`` each, on
+the same file system), so a failed build leaves the artifacts of an earlier build as they were.
 
-The host layouts follow what ego-lite ships for the same hosts (Claude-compatible plugins,
-Codex with its marketplace at the archive root, WorkBuddy as a marketplace root, npm archives
-with everything under ``package/`` for OpenCode and DeepSeek Harness).
+Each layout follows its host's published format and is loaded by the host's own loader where one
+installs (tests/integration/test_plugin_hosts.py: Claude Code's validator, Codex, Copilot CLI,
+OpenCode, DeepSeek Harness's bundle loading); Cursor's and Agent Plugins 1.0 (Grok Build) are
+checked against their published schemas (tests/project/test_plugins.py).
 """
 
 from __future__ import annotations
@@ -228,71 +230,88 @@ def _deepseek(root: Path, meta: dict[str, Any]) -> None:
     (root / "cordis.patch.yml").write_text(_DSH_PATCH, encoding="utf-8")
 
 
+# Each README's install section; every ZIP extracts to one folder, ego-browser-<host>/.
 HOSTS: tuple[Host, ...] = (
     Host("claude-code", "Claude Code", "zip", _claude, """\
-Extract the ZIP into a persistent folder, then load it for a session:
+Extract the ZIP into a persistent folder (it creates `ego-browser-claude-code/`), then load it
+for a session:
 
 ```bash
+unzip ego-browser-claude-code-v{version}.zip -d /absolute/path/to
 claude --plugin-dir /absolute/path/to/ego-browser-claude-code
 ```
 
-Use `/ego-browser:ego-browser` (or ask for the ego-browser skill). For a persistent install, add
-the folder to a plugin marketplace. `python -m ego_browser install-skill` installs the same skill
+Use `/ego-browser:ego-browser` (or ask for the ego-browser skill). `claude plugin validate
+/absolute/path/to/ego-browser-claude-code` checks the folder. For a persistent install, add the
+folder to a plugin marketplace. `python -m ego_browser install-skill` installs the same skill
 into `~/.claude/skills` without a plugin.
 """),
     Host("codex", "Codex", "zip", _codex, """\
-`.codex-plugin/plugin.json` and `skills/` sit at the archive root, and
-`.agents/plugins/marketplace.json` points at that same root (`"path": "./"`). Extract the ZIP,
-then add the folder as a marketplace and install the plugin:
+The ZIP extracts to `ego-browser-codex/`, which holds `.codex-plugin/plugin.json`, `skills/` and
+`.agents/plugins/marketplace.json`, a local marketplace whose one entry is that same folder
+(`"path": "./"`). Add the folder as a marketplace and install the plugin:
 
 ```bash
+unzip ego-browser-codex-v{version}.zip -d /absolute/path/to
 codex plugin marketplace add /absolute/path/to/ego-browser-codex
 codex plugin add ego-browser@ego-browser-codex-local
 ```
 
-Restart Codex if the plugin does not appear, then ask it to use `$ego-browser`. Remove it with
+Start a new Codex session and ask it to use `$ego-browser`. Remove it with
 `codex plugin remove ego-browser@ego-browser-codex-local`.
 """),
     Host("cursor", "Cursor", "zip", _cursor, """\
-Extract the ZIP and load it with the Cursor CLI:
+Extract the ZIP (it creates `ego-browser-cursor/`) and load it with the Cursor CLI:
 
 ```bash
+unzip ego-browser-cursor-v{version}.zip -d /absolute/path/to
 cursor-agent --plugin-dir /absolute/path/to/ego-browser-cursor
 ```
 
-The skill is declared in `.cursor-plugin/plugin.json`. Use `/ego-browser` in the session.
+The manifest is `.cursor-plugin/plugin.json`; the skill is found in the plugin's `skills/`
+folder. Use `/ego-browser` in the session.
 """),
     Host("github-copilot", "GitHub Copilot CLI", "zip", _copilot, """\
-Extract the ZIP and load it with the Copilot CLI (it reads the Claude-compatible manifest):
+Extract the ZIP (it creates `ego-browser-github-copilot/`, with Copilot's root `plugin.json`)
+and load it for a session, or install it:
 
 ```bash
+unzip ego-browser-github-copilot-v{version}.zip -d /absolute/path/to
 copilot --plugin-dir /absolute/path/to/ego-browser-github-copilot
+copilot plugin install /absolute/path/to/ego-browser-github-copilot   # or: a persistent install
 ```
 
-Use `/ego-browser`. A personal `ego-browser` skill (from `install-skill`) takes precedence over
-the plugin's copy: remove one of the two so the version you expect is the one used.
+`copilot skill list` then lists ego-browser under "Plugin skills"; use `/ego-browser`. A
+personal `ego-browser` skill (from `install-skill`) takes precedence over the plugin's copy:
+remove one of the two so the version you expect is the one used. Remove the install with
+`copilot plugin uninstall ego-browser`.
 """),
     Host("grok-build", "Grok Build", "zip", _agent_plugin, """\
-Extract the ZIP, then install the folder:
+Extract the ZIP (it creates `ego-browser-grok-build/`, an Agent Plugins 1.0 package: the root
+`plugin.json` and `skills/ego-browser/`), then load it for a session or keep it in Grok's plugin
+folder:
 
 ```bash
-grok plugin install /absolute/path/to/ego-browser-grok-build
+unzip ego-browser-grok-build-v{version}.zip -d /absolute/path/to
+grok --plugin-dir /absolute/path/to/ego-browser-grok-build
+unzip ego-browser-grok-build-v{version}.zip -d ~/.grok/plugins   # or: for every session
 ```
 
-The package holds the Agent Plugins `plugin.json` and the skill folder. Use `/ego-browser`;
-remove it with `grok plugin uninstall ego-browser`.
+Use `/ego-browser`; `/plugins` in the TUI lists and toggles it.
 """),
     Host("workbuddy", "WorkBuddy", "zip", _workbuddy, """\
-Extract the ZIP as a marketplace root: it holds `.claude-plugin/marketplace.json` and
-`plugins/ego-browser/` with `.codebuddy-plugin/plugin.json`, `.workbuddy-plugin/plugin.json` and
-the Claude-compatible manifest. In WorkBuddy, add the extracted folder as a local marketplace,
-select **ego-browser-workbuddy-local** and install **ego-browser**; then start a new task and
-ask it to use the ego-browser skill.
+The ZIP extracts to `ego-browser-workbuddy/`, a marketplace root: `.codebuddy-plugin/` and
+`.claude-plugin/` hold its `marketplace.json`, and `plugins/ego-browser/` the plugin, with
+`.codebuddy-plugin/plugin.json`, `.workbuddy-plugin/plugin.json` and the Claude-compatible
+manifest. In WorkBuddy, add the extracted folder as a local marketplace, select
+**ego-browser-workbuddy-local** and install **ego-browser**; then start a new task and ask it to
+use the ego-browser skill.
 """),
     Host("qwenwork", "QwenWork Desktop", "zip", _claude, """\
 Upload the ZIP as an expert kit (Extensions → Expert kits → Add → Upload kit), then install it.
-The kit uses the Claude-compatible `.claude-plugin/plugin.json`. Start a new task and ask it to
-use ego-browser.
+The kit is the folder `ego-browser-qwenwork/` with the Claude-compatible
+`.claude-plugin/plugin.json` and `skills/ego-browser/`. Start a new task and ask it to use
+ego-browser.
 """),
     Host("opencode", "OpenCode", "tgz", _opencode, """\
 Extract the npm archive into a persistent folder and register its entry point:
@@ -303,8 +322,9 @@ tar -xzf ego-browser-opencode-v{version}.tgz -C /absolute/path/to/ego-browser-op
 opencode plugin "file:///absolute/path/to/ego-browser-opencode/package/index.js" -g
 ```
 
-The package `ego-browser-opencode` exports `index.js` (as `.` and `./server`); it adds the
-packaged skill to the instructions and an `/ego-browser` command. Remove its entry from the
+The package `ego-browser-opencode` exports `index.js` (as `.` and `./server`), whose one export
+is the plugin: it adds the packaged `skills/` folder to OpenCode's skill paths and an
+`/ego-browser` command. `opencode debug skill` then lists ego-browser. Remove its entry from the
 `plugin` array of `opencode.json` to uninstall.
 """),
     Host("deepseek-harness", "DeepSeek Harness", "tgz", _deepseek, """\
@@ -316,9 +336,10 @@ tar -xzf ego-browser-deepseek-harness-v{version}.tgz -C /absolute/path/to/ego-br
 dsh plugin --profile web add /absolute/path/to/ego-browser-deepseek-harness/package
 ```
 
-The package `ego-browser-deepseek-harness` exports `./dsh` (`dsh.js`), which registers the
-packaged skill. Use `/ego-browser`; remove it with
-`dsh plugin --profile web remove ego-browser-deepseek-harness`.
+The package `ego-browser-deepseek-harness` is a dsh bundle: its `package.json` declares the
+profile layer `cordis.patch.yml`, whose one row loads the package's plugin (`dsh.js`), which
+registers the packaged skill in the harness's skill catalog. Restart the profile, then use
+`/ego-browser`; remove it with `dsh plugin --profile web remove ego-browser-deepseek-harness`.
 """),
 )
 

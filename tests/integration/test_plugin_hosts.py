@@ -131,11 +131,12 @@ def test_copilot_cli_loads_the_plugin_and_lists_the_skill(unpacked, home, route)
 def test_opencode_loads_the_plugin_and_registers_the_skill(unpacked, home):
     opencode = _tool("opencode")
     package = unpacked["opencode"]
-    project = Path(home["HOME"]) / "project"
-    (project / "opencode.json").write_text(json.dumps({
-        "$schema": "https://opencode.ai/config.json", "plugin": [(package / "index.js").as_uri()],
-    }))
-    proc = _run(home, opencode, "debug", "skill", "--print-logs", "--log-level", "WARN", cwd=project)
+    # the README's route: register the entry point in the global config, then start OpenCode
+    proc = _run(home, opencode, "plugin", (package / "index.js").as_uri(), "-g")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (config,) = (Path(home["XDG_CONFIG_HOME"]) / "opencode").glob("opencode.json*")
+    assert (package / "index.js").as_uri() in config.read_text()
+    proc = _run(home, opencode, "debug", "skill", "--print-logs", "--log-level", "WARN")
     assert proc.returncode == 0, proc.stderr
     assert "failed to load plugin" not in proc.stderr, proc.stderr
     skills = {s["name"]: s for s in json.loads(proc.stdout[proc.stdout.index("["):])}

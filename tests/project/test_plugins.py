@@ -48,7 +48,7 @@ MANIFESTS = {
 }
 INSTALL_WORDS = {  # a word of each host's own install section, absent from every other README
     "claude-code": "claude --plugin-dir", "codex": "codex plugin marketplace add", "cursor": "cursor-agent",
-    "github-copilot": "copilot --plugin-dir", "grok-build": "grok plugin install", "workbuddy": "workbuddy-local",
+    "github-copilot": "copilot --plugin-dir", "grok-build": "grok --plugin-dir", "workbuddy": "workbuddy-local",
     "qwenwork": "expert kit", "opencode": "opencode plugin", "deepseek-harness": "dsh plugin",
 }
 
