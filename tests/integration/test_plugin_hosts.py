@@ -159,7 +159,7 @@ def test_deepseek_harness_composes_the_bundle_and_registers_the_skill(unpacked, 
     for name in ("@deepseek-ai", "js-yaml"):
         (profile / "node_modules" / name).symlink_to(modules / name)
     (profile / "node_modules" / "ego-browser-deepseek-harness").symlink_to(package)
-    shutil.copy(Path(__file__).with_name("dsh_bundle_load.mjs"), profile / "load.mjs")
+    shutil.copy(Path(__file__).with_name("dsh_bundle_load.js"), profile / "load.mjs")  # .mjs: an ES module
     proc = _run(home, node, "load.mjs", "ego-browser-deepseek-harness", cwd=profile)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)

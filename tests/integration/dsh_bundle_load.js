@@ -5,7 +5,7 @@
 // and unwrapped by cordis-plugin-loader, then mounted on a Cordis context beside dsh-skill's
 // SkillRegistry (the ctx.skills service). Prints the skills the registry then lists, as JSON.
 // Run from a profile folder whose node_modules holds the bundle and those packages:
-//   node dsh_bundle_load.mjs <bundle package name>
+//   node load.mjs <bundle package name>   (this file, copied as an ES module)
 import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import yaml from "js-yaml";
