@@ -131,10 +131,17 @@ def test_copilot_cli_loads_the_plugin_and_lists_the_skill(unpacked, home, route)
 def test_opencode_loads_the_plugin_and_registers_the_skill(unpacked, home):
     opencode = _tool("opencode")
     package = unpacked["opencode"]
+    # OpenCode installs @opencode-ai/plugin from npm into each config folder (for TypeScript
+    # plugins kept there; this plugin imports nothing) unless the folder's lock file lists it:
+    # list it, so the run stays offline
+    config_dir = Path(home["XDG_CONFIG_HOME"]) / "opencode"
+    (config_dir / "node_modules").mkdir(parents=True)
+    (config_dir / "package-lock.json").write_text(json.dumps(
+        {"packages": {"": {"dependencies": {"@opencode-ai/plugin": "*"}}}}))
     # the README's route: register the entry point in the global config, then start OpenCode
     proc = _run(home, opencode, "plugin", (package / "index.js").as_uri(), "-g")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    (config,) = (Path(home["XDG_CONFIG_HOME"]) / "opencode").glob("opencode.json*")
+    (config,) = config_dir.glob("opencode.json*")
     assert (package / "index.js").as_uri() in config.read_text()
     proc = _run(home, opencode, "debug", "skill", "--print-logs", "--log-level", "WARN")
     assert proc.returncode == 0, proc.stderr
