@@ -91,8 +91,8 @@ def _json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-# Agent Plugins 1.0.0 (the open standard Cursor, Copilot, Codex and Grok Build read): a closed
-# manifest schema at the plugin root, with skills found in the fixed skills/ folder.
+# Agent Plugins 1.0.0 (agent-plugins.org, an open standard Cursor, Copilot CLI and Codex read): a
+# closed manifest schema at the plugin root, with skills found in the fixed skills/ folder.
 AGENT_PLUGINS_SCHEMA = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"
 
 
@@ -129,6 +129,12 @@ def _cursor(root: Path, meta: dict[str, Any]) -> None:
 
 def _agent_plugin(root: Path, meta: dict[str, Any]) -> None:
     _json(root / "plugin.json", {"$schema": AGENT_PLUGINS_SCHEMA, **_common(meta)})
+
+
+def _grok(root: Path, meta: dict[str, Any]) -> None:
+    # Grok Build loads Agent Plugins packages and, its docs say, Claude Code plugins as they are
+    _agent_plugin(root, meta)
+    _claude(root, meta)
 
 
 def _copilot(root: Path, meta: dict[str, Any]) -> None:
@@ -286,10 +292,10 @@ personal `ego-browser` skill (from `install-skill`) takes precedence over the pl
 remove one of the two so the version you expect is the one used. Remove the install with
 `copilot plugin uninstall ego-browser`.
 """),
-    Host("grok-build", "Grok Build", "zip", _agent_plugin, """\
+    Host("grok-build", "Grok Build", "zip", _grok, """\
 Extract the ZIP (it creates `ego-browser-grok-build/`, an Agent Plugins 1.0 package: the root
-`plugin.json` and `skills/ego-browser/`), then load it for a session or keep it in Grok's plugin
-folder:
+`plugin.json` and `skills/ego-browser/`, with the Claude-compatible manifest beside it), then
+load it for a session or keep it in Grok's plugin folder:
 
 ```bash
 unzip ego-browser-grok-build-v{version}.zip -d /absolute/path/to

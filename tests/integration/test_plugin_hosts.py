@@ -5,8 +5,8 @@ CLI's install and skill list, OpenCode's plugin loader and skill list, DeepSeek 
 loading parts (its patch layer, plugin loader and skill registry: its CLI itself does not install).
 They come from the npm registry through scripts/setup_plugin_hosts.sh (``make test`` runs it)
 into .deps/plugin-hosts/; every run here is offline, in a throwaway home. Hosts with no
-installable loader (Cursor, Grok Build) are checked against their published formats in
-tests/project/test_plugins.py."""
+installable loader (Cursor; Grok Build, whose Claude-compatible manifest Claude Code's validator
+checks here) are checked against their published formats in tests/project/test_plugins.py."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def _run(env: dict[str, str], *args: str | Path, cwd: Path | None = None, timeou
 
 
 @pytest.mark.parametrize("key, folder", [
-    ("claude-code", "."), ("qwenwork", "."), ("workbuddy", "plugins/ego-browser"),
+    ("claude-code", "."), ("qwenwork", "."), ("workbuddy", "plugins/ego-browser"), ("grok-build", "."),
 ])
 def test_claude_code_validates_the_plugin_and_finds_the_skill(unpacked, home, key, folder):
     proc = _run(home, _tool("claude"), "plugin", "validate", "--json", "--strict", unpacked[key] / folder)

@@ -40,7 +40,7 @@ MANIFESTS = {
     "codex": [".codex-plugin/plugin.json"],
     "cursor": [".cursor-plugin/plugin.json"],
     "github-copilot": ["plugin.json"],
-    "grok-build": ["plugin.json"],
+    "grok-build": ["plugin.json", ".claude-plugin/plugin.json"],
     "workbuddy": [f"plugins/ego-browser/.{h}-plugin/plugin.json" for h in ("claude", "codebuddy", "workbuddy")],
     "qwenwork": [".claude-plugin/plugin.json"],
     "opencode": ["package.json"],
