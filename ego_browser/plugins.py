@@ -239,10 +239,11 @@ def _deepseek(root: Path, meta: dict[str, Any]) -> None:
 # Each README's install section; every ZIP extracts to one folder, ego-browser-<host>/.
 HOSTS: tuple[Host, ...] = (
     Host("claude-code", "Claude Code", "zip", _claude, """\
-Extract the ZIP into a persistent folder (it creates `ego-browser-claude-code/`), then load it
-for a session:
+Load the ZIP for a session as it is, or extract it into a persistent folder (it creates
+`ego-browser-claude-code/`) and load that:
 
 ```bash
+claude --plugin-dir /absolute/path/to/ego-browser-claude-code-v{version}.zip
 unzip ego-browser-claude-code-v{version}.zip -d /absolute/path/to
 claude --plugin-dir /absolute/path/to/ego-browser-claude-code
 ```

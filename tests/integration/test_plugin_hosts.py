@@ -1,6 +1,7 @@
 """Each ``package-plugins`` artifact loaded by its host's own loader or validator (issue 34,
-point 4): Claude Code's ``claude plugin validate`` (Claude Code, QwenWork's Claude-compatible kit,
-WorkBuddy's marketplace), Codex's marketplace install and the prompt it shows the model, Copilot
+point 4): Claude Code's ``claude plugin validate`` and its ``--plugin-dir`` on the ZIP itself
+(Claude Code, QwenWork's Claude-compatible kit, WorkBuddy's marketplace, Grok Build's Claude
+manifest), Codex's marketplace install and the prompt it shows the model, Copilot
 CLI's install and skill list, OpenCode's plugin loader and skill list, DeepSeek Harness's bundle
 loading parts (its patch layer, plugin loader and skill registry: its CLI itself does not install).
 They come from the npm registry through scripts/setup_plugin_hosts.sh (``make test`` runs it)
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -34,13 +36,19 @@ def _tool(name: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def unpacked(tmp_path_factory) -> dict[str, Path]:
-    """Every artifact built and extracted as a person would; host key -> its top-level folder."""
+def built(tmp_path_factory) -> dict[str, Path]:
+    """Every artifact, by host key."""
+    out = tmp_path_factory.mktemp("dist")
+    return {next(h.key for h in plugins.HOSTS if p.name == h.artifact()): p for p in plugins.package_plugins(out)}
+
+
+@pytest.fixture(scope="module")
+def unpacked(built, tmp_path_factory) -> dict[str, Path]:
+    """Every artifact extracted as a person would; host key -> its top-level folder."""
     out = tmp_path_factory.mktemp("plugins")
     found = {}
-    for path in plugins.package_plugins(out / "dist"):
-        host = next(h for h in plugins.HOSTS if path.name == h.artifact())
-        dest = out / host.key
+    for key, path in built.items():
+        dest = out / key
         if path.suffix == ".zip":
             with zipfile.ZipFile(path) as zf:
                 zf.extractall(dest)
@@ -48,7 +56,7 @@ def unpacked(tmp_path_factory) -> dict[str, Path]:
             with tarfile.open(path) as tar:
                 tar.extractall(dest, filter="data")
         (top,) = dest.iterdir()  # one top-level folder (tests/project/test_plugins.py checks its name)
-        found[host.key] = top
+        found[key] = top
     return found
 
 
@@ -58,7 +66,8 @@ def home(tmp_path) -> dict[str, str]:
     checks and other network calls off (nothing here needs the network)."""
     h = tmp_path / "home"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "CODEX_", "COPILOT_", "OPENCODE_"))}
-    env.update(HOME=str(h), XDG_CONFIG_HOME=str(h / ".config"), XDG_DATA_HOME=str(h / ".local/share"),
+    (tmp_path / "tmp").mkdir()
+    env.update(HOME=str(h), TMPDIR=str(tmp_path / "tmp"), XDG_CONFIG_HOME=str(h / ".config"), XDG_DATA_HOME=str(h / ".local/share"),
                XDG_CACHE_HOME=str(h / ".cache"), XDG_STATE_HOME=str(h / ".local/state"),
                DISABLE_AUTOUPDATER="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
                OPENCODE_DISABLE_AUTOUPDATE="1", OPENCODE_DISABLE_MODELS_FETCH="1",
@@ -82,6 +91,21 @@ def test_claude_code_validates_the_plugin_and_finds_the_skill(unpacked, home, ke
     assert report["success"] and report["manifest"]["type"] == "plugin"
     assert report["manifest"]["errors"] == [] and report["manifest"]["warnings"] == []
     assert report["provides"]["skills"] == ["ego-browser:ego-browser"]
+
+
+@pytest.mark.parametrize("key", ["claude-code", "qwenwork", "grok-build"])
+def test_claude_code_loads_the_zip_itself_for_a_session(built, home, key):
+    """`claude --plugin-dir` takes the ZIP as it is (QwenWork's kit upload takes the same ZIP):
+    the plugin in its one top-level folder loads, with its skill."""
+    claude = _tool("claude")
+    proc = _run(home, claude, "--plugin-dir", built[key], "plugin", "list", "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (session,) = [p for p in json.loads(proc.stdout) if p.get("scope") == "session"]
+    assert session["id"] == "ego-browser@inline" and session["enabled"] and session["version"] == plugins.__version__
+    assert Path(session["installPath"]).name == f"ego-browser-{key}"
+    proc = _run(home, claude, "--plugin-dir", built[key], "plugin", "details", "ego-browser")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"Skills \(1\)\s+ego-browser\n", proc.stdout), proc.stdout
 
 
 def test_claude_code_validates_the_workbuddy_marketplace(unpacked, home):
