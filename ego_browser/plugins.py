@@ -1,14 +1,16 @@
 """``ego-browser package-plugins``: the entry skill packaged for nine agent hosts.
 
 Every artifact holds its host's manifest layout, a full copy of the skill (real files, never a
-link to this checkout) and a README for that host alone. The nine are built in a scratch folder
-next to the output; only when all nine are built are they moved into
-``<output>/ego-browser-v<version>/`` (one ``os.replace`` each, on the same file system), so a
-failed build leaves the artifacts of an earlier build as they were.
+link to this checkout) and a README for that host alone, all inside one top-level folder
+(``ego-browser-<host>/`` in a ZIP, ``package/`` in an npm archive), so extracting it never
+scatters files. The nine are built in a scratch folder next to the output; only when all nine
+are built are they moved into ``<output>/ego-browser-v<version>/`` (one ``os.replace`` each, on
+the same file system), so a failed build leaves the artifacts of an earlier build as they were.
 
-The host layouts follow what ego-lite ships for the same hosts (Claude-compatible plugins,
-Codex with its marketplace at the archive root, WorkBuddy as a marketplace root, npm archives
-with everything under ``package/`` for OpenCode and DeepSeek Harness).
+Each layout follows its host's published format and is loaded by the host's own loader where one
+installs (tests/integration/test_plugin_hosts.py: Claude Code's validator, Codex, Copilot CLI,
+OpenCode, DeepSeek Harness's bundle loading); Cursor's and Agent Plugins 1.0 (Grok Build) are
+checked against their published schemas (tests/project/test_plugins.py).
 """
 
 from __future__ import annotations
@@ -59,6 +61,11 @@ class Host:
     def artifact(self, version: str = __version__) -> str:
         return f"{NAME}-{self.key}-v{version}.{self.ext}"
 
+    @property
+    def folder(self) -> str:
+        """The archive's one top-level folder: what extracting it creates (npm's is package/)."""
+        return "package" if self.ext == "tgz" else f"{NAME}-{self.key}"
+
 
 def _meta(skill: Path) -> dict[str, Any]:
     text = (skill / "SKILL.md").read_text(encoding="utf-8")
@@ -84,89 +91,135 @@ def _json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def _claude_manifest(root: Path, meta: dict[str, Any]) -> None:
-    _json(root / ".claude-plugin" / "plugin.json", {**meta, "skills": f"./{SKILL_DIR}"})
+# Agent Plugins 1.0.0 (agent-plugins.org, an open standard Cursor, Copilot CLI and Codex read): a
+# closed manifest schema at the plugin root, with skills found in the fixed skills/ folder.
+AGENT_PLUGINS_SCHEMA = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"
+
+
+def _common(meta: dict[str, Any]) -> dict[str, Any]:
+    """The manifest fields every host reads the same way; skills sit in each host's default
+    skills/ folder, so no host needs a path to them (a path naming the skill folder itself is
+    read by some hosts as a folder *of* skills, and finds none)."""
+    return {k: meta[k] for k in ("name", "version", "description", "author", "license", "keywords")}
 
 
 def _claude(root: Path, meta: dict[str, Any]) -> None:
-    _claude_manifest(root, meta)
+    _json(root / ".claude-plugin" / "plugin.json", _common(meta))
 
 
 def _codex(root: Path, meta: dict[str, Any]) -> None:
     _json(root / ".codex-plugin" / "plugin.json", {
-        **meta, "skills": f"./{SKILL_DIR}",
+        **_common(meta), "skills": "./skills/",
         "interface": {"displayName": "ego-browser", "shortDescription": "Drive a real Chromium from Python",
-                      "category": "Productivity"},
+                      "developerName": meta["author"]["name"], "category": "Productivity"},
     })
-    # the marketplace points at the archive root itself, so one ZIP serves both install routes
+    # the marketplace points at the plugin folder itself, so one ZIP serves both install routes
     _json(root / ".agents" / "plugins" / "marketplace.json", {
         "name": f"{NAME}-codex-local",
-        "plugins": [{"name": NAME, "source": {"source": "local", "path": "./"}, "path": "./",
-                     "description": meta["description"]}],
+        "interface": {"displayName": "ego-browser (local)"},
+        "plugins": [{"name": NAME, "source": {"source": "local", "path": "./"},
+                     "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
+                     "category": "Productivity"}],
     })
 
 
 def _cursor(root: Path, meta: dict[str, Any]) -> None:
-    _json(root / ".cursor-plugin" / "plugin.json", {**meta, "skills": [f"./{SKILL_DIR}"]})
+    _json(root / ".cursor-plugin" / "plugin.json", {**_common(meta), "displayName": "ego-browser"})
+
+
+def _agent_plugin(root: Path, meta: dict[str, Any]) -> None:
+    _json(root / "plugin.json", {"$schema": AGENT_PLUGINS_SCHEMA, **_common(meta)})
 
 
 def _grok(root: Path, meta: dict[str, Any]) -> None:
-    _json(root / "plugin.json", {**meta, "skills": [f"./{SKILL_DIR}"]})  # Agent Plugins manifest
+    # Grok Build loads Agent Plugins packages and, its docs say, Claude Code plugins as they are
+    _agent_plugin(root, meta)
+    _claude(root, meta)
+
+
+def _copilot(root: Path, meta: dict[str, Any]) -> None:
+    # Copilot CLI reads a root plugin.json first; the same file is a valid Agent Plugins manifest
+    _agent_plugin(root, meta)
 
 
 def _workbuddy(plugin_root: Path, meta: dict[str, Any]) -> None:
     for folder in (".claude-plugin", ".codebuddy-plugin", ".workbuddy-plugin"):
-        _json(plugin_root / folder / "plugin.json", {**meta, "skills": f"./{SKILL_DIR}"})
+        _json(plugin_root / folder / "plugin.json", _common(meta))
 
 
-def _npm_package(root: Path, meta: dict[str, Any], package: str, exports: dict[str, str]) -> None:
+def _npm_package(root: Path, meta: dict[str, Any], package: str, exports: dict[str, str],
+                 extra: dict[str, Any] | None = None) -> None:
     _json(root / "package.json", {
         "name": package, "version": meta["version"], "description": meta["description"], "license": "MIT",
         "type": "module", "main": "./index.js", "exports": exports,
-        "files": ["*.js", "README.md", "skills/"], "keywords": meta["keywords"],
+        "files": ["*.js", "README.md", "skills/"], "keywords": meta["keywords"], **(extra or {}),
     })
 
 
+# OpenCode calls every export of a plugin module as a plugin function: this module exports one
+# function, once (a named export next to the default one would register it twice).
 _OPENCODE_JS = """\
-// OpenCode plugin: adds the packaged ego-browser skill to the instructions and an
-// /ego-browser command. The skill files sit next to this file (skills/ego-browser).
+// OpenCode plugin: adds the packaged skills folder (skills/ego-browser) to OpenCode's skill
+// paths and an /ego-browser command. Only the plugin function is exported: OpenCode calls
+// every export of this module.
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const skillDir = path.join(here, "skills", "ego-browser");
-export const skillFile = path.join(skillDir, "SKILL.md");
+const skillsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "skills");
 
-export const EgoBrowserPlugin = async () => ({
-  config: async (config) => {
-    config.instructions = [...(config.instructions ?? []), skillFile];
-    config.command = {
-      ...(config.command ?? {}),
-      "ego-browser": {
-        description: "Drive a real Chromium with ego_browser (Python)",
-        template: `Read ${skillFile} and follow it. Start with: ego-browser skill\\n\\n$ARGUMENTS`,
-      },
-    };
-  },
-});
-
-export default EgoBrowserPlugin;
+export default async function EgoBrowserPlugin() {
+  return {
+    config: async (config) => {
+      const skills = config.skills ?? {};
+      const paths = skills.paths ?? [];
+      if (!paths.includes(skillsDir)) config.skills = { ...skills, paths: [...paths, skillsDir] };
+      config.command = {
+        ...(config.command ?? {}),
+        "ego-browser": {
+          description: "Drive a real Chromium with ego_browser (Python)",
+          template: "Use the ego-browser skill. Start with: ego-browser skill\\n\\n$ARGUMENTS",
+        },
+      };
+    },
+  };
+}
 """
 
+# A DeepSeek Harness plugin is a Cordis plugin module (name, inject, apply); a package becomes a
+# profile layer only when its package.json declares dsh.bundle.patch, a YAML list of loader
+# patches (here: one inserted row that loads this package).
 _DSH_JS = """\
-// DeepSeek Harness bundle: registers the packaged ego-browser skill (skills/ego-browser).
+// DeepSeek Harness plugin (a Cordis plugin): registers the packaged ego-browser skill
+// (skills/ego-browser/SKILL.md) in the harness's skill registry, ctx.skills.
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const skills = [{ name: "ego-browser", dir: path.join(here, "skills", "ego-browser") }];
+export const name = "ego-browser";
+export const inject = ["skills"];
 
-export function register(harness) {
-  for (const skill of skills) harness?.skills?.register?.(skill);
-  return { skills };
+const skillDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "skills", "ego-browser");
+
+function readSkill() {
+  const file = path.join(skillDir, "SKILL.md");
+  const text = readFileSync(file, "utf8");
+  const match = /^---\\r?\\n([\\s\\S]*?)\\r?\\n---\\r?\\n?/.exec(text);
+  if (!match) throw new Error(`${file} has no front matter`);
+  const field = (key) => (new RegExp(`^${key}:\\\\s*(.*)$`, "m").exec(match[1]) ?? [])[1]?.trim();
+  return { name: field("name"), description: field("description"), content: text.slice(match[0].length).trimStart(), path: file };
 }
 
-export default { name: "ego-browser", skills, register };
+export function apply(ctx) {
+  ctx.skills.register({ ...readSkill(), source: "runtime", resourceBase: { kind: "directory", path: skillDir } });
+}
+"""
+
+_DSH_PATCH = """\
+# DeepSeek Harness profile layer: one plugin row that loads this package (dsh.js), which
+# registers the packaged ego-browser skill.
+- insert:
+    - id: ego-browser
+      name: ego-browser-deepseek-harness
 """
 
 
@@ -176,76 +229,96 @@ def _opencode(root: Path, meta: dict[str, Any]) -> None:
 
 
 def _deepseek(root: Path, meta: dict[str, Any]) -> None:
-    _npm_package(root, meta, "ego-browser-deepseek-harness", {".": "./dsh.js", "./dsh": "./dsh.js"})
+    _npm_package(root, meta, "ego-browser-deepseek-harness", {".": "./dsh.js", "./dsh": "./dsh.js"},
+                 {"main": "./dsh.js", "files": ["*.js", "cordis.patch.yml", "README.md", "skills/"],
+                  "dsh": {"bundle": {"patch": "./cordis.patch.yml"}}})
     (root / "dsh.js").write_text(_DSH_JS, encoding="utf-8")
-    (root / "index.js").write_text('export { default, skills, register } from "./dsh.js";\n', encoding="utf-8")
+    (root / "cordis.patch.yml").write_text(_DSH_PATCH, encoding="utf-8")
 
 
+# Each README's install section; every ZIP extracts to one folder, ego-browser-<host>/.
 HOSTS: tuple[Host, ...] = (
     Host("claude-code", "Claude Code", "zip", _claude, """\
-Extract the ZIP into a persistent folder, then load it for a session:
+Load the ZIP for a session as it is, or extract it into a persistent folder (it creates
+`ego-browser-claude-code/`) and load that:
 
 ```bash
+claude --plugin-dir /absolute/path/to/ego-browser-claude-code-v{version}.zip
+unzip ego-browser-claude-code-v{version}.zip -d /absolute/path/to
 claude --plugin-dir /absolute/path/to/ego-browser-claude-code
 ```
 
-Use `/ego-browser:ego-browser` (or ask for the ego-browser skill). For a persistent install, add
-the folder to a plugin marketplace. `ego-browser install-skill` installs the same skill
+Use `/ego-browser:ego-browser` (or ask for the ego-browser skill). `claude plugin validate
+/absolute/path/to/ego-browser-claude-code` checks the folder. For a persistent install, add the
+folder to a plugin marketplace. `ego-browser install-skill` installs the same skill
 into `~/.claude/skills` without a plugin.
 """),
     Host("codex", "Codex", "zip", _codex, """\
-`.codex-plugin/plugin.json` and `skills/` sit at the archive root, and
-`.agents/plugins/marketplace.json` points at that same root (`"path": "./"`). Extract the ZIP,
-then add the folder as a marketplace and install the plugin:
+The ZIP extracts to `ego-browser-codex/`, which holds `.codex-plugin/plugin.json`, `skills/` and
+`.agents/plugins/marketplace.json`, a local marketplace whose one entry is that same folder
+(`"path": "./"`). Add the folder as a marketplace and install the plugin:
 
 ```bash
+unzip ego-browser-codex-v{version}.zip -d /absolute/path/to
 codex plugin marketplace add /absolute/path/to/ego-browser-codex
 codex plugin add ego-browser@ego-browser-codex-local
 ```
 
-Restart Codex if the plugin does not appear, then ask it to use `$ego-browser`. Remove it with
+Start a new Codex session and ask it to use `$ego-browser`. Remove it with
 `codex plugin remove ego-browser@ego-browser-codex-local`.
 """),
     Host("cursor", "Cursor", "zip", _cursor, """\
-Extract the ZIP and load it with the Cursor CLI:
+Extract the ZIP (it creates `ego-browser-cursor/`) and load it with the Cursor CLI:
 
 ```bash
+unzip ego-browser-cursor-v{version}.zip -d /absolute/path/to
 cursor-agent --plugin-dir /absolute/path/to/ego-browser-cursor
 ```
 
-The skill is declared in `.cursor-plugin/plugin.json`. Use `/ego-browser` in the session.
+The manifest is `.cursor-plugin/plugin.json`; the skill is found in the plugin's `skills/`
+folder. Use `/ego-browser` in the session.
 """),
-    Host("github-copilot", "GitHub Copilot CLI", "zip", _claude, """\
-Extract the ZIP and load it with the Copilot CLI (it reads the Claude-compatible manifest):
+    Host("github-copilot", "GitHub Copilot CLI", "zip", _copilot, """\
+Extract the ZIP (it creates `ego-browser-github-copilot/`, with Copilot's root `plugin.json`)
+and load it for a session, or install it:
 
 ```bash
+unzip ego-browser-github-copilot-v{version}.zip -d /absolute/path/to
 copilot --plugin-dir /absolute/path/to/ego-browser-github-copilot
+copilot plugin install /absolute/path/to/ego-browser-github-copilot   # or: a persistent install
 ```
 
-Use `/ego-browser`. A personal `ego-browser` skill (from `install-skill`) takes precedence over
-the plugin's copy: remove one of the two so the version you expect is the one used.
+`copilot skill list` then lists ego-browser under "Plugin skills"; use `/ego-browser`. A
+personal `ego-browser` skill (from `install-skill`) takes precedence over the plugin's copy:
+remove one of the two so the version you expect is the one used. Remove the install with
+`copilot plugin uninstall ego-browser`.
 """),
     Host("grok-build", "Grok Build", "zip", _grok, """\
-Extract the ZIP, then install the folder:
+Extract the ZIP (it creates `ego-browser-grok-build/`, an Agent Plugins 1.0 package: the root
+`plugin.json` and `skills/ego-browser/`, with the Claude-compatible manifest beside it), then
+load it for a session or keep it in Grok's plugin folder:
 
 ```bash
-grok plugin install /absolute/path/to/ego-browser-grok-build
+unzip ego-browser-grok-build-v{version}.zip -d /absolute/path/to
+grok --plugin-dir /absolute/path/to/ego-browser-grok-build
+unzip ego-browser-grok-build-v{version}.zip -d ~/.grok/plugins   # or: for every session
 ```
 
-The package holds the Agent Plugins `plugin.json` and the skill folder. Use `/ego-browser`;
-remove it with `grok plugin uninstall ego-browser`.
+Use `/ego-browser`; `/plugins` in the TUI lists and toggles it.
 """),
     Host("workbuddy", "WorkBuddy", "zip", _workbuddy, """\
-Extract the ZIP as a marketplace root: it holds `.claude-plugin/marketplace.json` and
-`plugins/ego-browser/` with `.codebuddy-plugin/plugin.json`, `.workbuddy-plugin/plugin.json` and
-the Claude-compatible manifest. In WorkBuddy, add the extracted folder as a local marketplace,
-select **ego-browser-workbuddy-local** and install **ego-browser**; then start a new task and
-ask it to use the ego-browser skill.
+The ZIP extracts to `ego-browser-workbuddy/`, a marketplace root: `.codebuddy-plugin/` and
+`.claude-plugin/` hold its `marketplace.json`, and `plugins/ego-browser/` the plugin, with
+`.codebuddy-plugin/plugin.json`, `.workbuddy-plugin/plugin.json` and the Claude-compatible
+manifest. In WorkBuddy, add the extracted folder as a local marketplace, select
+**ego-browser-workbuddy-local** and install **ego-browser**; then start a new task and ask it to
+use the ego-browser skill.
 """),
     Host("qwenwork", "QwenWork Desktop", "zip", _claude, """\
 Upload the ZIP as an expert kit (Extensions → Expert kits → Add → Upload kit), then install it.
-The kit uses the Claude-compatible `.claude-plugin/plugin.json`. Start a new task and ask it to
-use ego-browser.
+The kit is the folder `ego-browser-qwenwork/` with the Claude-compatible
+`.claude-plugin/plugin.json` and `skills/ego-browser/`. Start a new task and ask it to use
+ego-browser.
 """),
     Host("opencode", "OpenCode", "tgz", _opencode, """\
 Extract the npm archive into a persistent folder and register its entry point:
@@ -256,8 +329,9 @@ tar -xzf ego-browser-opencode-v{version}.tgz -C /absolute/path/to/ego-browser-op
 opencode plugin "file:///absolute/path/to/ego-browser-opencode/package/index.js" -g
 ```
 
-The package `ego-browser-opencode` exports `index.js` (as `.` and `./server`); it adds the
-packaged skill to the instructions and an `/ego-browser` command. Remove its entry from the
+The package `ego-browser-opencode` exports `index.js` (as `.` and `./server`), whose one export
+is the plugin: it adds the packaged `skills/` folder to OpenCode's skill paths and an
+`/ego-browser` command. `opencode debug skill` then lists ego-browser. Remove its entry from the
 `plugin` array of `opencode.json` to uninstall.
 """),
     Host("deepseek-harness", "DeepSeek Harness", "tgz", _deepseek, """\
@@ -269,9 +343,10 @@ tar -xzf ego-browser-deepseek-harness-v{version}.tgz -C /absolute/path/to/ego-br
 dsh plugin --profile web add /absolute/path/to/ego-browser-deepseek-harness/package
 ```
 
-The package `ego-browser-deepseek-harness` exports `./dsh` (`dsh.js`), which registers the
-packaged skill. Use `/ego-browser`; remove it with
-`dsh plugin --profile web remove ego-browser-deepseek-harness`.
+The package `ego-browser-deepseek-harness` is a dsh bundle: its `package.json` declares the
+profile layer `cordis.patch.yml`, whose one row loads the package's plugin (`dsh.js`), which
+registers the packaged skill in the harness's skill catalog. Restart the profile, then use
+`/ego-browser`; remove it with `dsh plugin --profile web remove ego-browser-deepseek-harness`.
 """),
 )
 
@@ -293,25 +368,29 @@ def _readme(host: Host, version: str) -> str:
 
 
 def _stage(host: Host, skill: Path, meta: dict[str, Any], scratch: Path) -> Path:
-    """The plugin tree of one host, ready to archive; returns the folder the archive holds."""
+    """The plugin tree of one host, ready to archive; returns the folder the archive holds,
+    which has exactly one entry: the host's top-level folder (``package/`` for npm)."""
     top = scratch / host.key
+    root = top / host.folder
     if host.key == "workbuddy":  # a marketplace root with the plugin under plugins/
-        plugin = top / "plugins" / NAME
-        _json(top / ".claude-plugin" / "marketplace.json", {
+        plugin = root / "plugins" / NAME
+        market = {
             "name": f"{NAME}-workbuddy-local", "owner": meta["author"],
+            "metadata": {"description": f"The {NAME} plugin, for a local install", "version": meta["version"]},
             "plugins": [{"name": NAME, "source": f"./plugins/{NAME}", "description": meta["description"],
                          "version": meta["version"]}],
-        })
-    elif host.ext == "tgz":
-        plugin = top / "package"
+        }
+        # CodeBuddy's own marketplace file, and the Claude-compatible one it also reads
+        for folder in (".codebuddy-plugin", ".claude-plugin"):
+            _json(root / folder / "marketplace.json", market)
     else:
-        plugin = top
+        plugin = root
     plugin.mkdir(parents=True)
     _copy_skill(skill, plugin / SKILL_DIR)
     host.layout(plugin, meta)
     readme = _readme(host, meta["version"])
-    (top / ("package" if host.ext == "tgz" else "") / "README.md").write_text(readme, encoding="utf-8")
-    if host.key == "workbuddy":
+    (root / "README.md").write_text(readme, encoding="utf-8")
+    if plugin != root:
         (plugin / "README.md").write_text(readme, encoding="utf-8")
     return top
 

@@ -66,6 +66,12 @@ if [ -z "${EGO_BROWSER_SKIP_GRID_SETUP:-}" ] && [ -z "$DEMO_ONLY" ]; then
   ./scripts/setup_grid.sh
 fi
 
+# The agent hosts' own plugin loaders (Claude Code, Codex, Copilot CLI, OpenCode) from the npm
+# registry, for the package-plugins checks; EGO_BROWSER_SKIP_PLUGIN_HOSTS_SETUP=1 leaves them out.
+if [ -z "${EGO_BROWSER_SKIP_PLUGIN_HOSTS_SETUP:-}" ] && [ -z "$DEMO_ONLY" ]; then
+  ./scripts/setup_plugin_hosts.sh
+fi
+
 if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; then
   echo "[setup] Python 3.11+ is required (found $("$PY" --version 2>&1)); set PYTHON=python3.11" >&2
   exit 1
