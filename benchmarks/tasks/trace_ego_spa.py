@@ -20,7 +20,11 @@ import re
 from collections.abc import Callable
 
 from agents import EgoAgent, TraceFailed
-from trace_ego import STATES, _r
+
+# (trace_ego.py imports this module to add these traces to its TRACES: nothing is imported back)
+#: state marks a snapshot may print between the name and the ref ("[checked]", "[required]", ...)
+STATES = r'(?: \[(?!ref=)[^\]\n]*\])*'
+HEAD = 'task = await task_space({space!r})\npage = task.page("p1")\n'
 
 SETTLE = "await page.wait_for_settled()\n"
 LOOK = "print(await page.snapshot(interactive=True))\n"
@@ -58,7 +62,7 @@ class Agent:
         self.agent, self.space, self.cost = agent, space, agent.cost
 
     def round(self, body: str) -> str:
-        out = _r(self.agent, self.space, body)
+        out = self.agent.round(HEAD.format(space=self.space) + body)
         self.cost.changing_looks += len(re.findall(r"^\[p\d[^\n]*\(changing: ", out, re.M))
         return out
 
