@@ -154,7 +154,7 @@ def benchmark(runs: int, keys: list[str], log=print, diagnostic: bool = True, on
     ego = agents.EgoAgent(home)
     ab = agents.AgentBrowser(ctx["ab_session"])
     records: list[dict] = []
-    budget = float(os.environ.get("BENCH_TASK_BUDGET", "480"))
+    budget = float(os.environ.get("BENCH_TASK_BUDGET", "960"))
     stopped = ""
     load0 = os.getloadavg()
     cpu0 = _cpu_ticks()

@@ -37,12 +37,15 @@ Need = tuple[str, str] | re.Pattern[str]
 
 def ref(out: str, role: str, name: str) -> str:
     """``@N`` of ``role "name..." [ref=N``, or of an unnamed ``role [ref=N]: name...`` (a node whose
-    text is printed after it, like a menu item whose label is a child element)."""
+    text is printed after it, like a menu item whose label is a child element; in a default look
+    that text is the first line under it)."""
     m = (re.search(rf'^\s*{re.escape(role)} "{re.escape(name)}[^"\n]*"{STATES} \[ref=(\d+)', out, re.M)
-         or re.search(rf'^\s*{re.escape(role)}{STATES} \[ref=(\d+)\]: {re.escape(name)}\b', out, re.M))
+         or re.search(rf'^\s*{re.escape(role)}{STATES} \[ref=(\d+)\]: {re.escape(name)}\b', out, re.M)
+         # a default look prints that text on the lines under the node
+         or re.search(rf'^( *){re.escape(role)}{STATES} \[ref=(\d+)\]\n\1 +text "{re.escape(name)}\b', out, re.M))
     if not m:
         raise TraceFailed(f"no {role} {name!r} in the output:\n{out[-3000:]}")
-    return "@" + m.group(1)
+    return "@" + m.group(m.lastindex or 1)
 
 
 def has(out: str, need: Need) -> bool:
