@@ -1,4 +1,4 @@
-"""Whole-task benchmark: ego_browser vs agent-browser vs Playwright on five local apps.
+"""Whole-task benchmark: ego_browser vs agent-browser vs Playwright on five local admin apps and an SPA.
 
     .venv/bin/python benchmarks/tasks/run.py [--runs 3] [--set admin|spa] [--tasks orders,booking] [--tools ego,agent-browser] [--no-docs]
 
