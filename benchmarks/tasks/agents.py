@@ -42,6 +42,13 @@ class Cost:
     calls: int = 0
     bytes: int = 0
     transcript: list[str] = field(default_factory=list)
+    #: the SPA traces' round outcomes (benchmarks/tasks/README.md defines them): rounds or turns
+    #: that failed because a ref no longer named its node, other failed ones (their error codes),
+    #: re-looks a settled look would have saved, looks whose header said the page was changing
+    stale_failures: int = 0
+    failed_rounds: list[str] = field(default_factory=list)
+    relooks: int = 0
+    changing_looks: int = 0
 
     def add(self, seconds: float, out: str, *, calls: int = 1, turn: bool = True) -> None:
         self.seconds += seconds

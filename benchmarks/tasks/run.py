@@ -1,6 +1,6 @@
-"""Whole-task benchmark: ego_browser vs agent-browser vs Playwright on five local apps.
+"""Whole-task benchmark: ego_browser vs agent-browser vs Playwright on five local admin apps and an SPA.
 
-    .venv/bin/python benchmarks/tasks/run.py [--runs 3] [--tasks orders,booking] [--no-docs]
+    .venv/bin/python benchmarks/tasks/run.py [--runs 3] [--set admin|spa] [--tasks orders,booking] [--tools ego,agent-browser] [--no-docs]
 
 For every run, task and tool (the tool order rotates from run to run) a fresh app is served
 on 127.0.0.1 and the tool's trace (``trace_ego``, ``trace_ab``, ``trace_pw``) does the task;
@@ -30,6 +30,7 @@ sys.path.insert(0, str(HERE))
 import agents  # noqa: E402  (puts benchmarks/ and the checkout on sys.path)
 import peers  # noqa: E402
 import registry  # noqa: E402
+import report_spa  # noqa: E402
 import trace_ab  # noqa: E402
 import trace_ego  # noqa: E402
 
@@ -100,7 +101,9 @@ def run_one(task: registry.Task, tool: str, run: int, ctx: dict) -> dict:
             rec["loads"] = _settle(app)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    rec.update(seconds=cost.seconds, turns=cost.turns, calls=cost.calls, bytes=cost.bytes, floor=sum(rec["loads"]))
+    rec.update(seconds=cost.seconds, turns=cost.turns, calls=cost.calls, bytes=cost.bytes, floor=sum(rec["loads"]),
+               stale_failures=cost.stale_failures, other_failures=len(cost.failed_rounds) - cost.stale_failures,
+               failed_rounds=cost.failed_rounds, relooks=cost.relooks, changing_looks=cost.changing_looks)
     return rec
 
 
@@ -141,17 +144,17 @@ def _steal_share(before: list[int] | None, after: list[int] | None) -> float | N
     return (after[7] - before[7]) / total if total > 0 else None
 
 
-def benchmark(runs: int, keys: list[str], log=print, diagnostic: bool = True) -> dict:
+def benchmark(runs: int, keys: list[str], log=print, diagnostic: bool = True, only: list[str] | None = None) -> dict:
     missing = {tool: peers.missing(peer) for tool, peer in (("agent-browser", "agent-browser"),
                                                             ("playwright", "playwright"), ("ego", "chromium"),
                                                             (DIAGNOSTIC, "chromium"), (DEFAULT_LOOKS, "chromium"))}
-    tools = [t for t in TOOLS if not missing[t] and (diagnostic or t != DIAGNOSTIC)]
+    tools = [t for t in TOOLS if not missing[t] and (diagnostic or t != DIAGNOSTIC) and (not only or t in only)]
     home = tempfile.mkdtemp(prefix="ego-tasks-home-")
     ctx = {"ego_home": home, "ab_session": f"tasks-{os.getpid()}"}
     ego = agents.EgoAgent(home)
     ab = agents.AgentBrowser(ctx["ab_session"])
     records: list[dict] = []
-    budget = float(os.environ.get("BENCH_TASK_BUDGET", "480"))
+    budget = float(os.environ.get("BENCH_TASK_BUDGET", "960"))
     stopped = ""
     load0 = os.getloadavg()
     cpu0 = _cpu_ticks()
@@ -181,9 +184,11 @@ def benchmark(runs: int, keys: list[str], log=print, diagnostic: bool = True) ->
                 for tool in order:
                     rec = run_one(registry.TASKS[key], tool, run + 1, ctx)
                     records.append(rec)
-                    log(f"run {run + 1} {key:9s} {tool:13s} {'ok  ' if rec['success'] else 'FAIL'} "
+                    log(f"run {run + 1} {key:10s} {tool:13s} {'ok  ' if rec['success'] else 'FAIL'} "
                         f"{rec['seconds']:6.2f}s turns={rec['turns']:2d} calls={rec['calls']:2d} "
                         f"bytes={rec['bytes']:6d} floor={rec['floor']:.2f}s"
+                        + (f" stale={rec['stale_failures']} other={rec['other_failures']} relooks={rec['relooks']}"
+                           f" changing={rec['changing_looks']}" if key in registry.SETS["spa"] else "")
                         + ("" if rec["success"] else f"  ({rec['detail'][:300]})"))
     finally:
         if "agent-browser" in tools:
@@ -237,10 +242,11 @@ def _f(x: float) -> str:
     return f"{x:.2f}"
 
 
-def render(result: dict, summary: dict, command: str, chart_rel: str | None) -> str:
+def render(result: dict, summary: dict, command: str, chart_rel: str | None,
+           title: str = "Whole tasks on local apps (benchmarks/tasks/)") -> str:
     per, totals, floors = summary["per"], summary["totals"], summary["floors"]
     tools = result["tools"]
-    out = ["### Whole tasks on local apps (benchmarks/tasks/)", ""]
+    out = [f"### {title}", ""]
     out.append(f"Command: `{command}` · {result.get('runs_done', result['runs'])} runs, tool order rotated each run · "
                f"started {result['started']} · {result['cpus']} CPUs · load average "
                f"{result['load_start'][0]:.2f} at the start, {result['load_end'][0]:.2f} at the end · "
@@ -336,6 +342,8 @@ def render(result: dict, summary: dict, command: str, chart_rel: str | None) -> 
     if chart_rel:
         out.append(f"![Whole-task benchmark]({chart_rel})")
         out.append("")
+    if any(k in registry.SETS["spa"] for k in result["tasks"]):
+        out.append(report_spa.block(result, summary, {k: registry.TASKS[k].title for k in result["tasks"]}))
     fails = [r for r in result["records"] if not r["success"]]
     if fails:
         out.append("Failed runs:")
@@ -438,17 +446,39 @@ def command() -> str:
     return "make bench-tasks" if os.environ.get("MAKELEVEL") else "python " + " ".join(sys.argv)
 
 
+SET_TITLES = {"admin": "Whole tasks on local apps (benchmarks/tasks/)",
+              "spa": "Whole tasks on a single-page app (benchmarks/tasks/app_spa.py, issue 29)"}
+
+
+def subset(result: dict, keys: list[str]) -> dict:
+    """The result restricted to some tasks (one set's tables and targets are its own)."""
+    return {**result, "tasks": [k for k in result["tasks"] if k in keys],
+            "records": [r for r in result["records"] if r["task"] in keys]}
+
+
+def render_sets(result: dict, command_line: str, chart_to: Path | None) -> str:
+    """One block of tables per task set present (admin first): totals and targets never mix sets."""
+    blocks = []
+    for name, keys in registry.SETS.items():
+        part = subset(result, keys)
+        if not part["tasks"]:
+            continue
+        summary = summarize(part)
+        # the chart belongs to the section: a run that leaves the docs alone leaves it alone too
+        chart_rel = ("img/bench_tasks.png" if name == "admin" and chart_to is not None and chart(part, summary, chart_to)
+                     else None)
+        blocks.append(render(part, summary, command_line, chart_rel, SET_TITLES[name]))
+    return "\n".join(blocks)
+
+
 def run(runs: int | None = None, keys: list[str] | None = None, write_doc: bool = False,
-        diagnostic: bool = True) -> list[str]:
+        diagnostic: bool = True, only: list[str] | None = None) -> list[str]:
     runs = runs or int(os.environ.get("BENCH_TASK_RUNS", "3"))
     keys = keys or list(registry.TASKS)
-    result = benchmark(runs, keys, log=lambda s: print(s, flush=True), diagnostic=diagnostic)
+    result = benchmark(runs, keys, log=lambda s: print(s, flush=True), diagnostic=diagnostic, only=only)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=1, default=str))
-    summary = summarize(result)
-    # the chart belongs to the section: a run that leaves the docs alone leaves it alone too
-    chart_rel = "img/bench_tasks.png" if write_doc and chart(result, summary, CHART) else None
-    section = render(result, summary, command(), chart_rel)
+    section = render_sets(result, command(), CHART if write_doc else None)
     if write_doc:
         update_doc(section)
     return [section]
@@ -458,13 +488,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=None)
     ap.add_argument("--tasks", default="", help="comma-separated task keys (default: all)")
+    ap.add_argument("--set", choices=sorted(registry.SETS), default="",
+                    help="one task set: admin (five admin jobs) or spa (the single-page app); default: both")
+    ap.add_argument("--tools", default="", help=f"comma-separated tools (default: all of {','.join(TOOLS)})")
     ap.add_argument("--no-docs", action="store_true", help="print the section, leave docs/benchmarks.md alone")
     ap.add_argument("--no-diagnostic", action="store_true",
                     help=f"leave out the {DIAGNOSTIC} contender (the round processes' cost)")
     args = ap.parse_args()
-    keys = [k for k in args.tasks.split(",") if k] or None
+    keys = [k for k in args.tasks.split(",") if k] or (registry.SETS[args.set] if args.set else None)
+    only = [t for t in args.tools.split(",") if t] or None
     try:
-        section = run(args.runs, keys, write_doc=not args.no_docs, diagnostic=not args.no_diagnostic)[0]
+        section = run(args.runs, keys, write_doc=not args.no_docs, diagnostic=not args.no_diagnostic, only=only)[0]
     except Exception:  # noqa: BLE001
         traceback.print_exc()
         return 1

@@ -184,3 +184,12 @@ def tickets(ab: AgentBrowser, url: str, task: dict) -> str:
 
 
 TRACES = {"orders": orders, "booking": booking, "catalog": catalog, "comments": comments, "tickets": tickets}
+
+
+def _spa() -> None:
+    import trace_ab_spa  # the SPA set
+
+    TRACES.update(trace_ab_spa.TRACES)
+
+
+_spa()

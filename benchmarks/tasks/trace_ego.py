@@ -272,3 +272,12 @@ await task.finish(keep=[])
 
 
 TRACES = {"orders": orders, "booking": booking, "catalog": catalog, "comments": comments, "tickets": tickets}
+
+
+def _spa() -> None:
+    import trace_ego_spa  # the SPA set (it imports this module's helpers)
+
+    TRACES.update(trace_ego_spa.TRACES)
+
+
+_spa()

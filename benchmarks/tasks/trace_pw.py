@@ -122,6 +122,16 @@ async def tickets(page, url: str, task: dict) -> str:
 SCRIPTS = {"orders": orders, "booking": booking, "catalog": catalog, "comments": comments, "tickets": tickets}
 
 
+def _spa() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import trace_pw_spa  # the SPA set
+
+    SCRIPTS.update(trace_pw_spa.SCRIPTS)
+
+
+_spa()
+
+
 async def main(name: str, url: str, data: dict) -> None:
     from playwright.async_api import async_playwright
 

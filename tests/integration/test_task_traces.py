@@ -3,6 +3,10 @@
 Each trace runs once, in real rounds against a background host, on a fresh copy of its app;
 the app judges success from its own server state (the record saved, the comments deleted, the
 count right). No timing here: the timings are the benchmark's (``make bench-tasks``).
+
+The SPA set (app_spa.py) draws seconds after load on purpose; one of its traces runs here, with
+the app's latencies scaled down (``SPA_DELAY_SCALE``), to keep the test quick: the others run in
+``make bench-tasks`` (``run.py --set spa``).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ def ego_agent_home():
         shutil.rmtree(home, ignore_errors=True)
 
 
-@pytest.mark.parametrize("key", list(registry.TASKS))
+@pytest.mark.parametrize("key", registry.SETS["admin"])
 def test_ego_trace_does_the_task(key, ego_agent_home, tmp_path):
     task = registry.TASKS[key]
     app = task.app()
@@ -69,3 +73,18 @@ def test_repeat_variants_learn_then_call_the_tool(ego_agent_home):
             ok, why = trace_repeat.check_catalog(app, data, answer)
             assert ok, why + "\n" + "\n---\n".join(again.cost.transcript)[-6000:]
             assert again.cost.turns == 2 < first_turns
+
+
+def test_spa_trace_edits_and_reruns_with_no_stale_ref_and_no_relook(ego_agent_home, monkeypatch):
+    # the editor is replaced once its model arrives and again, with the toolbar, after the save:
+    # the round clicks Run with the ref of the look before the save
+    monkeypatch.setenv("SPA_DELAY_SCALE", "0.3")
+    task = registry.TASKS["spa_edit"]
+    app = task.app()
+    agent = agents.EgoAgent(ego_agent_home)
+    with app.serve() as srv:
+        answer = trace_ego.TRACES["spa_edit"](agent, srv.url(task.start), "trace-spa-edit", dict(task.data))
+    transcript = "\n---\n".join(agent.cost.transcript)[-6000:]
+    ok, why = app.check(answer)
+    assert ok, f"{why}\n--- transcript ---\n{transcript}"
+    assert (agent.cost.stale_failures, agent.cost.failed_rounds, agent.cost.relooks) == (0, [], 0), transcript

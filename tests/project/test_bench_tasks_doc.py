@@ -51,3 +51,36 @@ def test_the_round_cost_diagnostic_is_reported_apart_from_the_targets():
     line = text[text.index("Diagnostic"):].split("\n", 1)[0]
     assert "1.60 s" in line and "cost 0.40 s (100 ms each" in line
     assert "0.64× agent-browser's (with them 0.80×)" in line
+
+
+def _spa_rec(task, tool, turns, *, stale=0, relooks=0, other=0, changing=0, ok=True):
+    return {**_rec(task, tool, 3.0, turns), "success": ok, "stale_failures": stale, "other_failures": other,
+            "relooks": relooks, "changing_looks": changing, "failed_rounds": ["EGO_STALE_REF"] * stale}
+
+
+def test_the_spa_set_reports_stale_ref_failures_and_relooks_apart_from_the_admin_set():
+    tools = ["ego", "agent-browser", "playwright"]
+    records = [_rec("orders", "ego", 2.0, 4), _rec("orders", "agent-browser", 2.5, 6), _rec("orders", "playwright", 1, 1),
+               _spa_rec("spa_rename", "ego", 4), _spa_rec("spa_rename", "agent-browser", 7, relooks=3),
+               _spa_rec("spa_rename", "playwright", 1),
+               _spa_rec("spa_edit", "ego", 5, stale=1, changing=2),
+               _spa_rec("spa_edit", "agent-browser", 9, relooks=4, other=1), _spa_rec("spa_edit", "playwright", 1)]
+    result = {"tasks": ["orders", "spa_rename", "spa_edit"], "tools": tools, "missing": {}, "runs": 1,
+              "runs_done": 1, "stopped": "", "load_start": (0.1, 0, 0), "load_end": (0.2, 0, 0), "steal": None,
+              "seconds": 9.0, "cpus": 2, "started": "2026-12-06 00:00 UTC", "records": records}
+    text = run.render_sets(result, "make bench-tasks", None)
+    admin, spa = text.split(f"### {run.SET_TITLES['spa']}")
+    assert "SPA rounds" not in admin and "spa_" not in admin.lower()  # the admin totals hold the admin tasks only
+    rounds = spa[spa.index("**SPA rounds**"):spa.index("| ego_browser on the SPA set")]
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in rounds.splitlines() if line.startswith("| ")]
+    assert rows[0][:2] == ["task", "tool"] and rows[0][5:] == ["stale-ref failures", "other failures", "re-looks",
+                                                               "changing looks"]
+    edit = rows.index(next(r for r in rows if r[0].startswith("S4.")))
+    assert rows[edit][1:] == ["ego", "1/1", "5", "1.0", "1", "0", "0", "2"]
+    assert rows[edit + 1][1:] == ["agent-browser", "1/1", "9", "1.0", "0", "1", "4", "—"]
+    assert not any(r[1] == "playwright" for r in rows)  # one script: nothing to count
+    targets = spa[spa.index("| ego_browser on the SPA set"):]
+    assert "| failed rounds caused by a stale ref | 1 | 0 | **not met** |" in targets
+    assert "| re-looks a settle wait would have saved | 0 | 0 | met |" in targets
+    assert "| turns (agent-browser's) | 9 (16; 16 CLI calls) |" in targets
+    assert "agent-browser: stale-ref failures, re-looks | 0, 7 |" in targets
