@@ -30,3 +30,24 @@ async def test_an_unexpected_background_failure_is_logged(caplog):
     assert len(errors) == 1 and "journal-save" in errors[0].getMessage(), caplog.text
     assert "readonly database" in caplog.text
     assert not host._background
+
+
+def test_a_host_stopping_with_its_browser_says_why(fresh_rounds, server):
+    """The browser killed under the host: the host stops with it, and its log says why."""
+    import json
+    import os
+    import signal
+    import time
+    from pathlib import Path
+
+    r = fresh_rounds
+    url = server.page("/gone", "<h1>gone</h1>", title="gone")
+    made = r.run(f"await (await task_space('gone')).page('p1').goto({url!r})\nprint('ok')\n", timeout=120)
+    assert made.stdout == "ok\n", made.stderr
+    status = json.loads(r.cli("host", "status", "--json", timeout=60).stdout)
+    os.kill(status["browser_pid"], signal.SIGKILL)
+    end = time.monotonic() + 60
+    while Path(f"/proc/{status['pid']}").exists() and "State:\tZ" not in Path(f"/proc/{status['pid']}/status").read_text():
+        assert time.monotonic() < end, "the host outlived its browser"
+        time.sleep(0.05)
+    assert "the browser's connection closed" in (Path(r.home) / "run" / "host.log").read_text()
