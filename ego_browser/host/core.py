@@ -545,7 +545,9 @@ class Host:
             return
         # an EgoError is the command's own answer, which nobody waits for any more (a dialog's
         # business); anything else is a bug or a broken store that must not go unsaid
-        if isinstance(exc, EgoError):
+        if isinstance(exc, StateStoreUnwritable):
+            logger.warning("background %s: state store write failed: %s", task.get_name(), exc.message)
+        elif isinstance(exc, EgoError):
             logger.debug("background %s ended: %s", task.get_name(), exc)
         else:
             logger.error("background %s failed", task.get_name(), exc_info=exc)

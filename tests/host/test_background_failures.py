@@ -7,7 +7,7 @@ import asyncio
 import logging
 import sqlite3
 
-from ego_browser.errors import PageClosed
+from ego_browser.errors import PageClosed, StateStoreUnwritable
 from ego_browser.host.core import Host
 
 
@@ -26,6 +26,13 @@ async def test_an_unexpected_background_failure_is_logged(caplog):
     host.background(expected)
     await asyncio.gather(bad, expected, return_exceptions=True)
     await asyncio.sleep(0)  # done callbacks run on the next loop pass
+    full = asyncio.get_running_loop().create_task(
+        _fail(StateStoreUnwritable("the state store could not record the change")), name="adopt-person-tab")
+    host.background(full)
+    await asyncio.gather(full, return_exceptions=True)
+    await asyncio.sleep(0)
+    warned = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warned) == 1 and "state store" in warned[0].getMessage(), caplog.text
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(errors) == 1 and "journal-save" in errors[0].getMessage(), caplog.text
     assert "readonly database" in caplog.text
