@@ -538,8 +538,19 @@ class Host:
 
     def _background_done(self, task: asyncio.Task[Any]) -> None:
         self._background.discard(task)
-        if not task.cancelled():
-            task.exception()  # retrieved: its failure was the dialog's business, not an error
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is None:
+            return
+        # an EgoError is the command's own answer, which nobody waits for any more (a dialog's
+        # business); anything else is a bug or a broken store that must not go unsaid
+        if isinstance(exc, StateStoreUnwritable):
+            logger.warning("background %s: state store write failed: %s", task.get_name(), exc.message)
+        elif isinstance(exc, EgoError):
+            logger.debug("background %s ended: %s", task.get_name(), exc)
+        else:
+            logger.error("background %s failed", task.get_name(), exc_info=exc)
 
     def labels_for_targets(self, space_id: int, target_ids: list[str]) -> list[tuple[str, str]]:
         assert self.store is not None

@@ -234,17 +234,27 @@ async def serve(ready_fd: int | None = None) -> int:
     with config.open_private(run_dir / "host.pid", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "w") as fh:
         fh.write(str(os.getpid()))
     loop = asyncio.get_running_loop()
+    def signalled(sig: signal.Signals) -> None:
+        logger.info("%s received: stopping", sig.name)
+        server.stop_requested.set()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, server.stop_requested.set)
+        loop.add_signal_handler(sig, signalled, sig)
     loop.add_signal_handler(signal.SIGUSR1, server.recheck.set)
-    host.browser.on_disconnect.append(server.stop_requested.set)
+
+    def browser_gone() -> None:
+        logger.error("the browser's connection closed (the browser exited or was killed): stopping the host")
+        server.stop_requested.set()
+
+    host.browser.on_disconnect.append(browser_gone)
     _notify(ready_fd, b"ok\n")
     from ..round_worker import Supervisor
 
     worker = Supervisor(run_dir)
     worker.start()
     idle = config.idle_shutdown()
-    watcher = loop.create_task(server.watch_socket())
+    watcher = loop.create_task(server.watch_socket(), name="ego-watch-socket")
+    watcher.add_done_callback(_log_failure)
     try:
         while not server.stop_requested.is_set():
             try:
@@ -253,6 +263,10 @@ async def serve(ready_fd: int | None = None) -> int:
                 if time.monotonic() - host.last_request > idle and not server.tasks:
                     logger.info("idle for %.0fs: stopping", idle)
                     break
+    except Exception:
+        # the host never ends without a word in its log (issue 31: a silent exit)
+        logger.exception("the host's loop failed: stopping")
+        raise
     finally:
         worker.stop()
         watcher.cancel()
@@ -264,6 +278,11 @@ async def serve(ready_fd: int | None = None) -> int:
             (run_dir / "host.pid").unlink()
         lock_file.close()
     return 0
+
+
+def _log_failure(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.error("%s failed", task.get_name(), exc_info=task.exception())
 
 
 def _notify(fd: int | None, message: bytes) -> None:

@@ -50,3 +50,34 @@ def test_a_store_turned_read_only_fails_requests_not_the_host(fresh_rounds, serv
     finally:
         _chattr("-i", files)
     r.stop()
+
+
+def test_a_full_disk_fails_requests_not_the_host(fresh_rounds, server):
+    """Disk full as the host sees it: a file-size limit (RLIMIT_FSIZE) set on the running host.
+    Past it, a write fails (EFBIG; Python ignores SIGXFSZ, which would end the process without a
+    word): the request says EGO_STATE_STORE_UNWRITABLE and the host lives on."""
+    import resource
+
+    r = fresh_rounds
+    url = server.page("/full", "<h1>Full</h1>", title="Full")
+    first = r.run(f"t = await task_space('full')\nawait t.page('p1').goto({url!r})\nprint('ready')\n", timeout=120)
+    assert first.returncode == 0, first.stderr
+    pid = json.loads(r.cli("host", "status", "--json", timeout=BOUND).stdout)["pid"]
+    old = resource.prlimit(pid, resource.RLIMIT_FSIZE)
+    resource.prlimit(pid, resource.RLIMIT_FSIZE, (1, old[1]))  # no file may grow past one byte
+    try:
+        nxt = r.run(f"t = await task_space('full')\nawait t.page('p1').goto({url + '?2'!r})\n"
+                    "await task_space('full-2')\n", timeout=BOUND)
+        assert "EGO_TASK_HOST_DISCONNECTED" not in nxt.stderr and "EGO_HOST_UNRESPONSIVE" not in nxt.stderr, nxt.stderr
+        assert "EGO_STATE_STORE_UNWRITABLE" in nxt.stderr, nxt.stderr
+    finally:
+        if Path(f"/proc/{pid}").exists():
+            resource.prlimit(pid, resource.RLIMIT_FSIZE, old)
+    status = r.cli("host", "status", "--json", timeout=BOUND)
+    assert status.returncode == 0, status.stderr
+    assert json.loads(status.stdout)["pid"] == pid
+    # room again: the same host takes the change (the log lines written meanwhile were lost)
+    again = r.run("await task_space('full-2')\nprint('again')\n", timeout=BOUND)
+    assert again.returncode == 0 and "again" in again.stdout, again.stderr
+    assert json.loads(r.cli("host", "status", "--json", timeout=BOUND).stdout)["pid"] == pid
+    r.stop()

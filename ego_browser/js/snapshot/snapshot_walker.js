@@ -759,8 +759,32 @@
       keyList = [];
       for (const [k, v] of keys) keyList.push(k, v);
     }
+    capText(rows);
     return [token, JSON.stringify({r: rows, e: newIds, p: pending.size, k: keyList}), newEls];
   };
+  // a page's text is bounded per line and per look (a 50 MB text node printed 52 MB): a line's name
+  // or value keeps its first NODE_TEXT chars, and once the look has TOTAL_TEXT chars of text, each
+  // later one keeps LATE_TEXT. Lines are only shortened, never dropped: no control is lost. The
+  // mark says what was cut and how to read it all (in the name's quotes: no quote, no backslash).
+  const NODE_TEXT = 4000, TOTAL_TEXT = 400000, LATE_TEXT = 200;
+  function capText(rows) {
+    let used = 0;
+    for (let i = 0; i < rows.length; i += 9) {
+      for (const at of [i + 2, i + 8]) {
+        const s = rows[at];
+        if (!s) continue;
+        const keep = used >= TOTAL_TEXT ? LATE_TEXT : Math.min(NODE_TEXT, Math.max(LATE_TEXT, TOTAL_TEXT - used));
+        if (s.length > keep) {
+          // never half a surrogate pair (a lone surrogate breaks the JSON answer's decoding)
+          const k = (s.charCodeAt(keep - 1) & 0xfc00) === 0xd800 ? keep - 1 : keep;
+          rows[at] = s.slice(0, k) + ' …[cut ' + (s.length - k) + ' chars; page.inner_text(selector) reads it all]';
+          used += keep;
+        } else {
+          used += s.length;
+        }
+      }
+    }
+  }
   globalThis.__egoSnapToken = token;
   return token;
 })()
