@@ -393,6 +393,27 @@ def _declare_learnings() -> None:
 _declare_learnings()
 
 
+def _trace_args(p: argparse.ArgumentParser) -> None:
+    from .trace_commands import configure
+
+    configure(p)
+
+
+def _trace_run(ns: argparse.Namespace) -> int:
+    from .trace_commands import run
+
+    return run(ns)
+
+
+def _declare_trace() -> None:
+    from .trace_commands import SUMMARY, SYNOPSIS
+
+    command("trace", SUMMARY, SYNOPSIS, configure=_trace_args)(_trace_run)
+
+
+_declare_trace()
+
+
 # -- guide, help, skills and plugins -----------------------------------------------------------
 
 

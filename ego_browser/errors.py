@@ -21,6 +21,7 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── BodyUnavailable / BodyTooLarge           EGO_BODY_UNAVAILABLE / EGO_BODY_TOO_LARGE
     ├── InvalidRoutePattern (also ValueError)    EGO_INVALID_ROUTE_PATTERN
     ├── HarUnwritable                            EGO_HAR_UNWRITABLE
+    ├── TraceUnwritable                          EGO_TRACE_UNWRITABLE
     ├── CdpError                                 the browser rejected a command
     ├── CdpMethodRefused                         raw CDP outside the space's scope
     ├── CdpChannelUnavailable / BrowserUnavailable
@@ -74,6 +75,7 @@ __all__ = [
     "BodyTooLarge",
     "InvalidRoutePattern",
     "HarUnwritable",
+    "TraceUnwritable",
     "CdpError",
     "CDPError",
     "CdpMethodRefused",
@@ -358,6 +360,14 @@ class HarUnwritable(EgoError):
     fields = ("api", "path")
     api: str | None
     path: str | None
+
+
+class TraceUnwritable(EgoError):  # a trace or script file: no folder, read-only, a full disk
+    code = "EGO_TRACE_UNWRITABLE"
+    fields = ("api", "path", "reason")
+    api: str | None
+    path: str | None
+    reason: str | None
 
 
 class CdpError(EgoError):
