@@ -141,6 +141,7 @@ function renderSpace() {
   $("sp-owner").textContent = OWNER[s.ownership] || s.ownership;
   $("sp-owner").className = `badge ${s.ownership}`;
   $("sp-status").textContent = s.status || "";
+  $("sp-trace").href = `/trace/${s.id}/`;  // rounds -> actions -> pictures and requests (trace_pages.py)
   $("sp-action").textContent = actionText(s);
   $("sp-take").disabled = s.ownership === "user";
   $("sp-give").disabled = !held;
