@@ -21,7 +21,7 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── BodyUnavailable / BodyTooLarge           EGO_BODY_UNAVAILABLE / EGO_BODY_TOO_LARGE
     ├── InvalidRoutePattern (also ValueError)    EGO_INVALID_ROUTE_PATTERN
     ├── HarUnwritable                            EGO_HAR_UNWRITABLE
-    ├── TraceUnwritable                          EGO_TRACE_UNWRITABLE
+    ├── TraceUnwritable / VideoUnavailable       EGO_TRACE_UNWRITABLE / EGO_VIDEO_UNAVAILABLE
     ├── CdpError                                 the browser rejected a command
     ├── CdpMethodRefused                         raw CDP outside the space's scope
     ├── CdpChannelUnavailable / BrowserUnavailable
@@ -76,6 +76,7 @@ __all__ = [
     "InvalidRoutePattern",
     "HarUnwritable",
     "TraceUnwritable",
+    "VideoUnavailable",
     "CdpError",
     "CDPError",
     "CdpMethodRefused",
@@ -370,6 +371,13 @@ class TraceUnwritable(EgoError):  # a trace or script file: no folder, read-only
     reason: str | None
 
 
+class VideoUnavailable(EgoError):  # no frames (a Grid space, pictures off) or no encoder (Debian's ffmpeg)
+    code = "EGO_VIDEO_UNAVAILABLE"
+    fields = ("api", "reason")
+    api: str | None
+    reason: str | None
+
+
 class CdpError(EgoError):
     """The browser rejected a CDP command; keeps its code, message and the method.
 
@@ -576,9 +584,6 @@ def to_wire(exc: EgoError) -> dict[str, Any]:
 
 def from_wire(payload: dict[str, Any]) -> EgoError:
     """Rebuild the error the host raised; unknown codes stay plain ``EgoError``s with that code."""
-    global _BY_CODE
-    if _BY_CODE is None:
-        _BY_CODE = _all_classes()
     return _rebuild(payload.get("code", "EGO_ERROR"), payload.get("message", ""), payload.get("attrs") or {})
 
 

@@ -1,4 +1,4 @@
-"""``python -m ego_browser trace export SPACE --output FILE [--as zip|playwright] [--rounds N ...]``:
+"""``python -m ego_browser trace export SPACE --output FILE [--as zip|playwright] [--video] [--rounds N ...]``:
 a task space's trace as a zip that opens offline, or as a Playwright script (``task.export_trace``)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 __all__ = ["SUMMARY", "SYNOPSIS", "configure", "run"]
 
 SUMMARY = "export a task space's trace: a zip with an offline viewer, or a Playwright replay script"
-SYNOPSIS = "export SPACE --output FILE [--as zip|playwright] [--rounds N ...] [--json]"
+SYNOPSIS = "export SPACE --output FILE [--as zip|playwright] [--video] [--rounds N ...] [--json]"
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -24,6 +24,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     q.add_argument("--as", dest="format", choices=("zip", "playwright"), default="zip",
                    help="zip: index.html opens offline (default); playwright: a Python script that replays it")
     q.add_argument("--rounds", type=int, nargs="+", help="the rounds to export (default: all kept)")
+    q.add_argument("--video", action="store_true", help="put a captioned video (video.webm) in the zip too")
     q.add_argument("--json", action="store_true", help="print one JSON document instead of text")
 
 
@@ -37,7 +38,8 @@ def run(ns: argparse.Namespace) -> int:
 
         try:
             task = await task_space(space)
-            out: dict[str, Any] = await task.export_trace(path, format=ns.format, rounds=ns.rounds)
+            out: dict[str, Any] = await task.export_trace(path, format=ns.format, rounds=ns.rounds,
+                                                              video=ns.video)
             return out
         finally:
             channel = process_channel()

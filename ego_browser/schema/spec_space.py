@@ -253,7 +253,8 @@ for r in journal["rounds"]:
 M("TaskSpace.export_trace", [P("path", "abspath", doc="the file to write (its folder must exist)"), "*",
                              P("format", ("zip", "playwright"), "zip",
                                doc="zip: the trace with an offline viewer; playwright: a replay script"),
-                             P("rounds", "list?", None, doc="round numbers to export (default: all that are kept)")],
+                             P("rounds", "list?", None, doc="round numbers to export (default: all that are kept)"),
+                             P("video", "bool", False, doc="put a captioned video of the actions in the zip too")],
   "{path, bytes, rounds, actions, pictures}",
   "Write the space's trace: zip (index.html opens offline: rounds -> actions with their targets, values, URLs, "
   "pictures before and after, requests, dialogs, popups, downloads, errors and timings) or playwright (a Python "
@@ -265,7 +266,21 @@ print((await task.export_trace(path))["actions"])
 """,
   details="The CLI does the same: python -m ego_browser trace export SPACE --output trace.zip [--as playwright]. "
           "Pictures are taken after each action (EGO_BROWSER_TRACE_PICTURES=0 turns them off); caps and rotation "
-          "are in docs/trace.md.", errors=("TraceUnwritable",))
+          "are in docs/trace.md.", errors=("TraceUnwritable", "VideoUnavailable"))
+
+M("TaskSpace.record_video", [P("path", "abspath", doc="the .webm file to write (its folder must exist)"), "*",
+                             P("rounds", "list?", None, doc="round numbers to show (default: all that are kept)")],
+  "{path, bytes, frames, seconds}",
+  "Write what the space did as a WebM video that plays in Chromium: the picture after each action, captioned with "
+  "its round, action, target and value (or error). Made with Debian's ffmpeg.",
+  """
+import os, tempfile
+path = os.path.join(tempfile.mkdtemp(), "space.webm")
+print((await task.record_video(path))["frames"])
+""",
+  details="A space without pictures (a Grid space's browser, EGO_BROWSER_TRACE_PICTURES=0) raises "
+          "EGO_VIDEO_UNAVAILABLE, as does a machine without ffmpeg; a failed encoding writes nothing and keeps the "
+          "trace.", errors=("TraceUnwritable", "VideoUnavailable"))
 
 M("TaskSpace.learn", [P("name", "str+", doc="the tool's name, a Python identifier (add_book)"), "*",
                       P("rounds", "list?", None, doc="round numbers to learn from (default: every round kept)"),

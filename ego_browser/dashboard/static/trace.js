@@ -72,5 +72,6 @@
   const actions = trace.rounds.reduce((n, r) => n + r.actions.length, 0);
   document.getElementById('summary').textContent =
     `${trace.rounds.length} rounds, ${actions} actions${trace.exported ? ` · exported ${when(trace.exported)}` : ''}`;
+  if (trace.video) main.append(el('video', { id: 'video', controls: '', src: trace.video, preload: 'metadata' }));
   for (const r of trace.rounds) main.append(round(r));
 })();
