@@ -34,7 +34,11 @@ JOURNALED: dict[str, str | None] = {
     "page.check": None, "page.uncheck": None, "page.set_checked": "checked", "page.set_input_files": "files",
     "page.wait_for_selector": "state", "page.accept_dialog": "prompt_text", "page.dismiss_dialog": None,
     "mouse.click": None, "keyboard.type": "text", "keyboard.press": "key", "keyboard.insert_text": "text",
+    # not actions, for the trace: what the agent saw (a snapshot's text, cut) and said (its status notes)
+    "page.snapshot": None, "task.set_status": "text",
 }
+#: recorded without a picture after them (they change nothing on the page)
+_LOOKS = {"page.snapshot", "task.set_status"}
 #: requests kept per action (a page load's subresources: the first ones)
 MAX_REQUESTS = 100
 _CHECKS = {"page.check": True, "page.uncheck": False}
@@ -136,11 +140,14 @@ def _record(host: Host, at: dict[str, Any], name: str, kwargs: dict[str, Any], s
         **_caused(result),
         "outcome": "ok" if error is None else "error",
         "error": None if error is None else (getattr(error, "code", None) or type(error).__name__),
+        "note": at.get("note"),  # the action's words for the person watching (note=...)
         "started": started, "ms": ms,
         "requests": _requests(driver, network_before),
         # the trace's pictures (host/trace_pictures.py): file names, taken once the action returned
-        "picture_before": before, "picture_after": _picture(host, space, label, driver),
+        "picture_before": before, "picture_after": None if name in _LOOKS else _picture(host, space, label, driver),
     }
+    if name == "page.snapshot" and isinstance(result, str):
+        record["snapshot"] = masked_value(result)
     book.add_action(space, str(at.get("proc") or ""), record, secret)
 
 

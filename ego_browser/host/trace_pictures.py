@@ -100,8 +100,16 @@ class Pictures:
         if self._queued.get(str(getattr(driver, "target_id", "") or id(driver))) is asyncio.current_task():
             self._queued.pop(str(getattr(driver, "target_id", "") or id(driver)), None)
         try:
-            res = await driver.session.send("Page.captureScreenshot", {
-                "format": "jpeg", "quality": QUALITY, "optimizeForSpeed": True}, timeout=CAPTURE_TIMEOUT)
+            for attempt in (1, 2):  # a capture that meets a navigation's swap of documents fails once
+                try:
+                    res = await driver.session.send("Page.captureScreenshot", {
+                        "format": "jpeg", "quality": QUALITY, "optimizeForSpeed": True}, timeout=CAPTURE_TIMEOUT)
+                    break
+                except (asyncio.CancelledError, OSError):
+                    raise
+                except Exception:
+                    if attempt == 2:
+                        raise
             data = base64.b64decode(res["data"])
             await asyncio.to_thread(self._write, space_id, name, data)
         except asyncio.CancelledError:

@@ -116,8 +116,11 @@ def playwright_script(journal: dict[str, Any], *, space_name: str | None = None)
         lines.append(f"    # round {r['n']} ({r.get('status')})")
         actions = [a for a in r.get("actions") or []]
         for i, a in enumerate(actions):
-            if a["op"] in ("page.accept_dialog", "page.dismiss_dialog"):
-                continue  # handled before the action that opened the dialog
+            if a["op"] in ("page.accept_dialog", "page.dismiss_dialog", "page.snapshot"):
+                continue  # a dialog's answer goes before the action that opened it; a look changes nothing
+            if a["op"] == "task.set_status":
+                lines.append(f"    # note: {str(a.get('value') or '')[:200]}".replace("\n", " ").rstrip())
+                continue
             page = _page_var(str(a.get("page") or "p1"), pages, lines)
             if a.get("outcome") != "ok":
                 lines.append(f"    # not replayed: {a['op']} failed when recorded ({a.get('error')})")

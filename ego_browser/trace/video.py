@@ -1,8 +1,8 @@
 """A space's trace as a video with captions: ``task.record_video`` and ``trace export --video``.
 
 Frames: the trace's pictures (one after each journaled action, ``host/trace_pictures.py``),
-each shown :data:`SECONDS` seconds under a caption that names the round, the action, its
-target and value (or its error). Encoder: Debian's ``ffmpeg`` program (docs/architecture.md,
+each shown :data:`SECONDS` seconds under a caption that names the round (and the agent's last
+status note in it, ``task.set_status``), the action, its target and value (or its error). Encoder: Debian's ``ffmpeg`` program (docs/architecture.md,
 "Video", says why), run as a child with a deadline: WebM (VP8), which every Chromium plays,
 the captions burnt in with libass (``subtitles`` filter) so they show in any player, at a
 constant 10 frames a second (a player seeks to any action).
@@ -46,7 +46,10 @@ def captions(journal: dict[str, Any], pictures: dict[str, Path]) -> list[tuple[P
     """(picture, caption) per action that has a picture after it, oldest first."""
     out: list[tuple[Path, str]] = []
     for r in journal.get("rounds") or ():
+        note = ""
         for a in r.get("actions") or ():
+            if a.get("op") == "task.set_status":
+                note = f" — {str(a.get('value') or '')[:80]}" if a.get("value") else ""
             file = pictures.get(a.get("picture_after") or "")
             if file is None:
                 continue
@@ -54,7 +57,8 @@ def captions(journal: dict[str, Any], pictures: dict[str, Path]) -> list[tuple[P
             shown = f' = {str(value)[:60]}' if isinstance(value, (str, int, float)) and not isinstance(value, bool) \
                 else ""
             outcome = "" if a.get("outcome") == "ok" else f" [error: {a.get('error')}]"
-            out.append((file, f"round {r['n']} · {a['op']}{_target(a)[:90]}{shown}{outcome}"))
+            said = f" — {str(a['note'])[:80]}" if a.get("note") else ""
+            out.append((file, f"round {r['n']}{note}\n{a['op']}{_target(a)[:90]}{shown}{outcome}{said}"))
     return out
 
 

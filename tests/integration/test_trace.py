@@ -31,9 +31,10 @@ def _two_rounds(rounds, app, space):
     out = _round(rounds, f'task = await task_space({space!r})\np = task.page("p1")\nawait p.goto({app.url("/login")!r})\n'
                          'await p.fill("#user", "ann")\nawait p.fill("#pw", "hunter2-secret")\n'
                          'await p.click("text=Sign in >> nth=1")\nprint(task.space_id)\n')
-    _round(rounds, f'task = await task_space({space!r})\np = task.page("p1")\nawait p.goto({app.url("/new")!r})\n'
+    _round(rounds, f'task = await task_space({space!r})\np = task.page("p1")\nawait task.set_status("adding Dune")\n'
+                   f'await p.goto({app.url("/new")!r})\nlook = await p.snapshot()\n'
                    'await p.fill("#title", "Dune")\nawait p.fill("#author", "Herbert")\n'
-                   'await p.select_option("#genre", "Poetry")\nawait p.click("button")\n')
+                   'await p.select_option("#genre", "Poetry")\nawait p.click("button", note="saving the book")\n')
     return out.strip().splitlines()[-1]
 
 
@@ -59,6 +60,9 @@ async def _open_offline(index):
                 targets: [...document.querySelectorAll('li.action .target')].map((t) => t.textContent),
                 images: [...document.images].map((i) => [i.getAttribute('src'), i.naturalWidth]),
                 requests: [...document.querySelectorAll('table.requests td.url')].map((t) => t.textContent),
+                notes: [...document.querySelectorAll('li.note')].map((li) => li.textContent),
+                said: [...document.querySelectorAll('.note-line')].map((d) => d.textContent),
+                snapshots: [...document.querySelectorAll('li.seen pre.snapshot')].map((p) => p.textContent),
             })""")
             return shown, asked
         finally:
@@ -72,7 +76,7 @@ async def test_trace_export_zip_opens_offline_with_pictures_and_requests(rounds,
     proc = rounds.cli("trace", "export", space_id, "--output", str(out), "--json", timeout=120)
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
-    assert summary["rounds"] == 2 and summary["actions"] == 9 and summary["pictures"] >= 1
+    assert summary["rounds"] == 2 and summary["actions"] == 11 and summary["pictures"] >= 1
 
     with zipfile.ZipFile(out) as z:
         names = set(z.namelist())
@@ -81,8 +85,13 @@ async def test_trace_export_zip_opens_offline_with_pictures_and_requests(rounds,
         everything = b"".join(z.read(n) for n in names if not n.startswith("pictures/"))
         z.extractall(tmp_path / "unzipped")
     assert b"hunter2-secret" not in everything  # the password stays out of the trace
-    second = data["rounds"][1]["actions"]
+    note, goto, seen, *second = data["rounds"][1]["actions"]
+    # what the agent said and saw: its status note, the snapshot's text (cut), neither with a picture
+    assert (note["op"], note["value"], note["picture_after"]) == ("task.set_status", "adding Dune", None)
+    assert seen["op"] == "page.snapshot" and "Title" in seen["snapshot"] and seen["picture_after"] is None
+    second = [goto, *second]
     click = second[-1]
+    assert click["note"] == "saving the book"
     # the action's requests: the form's POST, answered 200, a document
     posts = [r for r in click["requests"] if r["method"] == "POST"]
     assert posts and posts[0]["url"] == app.url("/add") and posts[0]["status"] == 200
@@ -97,6 +106,8 @@ async def test_trace_export_zip_opens_offline_with_pictures_and_requests(rounds,
     shown, asked = await _open_offline(tmp_path / "unzipped" / "index.html")
     assert all(u.startswith("file://") for u in asked), asked  # offline: nothing from the network
     assert shown["ops"] == [a["op"] for r in data["rounds"] for a in r["actions"]]
+    assert "adding Dune" in shown["notes"][0] and "Title" in shown["snapshots"][0]
+    assert shown["said"] == ["note: saving the book"]
     assert len(shown["rounds"]) == 2 and "Round 2" in shown["rounds"][1] and "ok" in shown["rounds"][1]
     assert any('role=button[name="Save book"]' in t for t in shown["targets"])
     assert shown["images"] and all(width > 0 for _, width in shown["images"])
@@ -136,7 +147,7 @@ def test_trace_export_to_a_path_that_cannot_be_written(rounds, app, tmp_path):
     assert proc.returncode != 0 and "EGO_TRACE_UNWRITABLE" in proc.stderr
     # the trace is still whole: a good path works after the bad ones
     proc = rounds.cli("trace", "export", space_id, "--output", str(tmp_path / "ok.zip"), "--json")
-    assert proc.returncode == 0 and json.loads(proc.stdout)["actions"] == 9
+    assert proc.returncode == 0 and json.loads(proc.stdout)["actions"] == 11
 
 
 _FULL_DISK = """

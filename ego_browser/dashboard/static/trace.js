@@ -48,10 +48,17 @@
     if (a.download) bits.push(`download ${a.download.suggested_filename || a.download.name || ''}`.trim());
     return bits.length ? el('div', { class: 'caused' }, bits.join(' · ')) : null;
   };
-  const action = (a) => el('li', { class: 'action', id: `action-${a.seq}`, 'data-op': a.op },
+  // what the agent saw (a snapshot, cut) and said (a status note): no target, no pictures
+  const look = (a) => el('li', { class: `action look ${a.op === 'task.set_status' ? 'note' : 'seen'}`, id: `action-${a.seq}`, 'data-op': a.op },
+    a.op === 'task.set_status'
+      ? el('div', {}, el('span', { class: 'op' }, 'note'), ' ', String(a.value || ''))
+      : el('details', {}, el('summary', {}, el('span', { class: 'op' }, a.op), ` · ${a.page || ''} · ${a.ms} ms`),
+        el('pre', { class: 'snapshot' }, a.snapshot || '')));
+  const action = (a) => (a.op === 'page.snapshot' || a.op === 'task.set_status') ? look(a) : el('li', { class: 'action', id: `action-${a.seq}`, 'data-op': a.op },
     el('div', {},
       el('span', { class: 'op' }, a.op), ' ', el('span', { class: `outcome-${a.outcome}` }, a.outcome),
       a.error ? ` ${a.error}` : '', ` · ${a.page || ''} · ${a.ms} ms`),
+    a.note ? el('div', { class: 'note-line' }, 'note: ', a.note) : null,
     target(a.target) ? el('div', { class: 'target' }, 'target: ', target(a.target)) : null,
     a.value !== null && a.value !== undefined ? el('div', { class: 'value' }, 'value: ', JSON.stringify(a.value)) : null,
     el('div', { class: 'urls' }, a.url_before === a.url_after ? (a.url_after || '') : `${a.url_before || ''} → ${a.url_after || ''}`),
