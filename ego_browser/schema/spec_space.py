@@ -237,7 +237,7 @@ await task.set_status("Comparing kettle prices")
 M("TaskSpace.journal", ["*", P("rounds", "list?", None, doc="round numbers to read (default: all that are kept)")],
   "{format, space_id, caps, rounds: [{n, started, ended, script, status, error, actions: [{seq, round, op, page, "
   "target, value, url_before, url_after, navigation, dialog, popups, download, outcome, error, started, ms, "
-  "requests, picture_before, picture_after}]}]}",
+  "requests, note, picture_before, picture_after, snapshot?}]}]}",
   "What the space did, round by round: each round's script and outcome, each action's target (as given and as "
   "resolved: role, name, the stable locator computed when it ran), value, URLs before and after and what it "
   "caused. Read-only; task.learn distils tools from it.",
