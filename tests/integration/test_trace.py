@@ -200,3 +200,31 @@ def test_a_full_disk_fails_the_export_with_a_code_and_never_the_recording(tmp_pa
     assert previous.read_bytes() == b"the previous export"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no half-written file left
     assert pictures["name"] and pictures["failures"] == 1 and pictures["files"] == []
+
+
+def test_pictures_that_cannot_be_written_never_break_the_round_or_the_trace(rounds, app, tmp_path):
+    """The space's picture folder cannot be made (a file stands in its place, as a full or broken
+    disk would refuse it): the actions and the round succeed, the journal has every action, and
+    the export works, without those pictures."""
+    from pathlib import Path
+
+    space = f"trace-nopix-{app.prefix.strip('/')}"
+    space_id = _round(rounds, f"task = await task_space({space!r})\nprint(task.space_id)\n").strip().splitlines()[-1]
+    folder = Path(rounds.env["EGO_BROWSER_HOME"]) / "traces" / space_id
+    if folder.is_dir():
+        import shutil
+
+        shutil.rmtree(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.write_text("in the way")
+    _round(rounds, f'task = await task_space({space!r})\np = task.page("p1")\nawait p.goto({app.url("/new")!r})\n'
+                   'await p.fill("#title", "Dune")\nawait p.click("button")\n')
+    assert app.books[-1]["title"] == "Dune"
+    proc = rounds.cli("trace", "export", space_id, "--output", str(tmp_path / "t.zip"), "--json")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["actions"] == 3 and summary["pictures"] == 0
+    with zipfile.ZipFile(tmp_path / "t.zip") as z:
+        actions = json.loads(z.read("trace.json"))["rounds"][-1]["actions"]
+    assert [a["op"] for a in actions] == ["page.goto", "page.fill", "page.click"]
+    assert all(a["picture_after"] is None and a["outcome"] == "ok" for a in actions)

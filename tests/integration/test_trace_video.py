@@ -47,7 +47,7 @@ def test_record_video_writes_a_webm_ffprobe_reads(rounds, app, tmp_path):
     assert "webm" in probe["format"]["format_name"]
     duration = float(probe["format"]["duration"])
     assert abs(duration - made["seconds"]) < 1.0  # 1.5 s a frame of the trace
-    assert int(stream["nb_read_frames"]) >= int(made["seconds"] * 10) - 2  # 10 video frames a second
+    assert int(stream["nb_read_frames"]) >= made["frames"]  # a video frame per picture, each shown 1.5 s
 
 
 async def test_trace_export_with_video_plays_in_chromium(rounds, app, tmp_path):
