@@ -56,6 +56,8 @@ LAZY = {
     "BodyTooLarge": "ego_browser.errors",
     "InvalidRoutePattern": "ego_browser.errors",
     "HarUnwritable": "ego_browser.errors",
+    "TraceUnwritable": "ego_browser.errors",
+    "VideoUnavailable": "ego_browser.errors",
     "CdpError": "ego_browser.errors",
     "CDPError": "ego_browser.errors",
     "CdpMethodRefused": "ego_browser.errors",

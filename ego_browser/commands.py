@@ -356,48 +356,19 @@ def _dashboard(ns: argparse.Namespace) -> int:
     return 0
 
 
-def _profiles_args(p: argparse.ArgumentParser) -> None:
-    from .profile_commands import configure
+def _declare_from(name: str, module: str) -> None:
+    """A command whose module declares its own summary, synopsis, arguments and handler
+    (``SUMMARY``, ``SYNOPSIS``, ``configure(parser)``, ``run(ns)``): profiles, learnings,
+    secrets, trace."""
+    import importlib
 
-    configure(p)
-
-
-def _profiles_run(ns: argparse.Namespace) -> int:
-    from .profile_commands import run
-
-    return run(ns)
+    mod = importlib.import_module(f"{__package__}.{module}")
+    command(name, mod.SUMMARY, mod.SYNOPSIS, configure=mod.configure)(mod.run)
 
 
-# the profiles module declares its own summary and arguments (profile_commands.py)
-def _declare_profiles() -> None:
-    from .profile_commands import SUMMARY, SYNOPSIS
-
-    command("profiles", SUMMARY, SYNOPSIS, configure=_profiles_args)(_profiles_run)
-
-
-_declare_profiles()
-
-
-def _learnings_args(p: argparse.ArgumentParser) -> None:
-    from .learning_commands import configure
-
-    configure(p)
-
-
-def _learnings_run(ns: argparse.Namespace) -> int:
-    from .learning_commands import run
-
-    return run(ns)
-
-
-# the learned tools' command declares its own summary and arguments (learning_commands.py)
-def _declare_learnings() -> None:
-    from .learning_commands import SUMMARY, SYNOPSIS
-
-    command("learnings", SUMMARY, SYNOPSIS, configure=_learnings_args)(_learnings_run)
-
-
-_declare_learnings()
+for _name, _module in (("profiles", "profile_commands"), ("learnings", "learning_commands"),
+                       ("secrets", "secret_commands"), ("trace", "trace_commands")):
+    _declare_from(_name, _module)
 
 
 def _allow_args(p: argparse.ArgumentParser) -> None:
@@ -441,27 +412,6 @@ def _confirm(ns: argparse.Namespace) -> int:
                                                "click": None if ns.off else ns.click}))
     emit(ns, info, lambda i: print(f"confirmation rules: {i['confirm']}"))
     return 0
-
-
-def _secrets_args(p: argparse.ArgumentParser) -> None:
-    from .secret_commands import configure
-
-    configure(p)
-
-
-def _secrets_run(ns: argparse.Namespace) -> int:
-    from .secret_commands import run
-
-    return run(ns)
-
-
-def _declare_secrets() -> None:
-    from .secret_commands import SUMMARY, SYNOPSIS
-
-    command("secrets", SUMMARY, SYNOPSIS, configure=_secrets_args)(_secrets_run)
-
-
-_declare_secrets()
 
 
 # -- guide, help, skills and plugins -----------------------------------------------------------

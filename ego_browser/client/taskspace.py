@@ -57,6 +57,7 @@ class TaskSpaceBase(SpaceRoutes, LearningMixin, Generic[PageT]):
 
     async def _call(self, op: str, **args: Any) -> Any:
         args["space"] = self.space_id
+        args["proc"] = self._round.token  # the journal files the call under this round
         return await self._channel.call(op, args)
 
     def _page(self, info: dict[str, Any]) -> PageT:

@@ -29,6 +29,7 @@ from .auth import MALFORMED_HOST, Guard
 from .control import Control
 from .model import overview
 from .screencast import HELD_INTERVAL, MAX_EDGE, MULTI_WATCH_INTERVAL, WATCH_INTERVAL, Screencasts, frame_size
+from .trace_pages import trace_page
 from .viewer import THUMB_INTERVAL, Viewer
 
 __all__ = ["Dashboard"]
@@ -161,6 +162,10 @@ class Dashboard:
             return _response(303, "See Other", b"", "text/plain", [
                 ("Location", path), ("Set-Cookie", self.guard.set_cookie()),
                 ("Set-Cookie", self.guard.set_fresh_cookie()), *extra])
+        if path.startswith("/trace/"):  # a space's timeline (trace_pages.py)
+            page = trace_page(self.host, path)
+            if page is not None:
+                return _response(200, "OK", page[0], page[1], extra)
         static = _STATIC.get(path)
         if static is None:
             return _response(404, "Not Found", b"Not found\n", "text/plain; charset=utf-8", extra)

@@ -44,6 +44,7 @@ from .handoffs import HandOffs
 from .page_ctx import PageCtx
 from .secret_book import SecretBook
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow, Store
+from .trace_pictures import Pictures
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -115,6 +116,8 @@ class Host:
         self.store: Store | None = None
         self.browser = BrowserLink(self.home, self.run_dir, embedded=embedded)
         self.drivers: dict[str, PageDriver] = {}
+        #: the trace's pictures (``host/trace_pictures.py``): one after each journaled action
+        self.pictures = Pictures(self.home / "traces")
         self._attaching: dict[str, asyncio.Future[PageDriver]] = {}
         self.active: dict[int, str] = {}  # space id -> target id made active last
         self.started_at = time.time()

@@ -96,9 +96,9 @@ class Journal:
             " ORDER BY n DESC LIMIT -1 OFFSET ?)", (space_id, space_id, MAX_ROUNDS))
         return n
 
-    def add_action(self, space_id: int, token: str, record: dict[str, Any], secret: str | None = None) -> None:
-        """Append one action to the round of ``token``. ``secret``: a literal password the
-        action typed, kept in memory only to take it out of the round's script."""
+    def add_action(self, space_id: int, token: str, record: dict[str, Any], secret: str | None = None) -> int | None:
+        """Append one action to the round of ``token``; its number (None if not kept). ``secret``:
+        a literal password the action typed, kept in memory only to take it out of the round's script."""
         with contextlib.suppress(sqlite3.Error):  # the journal never fails the action it records
             n = self._round_of(space_id, token)
             if secret:
@@ -110,12 +110,14 @@ class Journal:
                 "SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM journal_actions WHERE space_id=? AND n=?",
                 (space_id, n)).fetchone()
             if count >= MAX_ACTIONS:
-                return
+                return None
             (top,) = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM journal_actions WHERE space_id=?",
                                      (space_id,)).fetchone()
             record = {"seq": int(top) + 1, "round": n, **record}
             self.db.execute("INSERT INTO journal_actions(space_id, seq, n, data) VALUES (?, ?, ?, ?)",
                             (space_id, int(top) + 1, n, orjson.dumps(record)))
+            return int(top) + 1
+        return None
 
     def end_round(self, space_id: int, token: str, *, script: str | None, status: str,
                   error: str | None, started: float | None) -> None:
@@ -146,6 +148,11 @@ class Journal:
                                                  (MAX_KEPT_SPACES,))]
             for sid in old:
                 self.forget(sid, force=True)
+
+    def kept(self, space_id: int) -> bool:
+        with contextlib.suppress(sqlite3.Error):
+            return self.db.execute("SELECT 1 FROM journal_kept WHERE space_id=?", (space_id,)).fetchone() is not None
+        return False
 
     def forget(self, space_id: int, *, force: bool = False) -> None:
         """Drop the space's journal (a finished space), unless it is kept."""

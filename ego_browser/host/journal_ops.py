@@ -16,6 +16,7 @@ import os
 import time
 from typing import Any
 
+from ..driver.network import requests_for_action
 from ..driver.witness import WITNESS
 from .core import Host
 from .journal import PASSWORD, Journal, masked_value
@@ -33,7 +34,13 @@ JOURNALED: dict[str, str | None] = {
     "page.check": None, "page.uncheck": None, "page.set_checked": "checked", "page.set_input_files": "files",
     "page.wait_for_selector": "state", "page.accept_dialog": "prompt_text", "page.dismiss_dialog": None,
     "mouse.click": None, "keyboard.type": "text", "keyboard.press": "key", "keyboard.insert_text": "text",
+    # not actions, for the trace: what the agent saw (a snapshot's text, cut) and said (its status notes)
+    "page.snapshot": None, "task.set_status": "text",
 }
+#: recorded without a picture after them (they change nothing on the page)
+_LOOKS = {"page.snapshot", "task.set_status"}
+#: requests kept per action (a page load's subresources: the first ones)
+MAX_REQUESTS = 100
 _CHECKS = {"page.check": True, "page.uncheck": False}
 
 
@@ -55,19 +62,34 @@ def _value(op_name: str, kwargs: dict[str, Any]) -> Any:
     return value
 
 
-def _url(host: Host, at: dict[str, Any]) -> str | None:
-    """The page's committed URL, read off the host's records (no call to the page)."""
+def _driver(host: Host, at: dict[str, Any]) -> tuple[Any, Any]:
+    """The page's driver, read off the host's records (no call to the page); None if it has none."""
     store = host.store
     try:
         space = store.space(int(at["space"])) if store is not None and isinstance(at.get("space"), int) else None
         if space is None:
-            return None
+            return None, None
         row = host.page_row(space, str(at.get("label")))
-        driver = host.drivers.get(row.target_id or "")
-        main = driver.frames.main if driver is not None else None
-        return main.url if main is not None else row.url
-    except Exception:  # noqa: BLE001 - a URL the journal cannot read is recorded as None
+        return row, host.drivers.get(row.target_id or "")
+    except Exception:  # noqa: BLE001 - a page the journal cannot find is recorded without one
+        return None, None
+
+
+def _url(host: Host, at: dict[str, Any]) -> str | None:
+    """The page's committed URL, read off the host's records (no call to the page)."""
+    row, driver = _driver(host, at)
+    main = driver.frames.main if driver is not None else None
+    return main.url if main is not None else (row.url if row is not None else None)
+
+
+def _requests(driver: Any, before: int | None) -> list[dict[str, Any]] | None:
+    """The requests the action started (None: it started no action on the page's network log)."""
+    action_id = driver.network.last_action_id if driver is not None else None
+    if action_id is None or action_id == before:
         return None
+    keys = ("id", "method", "url", "resource_type", "status", "mime_type", "failure", "from_cache", "timing", "sizes")
+    return [{**{k: r.get(k) for k in keys}, "main_frame": r["frame"]["main"]}
+            for r in requests_for_action(driver, action_id)][:MAX_REQUESTS]
 
 
 def _caused(result: Any) -> dict[str, Any]:
@@ -82,9 +104,22 @@ def _caused(result: Any) -> dict[str, Any]:
     }
 
 
+def _picture(host: Host, space: int, label: str, driver: Any) -> str | None:
+    try:
+        return host.pictures.schedule(space, label, driver)
+    except Exception:  # a picture is never worth the record of the action
+        logger.warning("trace: no picture after an action on %s", label, exc_info=True)
+        return None
+
+
 def _record(host: Host, at: dict[str, Any], name: str, kwargs: dict[str, Any], seen: dict[str, Any], result: Any,
-            error: BaseException | None, url_before: str | None, started: float, t0: float) -> None:
+            error: BaseException | None, url_before: str | None, started: float, t0: float,
+            network_before: int | None) -> None:
     space = at["space"]
+    ms = round((time.monotonic() - t0) * 1000, 1)
+    label = str(at.get("label"))
+    driver = _driver(host, at)[1]
+    before = host.pictures.last.get((space, label))
     value = _value(name, kwargs)
     secret = None
     book = journal_of(host)
@@ -105,10 +140,14 @@ def _record(host: Host, at: dict[str, Any], name: str, kwargs: dict[str, Any], s
         **_caused(result),
         "outcome": "ok" if error is None else "error",
         "error": None if error is None else (getattr(error, "code", None) or type(error).__name__),
-        "started": started, "ms": round((time.monotonic() - t0) * 1000, 1),
-        # the requests the action caused: filled by the network capture (issue 28 §1), empty until then
-        "requests": None,
+        "note": at.get("note"),  # the action's words for the person watching (note=...)
+        "started": started, "ms": ms,
+        "requests": _requests(driver, network_before),
+        # the trace's pictures (host/trace_pictures.py): file names, taken once the action returned
+        "picture_before": before, "picture_after": None if name in _LOOKS else _picture(host, space, label, driver),
     }
+    if name == "page.snapshot" and isinstance(result, str):
+        record["snapshot"] = masked_value(result)
     book.add_action(space, str(at.get("proc") or ""), record, secret)
 
 
@@ -124,6 +163,8 @@ def _wrap(name: str) -> None:
             return await inner(host, at, **kwargs)
         seen: dict[str, Any] = {}
         url_before = _url(host, at)
+        driver = _driver(host, at)[1]
+        network_before = driver.network.last_action_id if driver is not None else None
         started = time.time()
         t0 = time.monotonic()
         reset = WITNESS.set(seen.update)
@@ -138,7 +179,7 @@ def _wrap(name: str) -> None:
         finally:
             WITNESS.reset(reset)
             try:
-                _record(host, at, name, kwargs, seen, result, error, url_before, started, t0)
+                _record(host, at, name, kwargs, seen, result, error, url_before, started, t0, network_before)
             except Exception:  # the journal never fails the action it records (a full disk ...)
                 logger.warning("journal: %s was not recorded", name, exc_info=True)
 
@@ -178,6 +219,8 @@ def _wrap_finish() -> None:
         if isinstance(result, dict) and result.get("closed_space") and isinstance(at.get("space"), int):
             try:
                 journal_of(host).forget(at["space"])
+                if not journal_of(host).kept(at["space"]):
+                    host.pictures.forget(at["space"])
             except Exception:  # the space is finished either way
                 logger.warning("journal: space %s's journal was not dropped", at["space"], exc_info=True)
         return result

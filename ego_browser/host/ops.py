@@ -102,6 +102,7 @@ OP_MODULES = (
     "ego_browser.host.emulation_ops",
     "ego_browser.host.profile_ops",
     "ego_browser.host.dashboard_ops",
+    "ego_browser.host.trace_ops",
     "ego_browser.host.journal_ops",  # last: it wraps the action handlers the others registered
 )
 

@@ -324,7 +324,7 @@ await task.set_status("Comparing kettle prices")
 M("TaskSpace.journal", ["*", P("rounds", "list?", None, doc="round numbers to read (default: all that are kept)")],
   "{format, space_id, caps, rounds: [{n, started, ended, script, status, error, actions: [{seq, round, op, page, "
   "target, value, url_before, url_after, navigation, dialog, popups, download, outcome, error, started, ms, "
-  "requests}]}]}",
+  "requests, note, picture_before, picture_after, snapshot?}]}]}",
   "What the space did, round by round: each round's script and outcome, each action's target (as given and as "
   "resolved: role, name, the stable locator computed when it ran), value, URLs before and after and what it "
   "caused. Read-only; task.learn distils tools from it.",
@@ -336,6 +336,38 @@ for r in journal["rounds"]:
   details="Values typed into password fields read [password]; values passed as secrets read [secret:NAME]; "
           "neither is ever stored. Bounded per space (caps says how); a finished space's journal goes with it unless "
           "a tool was learned from it. The format is documented in docs/learning.md.")
+
+M("TaskSpace.export_trace", [P("path", "abspath", doc="the file to write (its folder must exist)"), "*",
+                             P("format", ("zip", "playwright"), "zip",
+                               doc="zip: the trace with an offline viewer; playwright: a replay script"),
+                             P("rounds", "list?", None, doc="round numbers to export (default: all that are kept)"),
+                             P("video", "bool", False, doc="put a captioned video of the actions in the zip too")],
+  "{path, bytes, rounds, actions, pictures}",
+  "Write the space's trace: zip (index.html opens offline: rounds -> actions with their targets, values, URLs, "
+  "pictures before and after, requests, dialogs, popups, downloads, errors and timings) or playwright (a Python "
+  "script that replays the actions with stable locators and checks the last URL).",
+  """
+import os, tempfile
+path = os.path.join(tempfile.mkdtemp(), "trace.zip")
+print((await task.export_trace(path))["actions"])
+""",
+  details="The CLI does the same: ego-browser trace export SPACE --output trace.zip [--as playwright]. "
+          "Pictures are taken after each action (EGO_BROWSER_TRACE_PICTURES=0 turns them off); caps and rotation "
+          "are in docs/trace.md.", errors=("TraceUnwritable", "VideoUnavailable"))
+
+M("TaskSpace.record_video", [P("path", "abspath", doc="the .webm file to write (its folder must exist)"), "*",
+                             P("rounds", "list?", None, doc="round numbers to show (default: all that are kept)")],
+  "{path, bytes, frames, seconds}",
+  "Write what the space did as a WebM video that plays in Chromium: the picture after each action, captioned with "
+  "its round, action, target and value (or error). Made with Debian's ffmpeg.",
+  """
+import os, tempfile
+path = os.path.join(tempfile.mkdtemp(), "space.webm")
+print((await task.record_video(path))["frames"])
+""",
+  details="A space without pictures (a Grid space's browser, EGO_BROWSER_TRACE_PICTURES=0) raises "
+          "EGO_VIDEO_UNAVAILABLE, as does a machine without ffmpeg; a failed encoding writes nothing and keeps the "
+          "trace.", errors=("TraceUnwritable", "VideoUnavailable"))
 
 M("TaskSpace.learn", [P("name", "str+", doc="the tool's name, a Python identifier (add_book)"), "*",
                       P("rounds", "list?", None, doc="round numbers to learn from (default: every round kept)"),

@@ -189,6 +189,10 @@ Learned tools (made from your own runs, docs/learning.md) live apart, in $EGO_BR
 - await task.save_tool(name, source=None, args=None, skip_verify=None) -> verified, then saved
 - await tools.NAME(page, **params) -> {ok, tool, url, read}; the snapshot header lists them
 - ego-browser learnings list|show|rm|export|import|trust|make
+The same journal is the space's trace for a person (docs/trace.md): requests and pictures per action.
+- await task.export_trace(path, format="zip"|"playwright", video=False) -> an offline viewer or a replay script
+- await task.record_video(path) -> a captioned WebM of the actions
+- ego-browser trace export SPACE --output trace.zip [--as playwright] [--video]
 """
 
 

@@ -36,7 +36,8 @@ def _p(name: str, type_: Any, default: Any = REQUIRED) -> Param:
 ENVELOPES: dict[str, tuple[str, ...]] = {
     # note: an action's words for the person watching (the dashboard reads it off the request)
     "page": ("space", "label", "proc", "note", "pointer_label"),
-    "task": ("space",),
+    # proc: the round's token, so the journal files a task call (a status note) under its round
+    "task": ("space", "proc"),
     "none": (),
 }
 

@@ -61,7 +61,9 @@ def test_journal_records_rounds_actions_stable_locators_and_masks_passwords(roun
     assert click["target"]["locator"] == 'role=button[name="Save book"]'
     assert click["url_before"].endswith("/new") and click["url_after"].endswith("/add")
     assert click["navigation"] is not None
-    assert click["requests"] is None  # filled by the network capture (issue 28 §1), not yet
+    # the requests it caused, from the page's network log (issue 33 §1): the form's POST
+    assert [(r["method"], r["url"], r["status"]) for r in click["requests"] if r["method"] == "POST"] == [
+        ("POST", app.url("/add"), 200)]
     for action in second["actions"]:
         assert not any(c["locator"].startswith("@") for c in (action["target"] or {}).get("locators") or ())
 

@@ -144,6 +144,7 @@ function renderSpace() {
   $("sp-owner").textContent = owner(s);
   $("sp-owner").className = `badge ${s.ownership}`;
   $("sp-status").textContent = s.status || "";
+  $("sp-trace").href = `/trace/${s.id}/`;  // rounds -> actions -> pictures and requests (trace_pages.py)
   $("sp-action").textContent = actionText(s);
   $("sp-take").disabled = s.ownership === "user";
   $("sp-give").disabled = !held;
