@@ -399,17 +399,30 @@ def _confirm_args(p: argparse.ArgumentParser) -> None:
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--space", type=int, metavar="ID", help="the space whose rules to set")
     which.add_argument("--profile", metavar="ID", help="the profile whose default rules (for its spaces) to set")
-    what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("--click", nargs="+", metavar="PATTERN",
-                      help="control names (regular expressions, case-insensitive) a click needs your yes for")
-    what.add_argument("--off", action="store_true", help="lift the rules")
+    p.add_argument("--click", nargs="+", metavar="PATTERN",
+                   help="control names (regular expressions, case-insensitive) a click or press needs your yes for")
+    p.add_argument("--post", nargs="+", metavar="DOMAIN",
+                   help="hosts (example.com, *.example.com, host:port) a form post, fetch or XHR that sends "
+                        "data (POST, PUT, PATCH, DELETE) to needs your yes for; it is held until you answer")
+    p.add_argument("--downloads", action="store_true", help="every download waits for your yes (a no cancels it)")
+    p.add_argument("--purchases", action="store_true",
+                   help="purchases need your yes: controls named buy, pay, order, checkout, purchase, place order, "
+                        "and any request that sends a payment card number")
+    p.add_argument("--off", action="store_true", help="lift the rules")
 
 
-@command("confirm", "make clicks on matching controls wait for your yes (the agent is handed over and asks)",
-         "(--space ID | --profile ID) (--click PATTERN ... | --off)", configure=_confirm_args)
+@command("confirm", "make clicks, form posts, downloads or purchases wait for your yes (the agent is handed over "
+         "and asks)", "(--space ID | --profile ID) ([--click PATTERN ...] [--post DOMAIN ...] [--downloads] "
+         "[--purchases] | --off)", configure=_confirm_args)
 def _confirm(ns: argparse.Namespace) -> int:
+    given = ns.click or ns.post or ns.downloads or ns.purchases
+    if ns.off == bool(given):
+        print("confirm: give --click, --post, --downloads or --purchases (any together), or --off alone",
+              file=sys.stderr)
+        return 2
     info = asyncio.run(_call("guard.confirm", {"space_id": ns.space, "profile_id": ns.profile,
-                                               "click": None if ns.off else ns.click}))
+                                               "click": None if ns.off else ns.click, "post": ns.post,
+                                               "downloads": bool(ns.downloads), "purchases": bool(ns.purchases)}))
     emit(ns, info, lambda i: print(f"confirmation rules: {i['confirm']}"))
     return 0
 

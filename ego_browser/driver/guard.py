@@ -18,6 +18,12 @@ own body: Chromium ignores a policy added by ``continueResponse``), which the pa
 CSP only ever adds restrictions, and an ``about:blank`` or ``srcdoc`` iframe inherits its
 parent's. A dedicated worker's WebSocket follows its own script's policy (none added): a gap.
 
+Confirmation rules that act on requests (a form post to a listed origin, a download, a payment
+card number sent: ``host/consent_holds.py``) use the same interception: ``hold(space_id, params)``
+is asked about every request the list lets through (and every document's response) and may
+return an awaitable yes/no; the request stays paused until it resolves, then continues or fails
+(a refused document with ``Aborted``: the tab stays where it was, nothing reached the server).
+
 Kept in its own module (the integrator reconciles it with request routing, which uses the
 Fetch domain per page): the guard's paused requests are answered here and nowhere else.
 """
@@ -30,7 +36,7 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -119,14 +125,20 @@ class Blocked:
 
 #: attribute(frame_id) -> (space id, its patterns) | None when the request is no space's
 Attribution = Callable[[str], "tuple[int, list[str] | None] | None"]
+#: hold(space id | None, paused params) -> an awaitable of the person's yes (True) / no, or None
+Hold = Callable[["int | None", dict[str, Any]], "Awaitable[bool] | None"]
 
 
 class BrowserGuard:
     """The browser-wide interception of one browser connection while any allowlist is in force."""
 
     def __init__(self, conn: Any, attribute: Attribution, in_force: Callable[[], list[list[str]]],
-                 is_top: Callable[[str], bool]) -> None:
+                 is_top: Callable[[str], bool], hold: Hold | None = None,
+                 holding: Callable[[], bool] = lambda: False) -> None:
         self.conn = conn
+        self.hold = hold
+        #: whether some confirmation rule needs requests paused (with no list in force)
+        self.holding = holding
         self.is_top = is_top
         self.attribute = attribute
         self.in_force = in_force
@@ -137,7 +149,7 @@ class BrowserGuard:
 
     async def sync(self) -> None:
         """Intercept while some list is in force, and only then (a paused request costs a round trip)."""
-        want = bool(self.in_force())
+        want = bool(self.in_force()) or self.holding()
         if want == self.enabled:
             return
         if want:
@@ -175,7 +187,10 @@ class BrowserGuard:
         space_id, lists = self._patterns_for(frame_id)
         if "responseStatusCode" in params or "responseErrorReason" in params:
             status = params.get("responseStatusCode") or 0
-            if not lists or "responseErrorReason" in params or 300 <= status < 400:
+            asked = None if "responseErrorReason" in params or 300 <= status < 400 else self._ask(space_id, params)
+            if asked is not None:  # a download the person wants to be asked about
+                self._spawn(self._after(asked, request_id, params, lists))
+            elif not lists or "responseErrorReason" in params or 300 <= status < 400:
                 # nothing to add (a redirect is paused again at its next request)
                 self._send("Fetch.continueRequest", {"requestId": request_id})
             else:
@@ -190,7 +205,38 @@ class BrowserGuard:
                 reason = "Aborted" if params.get("resourceType") == "Document" else "BlockedByClient"
                 self._send("Fetch.failRequest", {"requestId": request_id, "errorReason": reason})
                 return
+        asked = self._ask(space_id, params)
+        if asked is not None:  # a request the person wants to be asked about: paused until they answer
+            self._spawn(self._after(asked, request_id, params, None))
+            return
         self._send("Fetch.continueRequest", {"requestId": request_id})
+
+    def _ask(self, space_id: int | None, params: dict[str, Any]) -> Awaitable[bool] | None:
+        if self.hold is None:
+            return None
+        try:
+            return self.hold(space_id, params)
+        except Exception:  # noqa: BLE001 - a rule that cannot be judged does not hold the page
+            logger.exception("guard: confirmation rule failed on %s", params.get("request", {}).get("url"))
+            return None
+
+    async def _after(self, asked: Awaitable[bool], request_id: str, params: dict[str, Any],
+                     lists: list[list[str]] | None) -> None:
+        """The person's answer: a no fails the request (nothing leaves, or a download is cancelled)."""
+        try:
+            yes = await asked
+        except Exception:  # noqa: BLE001 - no answer is a no
+            yes = False
+        document = params.get("resourceType") == "Document"
+        if not yes:
+            reason = "Aborted" if document else "BlockedByClient"
+            with contextlib.suppress(Exception):
+                await self.conn.send("Fetch.failRequest", {"requestId": request_id, "errorReason": reason}, timeout=10.0)
+        elif lists:  # a document's response: its CSP still goes on
+            await self._with_csp(request_id, params, lists)
+        else:
+            with contextlib.suppress(Exception):
+                await self.conn.send("Fetch.continueRequest", {"requestId": request_id}, timeout=10.0)
 
     async def _with_csp(self, request_id: str, params: dict[str, Any], lists: list[list[str]]) -> None:
         """Answer the document with its own body and headers plus a ``connect-src`` per list

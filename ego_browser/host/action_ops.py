@@ -17,7 +17,7 @@ from ..schema.spec import members
 from ..selectors.parse import RefSelector, parse_selector
 from .core import Host
 from .ops import MARGIN, op
-from . import consent
+from . import consent, consent_holds
 from .page_site import PageSite
 
 __all__ = ["ELEMENT_ACTIONS", "element_action", "input_op"]
@@ -76,11 +76,12 @@ def element_action(name: str, run: Any, *, navigates: bool | None = None) -> Non
         if secrets:  # after the gate, right before typing: the value never reaches the round
             kwargs = await host.secrets.resolve_args(kwargs)
         since = time.monotonic()
-        done = await act.element_action(
+        # a request the action starts may be held for the person's yes (consent_holds.py)
+        done = await consent_holds.race(host, ctx.space.id, act.element_action(
             ctx.driver, PageSite(host, ctx), run, selectors, api=api, token=at.get("proc"),
             navigates=navigates and not no_wait_after, timeout_ms=timeout, budget=_navigation_budget(timeout),
             **kwargs,
-        )
+        ))
         host.guard.raise_if_blocked(ctx.space, since)  # a link, form or popup out of the allowlist
         if receipt:
             return done
@@ -141,8 +142,9 @@ def input_op(name: str) -> None:
         if secrets:
             kwargs = await host.secrets.resolve_args(kwargs)
         since = time.monotonic()
-        done = await act.input_action(ctx.driver, PageSite(host, ctx), at.get("proc"), device, member.short, kwargs,
-                                      api=member.api, receipt=receipt, navigates=wait)
+        done = await consent_holds.race(host, ctx.space.id, act.input_action(
+            ctx.driver, PageSite(host, ctx), at.get("proc"), device, member.short, kwargs,
+            api=member.api, receipt=receipt, navigates=wait))
         host.guard.raise_if_blocked(ctx.space, since)
         return done
 

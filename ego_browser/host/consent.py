@@ -1,7 +1,9 @@
 """Confirmation rules (issue 32, point 2): actions the person marked as needing their yes.
 
 The person lists patterns of control names (``ego-browser confirm --space ID --click
-"place order|buy|pay"``; a profile's list is the default of its spaces). A click, double click or
+"place order|buy|pay"``; a profile's list is the default of its spaces; ``--purchases`` adds
+``consent_holds.PURCHASE_NAMES``). Rules on requests (``--post``, ``--downloads``, the card
+numbers of ``--purchases``) are ``consent_holds.py``. A click, double click or
 press on an element whose accessible name (or text) matches one is not performed: the space goes
 to the person (``agentDelegatedToUser``, reason ``needs_consent``, the question as its status,
 "needs you" in ``spaces`` and the dashboard) and the action fails with ``EGO_CONSENT_REQUIRED``.
@@ -73,7 +75,12 @@ async def check(host: Host, ctx: PageCtx, op: str, selector: str) -> None:
 
 
 def answered(host: Any, space_id: int, note: str | None) -> None:
-    """The person gave the space back: a yes approves the pending action once."""
+    """The person gave the space back: a yes approves the pending action once, and lets a held
+    request go on (``consent_holds.py``); anything else refuses it."""
+    from . import consent_holds
+
+    yes = (note or "").strip().lower().rstrip(".!") in ("yes", "y", "ok", "allow")
     pending = host.guard.pending.pop(space_id, None)
-    if pending is not None and (note or "").strip().lower().rstrip(".!") in ("yes", "y", "ok", "allow"):
+    if pending is not None and yes:
         host.guard.approved[space_id] = pending
+    consent_holds.answered(host, space_id, yes)

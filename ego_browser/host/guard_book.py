@@ -10,6 +10,7 @@ Lists are kept in ``HOME/guardrails.json`` (0600, written atomically; the host i
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import Any
 
@@ -32,9 +33,13 @@ class GuardBook:
         self.spaces: dict[int, list[str]] = {}
         self.profiles: dict[str, list[str]] = {}
         self.browser: BrowserGuard | None = None
-        #: confirmation rules: "space:ID" / "profile:ID" -> patterns of control names a click needs
-        #: the person's yes for (consent.py); set by the person only
-        self.confirm: dict[str, list[str]] = {}
+        #: confirmation rules: "space:ID" / "profile:ID" -> {"click": patterns of control names,
+        #: "post": host patterns, "downloads": bool, "purchases": bool} (consent.py,
+        #: consent_holds.py); set by the person only
+        self.confirm: dict[str, dict[str, Any]] = {}
+        #: space id -> (the answer a held request waits for, what it would do, when it was held)
+        self.held: dict[int, tuple[asyncio.Future[bool], str, float]] = {}
+        self._hold_events: dict[int, asyncio.Event] = {}
         #: space id -> the one action the person said yes to, (op, control name), used once
         self.approved: dict[int, tuple[str, str]] = {}
         #: space id -> the action waiting for the person's answer
@@ -43,12 +48,18 @@ class GuardBook:
             doc = orjson.loads(self.path.read_bytes())
             self.spaces = {int(k): list(v) for k, v in (doc.get("spaces") or {}).items()}
             self.profiles = {str(k): list(v) for k, v in (doc.get("profiles") or {}).items()}
-            self.confirm = {str(k): list(v) for k, v in (doc.get("confirm") or {}).items()}
+            # a list is the click patterns of a file written before the other rules
+            self.confirm = {str(k): dict(v) if isinstance(v, dict) else {"click": list(v)}
+                            for k, v in (doc.get("confirm") or {}).items()}
         except (FileNotFoundError, ValueError, AttributeError):
             pass
 
     async def start(self, conn: Any) -> None:
-        self.browser = BrowserGuard(conn, self._attribute, self._in_force, self._is_top)
+        from . import consent_holds
+
+        self.browser = BrowserGuard(conn, self._attribute, self._in_force, self._is_top,
+                                    hold=lambda space_id, params: consent_holds.hold(self.host, space_id, params),
+                                    holding=lambda: consent_holds.holding(self.host))
         await self.browser.sync()
 
     def stop(self) -> None:
@@ -62,12 +73,27 @@ class GuardBook:
                                    "confirm": self.confirm}))
         os.replace(tmp, self.path)
 
+    def confirm_set(self, space: Any) -> dict[str, Any]:
+        """The confirmation rules in force for ``space``: its own, else its profile's."""
+        return self.confirm.get(f"space:{space.id}") or self.confirm.get(f"profile:{space.profile_id or 'default'}") or {}
+
     def confirm_rules(self, space: Any) -> list[str]:
-        return self.confirm.get(f"space:{space.id}") or self.confirm.get(f"profile:{space.profile_id or 'default'}") or []
+        """The control-name patterns a click or press needs the person's yes for."""
+        from .consent_holds import PURCHASE_NAMES
+
+        rules = self.confirm_set(space)
+        return [*(rules.get("click") or []), *([PURCHASE_NAMES] if rules.get("purchases") else [])]
+
+    def hold_event(self, space_id: int) -> asyncio.Event:
+        """Set while a request of the space is held for the person's answer."""
+        return self._hold_events.setdefault(space_id, asyncio.Event())
 
     async def forget(self, space_id: int) -> None:
         self.spaces.pop(space_id, None)
         self.confirm.pop(f"space:{space_id}", None)
+        from .consent_holds import answered
+
+        answered(self.host, space_id, False)  # a request held for a closed space's person: refused
         await self.changed()
 
     async def changed(self) -> None:

@@ -75,16 +75,29 @@ async def allowed_domains(host: Host, at: dict[str, Any]) -> dict[str, Any]:
 
 @op("guard.confirm")
 async def person_confirm(host: Host, at: dict[str, Any], *, space_id: int | None, profile_id: str | None,
-                         click: Any) -> dict[str, Any]:
-    """The person's CLI: clicks on controls whose name matches one of ``click`` need their yes."""
+                         click: Any, post: Any = None, downloads: bool = False,
+                         purchases: bool = False) -> dict[str, Any]:
+    """The person's CLI: what needs their yes (consent.py, consent_holds.py): clicks on controls
+    whose name matches one of ``click``, requests that send a form to a host ``post`` names, any
+    download, purchases. Replaces the space's (or profile's) rules; nothing given lifts them."""
     if click is not None and (not click or not all(isinstance(c, str) and c.strip() for c in click)):
         raise InvalidArgument("confirm: --click takes non-empty patterns (regular expressions, case-insensitive)",
                               api="confirm", option="click", expected="non-empty patterns")
+    posts = None if post is None else check_patterns(post, "confirm --post")
     key = f"space:{host.space_row(space_id).id}" if space_id is not None else f"profile:{profile_id or 'default'}"
-    if click is None:
+    rules: dict[str, Any] = {}
+    if click is not None:
+        rules["click"] = [c.strip() for c in click]
+    if posts:
+        rules["post"] = posts
+    if downloads:
+        rules["downloads"] = True
+    if purchases:
+        rules["purchases"] = True
+    if not rules:
         host.guard.confirm.pop(key, None)
     else:
-        host.guard.confirm[key] = [c.strip() for c in click]
+        host.guard.confirm[key] = rules
     await host.guard.changed()
     return {"confirm": host.guard.confirm}
 

@@ -151,7 +151,11 @@ async def info(host: Host, at: dict[str, Any]) -> dict[str, Any]:
 @op("Page.evaluate", deadline=25.0)
 async def evaluate(host: Host, at: dict[str, Any], *, js: str, arg: Any = None, has_arg: bool) -> Any:
     ctx = await host.page_ctx(at, activate=True)
-    return await ctx.driver.dialogs.guard("page.evaluate", ev.evaluate(ctx.driver, js, arg, has_arg=has_arg))
+    from .consent_holds import race
+
+    # a fetch the script awaits may be held for the person's yes: say so rather than wait
+    return await race(host, ctx.space.id, ctx.driver.dialogs.guard(
+        "page.evaluate", ev.evaluate(ctx.driver, js, arg, has_arg=has_arg)))
 
 
 @op("Page.cdp")

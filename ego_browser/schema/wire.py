@@ -96,8 +96,11 @@ WIRE_ONLY: dict[str, tuple[str, tuple[Param, ...], str]] = {
     "task.info": ("task", (), "The space as task_space() returns it."),
     "task.control": ("task", (), "Who controls the space (task.wait_for_control polls it)."),
     # the person's side (CLI)
-    "guard.confirm": ("none", (_p("space_id", "int?", None), _p("profile_id", "str?", None), _p("click", "list?", None)),
-                      "The person sets (or lifts: click None) the control names a click needs their yes for."),
+    "guard.confirm": ("none", (_p("space_id", "int?", None), _p("profile_id", "str?", None), _p("click", "list?", None),
+                               _p("post", "list?", None), _p("downloads", "bool", False),
+                               _p("purchases", "bool", False)),
+                      "The person sets (or lifts: nothing given) what needs their yes: clicks on controls whose "
+                      "name matches, form posts to listed hosts, downloads, purchases."),
     "guard.allow": ("none", (_p("space_id", "int?", None), _p("profile_id", "str?", None), _p("domains", "list?", None)),
                     "The person sets, widens or lifts (domains None) a space's allowlist or a profile's default."),
     "spaces.take_over": ("task", (_p("reason", "str?", None),), "The person takes a space over."),

@@ -124,6 +124,10 @@ function renderList() {
     card.append(ul);
     const bar = el("div", { className: "bar" });
     if (s.ownership === "agent") bar.append(el("button", { textContent: "Take over", onclick: () => act("take_over", { space: s.id }) }));
+    // a confirmation rule asks (the status says what): answer it in one click
+    else if (s.reason === "needs_consent") bar.append(
+      el("button", { className: "allow", textContent: "Allow", onclick: () => act("give_back", { space: s.id, note: "yes" }) }),
+      el("button", { className: "refuse", textContent: "Refuse", onclick: () => act("give_back", { space: s.id, note: "no" }) }));
     else bar.append(el("button", { textContent: "Give back", onclick: () => act("give_back", { space: s.id, note: "" }) }));
     bar.append(el("a", { href: `#/space/${s.id}`, textContent: "Open live view" }));
     card.append(bar);
