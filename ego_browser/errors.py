@@ -24,6 +24,7 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── BrowserLost                              EGO_BROWSER_LOST (one space's browser of several)
     ├── HostDisconnected                         EGO_TASK_HOST_DISCONNECTED
     │   └── HostUnresponsive                     EGO_HOST_UNRESPONSIVE
+    ├── HostOverloaded                           EGO_HOST_OVERLOADED (admission limit: retry later)
     ├── StateStoreUnwritable                     EGO_STATE_STORE_UNWRITABLE
     ├── MissingAwait                             EGO_MISSING_AWAIT (a round's script)
     └── SiteNotFound / SiteToolNotFound / SitePackInvalid
@@ -75,6 +76,7 @@ __all__ = [
     "BrowserLost",
     "HostDisconnected",
     "HostUnresponsive",
+    "HostOverloaded",
     "StateStoreUnwritable",
     "MissingAwait",
     "SiteNotFound",
@@ -384,6 +386,19 @@ class HostUnresponsive(HostDisconnected):
     fields = ("api", "timeout_ms")
     api: str | None
     timeout_ms: int | float | None
+
+
+class HostOverloaded(EgoError):
+    """The host refused a call at its admission limit: ``active`` calls ran and ``queued``
+    waited, and this one could not get a turn (the queue was full, or it waited ``waited_ms``).
+    Nothing of the call ran: pause and repeat it, or run fewer agents on this host."""
+
+    code = "EGO_HOST_OVERLOADED"
+    fields = ("api", "active", "queued", "waited_ms")
+    api: str | None
+    active: int | None
+    queued: int | None
+    waited_ms: int | None
 
 
 class StateStoreUnwritable(EgoError):

@@ -35,7 +35,9 @@ from ..errors import (
     TaskSpaceUserInControl,
 )
 from ..states import Ownership
+from .admission import Admission
 from .browser import BrowserLink
+from .idle_freeze import IdleFreezer
 from .ops import SYNC_OPS, resolve
 from .page_ctx import PageCtx
 from .store import CLOSED, OPEN, RELEASED, UNMANAGED, PageRow, SpaceRow, Store
@@ -124,6 +126,10 @@ class Host:
         self.request_listeners: list[Any] = []
         #: space id -> its pages being reopened on another browser (its own went away)
         self.lost_spaces: dict[int, asyncio.Future[None]] = {}
+        #: how many agent calls run at once, who goes next, when one is refused (admission.py)
+        self.admission = Admission()
+        #: idle spaces' tabs frozen, woken by their next call (idle_freeze.py)
+        self.idle = IdleFreezer(self)
 
     @property
     def features(self) -> Features:
@@ -155,8 +161,10 @@ class Host:
         self._features = self._build_features(self)
         # the stored spaces meet this browser (spaces.SpaceKeeping: injected, not imported)
         await self._features.spaces.start()
+        self.idle.start()
 
     async def stop(self, *, kill_browser: bool = True) -> None:
+        self.idle.stop()
         if self.browser.conn is not None and self.store is not None and self._features is not None:
             try:
                 await asyncio.wait_for(self._features.profiles.save(), 15.0)  # profiles keep what their spaces changed
@@ -203,7 +211,7 @@ class Host:
         if listeners:
             self._tell(listeners, op, args, "start", None)
         try:
-            async with asyncio.timeout(deadline) as req.timeout:
+            async with asyncio.timeout(deadline) as req.timeout, self.admission.turn(op, deadline):
                 return await spec.fn(self, at, **kwargs)
         except TimeoutError as exc:
             if isinstance(exc, EgoError):
@@ -294,6 +302,10 @@ class Host:
             "the call", space_id=space_id, where=None,
         )
 
+    def busy_spaces(self) -> dict[int, set[_Request]]:
+        """The spaces with agent requests in flight (an idle sweep leaves them alone)."""
+        return self._inflight
+
     def gate(self, space: SpaceRow) -> None:
         """Refuse an agent request on a space the person controls; otherwise remember the
         request as in flight on that space, so that a take-over can stop it."""
@@ -304,6 +316,7 @@ class Host:
                 "wait with task.wait_for_control() or ask the user to hand it back",
                 space_id=space.id, reason=reason,
             )
+        self.idle.touch(space.id)
         req = _REQUEST.get()
         if req is not None and not req.done and space.id not in req.spaces:
             req.spaces.add(space.id)
@@ -379,6 +392,8 @@ class Host:
         target_id = page.target_id
         assert target_id is not None  # page_row and the cache hand out live pages only
         driver = await self.driver(target_id)
+        if target_id in self.idle.frozen:
+            await self.idle.wake(driver)
         if driver.crashed:
             op = _CURRENT_OP.get()
             if op not in CRASH_SAFE_OPS:
@@ -456,6 +471,7 @@ class Host:
 
     def _target_destroyed(self, target_id: str) -> None:
         self._forget_driver(target_id)
+        self.idle.forget(target_id)
         if self.spare_tab == target_id:
             self.spare_tab = None
         if self.store is None:
