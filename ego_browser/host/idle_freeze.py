@@ -164,6 +164,3 @@ class IdleFreezer:
                 fn(tid)
             except Exception:  # noqa: BLE001 - an observer never breaks the sweep
                 logger.exception("on_frozen listener failed")
-
-    def stats(self) -> dict[str, Any]:
-        return {"frozen": len(self.frozen), "freezes": self.freezes, "wakes": self.wakes}

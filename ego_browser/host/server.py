@@ -179,6 +179,14 @@ async def status(host: Host, at: dict[str, Any]) -> dict[str, Any]:
         "home": str(host.home),
         "uptime_s": round(time.time() - host.started_at, 1),
         "requests": host.requests,
+        # many agents (issue 31): calls running and waiting for a turn, tabs frozen while idle
+        "calls_running": host.admission.active,
+        "calls_waiting": host.admission.queued,
+        "calls_refused": host.admission.refused,
+        "longest_wait_ms": round(host.admission.longest_wait * 1000),
+        "frozen_tabs": len(host.idle.frozen),
+        "freezes": host.idle.freezes,
+        "wakes": host.idle.wakes,
         "python": sys.executable,
     }
 

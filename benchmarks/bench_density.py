@@ -1,0 +1,391 @@
+"""Many agents on one machine (issue 31 §2): N agents, each in its own space, at once.
+
+Each agent runs ROUNDS rounds of a realistic mix on its own site (``density_site.py``): ``goto``
+its page, ``snapshot``, ``fill``, ``click`` (and read what the click saved); every 4th round
+(from the 2nd) also opens a popup and reads it, every 4th (from the 4th) downloads a file and
+reads it. A round that raises is a failure; a round that reads another agent's name (in its
+snapshot, popup, file or saved text) or storage another agent wrote is cross-talk.
+
+Per size: rounds/s over all agents; p50/p95 round time and their ratio to one agent alone;
+fairness (p95 / median, and the slowest agent's mean round against the mean); how busy the
+cores were with the run's processes; CPU seconds per round split by process (``round``: this
+process, the agents' client code; ``host``: the ego host daemon; ``browser``: Chromium's
+browser, GPU, utility and zygote processes; ``renderer``); PSS per space (Chromium's included)
+right after the rounds (active) and once every idle space's tabs are frozen (idle, after
+``--freeze-idle`` seconds without a call). Each size runs on a fresh background host (its own
+home, its own Chromium). The site runs in its own process, counted nowhere.
+
+The same bench runs against agent-browser (one daemon and Chromium per session) as the
+baseline row, where it is installed (``benchmarks/setup_peers.sh``); ``--grid`` also places
+spaces on a two-node Selenium Grid (``tests/grid.py``) and counts the spaces on each node.
+
+    .venv/bin/python benchmarks/bench_density.py --sizes 1,10,25,50 --rounds 20 --write-docs
+    .venv/bin/python benchmarks/bench_density.py --sizes 2,5 --rounds 3       # a check (~2 min)
+    make bench-density                                                        # the first line
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+for p in (str(HERE), str(ROOT)):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+import density_procs as procs  # noqa: E402
+from density_site import agent_origin, check  # noqa: E402
+
+DOC = ROOT / "docs" / "benchmarks.md"
+HEADING = "## Many agents on one machine (bench_density.py)"
+
+
+@dataclass
+class Run:
+    tool: str
+    agents: int
+    rounds: int = 0
+    wall: float = 0.0
+    times: list[float] = field(default_factory=list)
+    per_agent: dict[str, list[float]] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+    crosstalk: list[str] = field(default_factory=list)
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU s per round by process group
+    busy: float = 0.0  # the run's processes' CPU / (wall × cores)
+    machine_busy: float = 0.0  # the whole machine's
+    mem_active: dict[str, float] = field(default_factory=dict)  # MB per space by group
+    mem_idle: dict[str, float] = field(default_factory=dict)
+    frozen: int = 0
+    idle_cpu: dict[str, float] = field(default_factory=dict)  # CPU % of a core per space: before/after freezing
+    load: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    nodes: dict[str, int] = field(default_factory=dict)  # Grid: spaces per node
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))] if s else 0.0
+
+
+# -- ego ------------------------------------------------------------------------------------
+
+
+async def ego_round(page: Any, origin: str, who: str, i: int, crosstalk: list[str]) -> None:
+    await page.goto(f"{origin}/agent?who={who}&r={i}")
+    check(await page.snapshot(), who, i, "snapshot", crosstalk)
+    await page.fill("#name", f"{who} round {i}")
+    await page.click("#save")
+    saved = await page.evaluate("document.querySelector('#out').textContent")
+    if saved != f"saved {who} round {i} by {who}":
+        crosstalk.append(f"{who} round {i} click: read {saved!r}")
+    if i % 4 == 1:
+        async with page.expect_event("popup") as info:
+            await page.click("#pop")
+        popup = await info.value
+        check(await popup.snapshot(), who, i, "popup", crosstalk)
+        await popup.close()
+    if i % 4 == 3:
+        waiter = page.wait_for_event("download")
+        await page.click("#dl")
+        download = await waiter
+        body = Path(await download.path()).read_text()
+        check(body[:100].replace("report of ", "tag ").replace(" round ", "/"), who, i, "download", crosstalk)
+        await download.delete()
+
+
+async def ego_agent(name: str, origin: str, who: str, rounds: int, run: Run, ready: list[Any],
+                    go: asyncio.Event) -> None:
+    import ego_browser
+    from ego_browser.client.channel import SocketChannel, use_channel
+
+    use_channel(SocketChannel())  # each agent talks to the host over its own connection
+    task = await ego_browser.task_space(name)
+    ready.append(task)
+    await go.wait()
+    page = task.page("p1")
+    mine = run.per_agent.setdefault(who, [])
+    for i in range(rounds):
+        t0 = time.perf_counter()
+        try:
+            await ego_round(page, origin, who, i, run.crosstalk)
+        except Exception as exc:  # noqa: BLE001 - counted, the agent goes on
+            run.failures.append(f"{who} round {i}: {getattr(exc, 'code', type(exc).__name__)}: {str(exc)[:160]}")
+            continue
+        dt = time.perf_counter() - t0
+        run.times.append(dt)
+        mine.append(dt)
+    ready.append(None)  # this agent is done
+
+
+async def _status() -> dict[str, Any]:
+    from ego_browser.client.channel import current_channel
+
+    return await current_channel().call("host.status", {})  # type: ignore[no-any-return]
+
+
+def _groups(status: dict[str, Any]) -> procs.Groups:
+    return procs.Groups(roots={"round": [os.getpid()], "host": [status["pid"]],
+                               "chromium": [status["browser_pid"]] if status.get("browser_pid") else []},
+                        chromium={"chromium"})
+
+
+def _per_space(now: dict[str, float], base: dict[str, float], n: int) -> dict[str, float]:
+    keys = ("host", "browser", "renderer")
+    out = {k: (now.get(k, 0.0) - base.get(k, 0.0)) / n for k in keys}
+    out["total"] = sum(out.values())
+    return out
+
+
+async def _wait_frozen(n: int, limit: float) -> int:
+    end = time.monotonic() + limit
+    while True:
+        frozen = int((await _status()).get("frozen_tabs", 0))
+        if frozen >= n or time.monotonic() > end:
+            return frozen
+        await asyncio.sleep(0.5)  # a bench polls the host's own count; tests wait on events
+
+
+async def _idle_cpu(groups: procs.Groups, n: int, seconds: float) -> float:
+    c0 = procs.cpu_by_group(groups)
+    await asyncio.sleep(seconds)
+    c1 = procs.cpu_by_group(groups)
+    used = sum(c1.get(k, 0.0) - c0.get(k, 0.0) for k in ("host", "browser", "renderer"))
+    return 100 * used / seconds / n
+
+
+async def ego_size(n: int, rounds: int, port: int, freeze_idle: float, grid_url: str | None) -> Run:
+    import ego_browser
+
+    home = tempfile.mkdtemp(prefix=f"ego-bench-density-{n}-")
+    os.environ["EGO_BROWSER_HOME"] = home
+    os.environ["EGO_BROWSER_FREEZE_IDLE"] = str(freeze_idle)
+    os.environ["EGO_BROWSER_PAGE_BUDGET"] = "8"
+    if grid_url:
+        os.environ["EGO_BROWSER_GRID_URL"] = grid_url
+    run = Run("ego_browser" + (" (Grid)" if grid_url else ""), n)
+    try:
+        warm = await ego_browser.task_space("warm-up")  # starts the host and its browser
+        await ego_round(warm.page("p1"), agent_origin(port, "a0"), "a0", 1, [])
+        await warm.finish(keep=[])
+        status = await _status()
+        groups = _groups(status)
+        base = procs.pss_by_group(groups)
+        names = [f"a{i + 1}" for i in range(n)]
+        ready: list[Any] = []
+        go = asyncio.Event()
+        agents = [asyncio.ensure_future(ego_agent(f"density-{who}", agent_origin(port, who), who, rounds, run, ready, go))
+                  for who in names]
+        while len(ready) < n and not any(a.done() for a in agents):  # every space open before the clock starts
+            await asyncio.sleep(0.05)
+        tasks = list(ready)
+        if grid_url:
+            for t in tasks:
+                where = str(getattr(t, "_info", {}).get("browser", "") or "?")
+                run.nodes[where] = run.nodes.get(where, 0) + 1
+        cpu0, (busy0, total0) = procs.cpu_by_group(groups), procs.machine_busy()
+        t0 = time.perf_counter()
+        go.set()
+        await asyncio.gather(*agents)
+        run.wall = time.perf_counter() - t0
+        cpu1, (busy1, total1) = procs.cpu_by_group(groups), procs.machine_busy()
+        run.load = os.getloadavg()
+        run.rounds = len(run.times)
+        used = {k: cpu1.get(k, 0.0) - cpu0.get(k, 0.0) for k in cpu1}
+        run.cpu = {k: v / max(1, run.rounds) for k, v in used.items()}
+        cores = os.cpu_count() or 1
+        run.busy = sum(used.values()) / (run.wall * cores)
+        run.machine_busy = (busy1 - busy0) / max(1e-9, total1 - total0)
+        run.mem_active = _per_space(procs.pss_by_group(groups), base, n)
+        if freeze_idle > 0:
+            run.idle_cpu["live"] = await _idle_cpu(groups, n, min(3.0, freeze_idle * 0.6))
+            run.frozen = await _wait_frozen(n, freeze_idle * 3 + 30)
+            run.idle_cpu["frozen"] = await _idle_cpu(groups, n, 3.0)
+            run.mem_idle = _per_space(procs.pss_by_group(groups), base, n)
+        for t in tasks:
+            try:
+                await t.finish(keep=[])
+            except ego_browser.EgoError:
+                pass
+    finally:
+        subprocess.run([sys.executable, "-m", "ego_browser", "host", "stop"], capture_output=True, timeout=60)
+        os.environ.pop("EGO_BROWSER_GRID_URL", None)
+    return run
+
+
+# -- report ---------------------------------------------------------------------------------
+
+
+def _verdict(ok: bool) -> str:
+    return "met" if ok else "**not met**"
+
+
+def section(runs: list[Run], rounds: int, freeze_idle: float, peer_note: str = "") -> str:
+    ego = [r for r in runs if r.tool == "ego_browser"]
+    one = next((r for r in ego if r.agents == 1), None)
+    cores = os.cpu_count() or 1
+    out = [
+        HEADING, "",
+        f"N agents at once, each in its own space on its own site, {rounds} rounds each: goto, snapshot, fill, "
+        "click and read back; a popup every 4th round and a download every 4th (bench_density.py has the "
+        f"mix). {cores} cores; each size on a fresh background host. CPU per round by process: round (the agents' "
+        "client), host (the ego daemon), browser (Chromium's browser, GPU, utility, zygote), renderer. Memory is "
+        "PSS per space over the host's and Chromium's processes, less the same with no space open: right after "
+        f"the rounds (active), and once the idle spaces' tabs are frozen ({freeze_idle:g} s without a call). "
+        "Busy is the run's processes' CPU over wall × cores; load is the 1/5/15-minute load average at the end.",
+        "",
+        "| tool | agents | rounds | fail | cross-talk | rounds/s | p50 ms | p95 ms | p95/p50 | p50 vs 1 | slowest agent | "
+        "busy | CPU ms/round: round, host, browser, renderer | MB/space active | MB/space idle (frozen) | "
+        "idle CPU %/space live → frozen | load |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---|",
+    ]
+    for r in runs:
+        p50, p95 = statistics.median(r.times) if r.times else 0.0, pct(r.times, 0.95)
+        means = [statistics.mean(v) for v in r.per_agent.values() if v]
+        slow = max(means) / statistics.mean(means) if means else 0.0
+        base = next((x for x in runs if x.tool == r.tool and x.agents == 1), None)
+        vs1 = p50 / statistics.median(base.times) if base and base.times else 0.0
+        cpu = ", ".join(f"{r.cpu.get(k, 0.0) * 1000:.0f}" for k in ("round", "host", "browser", "renderer"))
+        idle = (f"{r.mem_idle.get('total', 0):.1f} ({r.frozen}/{r.agents})" if r.mem_idle else "–")
+        icpu = (f"{r.idle_cpu.get('live', 0):.2f} → {r.idle_cpu.get('frozen', 0):.2f}" if r.idle_cpu else "–")
+        out.append(
+            f"| {r.tool} | {r.agents} | {r.rounds} | {len(r.failures)} | {len(r.crosstalk)} | "
+            f"{r.rounds / r.wall if r.wall else 0:.2f} | {p50 * 1000:.0f} | {p95 * 1000:.0f} | {p95 / p50 if p50 else 0:.2f} | "
+            f"{vs1:.2f}× | {slow:.2f}× | {r.busy * 100:.0f}% | {cpu} | {r.mem_active.get('total', 0):.1f} | {idle} | "
+            f"{icpu} | {' / '.join(f'{x:.1f}' for x in r.load)} |")
+    if peer_note:
+        out += ["", peer_note]
+    out += ["", *targets(ego, one)]
+    for r in runs:
+        if r.nodes:
+            out += ["", f"Grid placement at {r.agents} agents (spaces per browser location): "
+                    + ", ".join(f"{k}: {v}" for k, v in sorted(r.nodes.items())) + "."]
+    problems = [p for r in runs for p in (r.failures + r.crosstalk)[:5]]
+    if problems:
+        out += ["", "First failures and cross-talk seen:", "", *(f"- {p}" for p in problems[:20])]
+    return "\n".join(out) + "\n"
+
+
+def targets(ego: list[Run], one: Run | None) -> list[str]:
+    """Each target of issue 31 §2, met or not, from these figures."""
+    if not ego:
+        return []
+    lines = ["Targets (issue 31):", ""]
+    clean = all(not r.failures and not r.crosstalk for r in ego)
+    lines.append(f"- 0 failures and 0 cross-talk at every size: {_verdict(clean)}.")
+    ten = next((r for r in ego if r.agents == 10), None)
+    if ten and one and one.wall and ten.wall:
+        gain = (ten.rounds / ten.wall) / (one.rounds / one.wall)
+        lines.append(f"- at 10 agents cores ≥ 90% busy with rounds ({ten.busy * 100:.0f}%) and rounds/s ≥ 1.25× one "
+                     f"agent's ({gain:.2f}×): {_verdict(ten.busy >= 0.9 and gain >= 1.25)}.")
+    top = max(ego, key=lambda r: r.agents)
+    if one and top.agents > 1:
+        ratio = sum(top.cpu.values()) / max(1e-9, sum(one.cpu.values()))
+        lines.append(f"- CPU per round at {top.agents} agents ≤ 1.1× one agent's ({ratio:.2f}×): {_verdict(ratio <= 1.1)}.")
+    fair = [(r.agents, pct(r.times, 0.95) / statistics.median(r.times)) for r in ego if r.times]
+    lines.append("- p95 ≤ 2.5× median at each size (" + ", ".join(f"{n}: {x:.2f}×" for n, x in fair) + "): "
+                 + _verdict(all(x <= 2.5 for _, x in fair)) + ".")
+    act = max((r.mem_active.get("total", 0.0) for r in ego), default=0.0)
+    idle = max((r.mem_idle.get("total", 0.0) for r in ego if r.mem_idle), default=0.0)
+    lines.append(f"- memory per idle space ≤ 30 MB (worst {idle:.1f}) and per active space ≤ 80 MB (worst {act:.1f}): "
+                 f"{_verdict(idle <= 30 and act <= 80 and any(r.mem_idle for r in ego))}.")
+    return lines
+
+
+def update_doc(text: str, doc: Path = DOC) -> None:
+    """Replace (or append) this bench's section of docs/benchmarks.md, atomically."""
+    old = doc.read_text() if doc.exists() else "# Benchmarks\n"
+    start = old.find("\n" + HEADING + "\n")
+    if start == -1:
+        new = old.rstrip() + "\n\n" + text
+    else:
+        end = old.find("\n## ", start + 1)
+        new = old[:start + 1] + text + (old[end:] if end != -1 else "")
+    tmp = doc.with_suffix(".md.tmp")
+    tmp.write_text(new)
+    os.replace(tmp, doc)
+
+
+# -- driver ---------------------------------------------------------------------------------
+
+
+def start_site() -> tuple[subprocess.Popen[str], int]:
+    proc = subprocess.Popen([sys.executable, str(HERE / "density_site.py")], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    return proc, int(proc.stdout.readline())
+
+
+def measure(sizes: list[int], rounds: int, freeze_idle: float, peer: bool, grid: bool) -> tuple[list[Run], str]:
+    import density_peer
+
+    site, port = start_site()
+    runs: list[Run] = []
+    note = ""
+    try:
+        for n in sizes:
+            runs.append(asyncio.run(ego_size(n, rounds, port, freeze_idle, None)))
+            print(f"ego {n}: {runs[-1].rounds} rounds in {runs[-1].wall:.1f}s, {len(runs[-1].failures)} failures",
+                  flush=True)
+        if peer:
+            why = density_peer.missing()
+            if why:
+                note = f"agent-browser: not run ({why})."
+            for n in ([] if why else sizes):
+                runs.append(density_peer.run_size(n, rounds, port, Run))
+                print(f"agent-browser {n}: {runs[-1].rounds} rounds in {runs[-1].wall:.1f}s", flush=True)
+        if grid:
+            from tests.grid import start_grid
+
+            g = start_grid()
+            try:
+                n = max(sizes)
+                runs.append(asyncio.run(ego_size(n, rounds, port, 0, g.url)))
+            finally:
+                g.stop()
+    finally:
+        site.terminate()
+        site.wait(timeout=10)
+    return runs, note
+
+
+def run() -> list[str]:
+    """For benchmarks/run_all.py (sizes and rounds from BENCH_DENSITY_SIZES / _ROUNDS)."""
+    sizes = [int(x) for x in os.environ.get("BENCH_DENSITY_SIZES", "1,10,25,50").split(",")]
+    rounds = int(os.environ.get("BENCH_DENSITY_ROUNDS", "20"))
+    runs, note = measure(sizes, rounds, 5.0, True, False)
+    return [section(runs, rounds, 5.0, note)]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default="1,10,25,50", help="agent counts, comma-separated (default 1,10,25,50)")
+    ap.add_argument("--rounds", type=int, default=20, help="rounds per agent (default 20)")
+    ap.add_argument("--freeze-idle", type=float, default=5.0,
+                    help="EGO_BROWSER_FREEZE_IDLE of the bench's hosts, seconds (default 5; 0 skips the idle phase)")
+    ap.add_argument("--no-peer", action="store_true", help="skip the agent-browser baseline")
+    ap.add_argument("--grid", action="store_true", help="also run the largest size on a two-node Selenium Grid")
+    ap.add_argument("--write-docs", action="store_true", help="replace this bench's section of docs/benchmarks.md")
+    a = ap.parse_args()
+    started = time.perf_counter()
+    sizes = [int(x) for x in a.sizes.split(",")]
+    runs, note = measure(sizes, a.rounds, a.freeze_idle, not a.no_peer, a.grid)
+    text = section(runs, a.rounds, a.freeze_idle, note)
+    print(text)
+    if a.write_docs:
+        update_doc(text)
+        print(f"wrote its section of {DOC}")
+    print(f"(bench_density took {time.perf_counter() - started:.0f} s)")
+    return 1 if any(r.failures or r.crosstalk for r in runs) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
