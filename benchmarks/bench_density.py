@@ -70,6 +70,7 @@ class Run:
     idle_cpu: dict[str, float] = field(default_factory=dict)  # CPU % of a core per space: before/after freezing
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
     nodes: dict[str, int] = field(default_factory=dict)  # Grid: spaces per node
+    cdp: dict[str, float] = field(default_factory=dict)  # CDP commands/events per round, by method
 
 
 def pct(values: list[float], q: float) -> float:
@@ -192,6 +193,7 @@ async def ego_size(n: int, rounds: int, port: int, freeze_idle: float, grid_url:
             for t in tasks:
                 where = str(getattr(t, "_info", {}).get("browser", "") or "?")
                 run.nodes[where] = run.nodes.get(where, 0) + 1
+        before = await _status()
         cpu0, (busy0, total0) = procs.cpu_by_group(groups), procs.machine_busy()
         t0 = time.perf_counter()
         go.set()
@@ -202,8 +204,14 @@ async def ego_size(n: int, rounds: int, port: int, freeze_idle: float, grid_url:
         run.rounds = len(run.times)
         used = {k: cpu1.get(k, 0.0) - cpu0.get(k, 0.0) for k in cpu1}
         run.cpu = {k: v / max(1, run.rounds) for k, v in used.items()}
+        after = await _status()
+        for kind, key in (("command", "cdp_commands"), ("event", "cdp_events")):
+            old = before.get(key) or {}
+            for method, count in (after.get(key) or {}).items():
+                if count - old.get(method, 0):
+                    run.cdp[f"{kind}:{method}"] = (count - old.get(method, 0)) / max(1, run.rounds)
         cores = os.cpu_count() or 1
-        run.busy = sum(used.values()) / (run.wall * cores)
+        run.busy = sum(v for k, v in used.items() if ":" not in k) / (run.wall * cores)
         run.machine_busy = (busy1 - busy0) / max(1e-9, total1 - total0)
         run.mem_active = _per_space(procs.pss_by_group(groups), base, n)
         if freeze_idle > 0:
@@ -264,6 +272,7 @@ def section(runs: list[Run], rounds: int, freeze_idle: float, peer_note: str = "
             f"{icpu} | {' / '.join(f'{x:.1f}' for x in r.load)} |")
     if peer_note:
         out += ["", peer_note]
+    out += ["", *where_cpu_goes(runs), "", *cdp_per_round(runs)]
     out += ["", *targets(ego, one)]
     for r in runs:
         if r.nodes:
@@ -273,6 +282,36 @@ def section(runs: list[Run], rounds: int, freeze_idle: float, peer_note: str = "
     if problems:
         out += ["", "First failures and cross-talk seen:", "", *(f"- {p}" for p in problems[:20])]
     return "\n".join(out) + "\n"
+
+
+def where_cpu_goes(runs: list[Run]) -> list[str]:
+    """Chromium's CPU per round by process role (the browser column above, split)."""
+    kinds = sorted({k.split(":", 1)[1] for r in runs for k in r.cpu if k.startswith("chromium:")})
+    if not kinds:
+        return []
+    out = ["Where Chromium's CPU goes, ms per round by process role (main is the browser process; "
+           "NetworkService, StorageService ... are its utility processes):", "",
+           "| tool | agents | " + " | ".join(kinds) + " |", "|---|---:|" + "---:|" * len(kinds)]
+    for r in runs:
+        out.append(f"| {r.tool} | {r.agents} | "
+                   + " | ".join(f"{r.cpu.get('chromium:' + k, 0.0) * 1000:.0f}" for k in kinds) + " |")
+    return out
+
+
+def cdp_per_round(runs: list[Run]) -> list[str]:
+    """What the host asked of the browser per round (every CDP message crosses the browser
+    process): totals by size, and the busiest methods at the largest size."""
+    ego = [r for r in runs if r.cdp]
+    if not ego:
+        return []
+    out = ["CDP traffic per round (the browser process relays every command and event): "
+           + "; ".join(f"{r.agents} agents: {sum(v for k, v in r.cdp.items() if k.startswith('command:')):.0f} commands, "
+                       f"{sum(v for k, v in r.cdp.items() if k.startswith('event:')):.0f} events" for r in ego) + "."]
+    top = max(ego, key=lambda r: r.agents)
+    busiest = sorted(top.cdp.items(), key=lambda kv: -kv[1])[:12]
+    out.append(f"Busiest at {top.agents} agents: " + ", ".join(f"{k.split(':', 1)[1]} ({k.split(':', 1)[0]}) {v:.1f}"
+                                                        for k, v in busiest) + ".")
+    return out
 
 
 def targets(ego: list[Run], one: Run | None) -> list[str]:
@@ -289,7 +328,7 @@ def targets(ego: list[Run], one: Run | None) -> list[str]:
                      f"agent's ({gain:.2f}×): {_verdict(ten.busy >= 0.9 and gain >= 1.25)}.")
     top = max(ego, key=lambda r: r.agents)
     if one and top.agents > 1:
-        ratio = sum(top.cpu.values()) / max(1e-9, sum(one.cpu.values()))
+        ratio = _cpu(top) / max(1e-9, _cpu(one))
         lines.append(f"- CPU per round at {top.agents} agents ≤ 1.1× one agent's ({ratio:.2f}×): {_verdict(ratio <= 1.1)}.")
     fair = [(r.agents, pct(r.times, 0.95) / statistics.median(r.times)) for r in ego if r.times]
     lines.append("- p95 ≤ 2.5× median at each size (" + ", ".join(f"{n}: {x:.2f}×" for n, x in fair) + "): "
@@ -299,6 +338,10 @@ def targets(ego: list[Run], one: Run | None) -> list[str]:
     lines.append(f"- memory per idle space ≤ 30 MB (worst {idle:.1f}) and per active space ≤ 80 MB (worst {act:.1f}): "
                  f"{_verdict(idle <= 30 and act <= 80 and any(r.mem_idle for r in ego))}.")
     return lines
+
+
+def _cpu(r: Run) -> float:
+    return sum(v for k, v in r.cpu.items() if ":" not in k)
 
 
 def update_doc(text: str, doc: Path = DOC) -> None:

@@ -111,7 +111,7 @@ def run_size(n: int, rounds: int, port: int, run_cls: Any) -> Any:
             run.rounds = len(run.times)
             used = {k: cpu1.get(k, 0.0) - cpu0.get(k, 0.0) for k in cpu1}
             run.cpu = {k: v / max(1, run.rounds) for k, v in used.items()}
-            run.busy = sum(used.values()) / (run.wall * (os.cpu_count() or 1))
+            run.busy = sum(v for k, v in used.items() if ":" not in k) / (run.wall * (os.cpu_count() or 1))
             run.machine_busy = (busy1 - busy0) / max(1e-9, total1 - total0)
             mem = procs.pss_by_group(groups)
             run.mem_active = {k: mem.get(k, 0.0) / n for k in ("host", "browser", "renderer")}

@@ -11,6 +11,7 @@ memory they really take together: Chromium's share is included, not hidden in sh
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 __all__ = ["Groups", "cpu_by_group", "machine_busy", "pss_by_group", "tree"]
@@ -67,12 +68,14 @@ def tree(roots: list[int], stop: set[int], kids: dict[int, list[int]] | None = N
 
 
 def _kind(pid: int) -> str:
+    """A Chromium process's role: renderer, zygote, gpu-process, a utility's sub-type
+    (network.mojom.NetworkService ...) or main (the browser process itself)."""
     cmd = _cmdline(pid)
-    if b"--type=renderer" in cmd:
-        return "renderer"
-    if b"--type=zygote" in cmd:
-        return "zygote"
-    return "other"
+    m = re.search(rb"--utility-sub-type=([\w.]+)", cmd)
+    if m:
+        return m.group(1).decode().split(".")[-1]
+    m = re.search(rb"--type=([\w-]+)", cmd)
+    return m.group(1).decode() if m else "main"
 
 
 def _members(groups: Groups) -> dict[str, list[int]]:
@@ -92,6 +95,10 @@ def cpu_by_group(groups: Groups) -> dict[str, float]:
             own, reaped = (int(f[11]) + int(f[12])) / TICKS, (int(f[13]) + int(f[14])) / TICKS
             if name in groups.chromium:
                 kind = _kind(pid)
+                detail = "renderer" if kind == "zygote" else kind  # a zygote's reaped children are renderers
+                out[f"chromium:{detail}"] = out.get(f"chromium:{detail}", 0.0) + (reaped if kind == "zygote" else own + reaped)
+                if kind == "zygote":
+                    out["chromium:zygote"] = out.get("chromium:zygote", 0.0) + own
                 out["renderer"] = out.get("renderer", 0.0) + (own if kind == "renderer" else 0.0) + \
                     (reaped if kind == "zygote" else 0.0)
                 out["browser"] = out.get("browser", 0.0) + (0.0 if kind == "renderer" else own) + \

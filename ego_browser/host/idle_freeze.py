@@ -33,6 +33,15 @@ if TYPE_CHECKING:
 
 __all__ = ["IdleFreezer"]
 
+#: what an idle tab's renderer gives back before it freezes: its garbage, and (a critical
+#: memory-pressure signal) its caches: decoded images, fonts, V8's spare pages. Not
+#: ``Memory.forciblyPurgeJavaScriptMemory``: it drops the page's execution contexts, so the
+#: woken page's next evaluate fails as if it had navigated (test_density caught it)
+_SHRINK: tuple[tuple[str, dict[str, Any] | None], ...] = (
+    ("HeapProfiler.collectGarbage", None),
+    ("Memory.simulatePressureNotification", {"level": "critical"}),
+)
+
 logger = logging.getLogger("ego_browser.host.idle")
 
 #: seconds a lifecycle command may take (a busy renderer answers late, never this late)
@@ -151,8 +160,9 @@ class IdleFreezer:
             self.frozen.add(tid)
             try:
                 # collect first: a frozen page runs no tasks, and its idle garbage would stay
-                with contextlib.suppress(Exception):
-                    await driver.session.send("HeapProfiler.collectGarbage", timeout=_CMD_TIMEOUT)
+                for method, params in _SHRINK:
+                    with contextlib.suppress(Exception):
+                        await driver.session.send(method, params, timeout=_CMD_TIMEOUT)
                 await driver.session.send("Page.setWebLifecycleState", {"state": "frozen"}, timeout=_CMD_TIMEOUT)
             except Exception as exc:  # noqa: BLE001 - the tab closed or navigated away: not frozen
                 self.frozen.discard(tid)

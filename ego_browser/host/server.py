@@ -158,6 +158,14 @@ def _encode_reply(rid: Any, op_name: Any, reply: dict[str, Any]) -> bytes:
         }}, big_ints_as_text=True)
 
 
+def _traffic(host: Host) -> dict[str, Any]:
+    conn = host.browser.conn
+    if conn is None:
+        return {}
+    sent, events = conn.traffic()
+    return {"cdp_commands": sent, "cdp_events": events}
+
+
 @op("host.status")
 async def status(host: Host, at: dict[str, Any]) -> dict[str, Any]:
     # a spare tab being prepared exists in the browser before it is known as the spare: count
@@ -187,6 +195,8 @@ async def status(host: Host, at: dict[str, Any]) -> dict[str, Any]:
         "frozen_tabs": len(host.idle.frozen),
         "freezes": host.idle.freezes,
         "wakes": host.idle.wakes,
+        # CDP traffic with the (first) browser by method: the browser process relays all of it
+        **_traffic(host),
         "python": sys.executable,
     }
 
