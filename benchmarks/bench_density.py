@@ -134,7 +134,10 @@ async def _status() -> dict[str, Any]:
     return await current_channel().call("host.status", {})  # type: ignore[no-any-return]
 
 
-def _groups(status: dict[str, Any]) -> procs.Groups:
+def _groups(status: dict[str, Any], grid: Any = None) -> procs.Groups:
+    if grid is not None:  # the Grid's Java processes are ours, not the round's: hub, and nodes with their browsers
+        return procs.Groups(roots={"round": [os.getpid()], "host": [status["pid"]], "grid": [grid.hub.proc.pid],
+                                   "chromium": [n.proc.pid for n in grid.nodes]}, chromium={"chromium"})
     return procs.Groups(roots={"round": [os.getpid()], "host": [status["pid"]],
                                "chromium": [status["browser_pid"]] if status.get("browser_pid") else []},
                         chromium={"chromium"})
@@ -145,6 +148,20 @@ def _per_space(now: dict[str, float], base: dict[str, float], n: int) -> dict[st
     out = {k: (now.get(k, 0.0) - base.get(k, 0.0)) / n for k in keys}
     out["total"] = sum(out.values())
     return out
+
+
+async def _placement(run: Run) -> None:
+    """Spaces per Grid node, from each space's "browser" ("grid NODE session ID")."""
+    import ego_browser
+
+    sessions: dict[str, set[str]] = {}
+    for info in await ego_browser.list_task_spaces():
+        if not str(info.get("name", "")).startswith("density-"):
+            continue
+        node, _, session = str(info.get("browser") or "?").removeprefix("grid ").partition(" session ")
+        run.nodes[node] = run.nodes.get(node, 0) + 1
+        sessions.setdefault(node, set()).add(session)
+    run.nodes = {f"{k} ({len(sessions[k])} browsers)": v for k, v in run.nodes.items()}
 
 
 async def _wait_frozen(n: int, limit: float) -> int:
@@ -164,13 +181,14 @@ async def _idle_cpu(groups: procs.Groups, n: int, seconds: float) -> float:
     return 100 * used / seconds / n
 
 
-async def ego_size(n: int, rounds: int, port: int, freeze_idle: float, grid_url: str | None) -> Run:
+async def ego_size(n: int, rounds: int, port: int, freeze_idle: float, grid: Any = None) -> Run:
     import ego_browser
 
     home = tempfile.mkdtemp(prefix=f"ego-bench-density-{n}-")
     os.environ["EGO_BROWSER_HOME"] = home
     os.environ["EGO_BROWSER_FREEZE_IDLE"] = str(freeze_idle)
     os.environ["EGO_BROWSER_PAGE_BUDGET"] = "8"
+    grid_url = grid.url if grid is not None else None
     if grid_url:
         os.environ["EGO_BROWSER_GRID_URL"] = grid_url
     run = Run("ego_browser" + (" (Grid)" if grid_url else ""), n)
@@ -179,7 +197,7 @@ async def ego_size(n: int, rounds: int, port: int, freeze_idle: float, grid_url:
         await ego_round(warm.page("p1"), agent_origin(port, "a0"), "a0", 1, [])
         await warm.finish(keep=[])
         status = await _status()
-        groups = _groups(status)
+        groups = _groups(status, grid)
         base = procs.pss_by_group(groups)
         names = [f"a{i + 1}" for i in range(n)]
         ready: list[Any] = []
@@ -189,10 +207,6 @@ async def ego_size(n: int, rounds: int, port: int, freeze_idle: float, grid_url:
         while len(ready) < n and not any(a.done() for a in agents):  # every space open before the clock starts
             await asyncio.sleep(0.05)
         tasks = list(ready)
-        if grid_url:
-            for t in tasks:
-                where = str(getattr(t, "_info", {}).get("browser", "") or "?")
-                run.nodes[where] = run.nodes.get(where, 0) + 1
         before = await _status()
         cpu0, (busy0, total0) = procs.cpu_by_group(groups), procs.machine_busy()
         t0 = time.perf_counter()
@@ -205,6 +219,8 @@ async def ego_size(n: int, rounds: int, port: int, freeze_idle: float, grid_url:
         used = {k: cpu1.get(k, 0.0) - cpu0.get(k, 0.0) for k in cpu1}
         run.cpu = {k: v / max(1, run.rounds) for k, v in used.items()}
         after = await _status()
+        if grid_url:
+            await _placement(run)
         for kind, key in (("command", "cdp_commands"), ("event", "cdp_events")):
             old = before.get(key) or {}
             for method, count in (after.get(key) or {}).items():
@@ -276,7 +292,9 @@ def section(runs: list[Run], rounds: int, freeze_idle: float, peer_note: str = "
     out += ["", *targets(ego, one)]
     for r in runs:
         if r.nodes:
-            out += ["", f"Grid placement at {r.agents} agents (spaces per browser location): "
+            spread = max(r.nodes.values()) - min(r.nodes.values()) if len(r.nodes) > 1 else r.agents
+            out += ["", f"Grid placement at {r.agents} agents (spaces per node; even means they differ by at most "
+                    f"one: {'met' if spread <= 1 else '**not met**'}): "
                     + ", ".join(f"{k}: {v}" for k, v in sorted(r.nodes.items())) + "."]
     problems = [p for r in runs for p in (r.failures + r.crosstalk)[:5]]
     if problems:
@@ -391,7 +409,7 @@ def measure(sizes: list[int], rounds: int, freeze_idle: float, peer: bool, grid:
             g = start_grid()
             try:
                 n = max(sizes)
-                runs.append(asyncio.run(ego_size(n, rounds, port, 0, g.url)))
+                runs.append(asyncio.run(ego_size(n, rounds, port, 0, g)))
             finally:
                 g.stop()
     finally:
