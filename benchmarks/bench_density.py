@@ -58,6 +58,7 @@ class Run:
     rounds: int = 0
     wall: float = 0.0
     times: list[float] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)  # each round's kind (kind_of), parallel to times
     per_agent: dict[str, list[float]] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
     crosstalk: list[str] = field(default_factory=list)
@@ -71,6 +72,21 @@ class Run:
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
     nodes: dict[str, int] = field(default_factory=dict)  # Grid: spaces per node
     cdp: dict[str, float] = field(default_factory=dict)  # CDP commands/events per round, by method
+
+
+def kind_of(i: int) -> str:
+    """A round's kind: popup and download rounds do more than plain ones."""
+    return "popup" if i % 4 == 1 else "download" if i % 4 == 3 else "plain"
+
+
+def by_kind(r: Run) -> dict[str, float]:
+    """p95 / median within each kind of round: the spread that is waiting, not a longer mix."""
+    out = {}
+    for kind in sorted(set(r.kinds)):
+        ts = [t for t, k in zip(r.times, r.kinds) if k == kind]
+        if ts:
+            out[kind] = pct(ts, 0.95) / statistics.median(ts)
+    return out
 
 
 def pct(values: list[float], q: float) -> float:
@@ -124,6 +140,7 @@ async def ego_agent(name: str, origin: str, who: str, rounds: int, run: Run, rea
             continue
         dt = time.perf_counter() - t0
         run.times.append(dt)
+        run.kinds.append(kind_of(i))
         mine.append(dt)
     ready.append(None)  # this agent is done
 
@@ -265,12 +282,15 @@ def section(runs: list[Run], rounds: int, freeze_idle: float, peer_note: str = "
         "client), host (the ego daemon), browser (Chromium's browser, GPU, utility, zygote), renderer. Memory is "
         "PSS per space over the host's and Chromium's processes, less the same with no space open: right after "
         f"the rounds (active), and once the idle spaces' tabs are frozen ({freeze_idle:g} s without a call). "
-        "Busy is the run's processes' CPU over wall × cores; load is the 1/5/15-minute load average at the end.",
+        "Busy is the run's processes' CPU over wall × cores; load is the 1/5/15-minute load average at the end. "
+        "p95/p50 same kind is the worst of that ratio within plain, popup and download rounds (a popup round "
+        "does more than a plain one, so the overall ratio mixes work with waiting); slowest agent is the "
+        "slowest agent's mean round over the mean of all agents' means.",
         "",
-        "| tool | agents | rounds | fail | cross-talk | rounds/s | p50 ms | p95 ms | p95/p50 | p50 vs 1 | slowest agent | "
+        "| tool | agents | rounds | fail | cross-talk | rounds/s | p50 ms | p95 ms | p95/p50 | p95/p50 same kind | p50 vs 1 | slowest agent | "
         "busy | CPU ms/round: round, host, browser, renderer | MB/space active | MB/space idle (frozen) | "
         "idle CPU %/space live → frozen | load |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---|",
     ]
     for r in runs:
         p50, p95 = statistics.median(r.times) if r.times else 0.0, pct(r.times, 0.95)
@@ -284,6 +304,7 @@ def section(runs: list[Run], rounds: int, freeze_idle: float, peer_note: str = "
         out.append(
             f"| {r.tool} | {r.agents} | {r.rounds} | {len(r.failures)} | {len(r.crosstalk)} | "
             f"{r.rounds / r.wall if r.wall else 0:.2f} | {p50 * 1000:.0f} | {p95 * 1000:.0f} | {p95 / p50 if p50 else 0:.2f} | "
+            f"{max(by_kind(r).values(), default=0):.2f} | "
             f"{vs1:.2f}× | {slow:.2f}× | {r.busy * 100:.0f}% | {cpu} | {r.mem_active.get('total', 0):.1f} | {idle} | "
             f"{icpu} | {' / '.join(f'{x:.1f}' for x in r.load)} |")
     if peer_note:
@@ -350,7 +371,8 @@ def targets(ego: list[Run], one: Run | None) -> list[str]:
         lines.append(f"- CPU per round at {top.agents} agents ≤ 1.1× one agent's ({ratio:.2f}×): {_verdict(ratio <= 1.1)}.")
     fair = [(r.agents, pct(r.times, 0.95) / statistics.median(r.times)) for r in ego if r.times]
     lines.append("- p95 ≤ 2.5× median at each size (" + ", ".join(f"{n}: {x:.2f}×" for n, x in fair) + "): "
-                 + _verdict(all(x <= 2.5 for _, x in fair)) + ".")
+                 + _verdict(all(x <= 2.5 for _, x in fair)) + " (within one kind of round, worst: "
+                 + ", ".join(f"{r.agents}: {max(by_kind(r).values(), default=0):.2f}×" for r in ego) + ").")
     act = max((r.mem_active.get("total", 0.0) for r in ego), default=0.0)
     idle = max((r.mem_idle.get("total", 0.0) for r in ego if r.mem_idle), default=0.0)
     lines.append(f"- memory per idle space ≤ 30 MB (worst {idle:.1f}) and per active space ≤ 80 MB (worst {act:.1f}): "

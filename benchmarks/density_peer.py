@@ -100,6 +100,7 @@ def run_size(n: int, rounds: int, port: int, run_cls: Any) -> Any:
                         continue
                     dt = time.perf_counter() - t0
                     run.times.append(dt)
+                    run.kinds.append("popup" if i % 4 == 1 else "download" if i % 4 == 3 else "plain")
                     mine.append(dt)
 
             cpu0, (busy0, total0) = procs.cpu_by_group(groups), procs.machine_busy()

@@ -91,6 +91,14 @@ class IdleFreezer:
     def touch(self, space_id: int) -> None:
         self.touched[space_id] = time.monotonic()
 
+    def count(self) -> int:
+        """How many live tabs are frozen (a closed tab's entry goes when its close is seen here:
+        a tab closed by the host leaves ``BrowserLink.targets`` before its event arrives)."""
+        live = {t for t in self.frozen if self.host.browser.is_live_page(t)}
+        for gone in self.frozen - live:
+            self.forget(gone)
+        return len(self.frozen)
+
     def forget(self, target_id: str) -> None:
         self.frozen.discard(target_id)
         self._locks.pop(target_id, None)

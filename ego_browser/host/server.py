@@ -192,7 +192,7 @@ async def status(host: Host, at: dict[str, Any]) -> dict[str, Any]:
         "calls_waiting": host.admission.queued,
         "calls_refused": host.admission.refused,
         "longest_wait_ms": round(host.admission.longest_wait * 1000),
-        "frozen_tabs": len(host.idle.frozen),
+        "frozen_tabs": host.idle.count(),
         "freezes": host.idle.freezes,
         "wakes": host.idle.wakes,
         # CDP traffic with the (first) browser by method: the browser process relays all of it

@@ -77,6 +77,41 @@ async def test_an_idle_space_is_frozen_and_its_next_call_wakes_it_with_its_state
     assert "clicked 1" in await page.snapshot()
 
 
+async def _frozen(host, tid: str) -> None:
+    """Freeze idle tabs now and wait until ``tid`` is frozen."""
+    frozen: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    def seen(target: str) -> None:
+        if target == tid and not frozen.done():
+            frozen.set_result(target)
+
+    before = host.idle.after
+    host.idle.on_frozen.append(seen)
+    host.idle.configure(0.3)
+    try:
+        await asyncio.wait_for(frozen, 60)
+    finally:
+        host.idle.on_frozen.remove(seen)
+        host.idle.configure(before)
+
+
+async def test_a_frozen_space_finishes_cleanly_and_a_popup_opens_from_a_frozen_page(host, server):
+    task = await ego_browser.task_space(f"density-frozen-finish-{time.monotonic_ns()}")
+    page = task.page("p1")
+    details = server.page("/density-details", "<h1>details</h1>", title="Details")
+    await page.goto(server.page("/density-opener", f'<a id="pop" href="{details}" target="_blank">details</a>'))
+    await _frozen(host, _target(host, task.space_id))
+    async with page.expect_event("popup") as info:
+        await page.click("#pop")  # the first call after the freeze: it wakes the page and acts
+    popup = await info.value
+    assert await popup.title() == "Details"
+    tids = [r.target_id for r in host.store.pages(task.space_id) if r.target_id]
+    await _frozen(host, _target(host, task.space_id))
+    await task.finish(keep=[])
+    assert not any(host.browser.is_live_page(t) for t in tids)
+    assert host.idle.count() == len(host.idle.frozen) and not host.idle.frozen & set(tids)
+
+
 async def test_a_call_refused_at_the_admission_limit_fails_at_once_and_names_what_to_do(host, task, server):
     page = task.page("p1")
     await page.goto(server.page("/density-hold", "<p>hold</p><script>window.hold = new Promise(r => window.go = r)</script>"))
