@@ -392,8 +392,6 @@ class Host:
         target_id = page.target_id
         assert target_id is not None  # page_row and the cache hand out live pages only
         driver = await self.driver(target_id)
-        if target_id in self.idle.frozen:
-            await self.idle.wake(driver)
         if driver.crashed:
             op = _CURRENT_OP.get()
             if op not in CRASH_SAFE_OPS:
@@ -416,6 +414,8 @@ class Host:
     async def driver(self, target_id: str) -> PageDriver:
         driver = self.drivers.get(target_id)
         if driver is not None and not driver.closed:
+            if target_id in self.idle.frozen:  # whoever uses a frozen tab (a call, the person) wakes it
+                await self.idle.wake(driver)
             return driver
         pending = self._attaching.get(target_id)
         if pending is not None:

@@ -5,7 +5,8 @@ pages' timers, animations and pollers on the same two cores the working spaces n
 ``EGO_BROWSER_FREEZE_IDLE`` seconds (60; 0 turns it off) without a call, each open tab of the
 space is frozen (``Page.setWebLifecycleState frozen``: the page's task queues stop, its
 ``freeze`` event fires, nothing of its state is lost) and its JavaScript heap collected. The
-next call on the page wakes it first (``page_ctx``) — the agent never sees the difference, and
+next use of the page wakes it first (``Host.driver``: an agent's call, or the person's input
+from the dashboard) — the agent never sees the difference, and
 the page's ``resume`` event fires as it would after a real tab discard-and-return.
 
 A call always wins a race with the sweep: it records its space as touched before it awaits

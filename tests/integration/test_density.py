@@ -162,3 +162,16 @@ async def test_a_call_that_waits_too_long_for_its_turn_is_refused_not_left_hangi
     finally:
         host.admission = saved
         await other.finish(keep=[])
+
+
+async def test_the_persons_input_wakes_a_frozen_tab_too(host, task, server):
+    # the dashboard drives a tab through Host.driver, not through an agent's call
+    page = task.page("p1")
+    await page.goto(server.page("/density-person", _STATEFUL))
+    tid = _target(host, task.space_id)
+    await _frozen(host, tid)
+    driver = await host.driver(tid)
+    assert tid not in host.idle.frozen
+    got = await driver.session.send(
+        "Runtime.evaluate", {"expression": "[window.froze, window.resumed]", "returnByValue": True}, timeout=10)
+    assert got["result"]["value"] == [1, 1]
