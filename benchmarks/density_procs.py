@@ -14,7 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["Groups", "cpu_by_group", "machine_busy", "pss_by_group", "tree"]
+__all__ = ["Groups", "count_kind", "cpu_by_group", "machine_busy", "pss_by_group", "tree"]
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -129,6 +129,12 @@ def pss_by_group(groups: Groups) -> dict[str, float]:
                 key = "renderer" if _kind(pid) == "renderer" else "browser"
             out[key] = out.get(key, 0.0) + _pss_kb(pid) / 1024
     return out
+
+
+def count_kind(groups: Groups, kind: str) -> int:
+    """How many processes of one Chromium role (``renderer`` ...) the Chromium groups have."""
+    return sum(1 for name, pids in _members(groups).items() if name in groups.chromium
+               for pid in pids if _kind(pid) == kind)
 
 
 def machine_busy() -> tuple[float, float]:
