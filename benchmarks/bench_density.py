@@ -68,6 +68,7 @@ class Run:
     mem_active: dict[str, float] = field(default_factory=dict)  # MB per space by group
     mem_idle: dict[str, float] = field(default_factory=dict)
     frozen: int = 0
+    refused: int = 0  # calls refused with EGO_HOST_OVERLOADED (then repeated after a pause)
     idle_cpu: dict[str, float] = field(default_factory=dict)  # CPU % of a core per space: before/after freezing
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
     nodes: dict[str, int] = field(default_factory=dict)  # Grid: spaces per node
@@ -120,29 +121,59 @@ async def ego_round(page: Any, origin: str, who: str, i: int, crosstalk: list[st
         await download.delete()
 
 
+async def _polite(call: Any, run: Run, tries: int = 5) -> Any:
+    """``await call()``, pausing and repeating it when the host refuses it at its admission
+    limit (EGO_HOST_OVERLOADED says nothing ran: what an agent is told to do); counted."""
+    from ego_browser.errors import HostOverloaded
+
+    for attempt in range(tries):
+        try:
+            return await call()
+        except HostOverloaded:
+            run.refused += 1
+            if attempt == tries - 1:
+                raise
+            await asyncio.sleep(0.5 * (attempt + 1))
+
+
 async def ego_agent(name: str, origin: str, who: str, rounds: int, run: Run, ready: list[Any],
-                    go: asyncio.Event) -> None:
+                    go: asyncio.Event, done: asyncio.Queue[str], leave: asyncio.Event) -> None:
     import ego_browser
     from ego_browser.client.channel import SocketChannel, use_channel
 
-    use_channel(SocketChannel())  # each agent talks to the host over its own connection
-    task = await ego_browser.task_space(name)
-    ready.append(task)
-    await go.wait()
-    page = task.page("p1")
-    mine = run.per_agent.setdefault(who, [])
-    for i in range(rounds):
-        t0 = time.perf_counter()
+    channel = SocketChannel()
+    use_channel(channel)  # each agent talks to the host over its own connection
+    try:
         try:
-            await ego_round(page, origin, who, i, run.crosstalk)
-        except Exception as exc:  # noqa: BLE001 - counted, the agent goes on
-            run.failures.append(f"{who} round {i}: {getattr(exc, 'code', type(exc).__name__)}: {str(exc)[:160]}")
-            continue
-        dt = time.perf_counter() - t0
-        run.times.append(dt)
-        run.kinds.append(kind_of(i))
-        mine.append(dt)
-    ready.append(None)  # this agent is done
+            task = await _polite(lambda: ego_browser.task_space(name), run)
+        except Exception as exc:  # noqa: BLE001 - counted: this agent never ran
+            run.failures.append(f"{who} space: {getattr(exc, 'code', type(exc).__name__)}: {str(exc)[:160]}")
+            ready.append(None)
+            return
+        ready.append(task)
+        await go.wait()
+        page = task.page("p1")
+        mine = run.per_agent.setdefault(who, [])
+        for i in range(rounds):
+            t0 = time.perf_counter()
+            try:
+                await _polite(lambda i=i: ego_round(page, origin, who, i, run.crosstalk), run)
+            except Exception as exc:  # noqa: BLE001 - counted, the agent goes on
+                run.failures.append(f"{who} round {i}: {getattr(exc, 'code', type(exc).__name__)}: {str(exc)[:160]}")
+                continue
+            dt = time.perf_counter() - t0
+            run.times.append(dt)
+            run.kinds.append(kind_of(i))
+            mine.append(dt)
+        done.put_nowait(who)
+        await leave.wait()  # the space stays open (and goes idle) until the measurements are taken
+        try:
+            await task.finish(keep=[])
+        except ego_browser.EgoError:
+            pass
+    finally:
+        done.put_nowait(who)  # (again, if the rounds never ran: the count only needs one per agent)
+        await channel.aclose()
 
 
 async def _status() -> dict[str, Any]:
@@ -224,17 +255,20 @@ async def ego_size(n: int, rounds: int, port: int, freeze_idle: float, grid: Any
         base = procs.pss_by_group(groups)
         names = [f"a{i + 1}" for i in range(n)]
         ready: list[Any] = []
-        go = asyncio.Event()
-        agents = [asyncio.ensure_future(ego_agent(f"density-{who}", agent_origin(port, who), who, rounds, run, ready, go))
-                  for who in names]
-        while len(ready) < n and not any(a.done() for a in agents):  # every space open before the clock starts
+        go, leave = asyncio.Event(), asyncio.Event()
+        done: asyncio.Queue[str] = asyncio.Queue()
+        agents = [asyncio.ensure_future(ego_agent(f"density-{who}", agent_origin(port, who), who, rounds, run, ready,
+                                                  go, done, leave)) for who in names]
+        while len(ready) < n:  # every space open (or given up) before the clock starts
             await asyncio.sleep(0.05)
-        tasks = list(ready)
+        tasks = [t for t in ready if t is not None]
         before = await _status()
         cpu0, (busy0, total0) = procs.cpu_by_group(groups), procs.machine_busy()
         t0 = time.perf_counter()
         go.set()
-        await asyncio.gather(*agents)
+        finished: set[str] = set()
+        while len(finished) < n:  # every agent's rounds are over
+            finished.add(await done.get())
         run.wall = time.perf_counter() - t0
         cpu1, (busy1, total1) = procs.cpu_by_group(groups), procs.machine_busy()
         run.load = os.getloadavg()
@@ -258,11 +292,8 @@ async def ego_size(n: int, rounds: int, port: int, freeze_idle: float, grid: Any
             run.frozen = await _wait_frozen(n, freeze_idle * 3 + 30)
             run.idle_cpu["frozen"] = await _idle_cpu(groups, n, 3.0)
             run.mem_idle = _per_space(procs.pss_by_group(groups), base, n)
-        for t in tasks:
-            try:
-                await t.finish(keep=[])
-            except ego_browser.EgoError:
-                pass
+        leave.set()
+        await asyncio.gather(*agents, return_exceptions=True)
     finally:
         subprocess.run([sys.executable, "-m", "ego_browser", "host", "stop"], capture_output=True, timeout=60)
         os.environ.pop("EGO_BROWSER_GRID_URL", None)
@@ -292,12 +323,13 @@ def section(runs: list[Run], rounds: int, freeze_idle: float, peer_note: str = "
         "Busy is the run's processes' CPU over wall × cores; load is the 1/5/15-minute load average at the end. "
         "p95/p50 same kind is the worst of that ratio within plain, popup and download rounds (a popup round "
         "does more than a plain one, so the overall ratio mixes work with waiting); slowest agent is the "
-        "slowest agent's mean round over the mean of all agents' means.",
+        "slowest agent's mean round over the mean of all agents' means. Refused counts calls the host refused at "
+        "its admission limit (EGO_HOST_OVERLOADED); the agent pauses and repeats the round, as the error says.",
         "",
-        "| tool | agents | rounds | fail | cross-talk | rounds/s | p50 ms | p95 ms | p95/p50 | p95/p50 same kind | p50 vs 1 | slowest agent | "
+        "| tool | agents | rounds | fail | cross-talk | refused | rounds/s | p50 ms | p95 ms | p95/p50 | p95/p50 same kind | p50 vs 1 | slowest agent | "
         "busy | CPU ms/round: round, host, browser, renderer | MB/space active | MB/space idle (frozen) | "
         "idle CPU %/space live → frozen | load |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---|",
     ]
     for r in runs:
         p50, p95 = statistics.median(r.times) if r.times else 0.0, pct(r.times, 0.95)
@@ -309,7 +341,7 @@ def section(runs: list[Run], rounds: int, freeze_idle: float, peer_note: str = "
         idle = (f"{r.mem_idle.get('total', 0):.1f} ({r.frozen}/{r.agents})" if r.mem_idle else "–")
         icpu = (f"{r.idle_cpu.get('live', 0):.2f} → {r.idle_cpu.get('frozen', 0):.2f}" if r.idle_cpu else "–")
         out.append(
-            f"| {r.tool} | {r.agents} | {r.rounds} | {len(r.failures)} | {len(r.crosstalk)} | "
+            f"| {r.tool} | {r.agents} | {r.rounds} | {len(r.failures)} | {len(r.crosstalk)} | {r.refused} | "
             f"{r.rounds / r.wall if r.wall else 0:.2f} | {p50 * 1000:.0f} | {p95 * 1000:.0f} | {p95 / p50 if p50 else 0:.2f} | "
             f"{max(by_kind(r).values(), default=0):.2f} | "
             f"{vs1:.2f}× | {slow:.2f}× | {r.busy * 100:.0f}% | {cpu} | {r.mem_active.get('total', 0):.1f} | {idle} | "

@@ -189,8 +189,9 @@ def max_queued() -> int:
 
 
 def queue_wait() -> float:
-    """Seconds a call waits for its turn before it is refused (EGO_HOST_OVERLOADED)."""
-    return _positive("EGO_BROWSER_QUEUE_WAIT", "30")
+    """Seconds a call waits for its turn before it is refused (EGO_HOST_OVERLOADED); at most
+    8 (the round waits its call's deadline plus 10 s for an answer)."""
+    return _positive("EGO_BROWSER_QUEUE_WAIT", "8")
 
 
 def freeze_idle() -> float:

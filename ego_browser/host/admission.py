@@ -8,6 +8,11 @@ no agent starves), and past ``EGO_BROWSER_MAX_QUEUED`` waiting, or ``EGO_BROWSER
 seconds in the queue, a call is refused at once with ``EGO_HOST_OVERLOADED``: a clear
 error that nothing ran, not a hang until the call's own deadline.
 
+The wait for a turn is not taken from the call's own time: once admitted, the request's
+deadline starts again, so a click with a 3 s timeout still gets its 3 s (+ margin) on the
+page after waiting its turn. The wait is capped below the round's reply margin
+(``client.channel.REPLY_MARGIN``), so the round never gives up on a call the host still runs.
+
 Calls that wait for something another call causes (``wait_*``, arming a waiter, dialogs),
 the person's operations and the ones that free resources (``finish``, ``release``) are
 never queued: holding a turn while waiting, or refusing a clean-up, could wedge the host.
@@ -22,6 +27,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from .. import config
+from ..client.channel import REPLY_MARGIN
 from ..errors import HostOverloaded
 
 __all__ = ["Admission", "admitted"]
@@ -40,7 +46,8 @@ class Admission:
     def __init__(self, limit: int | None = None, queue_max: int | None = None, wait: float | None = None) -> None:
         self.limit = limit or config.max_active()
         self.queue_max = queue_max or config.max_queued()
-        self.wait = wait or config.queue_wait()
+        # past the round's margin the round would give up on a call the host still serves
+        self.wait = min(wait or config.queue_wait(), REPLY_MARGIN - 2)
         self.active = 0
         self._waiters: deque[asyncio.Future[None]] = deque()
         #: calls refused, and the longest any admitted call waited for its turn (seconds)
@@ -54,7 +61,9 @@ class Admission:
         return len(self._waiters)
 
     @asynccontextmanager
-    async def turn(self, op: str, deadline: float) -> AsyncIterator[None]:
+    async def turn(self, op: str, deadline: float, timer: asyncio.Timeout | None = None) -> AsyncIterator[None]:
+        """Hold one turn for ``op`` while the block runs; ``timer`` (the request's deadline) is
+        set to ``deadline`` from the moment the turn is given, after any wait."""
         if not admitted(op):
             yield
             return
@@ -62,13 +71,18 @@ class Admission:
             self.active += 1
             self._tell()
         else:
-            await self._queue(op, deadline)
+            loop = asyncio.get_running_loop()
+            if timer is not None and timer.when() is not None:
+                timer.reschedule(loop.time() + self.wait + deadline)  # the queue's refusal comes first
+            await self._queue(op)
+            if timer is not None and timer.when() is not None:
+                timer.reschedule(loop.time() + deadline)
         try:
             yield
         finally:
             self._release()
 
-    async def _queue(self, op: str, deadline: float) -> None:
+    async def _queue(self, op: str) -> None:
         if len(self._waiters) >= self.queue_max:
             self.refused += 1
             raise self._error(op, f"{len(self._waiters)} calls already wait for a turn", 0.0)
@@ -76,8 +90,7 @@ class Admission:
         self._waiters.append(fut)
         self._tell()
         started = time.monotonic()
-        # leave the call time to run once admitted: it fails as overloaded, not as timed out
-        limit = max(0.05, min(self.wait, deadline * 0.8))
+        limit = self.wait
         try:
             async with asyncio.timeout(limit):
                 await fut

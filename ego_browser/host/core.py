@@ -211,7 +211,7 @@ class Host:
         if listeners:
             self._tell(listeners, op, args, "start", None)
         try:
-            async with asyncio.timeout(deadline) as req.timeout, self.admission.turn(op, deadline):
+            async with asyncio.timeout(deadline) as req.timeout, self.admission.turn(op, deadline, req.timeout):
                 return await spec.fn(self, at, **kwargs)
         except TimeoutError as exc:
             if isinstance(exc, EgoError):

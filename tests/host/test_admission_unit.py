@@ -62,3 +62,31 @@ def test_waits_the_persons_operations_and_clean_ups_never_queue():
         assert not admitted(op), op
     for op in ("page.goto", "page.click", "page.snapshot", "page.fill", "page.evaluate", "page.cdp"):
         assert admitted(op), op
+
+
+@pytest.mark.asyncio
+async def test_the_wait_for_a_turn_is_not_taken_from_the_calls_own_time():
+    adm = Admission(limit=1, queue_max=4, wait=5)
+    release = asyncio.Event()
+
+    async def hold() -> None:
+        async with adm.turn("page.goto", 60):
+            await release.wait()
+
+    holder = asyncio.ensure_future(hold())
+    await asyncio.sleep(0)
+    loop = asyncio.get_running_loop()
+
+    async def click() -> str:
+        # a 0.2 s deadline, like a request's; it waits for its turn longer than that
+        async with asyncio.timeout(0.2) as timer, adm.turn("page.click", 0.2, timer):
+            await asyncio.sleep(0.1)  # its own work fits its own time
+        return "done"
+
+    call = asyncio.ensure_future(click())
+    past = loop.create_future()
+    loop.call_later(0.4, past.set_result, None)  # twice the call's deadline, spent waiting
+    await past
+    release.set()
+    assert await call == "done"
+    await holder
