@@ -295,7 +295,11 @@ async def ego_size(n: int, rounds: int, port: int, freeze_idle: float, grid: Any
         leave.set()
         await asyncio.gather(*agents, return_exceptions=True)
     finally:
-        subprocess.run([sys.executable, "-m", "ego_browser", "host", "stop"], capture_output=True, timeout=60)
+        try:  # a loaded machine can take long to stop a host of 50 spaces; never leave it running
+            subprocess.run([sys.executable, "-m", "ego_browser", "host", "stop"], capture_output=True, timeout=180)
+        except subprocess.TimeoutExpired:
+            print(f"host of {home} did not stop in 180 s: EGO_BROWSER_HOME={home} python -m ego_browser host stop",
+                  file=sys.stderr)
         os.environ.pop("EGO_BROWSER_GRID_URL", None)
     return run
 
