@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PYTEST_ARGS ?= -q
 
-.PHONY: setup demo test typecheck bench bench-tasks dist plugins clean
+.PHONY: setup demo test typecheck bench bench-tasks bench-density dist plugins clean
 
 setup:
 	@./scripts/setup.sh
@@ -32,6 +32,12 @@ bench: setup
 bench-tasks: setup
 	@./benchmarks/setup_peers.sh
 	@$(PY) benchmarks/tasks/run.py
+
+# many agents on one machine (1, 10, 25, 50 agents x 20 rounds, agent-browser baseline, a Grid
+# placement run); replaces its section of docs/benchmarks.md, with the load average. Quiet machine only.
+bench-density: setup
+	@./benchmarks/setup_peers.sh
+	@$(PY) benchmarks/bench_density.py --sizes 1,10,25,50 --rounds 20 --grid --write-docs
 
 # sdist + manylinux wheel (built from the sdist, repaired and checked by auditwheel) in dist/
 dist: setup

@@ -66,6 +66,7 @@ LAZY = {
     "BrowserLost": "ego_browser.errors",
     "HostDisconnected": "ego_browser.errors",
     "HostUnresponsive": "ego_browser.errors",
+    "HostOverloaded": "ego_browser.errors",
     "StateStoreUnwritable": "ego_browser.errors",
     "MissingAwait": "ego_browser.errors",
     "SiteNotFound": "ego_browser.errors",

@@ -155,7 +155,9 @@ def _host_status(ns: argparse.Namespace) -> int:
             f"host running: pid {s['pid']}\nendpoint: {s['endpoint']}\nbrowser: {s['browser']}"
             f" (pid {s['browser_pid']})\nhome: {s['home']}\nuptime: {s['uptime_s']}s, "
             f"requests: {s['requests']}\ntabs: {s.get('pages')}, listed by no space: "
-            f"{s.get('orphan_pages')}\nstate store: {s.get('store_bytes')} bytes"
+            f"{s.get('orphan_pages')}\nstate store: {s.get('store_bytes')} bytes\n"
+            f"calls: {s.get('calls_running')} running, {s.get('calls_waiting')} waiting, "
+            f"{s.get('calls_refused')} refused (EGO_HOST_OVERLOADED); frozen idle tabs: {s.get('frozen_tabs')}"
         )
         if s.get("notice"):
             print(f"notice: {s['notice']}")

@@ -160,3 +160,40 @@ def keeper_grace() -> float:
 def idle_shutdown() -> float:
     """Seconds without requests after which the background host stops its browser and exits."""
     return float(os.environ.get("EGO_BROWSER_IDLE_SHUTDOWN", "3600"))
+
+
+def _positive(name: str, default: str, *, zero_ok: bool = False) -> float:
+    raw = os.environ.get(name, default)
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not (value >= 0 if zero_ok else value > 0):
+        from .errors import InvalidArgument
+
+        raise InvalidArgument(
+            f"{name} must be a number {'>= 0' if zero_ok else '> 0'} (got {raw!r})",
+            api="environment", option=name, expected="a number",
+        )
+    return value
+
+
+def max_active() -> int:
+    """How many agent calls the host works on at once (the rest wait their turn in order)."""
+    return int(_positive("EGO_BROWSER_MAX_ACTIVE", str(max(8, 4 * (os.cpu_count() or 1)))))
+
+
+def max_queued() -> int:
+    """How many agent calls may wait for a turn before the next is refused (EGO_HOST_OVERLOADED)."""
+    return int(_positive("EGO_BROWSER_MAX_QUEUED", "512"))
+
+
+def queue_wait() -> float:
+    """Seconds a call waits for its turn before it is refused (EGO_HOST_OVERLOADED); at most
+    8 (the round waits its call's deadline plus 10 s for an answer)."""
+    return _positive("EGO_BROWSER_QUEUE_WAIT", "8")
+
+
+def freeze_idle() -> float:
+    """Seconds without a call after which a space's tabs are frozen (0: never)."""
+    return _positive("EGO_BROWSER_FREEZE_IDLE", "60", zero_ok=True)

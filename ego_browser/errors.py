@@ -7,35 +7,27 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── InvalidArgument (also ValueError)        EGO_INVALID_ARGUMENT
     ├── InvalidState                             EGO_INVALID_STATE
     ├── TaskSpaceNotFound / ProfileNotFound
-    ├── TaskSpaceUserInControl
-    ├── PageBudgetReached
+    ├── TaskSpaceUserInControl / PageBudgetReached
     ├── PageNotFound / PageClosed / PageReleased / PageCrashed
-    ├── StaleRef / UnknownRef
+    ├── StaleRef / UnknownRef / SnapshotFailed
     ├── InvalidSelector / SelectorAmbiguous / SelectorNotFound / NotActionable
-    ├── SnapshotFailed
     ├── EgoTimeout (also TimeoutError)           EGO_TIMEOUT
     │   ├── NavigationTimeout                    EGO_NAVIGATION_TIMEOUT
     │   └── PageEvaluationTimeout                EGO_PAGE_EVALUATION_TIMED_OUT
     ├── NavigationFailed / UrlOpenedInPopup / FileChooserOpened / PageScriptError
     ├── NavigationBlocked                        EGO_NAVIGATION_BLOCKED (a beforeunload dialog stopped goto)
-    ├── FetchFailed / DownloadFailed
-    ├── BodyUnavailable / BodyTooLarge           EGO_BODY_UNAVAILABLE / EGO_BODY_TOO_LARGE
+    ├── FetchFailed / DownloadFailed / HarUnwritable / BodyUnavailable / BodyTooLarge
     ├── InvalidRoutePattern (also ValueError)    EGO_INVALID_ROUTE_PATTERN
-    ├── HarUnwritable                            EGO_HAR_UNWRITABLE
     ├── TraceUnwritable / VideoUnavailable       EGO_TRACE_UNWRITABLE / EGO_VIDEO_UNAVAILABLE
-    ├── CdpError                                 the browser rejected a command
-    ├── CdpMethodRefused                         raw CDP outside the space's scope
-    ├── CdpChannelUnavailable / BrowserUnavailable
-    ├── BrowserLost                              EGO_BROWSER_LOST (one space's browser of several)
+    ├── CdpError / CdpMethodRefused              the browser rejected a command / raw CDP out of scope
+    ├── CdpChannelUnavailable / BrowserUnavailable / BrowserLost (one space's browser of several)
     ├── HostDisconnected                         EGO_TASK_HOST_DISCONNECTED
     │   └── HostUnresponsive                     EGO_HOST_UNRESPONSIVE
-    ├── StateStoreUnwritable                     EGO_STATE_STORE_UNWRITABLE
-    ├── MissingAwait                             EGO_MISSING_AWAIT (a round's script)
+    ├── HostOverloaded                           EGO_HOST_OVERLOADED (admission limit: retry later)
+    ├── StateStoreUnwritable / MissingAwait      EGO_STATE_STORE_UNWRITABLE / EGO_MISSING_AWAIT
     ├── SiteNotFound / SiteToolNotFound / SitePackInvalid
     ├── LearnFailed / LearnedToolFailed / LearnedPackUntrusted   learned site tools (docs/learning.md)
-    ├── SecretNotFound                           EGO_SECRET_NOT_FOUND (secret(name) names no stored secret)
-    ├── NavigationNotAllowed                     EGO_NAVIGATION_NOT_ALLOWED (outside the space's allowlist)
-    ├── ConsentRequired                          EGO_CONSENT_REQUIRED (a confirmation rule: ask the person)
+    ├── SecretNotFound / NavigationNotAllowed / ConsentRequired   secrets, allowlists, confirmations
     └── AssertionFailed (also AssertionError)    EGO_ASSERTION_FAILED (expect())
 
 Errors cross the host socket as ``{"code", "message", "attrs"}`` and are rebuilt on the
@@ -57,7 +49,7 @@ __all__ = [
     "DownloadFailed", "BodyUnavailable", "BodyTooLarge", "InvalidRoutePattern", "HarUnwritable", "TraceUnwritable",
     "VideoUnavailable", "CdpError",
     "CDPError", "CdpMethodRefused", "CdpChannelUnavailable", "BrowserUnavailable", "BrowserLost",
-    "HostDisconnected", "HostUnresponsive", "StateStoreUnwritable", "MissingAwait", "SiteNotFound",
+    "HostDisconnected", "HostUnresponsive", "HostOverloaded", "StateStoreUnwritable", "MissingAwait", "SiteNotFound",
     "SiteToolNotFound", "SitePackInvalid", "LearnFailed", "LearnJournalEmpty", "LearnRoundFailed",
     "LearnNameTaken", "LearnUnknownParam", "LearnedToolInvalid", "LearnVerifyFailed", "LearnedToolFailed",
     "LearnedStepNotFound", "LearnedPostconditionFailed", "LearnedToolOffOrigin", "LearnedPackUntrusted",
@@ -411,6 +403,19 @@ class HostUnresponsive(HostDisconnected):
     fields = ("api", "timeout_ms")
     api: str | None
     timeout_ms: int | float | None
+
+
+class HostOverloaded(EgoError):
+    """The host refused a call at its admission limit: ``active`` calls ran and ``queued``
+    waited, and this one could not get a turn (the queue was full, or it waited ``waited_ms``).
+    Nothing of the call ran: pause and repeat it, or run fewer agents on this host."""
+
+    code = "EGO_HOST_OVERLOADED"
+    fields = ("api", "active", "queued", "waited_ms")
+    api: str | None
+    active: int | None
+    queued: int | None
+    waited_ms: int | None
 
 
 class StateStoreUnwritable(EgoError):

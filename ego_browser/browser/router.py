@@ -59,6 +59,17 @@ class RoutedConnection:
     def closed(self) -> bool:
         return not self.link.members
 
+    def traffic(self) -> tuple[dict[str, int], dict[str, int]]:
+        """(commands sent, events received) so far by method, over every browser."""
+        sent: dict[str, int] = {}
+        events: dict[str, int] = {}
+        for member in list(self.link.members.values()):
+            one_sent, one_events = member.opened.conn.traffic()
+            for into, part in ((sent, one_sent), (events, one_events)):
+                for method, count in part.items():
+                    into[method] = into.get(method, 0) + count
+        return sent, events
+
     def pick(self, params: dict[str, Any] | None) -> Connection:
         link = self.link
         if params:

@@ -195,6 +195,10 @@ class Connection:
     def subscriber_count(self) -> int:
         return self._protocol.subscriber_count()
 
+    def traffic(self) -> tuple[dict[str, int], dict[str, int]]:
+        """(commands sent, events received) so far, by method."""
+        return dict(self._protocol.sent), dict(self._protocol.events)
+
     def _dispatch(self, method: str, params: dict[str, Any], session_id: str | None) -> None:
         for handler in self._protocol.handlers_for(method, session_id):
             try:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import logging
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, Final, Literal, TypeAlias
 
@@ -61,7 +62,7 @@ _REPLY_ID = re.compile(r'\s*\{\s*"id"\s*:\s*(\d+)\s*,')
 class Protocol:
     """The state of one CDP connection, client side."""
 
-    __slots__ = ("_ids", "pending", "handlers", "closed")
+    __slots__ = ("_ids", "pending", "handlers", "closed", "sent", "events")
 
     def __init__(self) -> None:
         self._ids = itertools.count(1)
@@ -71,6 +72,10 @@ class Protocol:
         self.handlers: dict[tuple[str, object], list[Handler]] = {}
         #: why the connection ended (None while it is open)
         self.closed: CdpChannelUnavailable | None = None
+        #: commands sent and events received, by method: every one is work for the browser
+        #: process, which relays all CDP (``host status`` shows them; bench_density divides by rounds)
+        self.sent: Counter[str] = Counter()
+        self.events: Counter[str] = Counter()
 
     # -- commands ---------------------------------------------------------------------------
 
@@ -93,6 +98,7 @@ class Protocol:
         except TypeError:
             text = _encode_slow(message, method)
         self.pending[msg_id] = (waiter, method, session_id)
+        self.sent[method] += 1
         return msg_id, text
 
     def forget(self, msg_id: int) -> tuple[Any, str, str | None] | None:
@@ -154,6 +160,8 @@ class Protocol:
                     return (REPLY, entry[0], msg.get("result", {}))
                 return (ERROR, entry[0], from_reply(entry[1], entry[2], err))
             method = msg.get("method")
+            if method:
+                self.events[method] += 1
             return (EVENT, method, msg.get("params", {}), msg.get("sessionId")) if method else None
         except Exception as exc:  # noqa: BLE001 - any shape of hostile frame: drop it, keep the connection
             logger.warning("CDP frame dropped (%s): %.200s", exc, raw)

@@ -365,10 +365,12 @@ class BrowserLink:
 
     # -- placement -----------------------------------------------------------------------------
 
-    async def place(self, space_counts: dict[str, int], *, prefer: str | None = None, token: int | None = None) -> str:
+    async def place(self, space_counts: Callable[[], dict[str, int]], *, prefer: str | None = None,
+                    token: int | None = None) -> str:
         """The browser a new space goes to: ``prefer`` if it is open (a profile's context lives
         there), else the first browser with fewer than EGO_BROWSER_SPACES_PER_BROWSER spaces
-        (``space_counts``: open spaces per instance), else a new one from the provider.
+        (``space_counts()``: open spaces per instance, read once it is this space's turn: spaces
+        placed and stored while it waited count), else a new one from the provider.
         ``token`` counts the space as placed there until ``placed_done`` (it is not stored yet)."""
         if not self.many:
             member = self.current()
@@ -380,8 +382,9 @@ class BrowserLink:
             limit = spaces_per_browser()
             assert self._opening is not None
             async with self._opening:  # two spaces arriving together: one new browser, not two
+                counts = space_counts()
                 chosen = next((i for i in self.members
-                               if space_counts.get(i, 0) + len(self._placed.get(i, ())) < limit), "")
+                               if counts.get(i, 0) + len(self._placed.get(i, ())) < limit), "")
                 if not chosen:
                     member = await self._open()
                     if self.primary is None:

@@ -36,7 +36,9 @@ from ..errors import (
     TaskSpaceUserInControl,
 )
 from ..states import Ownership
+from .admission import Admission
 from .browser import BrowserLink
+from .idle_freeze import IdleFreezer
 from .ops import SYNC_OPS, resolve
 from .guard_book import GuardBook
 from . import page_text
@@ -150,6 +152,10 @@ class Host:
         self.handoffs = HandOffs()
         #: the domain allowlists of spaces and profiles, and their enforcement (guard_book.py)
         self.guard = GuardBook(self)
+        #: how many agent calls run at once, who goes next, when one is refused (admission.py)
+        self.admission = Admission()
+        #: idle spaces' tabs frozen, woken by their next call (idle_freeze.py)
+        self.idle = IdleFreezer(self)
 
     @property
     def features(self) -> Features:
@@ -183,8 +189,10 @@ class Host:
         self._features = self._build_features(self)
         # the stored spaces meet this browser (spaces.SpaceKeeping: injected, not imported)
         await self._features.spaces.start()
+        self.idle.start()
 
     async def stop(self, *, kill_browser: bool = True) -> None:
+        self.idle.stop()
         if self.browser.conn is not None and self.store is not None and self._features is not None:
             try:
                 await asyncio.wait_for(self._features.profiles.save(), 15.0)  # profiles keep what their spaces changed
@@ -232,7 +240,7 @@ class Host:
         if listeners:
             self._tell(listeners, op, args, "start", None)
         try:
-            async with asyncio.timeout(deadline) as req.timeout:
+            async with asyncio.timeout(deadline) as req.timeout, self.admission.turn(op, deadline, req.timeout):
                 result = await spec.fn(self, at, **kwargs)
             if op.startswith(_PAGE_OPS):
                 result = page_text.mark(result)
@@ -337,6 +345,10 @@ class Host:
             "the call", space_id=space_id, where=None,
         )
 
+    def busy_spaces(self) -> dict[int, set[_Request]]:
+        """The spaces with agent requests in flight (an idle sweep leaves them alone)."""
+        return self._inflight
+
     def gate(self, space: SpaceRow) -> None:
         """Refuse an agent request on a space the person controls; otherwise remember the
         request as in flight on that space, so that a take-over can stop it."""
@@ -347,6 +359,7 @@ class Host:
                 "wait with task.wait_for_control() or ask the user to hand it back",
                 space_id=space.id, reason=reason,
             )
+        self.idle.touch(space.id)
         req = _REQUEST.get()
         if req is not None and not req.done and space.id not in req.spaces:
             req.spaces.add(space.id)
@@ -449,6 +462,8 @@ class Host:
     async def driver(self, target_id: str) -> PageDriver:
         driver = self.drivers.get(target_id)
         if driver is not None and not driver.closed:
+            if target_id in self.idle.frozen:  # whoever uses a frozen tab (a call, the person) wakes it
+                await self.idle.wake(driver)
             return driver
         pending = self._attaching.get(target_id)
         if pending is not None:
@@ -504,6 +519,7 @@ class Host:
 
     def _target_destroyed(self, target_id: str) -> None:
         self._forget_driver(target_id)
+        self.idle.forget(target_id)
         if self.spare_tab == target_id:
             self.spare_tab = None
         if self.store is None:

@@ -67,7 +67,7 @@ async def place_new_space(host: PlacementHost, profile_id: str, token: int) -> s
     if browser.many and profile_id != "default":
         context_id = host.features.profiles.contexts.get(profile_id)
         prefer = browser.context_owner.get(context_id or "")
-    instance = await browser.place(space_counts(host), prefer=prefer, token=token)
+    instance = await browser.place(lambda: space_counts(host), prefer=prefer, token=token)
     browser.use(instance)
     return instance
 
@@ -97,7 +97,7 @@ def member_lost(host: PlacementHost, instance: str, gone: list[str]) -> None:
 
 async def _reopen(host: PlacementHost, space_ids: list[int]) -> None:
     try:
-        instance = await host.browser.place(space_counts(host))
+        instance = await host.browser.place(lambda: space_counts(host))
         assert host.store is not None
         for space_id in space_ids:
             space = host.store.space(space_id)

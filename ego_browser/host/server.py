@@ -167,6 +167,14 @@ def _encode_reply(rid: Any, op_name: Any, reply: dict[str, Any]) -> bytes:
         }}, big_ints_as_text=True)
 
 
+def _traffic(host: Host) -> dict[str, Any]:
+    conn = host.browser.conn
+    if conn is None:
+        return {}
+    sent, events = conn.traffic()
+    return {"cdp_commands": sent, "cdp_events": events}
+
+
 @op("host.status")
 async def status(host: Host, at: dict[str, Any]) -> dict[str, Any]:
     # a spare tab being prepared exists in the browser before it is known as the spare: count
@@ -188,6 +196,16 @@ async def status(host: Host, at: dict[str, Any]) -> dict[str, Any]:
         "home": str(host.home),
         "uptime_s": round(time.time() - host.started_at, 1),
         "requests": host.requests,
+        # many agents (issue 31): calls running and waiting for a turn, tabs frozen while idle
+        "calls_running": host.admission.active,
+        "calls_waiting": host.admission.queued,
+        "calls_refused": host.admission.refused,
+        "longest_wait_ms": round(host.admission.longest_wait * 1000),
+        "frozen_tabs": host.idle.count(),
+        "freezes": host.idle.freezes,
+        "wakes": host.idle.wakes,
+        # CDP traffic with the (first) browser by method: the browser process relays all of it
+        **_traffic(host),
         "python": sys.executable,
     }
 

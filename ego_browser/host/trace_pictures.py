@@ -73,10 +73,13 @@ class Pictures:
         if queued is not None:
             queued.cancel()
         name = f"a{time.time_ns()}.jpg"  # in the order taken, across host restarts
-        previous = self._running.get(target)
+        # the capture running now (never a queued one that was just cancelled): the new one waits for it
+        running = self._running.get(target)
+        previous = running if running is not None and not running.done() else None
         task = asyncio.ensure_future(self._capture(space_id, name, driver, previous))
-        self._running[target] = task
-        if previous is not None and not previous.done():
+        if previous is None:
+            self._running[target] = task
+        else:
             self._queued[target] = task
         task.add_done_callback(lambda t: self._done(target, t))
         self.last[(space_id, label)] = name
@@ -90,15 +93,18 @@ class Pictures:
 
     async def settle(self, timeout: float = CAPTURE_TIMEOUT + 1) -> None:
         """Wait for the captures still running (a trace export reads their files)."""
-        tasks = list(self._running.values())
+        tasks = [*self._running.values(), *self._queued.values()]
         if tasks:
             await asyncio.wait(tasks, timeout=timeout)
 
     async def _capture(self, space_id: int, name: str, driver: Any, previous: asyncio.Task[None] | None) -> None:
         if previous is not None and not previous.done():
             await asyncio.wait([previous])
-        if self._queued.get(str(getattr(driver, "target_id", "") or id(driver))) is asyncio.current_task():
-            self._queued.pop(str(getattr(driver, "target_id", "") or id(driver)), None)
+        target = str(getattr(driver, "target_id", "") or id(driver))
+        current = asyncio.current_task()
+        if self._queued.get(target) is current and current is not None:
+            self._queued.pop(target, None)
+            self._running[target] = current  # it runs now: the next action's capture waits for it
         try:
             for attempt in (1, 2):  # a capture that meets a navigation's swap of documents fails once
                 try:

@@ -219,6 +219,8 @@ def errors_topic() -> str:
         "HostUnresponsive: the host took the call but did not answer by the call's deadline plus 10 s",
         "(frozen or overloaded); nothing hangs. Arguments with no JSON form (ints past 64 bits, objects)",
         "are InvalidArgument; lone surrogates in strings travel as U+FFFD.",
+        "HostOverloaded: the host is at its admission limit and refused the call before any of it ran",
+        "(active, queued, waited_ms): pause and repeat it, or run fewer agents on this host.",
     ]
     return "\n".join(lines) + "\n"
 

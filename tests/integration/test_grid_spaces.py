@@ -106,3 +106,21 @@ async def test_cdp_goes_to_the_node_itself_and_through_the_hub_when_the_node_is_
             await conn.close()
     finally:
         await provider.client.release(other.session_id)
+
+
+async def test_spaces_opened_at_once_fill_each_browser_to_its_limit_and_spread_over_the_nodes(on_grid, grid):
+    # many agents start together (issue 31): placement must count the spaces placed while it
+    # waited for its turn, or they all pile into the first browser
+    import asyncio
+    from collections import Counter
+
+    spaces = await asyncio.gather(*(ego_browser.task_space(f"together-{i}") for i in range(5)))
+    try:
+        listing = {s["name"]: s for s in await ego_browser.list_task_spaces()}
+        where = Counter(listing[f"together-{i}"]["browser"] for i in range(5))
+        assert sorted(where.values()) == [1, 2, 2], where  # EGO_BROWSER_SPACES_PER_BROWSER=2: three browsers
+        per_node = Counter(w.split()[1] for w in where.elements())
+        assert len(per_node) == 2 and max(per_node.values()) - min(per_node.values()) <= 1, per_node
+    finally:
+        for t in spaces:
+            await t.finish(keep=[])
