@@ -30,7 +30,7 @@ LONG_REQUEST = 5.0
 #: the snapshot header's "changing": the DOM changed this close to the snapshot, in a run of
 #: changes (gaps under 100 ms) at least STILL_DRAWING_MS long. One action's own effect is a
 #: short run and says nothing: the header would send every agent to wait after every click
-RECENT_MS = 500.0
+RECENT_MS = 1000.0
 STILL_DRAWING_MS = 300.0
 
 

@@ -18,7 +18,7 @@
 //  - combinators of a complex CSS selector may cross shadow hosts (parent of a shadow root's
 //    child is the host).
 (() => {
-  const VERSION = 8;
+  const VERSION = 9;
   // the snapshot's element state (element_state.js, pasted in by the Python loader)
   const stateOf = __EGO_ELEMENT_STATE__;
   const G = globalThis;
@@ -1265,7 +1265,7 @@
   let lastChange = null;
   // changes after the load, in runs (a gap over RUN_GAP ms starts a new run): one action's
   // effect is a short run; a page still drawing (hydration, a feed, an animation) a long one
-  const RUN_GAP = 100;
+  const RUN_GAP = 250;  // wide enough for a loaded renderer's late timers (a 50 ms ticker at load 30 had 100+ ms gaps)
   let lastLateChange = null, runStart = null;
   const clock = new MutationObserver((records) => {
     const now = performance.now();
