@@ -59,6 +59,7 @@ __all__ = [
     "SiteToolNotFound", "SitePackInvalid", "LearnFailed", "LearnJournalEmpty", "LearnRoundFailed",
     "LearnNameTaken", "LearnUnknownParam", "LearnedToolInvalid", "LearnVerifyFailed", "LearnedToolFailed",
     "LearnedStepNotFound", "LearnedPostconditionFailed", "LearnedToolOffOrigin", "LearnedPackUntrusted",
+    "WebMcpToolFailed", "WebMcpToolNotFound", "WebMcpBadArguments",
     "SecretNotFound", "NavigationNotAllowed", "ConsentRequired", "AssertionFailed",
     "from_wire", "to_wire",
 ]
@@ -525,6 +526,24 @@ class LearnedPostconditionFailed(LearnedToolFailed):
 
 class LearnedToolOffOrigin(LearnedToolFailed):
     code = "EGO_LEARNED_TOOL_OFF_ORIGIN"
+
+
+class WebMcpToolFailed(EgoError):
+    """A page's WebMCP tool threw or reported an error (``isError``). ``available``: the page's
+    tool names, for a tool it does not have."""
+
+    code = "EGO_WEBMCP_TOOL_FAILED"
+    fields = ("tool", "available")
+    tool: str | None
+    available: list[str] | None
+
+
+class WebMcpToolNotFound(WebMcpToolFailed):
+    code = "EGO_WEBMCP_TOOL_NOT_FOUND"
+
+
+class WebMcpBadArguments(WebMcpToolFailed):
+    code = "EGO_WEBMCP_BAD_ARGUMENTS"
 
 
 class LearnedPackUntrusted(EgoError):
