@@ -38,7 +38,7 @@ def _r(agent: EgoAgent, space: str, body: str) -> str:
 
 def catalog_first(agent: EgoAgent, url: str, space: str, task: dict) -> str:
     """The exploring attempt (as ``trace_ego.catalog``), ending with learning the tool."""
-    out = _r(agent, space, f"await page.goto({url!r})\nprint(await page.snapshot(interactive=True))\n")
+    out = _r(agent, space, f"await page.goto({url!r})\nprint(await page.snapshot(locators=True, interactive=True))\n")
     search = loc(out, "textbox", "Search")
     out = _r(agent, space, f"""
 await page.fill({search!r}, {task['product']!r})
