@@ -76,8 +76,8 @@ async def _lookup(driver: PageDriver) -> str | None:
         return None
     for scope in (await _props(driver, scopes)).get("result") or []:
         scope_id = (scope.get("value") or {}).get("objectId")
-        if not scope_id:
-            continue
+        if not scope_id or (scope.get("value") or {}).get("description") == "Global":
+            continue  # the shim's closure comes first; the window's own properties are not read
         for var in (await _props(driver, scope_id)).get("result") or []:
             value = var.get("value") or {}
             if var.get("name") == "registry" and value.get("subtype") == "map" and value.get("objectId"):
@@ -88,6 +88,8 @@ async def _lookup(driver: PageDriver) -> str | None:
 async def _on_registry(driver: PageDriver, api: str, function: str, args: list[Any],
                        timeout: float) -> Any | None:
     """``function`` of js/main called on the registry with ``args`` (None: the page has none)."""
+    if not enabled():
+        return None
     session = driver.session
     params: dict[str, Any] = {
         "functionDeclaration": jsbundle.function("main", function),

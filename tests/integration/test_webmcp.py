@@ -99,3 +99,12 @@ def test_listed_in_learn_context_from_a_round(rounds, server):
     lines = proc.stdout.strip().splitlines()
     assert json.loads(lines[-2]) == ["add_todo", "list_todos", "explode", "refuse", "hang"]
     assert json.loads(lines[-1]) == {"count": 1, "added": "from a round"}
+
+
+async def test_turned_off_the_page_sees_no_api(task, todo_url, monkeypatch):
+    monkeypatch.setenv("EGO_BROWSER_WEBMCP", "0")
+    page = await task.new_page()  # a page attached while it is off gets no shim
+    await page.goto(todo_url)
+    assert await page.evaluate("'modelContext' in navigator") is False
+    assert await page.text_content("#detected") == ""
+    assert await page.webmcp_tools() == []
