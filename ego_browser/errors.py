@@ -40,6 +40,13 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: every round imports this modu
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, ClassVar
 
+from .errors_base import EgoError, from_wire, to_wire
+from .errors_learned import (
+    LearnedPackUntrusted, LearnedPostconditionFailed, LearnedStepNotFound, LearnedToolFailed, LearnedToolInvalid,
+    LearnedToolOffOrigin, LearnFailed, LearnJournalEmpty, LearnNameTaken, LearnRoundFailed, LearnUnknownParam,
+    LearnVerifyFailed, WebMcpBadArguments, WebMcpToolFailed, WebMcpToolNotFound,
+)
+
 __all__ = [
     "EgoError", "InvalidArgument", "InvalidState", "TaskSpaceNotFound", "ProfileNotFound",
     "TaskSpaceUserInControl", "PageBudgetReached", "PageNotFound", "PageClosed", "PageReleased", "PageCrashed",
@@ -53,33 +60,10 @@ __all__ = [
     "SiteToolNotFound", "SitePackInvalid", "LearnFailed", "LearnJournalEmpty", "LearnRoundFailed",
     "LearnNameTaken", "LearnUnknownParam", "LearnedToolInvalid", "LearnVerifyFailed", "LearnedToolFailed",
     "LearnedStepNotFound", "LearnedPostconditionFailed", "LearnedToolOffOrigin", "LearnedPackUntrusted",
+    "WebMcpToolFailed", "WebMcpToolNotFound", "WebMcpBadArguments",
     "SecretNotFound", "NavigationNotAllowed", "ConsentRequired", "AssertionFailed",
     "from_wire", "to_wire",
 ]
-
-
-class EgoError(Exception):
-    """Root of every ego_browser error; ``code`` is stable, ``message`` is ``str(e)``."""
-
-    code: ClassVar[str] = "EGO_ERROR"
-    #: attribute names carried across the host socket (besides the message); each is also
-    #: annotated in the class body, so type checkers and readers see a real attribute
-    fields: ClassVar[tuple[str, ...]] = ()
-    message: str
-
-    def __init__(self, message: str, **attrs: Any) -> None:
-        super().__init__(message)
-        self.message = message
-        for name in self.fields:
-            setattr(self, name, attrs.pop(name, None))
-        if attrs:
-            raise TypeError(f"{type(self).__name__} got unknown attributes: {sorted(attrs)}")
-
-    def attrs(self) -> dict[str, Any]:
-        return {name: getattr(self, name, None) for name in self.fields}
-
-    def __reduce__(self) -> tuple[Any, ...]:  # keep pickling (multiprocessing, pytest-xdist) lossless
-        return (_rebuild, (self.code, self.message, self.attrs()))
 
 
 class InvalidArgument(EgoError, ValueError):
@@ -487,72 +471,6 @@ class ConsentRequired(EgoError):
     rule: str | None
 
 
-# -- learned site tools (issue 28, docs/learning.md) ------------------------------------------
-
-
-class LearnFailed(EgoError):
-    """``task.learn``/``task.save_tool`` refused: nothing was written and no tool was replaced.
-    Each reason has its own code (the subclasses below)."""
-
-    code = "EGO_LEARN_FAILED"
-    fields = ("tool", "reason")
-    tool: str | None
-    reason: str | None
-
-
-class LearnJournalEmpty(LearnFailed):
-    code = "EGO_LEARN_JOURNAL_EMPTY"
-
-
-class LearnRoundFailed(LearnFailed):
-    code = "EGO_LEARN_ROUND_FAILED"
-
-
-class LearnNameTaken(LearnFailed):
-    code = "EGO_LEARN_NAME_TAKEN"
-
-
-class LearnUnknownParam(LearnFailed):
-    code = "EGO_LEARN_UNKNOWN_PARAM"
-
-
-class LearnedToolInvalid(LearnFailed):
-    code = "EGO_LEARNED_TOOL_INVALID"
-
-
-class LearnVerifyFailed(LearnFailed):
-    code = "EGO_LEARN_VERIFY_FAILED"
-
-
-class LearnedToolFailed(EgoError):
-    """A learned tool's run failed; it never reports success. ``step``: the step number (None
-    for the post-condition); ``expected``: {role, name, locator}; ``candidates``: what the
-    page has now, compact (``@ref role "name"``)."""
-
-    code = "EGO_LEARNED_TOOL_FAILED"
-    fields = ("tool", "step", "expected", "candidates")
-    tool: str | None
-    step: int | None
-    expected: dict[str, Any] | None
-    candidates: list[str] | None
-
-
-class LearnedStepNotFound(LearnedToolFailed):
-    code = "EGO_LEARNED_STEP_NOT_FOUND"
-
-
-class LearnedPostconditionFailed(LearnedToolFailed):
-    code = "EGO_LEARNED_POSTCONDITION_FAILED"
-
-
-class LearnedToolOffOrigin(LearnedToolFailed):
-    code = "EGO_LEARNED_TOOL_OFF_ORIGIN"
-
-
-class LearnedPackUntrusted(EgoError):
-    code = "EGO_LEARNED_PACK_UNTRUSTED"
-    fields = ("site_id",)
-    site_id: str | None
 class AssertionFailed(EgoError, AssertionError):
     """An ``expect()`` assertion did not hold by its timeout: ``assertion`` names it
     (``to_have_text``, ``not_.to_be_visible``), ``expected`` and ``actual`` (None: no element
@@ -563,37 +481,3 @@ class AssertionFailed(EgoError, AssertionError):
     assertion: str | None
     expected: Any
     actual: Any
-
-
-def _all_classes() -> dict[str, type[EgoError]]:
-    found: dict[str, type[EgoError]] = {}
-    pending = [EgoError]
-    while pending:
-        cls = pending.pop()
-        found.setdefault(cls.code, cls)
-        pending.extend(cls.__subclasses__())
-    return found
-
-
-_BY_CODE: dict[str, type[EgoError]] | None = None
-
-
-def to_wire(exc: EgoError) -> dict[str, Any]:
-    return {"code": exc.code, "message": exc.message, "attrs": exc.attrs()}
-
-
-def from_wire(payload: dict[str, Any]) -> EgoError:
-    """Rebuild the error the host raised; unknown codes stay plain ``EgoError``s with that code."""
-    return _rebuild(payload.get("code", "EGO_ERROR"), payload.get("message", ""), payload.get("attrs") or {})
-
-
-def _rebuild(code: str, message: str, attrs: dict[str, Any]) -> EgoError:
-    global _BY_CODE
-    if _BY_CODE is None:
-        _BY_CODE = _all_classes()
-    cls = _BY_CODE.get(code)
-    if cls is None:
-        exc = EgoError(message)
-        exc.code = code  # type: ignore[misc]  # keep a newer host's code visible
-        return exc
-    return cls(message, **{k: v for k, v in attrs.items() if k in cls.fields})

@@ -28,6 +28,9 @@ PRICE_RX = re.compile(r"^\d{1,5}(\.\d{1,2})?$")
 
 class CatalogApp(App):
     title = "Catalogue administration"
+    #: issue 28 §7's drift run: the markup changed under a learned tool (renamed ids and classes,
+    #: the save buttons moved above the form, and a confirmation page before a change is saved)
+    drift = False
 
     def setup(self) -> None:
         rng = random.Random(1103)
@@ -114,6 +117,8 @@ class CatalogApp(App):
                     errors[key] = "Enter a whole number."
             if vals["status"] not in STATUSES:
                 errors["status"] = "Select a valid choice."
+            if not errors and self.drift and "confirmed" not in req.form:
+                return self._confirm(req, p, vals)
             if not errors:
                 with self.lock:
                     vals["stock"], vals["reorder"] = int(vals["stock"]), int(vals["reorder"])
@@ -162,5 +167,29 @@ class CatalogApp(App):
                 '<input type="submit" value="Save" class="default" name="_save"></div></form>'
                 "<script>document.getElementById('id_name').addEventListener('input',function(e){"
                 "document.getElementById('id_slug').value=e.target.value.toLowerCase().trim().replace(/[^a-z0-9]+/g,'-');});</script>")
+        if self.drift:
+            body = _drifted(body)
         return Response(self.page(f"Change product {p['name']}", body, req,
                                   crumbs=[("Catalog", ""), ("Products", "/admin/catalog/product/"), (p["name"], "")]))
+
+    def _confirm(self, req: Request, p: dict, vals: dict) -> Response:
+        """The drifted app's extra page: the change is saved only once it is confirmed."""
+        button = next((b for b in ("_continue", "_addanother", "_save") if b in req.form), "_save")
+        hidden = "".join(f'<input type="hidden" name="{k}" value="{esc(str(vals[k]))}">'
+                         for k in ("name", "slug", "category", "price", "stock", "reorder", "status", "description"))
+        body = (f'<h1>Confirm changes</h1><p>Save the changes to “{esc(p["name"])}”?</p>'
+                f'<form method="post">{self.csrf(req)}{hidden}<input type="hidden" name="{button}" value="1">'
+                '<input type="hidden" name="confirmed" value="1"><input type="submit" value="Yes, save"></form>')
+        return Response(self.page("Confirm changes", body, req, crumbs=[("Catalog", ""), (p["name"], "")]))
+
+
+def _drifted(body: str) -> str:
+    """The change form after a redesign: other ids and classes, the buttons above the fields."""
+    body = body.replace('id="id_', 'id="product-').replace('for="id_', 'for="product-')
+    body = body.replace("getElementById('id_", "getElementById('product-")
+    body = body.replace('class="form-row field-', 'class="row row-').replace('class="submit-row"', 'class="actions"')
+    start, end = body.index('<div class="actions">'), body.index("</div></form>") + len("</div>")
+    buttons = body[start:end]
+    body = body[:start] + body[end:]
+    at = body.index('<fieldset class="module aligned">')
+    return body[:at] + buttons + body[at:]

@@ -494,9 +494,16 @@ def main() -> int:
     ap.add_argument("--no-docs", action="store_true", help="print the section, leave docs/benchmarks.md alone")
     ap.add_argument("--no-diagnostic", action="store_true",
                     help=f"leave out the {DIAGNOSTIC} contender (the round processes' cost)")
+    ap.add_argument("--repeat", action="store_true",
+                    help="only the repeat variants (issue 28 §7: learn, repeat, restart, drift), in their own section")
     args = ap.parse_args()
     keys = [k for k in args.tasks.split(",") if k] or (registry.SETS[args.set] if args.set else None)
     only = [t for t in args.tools.split(",") if t] or None
+    if args.repeat:  # its own section (repeat.py); it writes no figures into the docs
+        import repeat
+
+        print(repeat.run(keys))
+        return 0
     try:
         section = run(args.runs, keys, write_doc=not args.no_docs, diagnostic=not args.no_diagnostic, only=only)[0]
     except Exception:  # noqa: BLE001

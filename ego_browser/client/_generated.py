@@ -430,6 +430,22 @@ class Page(PageBase["Download", "FileChooser"]):
         """Dismiss the open JS dialog; False if none was open."""
         return await self._call("page.dismiss_dialog")  # type: ignore[no-any-return]
 
+    @validated("Page.webmcp_tools")
+    async def webmcp_tools(self) -> dict[str, Any]:
+        """The tools the page registers for agents through WebMCP (navigator.modelContext); [] when it registers
+        none."""
+        return await self._call("page.webmcp_tools")  # type: ignore[no-any-return]
+
+    @validated("Page.call_webmcp_tool")
+    async def call_webmcp_tool(
+        self, name: str, args: dict[str, Any] | None = None, *, timeout: float = 30000,
+    ) -> dict[str, Any]:
+        """Run one of the page's WebMCP tools and return what it answered: result as the tool returned it, text
+        its text content joined, data that text parsed when it is JSON."""
+        return await self._call(  # type: ignore[no-any-return]
+            "page.call_webmcp_tool", name=name, args=args, timeout=timeout,
+        )
+
     @validated("Page.cdp")
     async def cdp(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 30000) -> dict[str, Any]:
         """A raw CDP command on the Page's session; afterwards every ref is stale. Scoped to this tab: methods

@@ -27,6 +27,7 @@ from .space_keeping import SpaceKeeping
 from .space_routes import SpaceRoutes
 from .viewports import ViewportHost, Viewports
 from .warm_tab import WarmHost, WarmTab
+from .webmcp_feature import WebMcpShim
 from .windows import Windows
 
 if TYPE_CHECKING:
@@ -62,11 +63,12 @@ class Features:
     dashboard: DashboardSlot
     spaces: SpaceKeeping
     routes: SpaceRoutes
+    webmcp: WebMcpShim
 
     def all(self) -> tuple[Feature, ...]:
         """Every feature, in the order pages are set up (navigation tracking first)."""
         return (self.navigations, self.popups, self.viewports, self.warm, self.permissions, self.choosers,
-                self.downloads, self.profiles, self.windows, self.dashboard, self.spaces, self.routes)
+                self.downloads, self.profiles, self.windows, self.dashboard, self.spaces, self.routes, self.webmcp)
 
 
 def build(host: FeatureHost) -> Features:
@@ -84,4 +86,5 @@ def build(host: FeatureHost) -> Features:
         dashboard=DashboardSlot(),
         spaces=SpaceKeeping(host),
         routes=SpaceRoutes(host),
+        webmcp=WebMcpShim(),
     )

@@ -96,6 +96,7 @@ OP_MODULES = (
     "ego_browser.host.file_ops",
     "ego_browser.host.download_ops",
     "ego_browser.host.fetch_ops",
+    "ego_browser.host.webmcp_ops",
     "ego_browser.host.network_ops",
     "ego_browser.host.route_ops",
     "ego_browser.host.har_ops",

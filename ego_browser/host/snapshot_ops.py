@@ -128,7 +128,8 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
     ctx.driver.snapshot_prev = (options, body, doc)
     full_head = header(host, ctx, title)
     busy = f" (changing: {note}; page.wait_for_settled())" if note and not loading else ""
-    learned = _learned(ctx)  # the learned tools' line belongs to the header: once per round too
+    # the learned and WebMCP tools' lines belong to the header: once per round too
+    learned = _learned(ctx) + await _webmcp_line(ctx)
     shown = look_header(ctx, at, full_head + learned)
     head = (full_head if shown == full_head + learned else shown) + (" (loading)" if loading else "") + busy
     if shown == full_head + learned:
@@ -152,6 +153,20 @@ def _learned(ctx: PageCtx) -> str:
     main = ctx.driver.frames.main
     line = header_line(main.url) if main is not None else ""
     return "\n" + line if line else ""
+
+
+async def _webmcp_line(ctx: PageCtx) -> str:
+    """The line naming the page's WebMCP tools (issue 28 §2), names and parameters only, or nothing."""
+    from ..driver import webmcp
+
+    try:
+        listed = await webmcp.tools(ctx.driver)
+    except Exception:  # noqa: BLE001 - a page whose tools cannot be read still gets its snapshot
+        return ""
+    if not listed:
+        return ""
+    return "\n[webmcp tools: " + ", ".join(webmcp.signature(t) for t in listed) + \
+        " — await page.call_webmcp_tool(NAME, {...}); page.webmcp_tools() for schemas]"
 
 
 def summary_of(body: str) -> str:

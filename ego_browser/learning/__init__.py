@@ -151,7 +151,31 @@ async def learn_context(url: str | None = None, *, page: Any = None) -> dict[str
             "stale": tool["stale"], "trusted": tool["trusted"], "verified": tool["verified"],
             "postcondition": tool["postcondition"], "version": tool["version"],
         })
+    context["tools"].extend(await _webmcp_tools(url, page))
     return context
+
+
+async def _webmcp_tools(url: str, page: Any) -> list[dict[str, Any]]:
+    """The tools the page at ``url`` registers itself (WebMCP), when ``page`` (or the page this
+    process used last) shows that URL: called as ``await page.call_webmcp_tool(name, args)``."""
+    from ..errors import EgoError
+
+    source = page if page is not None else _last_page()
+    if source is None or not hasattr(source, "webmcp_tools"):
+        return []
+    try:
+        shown = source.url()
+        if inspect.isawaitable(shown):
+            shown = await shown
+        if shown != url:
+            return []
+        listed = await source.webmcp_tools()
+    except EgoError:
+        return []
+    return [{"site_id": None, "name": t["name"], "kind": "webmcp", "description": t["description"],
+             "args": t["input_schema"], "returns": "{tool, result, text, data}",
+             "example": f"await page.call_webmcp_tool({t['name']!r}, {{...}})"}
+            for t in listed]
 
 
 @validated("run_site_tool")

@@ -455,6 +455,29 @@ res = await page.fetch("/search.html?q=kettle")
 print(res["ok"], res["status"], res["headers"].get("content-type"))
 """, errors=("FetchFailed", "EgoTimeout"))
 
+M("Page.webmcp_tools", [], "[{name, description, input_schema, annotations}]",
+  "The tools the page registers for agents through WebMCP (navigator.modelContext); [] when it registers none.",
+  """
+await page.goto("https://todo.example/")
+for t in await page.webmcp_tools():
+    print(t["name"], t["description"], t["input_schema"])
+""", errors=("TaskSpaceUserInControl",),
+  details="Chromium has no navigator.modelContext of its own yet: ego_browser gives secure top-level pages a "
+          "small one that only keeps what the page registers (provideContext, registerTool, unregisterTool, "
+          "clearContext); EGO_BROWSER_WEBMCP=0 turns it off. The snapshot header and learn_context() list "
+          "the tools too.")
+M("Page.call_webmcp_tool", [P("name", "str+", doc="as listed by webmcp_tools()"),
+                            P("args", "dict?", None, doc="the tool's input, checked against its input_schema"),
+                            "*", P("timeout", "ms>0", 30000)],
+  "{tool, result, text, data}",
+  "Run one of the page's WebMCP tools and return what it answered: result as the tool returned it, text its "
+  "text content joined, data that text parsed when it is JSON.",
+  """
+await page.goto("https://todo.example/")
+res = await page.call_webmcp_tool("add_todo", {"text": "buy milk"})
+print(res["text"], res["data"])
+""", errors=("WebMcpToolNotFound", "WebMcpBadArguments", "WebMcpToolFailed", "EgoTimeout"))
+
 # -- evaluate, cdp, close -----------------------------------------------------------------------
 
 M("Page.evaluate", [P("js", "js", doc="an expression, or a function source called with arg"),

@@ -469,7 +469,8 @@ did a task on this site before: call the tool instead of exploring, `await tools
 the exact step if the site changed (`EGO_LEARNED_STEP_NOT_FOUND` lists what the page has now).
 After a task that worked and may repeat, keep it: `task.learn(name)` drafts it from the space's
 journal (`task.journal()`), `task.save_tool(name)` verifies it in a fresh space and saves it
-(docs/learning.md).
+(docs/learning.md). A `[webmcp tools: NAME(params) ...]` line means the page offers tools to
+agents itself: `await page.call_webmcp_tool("NAME", {...})` (`page.webmcp_tools()` gives schemas).
 
 ## Site learnings
 
