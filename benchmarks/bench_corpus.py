@@ -103,12 +103,13 @@ def _p90(xs: list[float]) -> float:
 async def collect(limit: int | None = None, only: str | None = None) -> tuple[list[dict], str | None]:
     interactive = True
     rows: list[dict] = []
-    with corpus.serve() as site, peers.ego_chromium() as bp:
+    with corpus.serve() as site, peers.ego_chromium(site.browser_args()) as bp:
         paths = [p for p in site.paths if only is None or only in p]
         paths = paths[:limit] if limit else paths
         conn = await Connection.connect(bp.ws_url)
         t = await CdpSnapshotTarget.new_page(conn)
-        async with peers.playwright_page() as pw:
+        await site.keep_hosts_that_load(t)
+        async with peers.playwright_page(extra_args=site.browser_args()) as pw:
             for path in paths:
                 try:
                     rows.append(await asyncio.wait_for(measure_page(t, pw, site.url(path), interactive),

@@ -31,12 +31,15 @@ followed, but only to files under ``/usr/share``.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import mimetypes
 import os
+import re
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import Any
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -80,13 +83,62 @@ def pick(directory: str, count: int) -> list[str]:
     return [files[int(i * step)] for i in range(count)]
 
 
+_CANONICAL = (re.compile(r"<link[^>]+rel=[\"']canonical[\"'][^>]*>", re.I), re.compile(r"href=[\"']([^\"']+)", re.I))
+_OG_URL = (re.compile(r"<meta[^>]+property=[\"']og:url[\"'][^>]*>", re.I), re.compile(r"content=[\"']([^\"']+)", re.I))
+
+
+def home_host(file: Path) -> str:
+    """The host a saved page names as its own address (``<link rel=canonical>``, else ``og:url``),
+    when that address is plain http (what a loopback server can answer as), else "".
+
+    A saved page's absolute links to its own site are same-site links on the live page; served
+    from 127.0.0.1 they would read as links to another site (and a look prints their host)."""
+    html = file.read_text(errors="replace")[:300_000]
+    for tag, attr in (_CANONICAL, _OG_URL):
+        m = tag.search(html)
+        v = attr.search(m.group(0)) if m else None
+        if v and v.group(1).startswith("http://"):
+            return urlsplit(v.group(1)).hostname or ""
+    return ""
+
+
 @dataclass
 class Corpus:
     base: str
     paths: list[str]
+    #: path -> the host an outside page is served under (a resolver rule maps it to ``base``)
+    hosts: dict[str, str] = field(default_factory=dict)
+    #: pages whose own host did not load (``keep_hosts_that_load``): served from ``base``
+    local: set[str] = field(default_factory=set)
 
     def url(self, path: str) -> str:
-        return self.base + path
+        host = None if path in self.local else self.hosts.get(path)
+        return f"http://{host}{path}" if host else self.base + path
+
+    async def keep_hosts_that_load(self, target: Any) -> None:
+        """Serve a page under its own host only where a browser given ``browser_args()`` lands
+        on that very address (``target``: ``goto`` and ``evaluate``); a host the browser
+        upgrades to https (HSTS preload) or a page whose script sends it elsewhere on its own
+        host stays on 127.0.0.1, as before."""
+        for path in self.hosts:
+            url = self.url(path)
+            try:
+                await asyncio.wait_for(target.goto(url), 60)
+                href = await target.evaluate("location.href")
+            except Exception:  # noqa: BLE001 - any failure: keep the page on 127.0.0.1
+                href = None
+            if href != url:
+                self.local.add(path)
+
+    def browser_args(self) -> list[str]:
+        """Chromium flags that resolve each page's own host to this server (give every browser
+        of a bench the same). Plain http stays plain http: no automatic upgrade to https."""
+        hosts = sorted(set(self.hosts.values()))
+        if not hosts:
+            return []
+        port = urlsplit(self.base).port
+        rules = ", ".join(f"MAP {h} 127.0.0.1:{port}" for h in hosts)
+        return [f"--host-resolver-rules={rules}", "--disable-features=HttpsUpgrades"]
 
 
 def _handler(roots: dict[str, Path]) -> type[BaseHTTPRequestHandler]:
@@ -129,7 +181,12 @@ def serve(outside: bool = True) -> Iterator[Corpus]:
     t = threading.Thread(target=httpd.serve_forever, daemon=True)
     t.start()
     try:
-        yield Corpus(f"http://127.0.0.1:{httpd.server_address[1]}", paths)
+        hosts = {}
+        for path in paths:
+            prefix, _, rel = path.lstrip("/").partition("/")
+            if is_outside(prefix) and (h := home_host(roots[prefix] / rel)):
+                hosts[path] = h
+        yield Corpus(f"http://127.0.0.1:{httpd.server_address[1]}", paths, hosts)
     finally:
         httpd.shutdown()
         httpd.server_close()

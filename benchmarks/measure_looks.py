@@ -95,11 +95,12 @@ def price(text: str) -> dict[str, int]:
 
 async def collect(limit: int | None, only: str | None) -> list[tuple[str, dict[str, int]]]:
     rows = []
-    with corpus.serve() as site, peers.ego_chromium() as bp:
+    with corpus.serve() as site, peers.ego_chromium(site.browser_args()) as bp:
         paths = [p for p in site.paths if only is None or p.startswith("/" + only)]
         paths = paths[:limit] if limit else paths
         conn = await Connection.connect(bp.ws_url)
         t = await CdpSnapshotTarget.new_page(conn)
+        await site.keep_hosts_that_load(t)
         for path in paths:
             try:
                 await asyncio.wait_for(t.goto(site.url(path)), 60)
@@ -157,8 +158,11 @@ async def deltas(prefixes: list[str], per: int) -> str:
     keeps it), the default look after each navigation in full vs ``changes=True``'s delta."""
     out = ["| source | scope | navigations | full look bytes | delta bytes | delta / full | landmarks collapsed |",
            "|---|---|---:|---:|---:|---:|---:|"]
-    with corpus.serve() as site, peers.ego_chromium() as bp:
+    with corpus.serve() as site, peers.ego_chromium(site.browser_args()) as bp:
         conn = await Connection.connect(bp.ws_url)
+        t = await CdpSnapshotTarget.new_page(conn)
+        await site.keep_hosts_that_load(t)
+        await t.close()
         for prefix in prefixes:
             paths = [p for p in site.paths if p.startswith("/" + prefix + "/")][:per]
             if len(paths) < 2:

@@ -116,10 +116,11 @@ def chromium_version() -> str:
 
 
 @contextlib.asynccontextmanager
-async def playwright_page(url: str | None = None, **launch: Any) -> AsyncIterator[Any]:
+async def playwright_page(url: str | None = None, extra_args: Sequence[str] = (), **launch: Any) -> AsyncIterator[Any]:
     """Launch Playwright's Chromium on our binary and yield one page (``None`` if missing).
 
-    ``url``, if given, is opened before yielding. Extra keyword arguments go to ``launch``.
+    ``url``, if given, is opened before yielding. ``extra_args`` are Chromium flags after ours;
+    extra keyword arguments go to ``launch``.
     """
     if missing("playwright"):
         yield None
@@ -127,7 +128,8 @@ async def playwright_page(url: str | None = None, **launch: Any) -> AsyncIterato
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, args=FLAGS[1:], headless=True, **launch)
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=[*FLAGS[1:], *extra_args], headless=True,
+                                            **launch)
         try:
             page = await browser.new_page()
             if url:

@@ -333,15 +333,20 @@ def render_tree(list depth, list role, list name, list flags, list key, list url
             for q in range(C_INDENT * d):
                 b.data[b.len + q] = 32
             b.len += C_INDENT * d
-            buf_str(&b, <str>role[j])
             nm = <str>name[j]
-            if PyUnicode_GET_LENGTH(nm):
-                if not ascii_clean(nm):
-                    nm = clean_name(nm)
+            if PyUnicode_GET_LENGTH(nm) and not ascii_clean(nm):
+                nm = clean_name(nm)
+            # a quoted string alone is text (the twin's rule)
+            if not (PyUnicode_GET_LENGTH(nm) and PyUnicode_GET_LENGTH(<str>role[j]) == 4 and <str>role[j] == "text"):
+                buf_str(&b, <str>role[j])
                 if PyUnicode_GET_LENGTH(nm):
                     buf_raw(&b, ' "', 2)
                     buf_str(&b, nm)
                     buf_raw(&b, '"', 1)
+            else:
+                buf_raw(&b, '"', 1)
+                buf_str(&b, nm)
+                buf_raw(&b, '"', 1)
             st = <str>state[j]
             if PyUnicode_GET_LENGTH(st):
                 buf_raw(&b, " ", 1)

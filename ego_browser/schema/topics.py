@@ -112,7 +112,7 @@ TOPICS["snapshot"] = """\
       combobox "Country" [collapsed] [ref=7]: Norway
        option "Norway" [selected]
       button "Place order" [disabled] [ref=8]
-     text "Welcome back, Ann."
+     "Welcome back, Ann."
      link "Terms" [ref=9]
      link "Edit" [ref=10, url=/cart/1/edit]
      link "Help" [ref=11, url=help.example]
@@ -122,8 +122,8 @@ TOPICS["snapshot"] = """\
 - Header: label, title, space and its Pages (* this one); a later look in the same round whose
   header has not changed prints "[p1]" only. "(changing: ...)" after it: the page was still
   drawing or fetching; page.wait_for_settled(), then look again.
-- One node per line, one space per level: role "name" [state]... [ref=N, url=...]: value.
-  ref= marks what a pointer can act on (not a silent focusable: no text, no name). url= only where
+- One node per line, one space per level: role "name" [state]... [ref=N, url=...]: value; a
+  quoted string alone is text. ref= marks what a pointer can act on. url= only where
   the name does not say where a link goes (no name, a name shared by links to other places;
   another site as its host). Web components' shadow and slotted content prints where it shows.
 - States: [checked(=mixed)] [pressed] [selected] [expanded]/[collapsed] [disabled] [required]

@@ -185,11 +185,11 @@ def render_tree(
         if j == -1:
             continue
         nm = name[j]
-        line = " " * (INDENT * d) + role[j]
-        if nm:
-            nm = clean_name(nm)
-            if nm:
-                line += ' "' + nm + '"'
+        nm = clean_name(nm) if nm else nm
+        # a quoted string alone is text: the role word would be 5 bytes on most lines of a page
+        line = " " * (INDENT * d) + ('"' + nm + '"' if nm and role[j] == "text" else role[j])
+        if nm and role[j] != "text":
+            line += ' "' + nm + '"'
         if state[j]:
             line += " " + state[j]
         meta = []
@@ -247,6 +247,8 @@ def parse_snapshot(text: str) -> tuple[
         sp = stripped.find(" ")
         r = stripped if sp < 0 else stripped[:sp]
         rest = "" if sp < 0 else stripped[sp + 1 :]
+        if stripped.startswith('"'):  # a text line prints its string alone
+            r, rest = "text", stripped
         if r.endswith(":"):  # a value right after the role: 'textbox: typed'
             r = r[:-1]
             rest = ": " + rest

@@ -168,7 +168,7 @@ async def test_b144_inline_pdf_in_new_tab_is_a_page(host, task, server, tmp_path
     assert any(line.startswith('textbox "Page number"') for line in lines)
     # the page number box shows its value; the page count (one page) follows it, one inline text run
     number = next(i for i, line in enumerate(lines) if line.startswith('textbox "Page number"'))
-    assert lines[number].endswith(": 1") and lines[number + 1] == 'text "/ 1"', lines[number:number + 2]
+    assert lines[number].endswith(": 1") and lines[number + 1] == '"/ 1"', lines[number:number + 2]
     # the viewer's own Download button saves the document through a Download
     download = viewer.wait_for_event("download", timeout=10000)
     await viewer.click('loc=css:cr-icon-button[aria-label="Download"]')

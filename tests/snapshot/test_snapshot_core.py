@@ -109,18 +109,18 @@ def test_compaction_rules(core):
         "root",
         ' heading "Title"',
         " container",
-        '  text "one"',
-        '  text "two"',
+        '  "one"',
+        '  "two"',
         " container",
-        '  text "three"',
-        '  text "four"',
+        '  "three"',
+        '  "four"',
         " cell",
         " img",
         " svg",
         " canvas",
         " container [ref=1]",
         ' container "Named"',
-        ' text "a \\"q\\" \\\\"',
+        ' "a \\"q\\" \\\\"',
     ])
     assert nxt == 2 and shown == [1]
 
@@ -158,8 +158,8 @@ def test_lone_cells_and_list_items_print_their_child_in_place(core):
     text, _, _ = render(core, t)
     assert text == "\n".join([
         "root", " table", "  row", '   link "Item" [ref=1]', '   cell "Text"', "   cell", "   cell",
-        '    button "A" [ref=2]', '    button "B" [ref=3]', "   cell [selected]", '    text "x"',
-        " list", '  link "Home" [ref=4]', " cell", '  text "stray"',
+        '    button "A" [ref=2]', '    button "B" [ref=3]', "   cell [selected]", '    "x"',
+        " list", '  link "Home" [ref=4]', " cell", '  "stray"',
     ])
 
 
