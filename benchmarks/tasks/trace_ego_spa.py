@@ -42,7 +42,7 @@ def ref(out: str, role: str, name: str) -> str:
     m = (re.search(rf'^\s*{re.escape(role)} "{re.escape(name)}[^"\n]*"{STATES} \[ref=(\d+)', out, re.M)
          or re.search(rf'^\s*{re.escape(role)}{STATES} \[ref=(\d+)\]: {re.escape(name)}\b', out, re.M)
          # a default look prints that text on the lines under the node
-         or re.search(rf'^( *){re.escape(role)}{STATES} \[ref=(\d+)\]\n\1 +text "{re.escape(name)}\b', out, re.M))
+         or re.search(rf'^( *){re.escape(role)}{STATES} \[ref=(\d+)\]\n\1 +(?:text )?"{re.escape(name)}\b', out, re.M))
     if not m:
         raise TraceFailed(f"no {role} {name!r} in the output:\n{out[-3000:]}")
     return "@" + m.group(m.lastindex or 1)
@@ -98,13 +98,13 @@ class Agent:
 FINISH = "await task.finish(keep=[])\n"
 def output_of(out: str) -> str:
     """The text under ``region "Output"`` of a default look."""
-    m = re.search(r'^(\s*)region "Output"[^\n]*\n\1 +text "([^"\n]*)"', out, re.M)
+    m = re.search(r'^(\s*)region "Output"[^\n]*\n\1 +(?:text )?"([^"\n]*)"', out, re.M)
     if not m:
         raise TraceFailed(f"no output in the look:\n{out[-2000:]}")
     return m.group(2)
 
 
-OUTPUT = re.compile(r'region "Output"[^\n]*\n\s+text "')
+OUTPUT = re.compile(r'region "Output"[^\n]*\n\s+(?:text )?"')
 #: the editor, once its model is there (until then a read-only placeholder says "Loading…")
 EDITOR = re.compile(r'textbox "Editor"(?![^\n]*Loading)[^\n]*\[ref=')
 
@@ -170,7 +170,7 @@ await page.click({ref(o, 'button', 'Create')!r})
     out = a.step(out, lambda o: f"""
 await page.fill({ref(o, 'textbox', 'Editor')!r}, {task['text']!r})
 await page.click({ref(o, 'button', 'Save')!r})
-{SETTLE}{FULL}{FINISH}""", re.compile(r'text "Saved'))
+{SETTLE}{FULL}{FINISH}""", re.compile(r'(?:^|\s)(?:text )?"Saved', re.M))
     return out
 
 
