@@ -40,7 +40,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: every round imports this modu
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, ClassVar
 
-from .errors_base import EgoError, from_wire, to_wire
+from .errors_base import EgoError, _all_classes, from_wire, to_wire  # noqa: F401 - _all_classes: the tree, for docs tests
 from .errors_learned import (
     LearnedPackUntrusted, LearnedPostconditionFailed, LearnedStepNotFound, LearnedToolFailed, LearnedToolInvalid,
     LearnedToolOffOrigin, LearnFailed, LearnJournalEmpty, LearnNameTaken, LearnRoundFailed, LearnUnknownParam,

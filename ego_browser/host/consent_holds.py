@@ -174,6 +174,11 @@ async def race(host: Any, space_id: int, action: Any) -> Any:
     watch = asyncio.ensure_future(event.wait())
     try:
         await asyncio.wait({task, watch}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:
+        # the request itself was stopped (the person took the space over, its deadline passed):
+        # the action must stop with it, never finish on its own afterwards
+        task.cancel()
+        raise
     finally:
         watch.cancel()
     if not task.done():

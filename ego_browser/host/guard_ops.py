@@ -75,8 +75,7 @@ async def allowed_domains(host: Host, at: dict[str, Any]) -> dict[str, Any]:
 
 @op("guard.confirm")
 async def person_confirm(host: Host, at: dict[str, Any], *, space_id: int | None, profile_id: str | None,
-                         click: Any, post: Any = None, downloads: bool = False,
-                         purchases: bool = False) -> dict[str, Any]:
+                         click: Any, post: Any, downloads: bool, purchases: bool) -> dict[str, Any]:
     """The person's CLI: what needs their yes (consent.py, consent_holds.py): clicks on controls
     whose name matches one of ``click``, requests that send a form to a host ``post`` names, any
     download, purchases. Replaces the space's (or profile's) rules; nothing given lifts them."""

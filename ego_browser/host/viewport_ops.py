@@ -17,6 +17,9 @@ if TYPE_CHECKING:
 async def set_viewport(host: Host, at: dict[str, Any], *, width: int, height: int) -> None:
     space = host.space_row(at.get("space"))
     host.gate(space)
+    # a trace picture being taken restores the metrics it found when it ends: let it end first,
+    # or a size set meanwhile is undone (a page kept 1280x720 after set_viewport)
+    await host.pictures.settle()
     size = (width, height)
     host.features.viewports.sizes[space.id] = size
     assert host.store is not None
