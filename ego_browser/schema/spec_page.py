@@ -458,7 +458,7 @@ print(res["ok"], res["status"], res["headers"].get("content-type"))
 M("Page.webmcp_tools", [], "[{name, description, input_schema, annotations}]",
   "The tools the page registers for agents through WebMCP (navigator.modelContext); [] when it registers none.",
   """
-await page.goto("https://todo.example/")
+await page.goto("https://shop.example/wishlist.html")
 for t in await page.webmcp_tools():
     print(t["name"], t["description"], t["input_schema"])
 """, errors=("TaskSpaceUserInControl",),
@@ -473,8 +473,8 @@ M("Page.call_webmcp_tool", [P("name", "str+", doc="as listed by webmcp_tools()")
   "Run one of the page's WebMCP tools and return what it answered: result as the tool returned it, text its "
   "text content joined, data that text parsed when it is JSON.",
   """
-await page.goto("https://todo.example/")
-res = await page.call_webmcp_tool("add_todo", {"text": "buy milk"})
+await page.goto("https://shop.example/wishlist.html")
+res = await page.call_webmcp_tool("add_to_wishlist", {"product": "Travel Kettle", "quantity": 2})
 print(res["text"], res["data"])
 """, errors=("WebMcpToolNotFound", "WebMcpBadArguments", "WebMcpToolFailed", "EgoTimeout"))
 
