@@ -87,7 +87,7 @@ FUNCTIONS: dict[str, str] = {
     **dict.fromkeys(("task_space", "list_task_spaces", "claim_task_space", "take_over_task_space", "profiles",
                      "embedded"), "ego_browser.client.api"),
     "help": "ego_browser.helptext",
-    "secret": "ego_browser.secret_ref",
+    "secret": "ego_browser.secrets.ref",
     "expect": "ego_browser.client.expect",
     **dict.fromkeys(("site_skills", "learn_context", "run_site_tool", "run_site_browser_tool"), "ego_browser.learning"),
 }

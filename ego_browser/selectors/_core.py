@@ -14,7 +14,8 @@ from typing import Any, Protocol, TypeVar, cast
 
 import orjson
 
-from .. import jsbundle, jsonsafe
+from .. import jsbundle
+from .. import jsonsafe
 from ..cdp.errors import ContextDestroyed, error_type_in
 from ..errors import CdpChannelUnavailable, CdpError, InvalidSelector
 from .parse import ParsedSelector

@@ -25,7 +25,8 @@ import asyncio
 import re
 from typing import Any
 
-from .. import jsbundle, jsonsafe
+from .. import jsbundle
+from .. import jsonsafe
 from ..cdp.errors import ContextDestroyed
 from ..errors import CdpChannelUnavailable, CdpError, EgoTimeout
 from ._core import (

@@ -50,7 +50,8 @@ from typing import Any, Protocol, runtime_checkable
 import orjson
 
 from ..cdp.connection import Connection, Session
-from .. import jsbundle, jsonsafe
+from .. import jsbundle
+from .. import jsonsafe
 from ..cdp.errors import ContextDestroyed, FrameNotFound
 from ..errors import CdpChannelUnavailable, CdpError, EgoError, SnapshotFailed, StaleRef
 from .pending import PendingIds

@@ -132,7 +132,7 @@ def test_sigterm_mid_import_cleans_up(tmp_path):
             "    os.kill(os.getpid(), signal.SIGTERM)\n"
             "    return real(*a)\n"
             "ic._cookies = slow\n"
-            "from ego_browser import profile_commands\n"
+            "from ego_browser.cli import profile_commands\n"
             "sys.exit(profile_commands.main(sys.argv[1:]))\n")
     env = {**os.environ, "EGO_BROWSER_HOME": str(home), "PYTHONPATH": str(ROOT)}
     run = subprocess.run([sys.executable, "-c", hook, "import", "--from-dir", str(tmp_path / "user-data")],
