@@ -35,12 +35,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .client.api import (  # noqa: F401
         claim_task_space,
-        embedded,
         list_task_spaces,
         profiles,
         take_over_task_space,
         task_space,
     )
     from .client.models import ActionReceipt, UnmanagedPage  # noqa: F401
+    from .host.embedded import embedded  # noqa: F401
     from .client._generated import Download, FileChooser, Page, TaskSpace  # noqa: F401
     from .errors import *  # noqa: F403

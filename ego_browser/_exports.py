@@ -7,7 +7,7 @@ LAZY = {
     "claim_task_space": "ego_browser.client.api",
     "take_over_task_space": "ego_browser.client.api",
     "profiles": "ego_browser.client.api",
-    "embedded": "ego_browser.client.api",
+    "embedded": "ego_browser.host.embedded",
     "help": "ego_browser.helptext",
     "secret": "ego_browser.secrets.ref",
     "expect": "ego_browser.client.expect",

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
 from typing import Any
 
 from ..schema import validated
-from .channel import InProcessChannel, current_channel, reset_channel, use_channel
+from .channel import current_channel
 from ._generated import TaskSpace
 from .round import current_round
 
@@ -17,7 +15,6 @@ __all__ = [
     "claim_task_space",
     "take_over_task_space",
     "profiles",
-    "embedded",
 ]
 
 
@@ -51,45 +48,3 @@ async def take_over_task_space(space_id: int) -> TaskSpace:
 async def profiles() -> list[dict[str, Any]]:
     listed: list[dict[str, Any]] = await current_channel().call("profiles", {})
     return listed
-
-
-@contextlib.asynccontextmanager
-async def embedded() -> AsyncIterator[Any]:
-    """Run the host inside this process for the duration of the block (no daemon)."""
-    from ..host.core import features
-    from ..host.core.host import Host
-    from ..host.core.dispatch import load_all
-
-    load_all()
-    import fcntl
-    import os
-
-    from .. import config
-
-    config.ensure_home()
-    run_dir = config.ensure_private_dir(config.run_dir())
-    lock = config.open_private(run_dir / "host.lock", os.O_RDWR | os.O_CREAT, "r+")
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        lock.close()
-        from ..errors import BrowserUnavailable
-
-        raise BrowserUnavailable(
-            f"a background host already runs for {config.home()}; stop it (ego-browser host stop) "
-            "or set EGO_BROWSER_HOME to another directory for embedded use",
-            endpoint=str(config.socket_path()),
-        ) from None
-    host = Host(features=features.build, embedded=True)
-    try:
-        await host.start()
-        token = use_channel(InProcessChannel(host))
-        try:
-            yield host
-        finally:
-            reset_channel(token)
-    finally:
-        try:
-            await host.stop(kill_browser=True)
-        finally:
-            lock.close()

@@ -28,7 +28,7 @@ import orjson
 from .. import config, jsonsafe
 from ..errors import BrowserUnavailable, HostDisconnected, HostUnresponsive, InvalidArgument, from_wire
 from ..wire import protocol as wire
-from ..host.core.dispatch import request_deadline
+from ..wire.protocol import REPLY_MARGIN, request_deadline
 
 logger = logging.getLogger("ego_browser.client")
 
@@ -38,8 +38,6 @@ __all__ = ["Channel", "SocketChannel", "InProcessChannel", "current_channel", "u
 START_TIMEOUT = 60.0
 #: seconds a round waits for a running host to re-create a deleted socket (it checks every 1s)
 RECOVER_TIMEOUT = 10.0
-#: seconds past the host's own deadline for a request before the round stops waiting for it
-REPLY_MARGIN = 10.0
 #: seconds to open the host's socket (a live host accepts at once)
 CONNECT_TIMEOUT = 10.0
 

@@ -47,24 +47,6 @@ def drop_download_dir(d: str) -> None:
     _dirs.discard(d)
 
 
-def file_list(api: str, files: Any) -> list[str]:
-    """One path or a list of paths, made absolute here (the host may run elsewhere in the tree)."""
-    if isinstance(files, (str, os.PathLike)):
-        files = [files]
-    if not isinstance(files, (list, tuple)) or not files or not all(isinstance(f, (str, os.PathLike)) for f in files):
-        raise InvalidArgument(
-            f"{api}: files must be a path or a non-empty list of paths", api=api, option="files",
-            expected="str, os.PathLike or a list of them",
-        )
-    out = []
-    for f in files:
-        path = os.path.abspath(os.fspath(f))
-        if not os.path.isfile(path):
-            raise InvalidArgument(f"{api}: file not found: {path}", api=api, option="files", expected="existing files")
-        out.append(path)
-    return out
-
-
 class FileChooserBase(Generic[PageT]):
     """A native file chooser the page opened (it was intercepted: no system dialog)."""
 
@@ -89,6 +71,8 @@ class FileChooserBase(Generic[PageT]):
         api = "FileChooser.set_files"
         if self._handled:
             raise InvalidState(f"{api}: this file chooser was already handled", api=api)
+        from ..wire.files import file_list  # the rule both sides apply; loaded when files are set
+
         paths = file_list(api, files)
         if len(paths) > 1 and not self._multiple:
             raise InvalidArgument(

@@ -20,7 +20,7 @@ from typing import Any, Generic, Self
 
 from ..errors import EgoTimeout, InvalidArgument, UrlOpenedInPopup
 from ..schema import validated
-from .files import drop_download_dir, file_list, new_download_dir
+from .files import drop_download_dir, new_download_dir
 from .models import ActionReceipt
 from .ports import ChooserT, DownloadT, PageRound
 
@@ -224,6 +224,8 @@ class NavMixin(Generic[DownloadT, ChooserT]):
     @validated("Page.set_input_files")
     async def set_input_files(self, selector: str, files: Any, *, timeout: float = 3000) -> ActionReceipt:
         api = "page.set_input_files"
+        from ..wire.files import file_list  # loaded when files are set, not at the round's start
+
         paths = file_list(api, files)
         return ActionReceipt.from_wire(await self._call(api, selector=selector, files=paths, timeout=timeout))
 

@@ -84,8 +84,9 @@ CLASSES: dict[str, ClassInfo] = {
 }
 #: top-level functions -> the module that defines each (all are ``ego_browser.<name>``)
 FUNCTIONS: dict[str, str] = {
-    **dict.fromkeys(("task_space", "list_task_spaces", "claim_task_space", "take_over_task_space", "profiles",
-                     "embedded"), "ego_browser.client.api"),
+    **dict.fromkeys(("task_space", "list_task_spaces", "claim_task_space", "take_over_task_space", "profiles"),
+                    "ego_browser.client.api"),
+    "embedded": "ego_browser.host.embedded",  # it builds a Host: the client package never imports host/
     "help": "ego_browser.helptext",
     "secret": "ego_browser.secrets.ref",
     "expect": "ego_browser.client.expect",

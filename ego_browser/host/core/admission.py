@@ -11,7 +11,7 @@ error that nothing ran, not a hang until the call's own deadline.
 The wait for a turn is not taken from the call's own time: once admitted, the request's
 deadline starts again, so a click with a 3 s timeout still gets its 3 s (+ margin) on the
 page after waiting its turn. The wait is capped below the round's reply margin
-(``client.channel.REPLY_MARGIN``), so the round never gives up on a call the host still runs.
+(``wire.protocol.REPLY_MARGIN``), so the round never gives up on a call the host still runs.
 
 Calls that wait for something another call causes (``wait_*``, arming a waiter, dialogs),
 the person's operations and the ones that free resources (``finish``, ``release``) are
@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from ... import config
-from ...client.channel import REPLY_MARGIN
+from ...wire.protocol import REPLY_MARGIN
 from ...errors import HostOverloaded
 
 __all__ = ["Admission", "admitted"]

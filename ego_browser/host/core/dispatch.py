@@ -17,11 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import InvalidArgument
+from ...wire.protocol import MARGIN, request_deadline  # the deadline rule is the wire's: rounds apply it too
 
-__all__ = ["OP_MODULES", "OPS", "SYNC_OPS", "OpSpec", "op", "sync_op", "request_deadline", "resolve"]
-
-#: extra seconds past a call's own timeout before the host gives up on it
-MARGIN = 5.0
+__all__ = ["OP_MODULES", "OPS", "SYNC_OPS", "OpSpec", "op", "sync_op", "MARGIN", "request_deadline", "resolve"]
 
 Handler = Callable[..., Awaitable[Any]]
 
@@ -58,18 +56,6 @@ class OpSpec:
     def deadline(self, kwargs: dict[str, Any]) -> float:
         return request_deadline(kwargs, self.default_deadline)
 
-
-def request_deadline(kwargs: dict[str, Any], default: float | None = None) -> float:
-    """Seconds the host allows one request: its ``timeout`` (ms) plus ``MARGIN``, else the op's
-    own default, never past the backstop (``EGO_BROWSER_REQUEST_DEADLINE``). A round waits this
-    long plus its own margin (``client/channel.py``), so it never gives up before the host."""
-    from ... import config
-
-    backstop = config.request_deadline()
-    timeout = kwargs["timeout"] if "timeout" in kwargs else None
-    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and 0 < timeout < 1e12:
-        return timeout / 1000 + MARGIN
-    return min(default, backstop) if default else backstop
 
 
 #: wire name -> operation

@@ -267,7 +267,7 @@ async def serve(ready_fd: int | None = None) -> int:
 
     host.browser.on_disconnect.append(browser_gone)
     _notify(ready_fd, b"ok\n")
-    from ...round.worker import Supervisor
+    from .worker_supervisor import Supervisor
 
     worker = Supervisor(run_dir)
     worker.start()

@@ -5,7 +5,7 @@ come back (``host.handoffs``); the operations are in ``handoff_ops.py``.
 the reason as the space's status, so ``spaces`` and the dashboard say "needs you"), sends a
 desktop notification where ``notify-send`` exists, and waits on an event (never a poll) until
 the person gives the space back (``spaces give-back ID --note``, the dashboard's Give back) or
-the call's own ``timeout``; the request's deadline follows that ``timeout`` (``ops.request_deadline``),
+the call's own ``timeout``; the request's deadline follows that ``timeout`` (``wire.protocol.request_deadline``),
 so a wait outlives the usual request deadline. ``wait=False`` returns at once and a later round
 waits with ``task.wait_for_control()``, the same wait.
 """

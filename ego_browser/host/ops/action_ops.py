@@ -16,7 +16,8 @@ from ...schema import wire
 from ...schema.spec import members
 from ...selectors.parse import RefSelector, parse_selector
 from ..core.host import Host
-from ..core.dispatch import MARGIN, op
+from ...wire.protocol import MARGIN
+from ..core.dispatch import op
 from ..features import consent, consent_holds
 from ..core.page_site import PageSite
 
@@ -25,7 +26,7 @@ __all__ = ["ELEMENT_ACTIONS", "element_action", "input_op"]
 
 def _navigation_budget(timeout: float) -> float:
     """Seconds an element action may spend in all, its navigation wait included: what the op's
-    deadline (timeout + ``ops.MARGIN``) leaves, less a second to answer, at most the commit wait."""
+    deadline (timeout + ``wire.protocol.MARGIN``) leaves, less a second to answer, at most the commit wait."""
     return min(COMMIT_TIMEOUT, timeout / 1000 + MARGIN - 1.0)
 
 

@@ -28,7 +28,7 @@ __all__: list[str] = []
 
 def _check_files(api: str, files: Any) -> list[str]:
     """The same rule as the client's (a round may send anything): absolute paths of files."""
-    from ...client.files import file_list
+    from ...wire.files import file_list
 
     return file_list(api, files)
 
