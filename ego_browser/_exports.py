@@ -9,7 +9,7 @@ LAZY = {
     "profiles": "ego_browser.client.api",
     "embedded": "ego_browser.host.embedded",
     "help": "ego_browser.helptext",
-    "secret": "ego_browser.secrets.ref",
+    "secret": "ego_browser.secret_ref",
     "expect": "ego_browser.client.expect",
     "site_skills": "ego_browser.learning",
     "learn_context": "ego_browser.learning",

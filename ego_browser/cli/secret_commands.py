@@ -58,7 +58,7 @@ def _read_value(name: str) -> str:
 
 
 def run(ns: argparse.Namespace) -> int:
-    from ..secrets.store import SecretStore, check_name, secret_key_path
+    from ..host.core.secret_store import SecretStore, check_name, secret_key_path
 
     store = SecretStore()
     action = ns.action or "list"

@@ -88,7 +88,7 @@ FUNCTIONS: dict[str, str] = {
                     "ego_browser.client.api"),
     "embedded": "ego_browser.host.embedded",  # it builds a Host: the client package never imports host/
     "help": "ego_browser.helptext",
-    "secret": "ego_browser.secrets.ref",
+    "secret": "ego_browser.secret_ref",
     "expect": "ego_browser.client.expect",
     **dict.fromkeys(("site_skills", "learn_context", "run_site_tool", "run_site_browser_tool"), "ego_browser.learning"),
 }

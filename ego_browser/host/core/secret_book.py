@@ -23,7 +23,7 @@ from urllib.parse import quote, quote_plus
 import orjson
 
 from ...errors import EgoError
-from ...secrets.ref import marker_name
+from ...secret_ref import marker_name
 
 __all__ = ["SecretBook", "MaskingFilter"]
 
@@ -61,7 +61,7 @@ class SecretBook:
 
     async def load(self) -> None:
         """Learn every stored secret (best effort: one that does not answer is learnt when typed)."""
-        from ...secrets.store import SecretStore
+        from .secret_store import SecretStore
 
         store = SecretStore(self.home)
         try:
@@ -77,7 +77,7 @@ class SecretBook:
 
     async def value(self, name: str) -> str:
         """The value of secret ``name``, read from the store now (the person may have changed it)."""
-        from ...secrets.store import SecretStore
+        from .secret_store import SecretStore
 
         value = await asyncio.to_thread(SecretStore(self.home).get, name)
         self._learn(name, value)

@@ -27,9 +27,9 @@ from typing import Any
 
 import orjson
 
-from .. import config
-from ..errors import InvalidArgument, SecretNotFound
-from .ref import NAME_RE, check_name
+from ... import config
+from ...errors import InvalidArgument, SecretNotFound
+from ...secret_ref import NAME_RE, check_name
 
 __all__ = ["SecretStore", "secret_key_path", "NAME_RE", "MIN_LENGTH", "check_name"]
 
@@ -211,7 +211,7 @@ def _keys(master: bytes) -> tuple[bytes, bytes]:
 
 
 def _seal(master: bytes, name: str, value: str) -> str:
-    from ..browser_profiles.aes import cbc_encrypt
+    from ...browser_profiles.aes import cbc_encrypt
 
     enc, mac = _keys(master)
     iv = os.urandom(16)
@@ -221,7 +221,7 @@ def _seal(master: bytes, name: str, value: str) -> str:
 
 
 def _open(master: bytes, name: str, blob: str) -> str | None:
-    from ..browser_profiles.aes import PaddingError, cbc_decrypt
+    from ...browser_profiles.aes import PaddingError, cbc_decrypt
 
     try:
         raw = base64.b64decode(blob, validate=True)

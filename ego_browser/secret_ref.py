@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..schema import validated
+from .schema import validated
 
 __all__ = ["Secret", "secret", "check_name", "marker_name", "NAME_RE", "KEY"]
 
@@ -23,7 +23,7 @@ KEY = "$secret"
 
 def check_name(name: Any, api: str = "secret") -> str:
     if not isinstance(name, str) or not NAME_RE.match(name):
-        from ..errors import InvalidArgument
+        from .errors import InvalidArgument
 
         raise InvalidArgument(
             f"{api}: a secret's name is 1-64 letters, digits, '.', '_' or '-' starting with a letter or digit "
