@@ -81,7 +81,7 @@ def _serve(port: int) -> int:
     state = {"pid": os.getpid(), "url": url}
     _write_state(state)
     # SIGTERM (--stop) ends the loop like Ctrl-C does, so the state file goes with the server
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    signal.signal(signal.SIGTERM, _interrupt)
     print(url, flush=True)
     sys.stderr.write(f"serving the demo shop ({site_dir()}) on {url}; Ctrl-C or "
                      "`ego-browser demo-site --stop` stops it\n")
@@ -97,9 +97,13 @@ def _serve(port: int) -> int:
     return 0
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def _write_state(state: dict[str, Any]) -> None:
+    config.ensure_home()
     path = _state_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}")
     tmp.write_text(json.dumps(state))
     os.replace(tmp, path)
