@@ -32,6 +32,7 @@ bench: setup
 bench-tasks: setup
 	@./benchmarks/setup_peers.sh
 	@$(PY) benchmarks/tasks/run.py
+	@$(PY) benchmarks/tasks/run.py --mcp
 
 # many agents on one machine (1, 10, 25, 50 agents x 20 rounds, agent-browser baseline, a Grid
 # placement run); replaces its section of docs/benchmarks.md, with the load average. Quiet machine only.

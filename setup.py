@@ -20,6 +20,7 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 SKILL = ROOT / "skills" / "ego-browser"
+DEMO_SITE = ROOT / "demo" / "site"
 _SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".DS_Store")
 
 FALLBACK_WARNING = (
@@ -38,6 +39,11 @@ class build_py_with_skill(build_py):
         if dest.exists():
             shutil.rmtree(dest)
         shutil.copytree(SKILL, dest, ignore=_SKIP)
+        # `ego-browser demo-site` serves the tutorial's shop from the package (ego_browser/cli/demo_site.py)
+        site = Path(self.build_lib) / "ego_browser" / "_demo_site"
+        if site.exists():
+            shutil.rmtree(site)
+        shutil.copytree(DEMO_SITE, site, ignore=_SKIP)
 
 
 class optional_build_ext(build_ext):

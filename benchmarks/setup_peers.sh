@@ -4,11 +4,13 @@
 #   agent-browser  npm package in benchmarks/.peers/agent-browser (native CLI called directly)
 #   browser-use    PyPI package in its own venv benchmarks/.peers/bu-venv, so its many
 #                  dependencies cannot disturb ours
+#   Playwright MCP npm package @playwright/mcp in benchmarks/.peers/playwright-mcp (bench_mcp.py;
+#                  run on /usr/bin/chromium with --executable-path, never its own browser)
 #   Playwright     already in the project venv (extra "peers"); checked, never installed here
 #   matplotlib     into the project venv, bench-only (the chart of benchmarks/tasks/run.py)
 #
 # Nothing here downloads a browser: every peer is pointed at /usr/bin/chromium.
-# Override versions with AGENT_BROWSER_VERSION / BROWSER_USE_VERSION (default: latest).
+# Override versions with AGENT_BROWSER_VERSION / BROWSER_USE_VERSION / PLAYWRIGHT_MCP_VERSION (default: latest).
 # Exits 0 even if a peer fails to install (its benches then skip) unless STRICT=1.
 set -euo pipefail
 
@@ -42,6 +44,22 @@ elif command -v npm >/dev/null 2>&1; then
     [ -x "$AB_BIN" ] && echo "agent-browser: installed" || { echo "agent-browser: native binary missing" >&2; status=1; }
 else
     echo "agent-browser: skipped (npm not found; Debian: apt-get install -y nodejs npm)" >&2
+fi
+
+# -- Playwright MCP (bench_mcp.py: the same tasks over MCP, ego-browser mcp against it) ------
+PWMCP_DIR="$PEERS/playwright-mcp"
+PWMCP_CLI="$PWMCP_DIR/node_modules/@playwright/mcp/cli.js"
+if [ -f "$PWMCP_CLI" ] && [ -z "${FORCE:-}" ]; then
+    echo "playwright-mcp: already installed ($PWMCP_CLI)"
+elif command -v npm >/dev/null 2>&1; then
+    mkdir -p "$PWMCP_DIR/home"
+    [ -f "$PWMCP_DIR/package.json" ] || echo '{"name":"ego-bench-pwmcp","private":true}' > "$PWMCP_DIR/package.json"
+    # --ignore-scripts: nothing may fetch a browser; it runs on /usr/bin/chromium (--executable-path)
+    ( cd "$PWMCP_DIR" && HOME="$PWMCP_DIR/home" npm install --no-audit --no-fund --ignore-scripts --prefer-online \
+        "@playwright/mcp@${PLAYWRIGHT_MCP_VERSION:-latest}" ) || status=1
+    [ -f "$PWMCP_CLI" ] && echo "playwright-mcp: installed" || { echo "playwright-mcp: cli.js missing" >&2; status=1; }
+else
+    echo "playwright-mcp: skipped (npm not found; Debian: apt-get install -y nodejs npm)" >&2
 fi
 
 # -- browser-use --------------------------------------------------------------------------

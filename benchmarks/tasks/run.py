@@ -1,6 +1,7 @@
 """Whole-task benchmark: ego_browser vs agent-browser vs Playwright on five local admin apps and an SPA.
 
     .venv/bin/python benchmarks/tasks/run.py [--runs 3] [--set admin|spa] [--tasks orders,booking] [--tools ego,agent-browser] [--no-docs]
+    .venv/bin/python benchmarks/tasks/run.py --mcp [--runs 1] [--tasks catalog]   (ego-browser mcp vs Playwright MCP)
 
 For every run, task and tool (the tool order rotates from run to run) a fresh app is served
 on 127.0.0.1 and the tool's trace (``trace_ego``, ``trace_ab``, ``trace_pw``) does the task;
@@ -496,9 +497,16 @@ def main() -> int:
                     help=f"leave out the {DIAGNOSTIC} contender (the round processes' cost)")
     ap.add_argument("--repeat", action="store_true",
                     help="only the repeat variants (issue 28 §7: learn, repeat, restart, drift), in their own section")
+    ap.add_argument("--mcp", action="store_true",
+                    help="only the admin tasks over MCP: ego-browser mcp against Playwright MCP (mcp_bench.py)")
     args = ap.parse_args()
     keys = [k for k in args.tasks.split(",") if k] or (registry.SETS[args.set] if args.set else None)
     only = [t for t in args.tools.split(",") if t] or None
+    if args.mcp:  # its own section (mcp_bench.py); it writes no figures into the docs
+        import mcp_bench
+
+        print(mcp_bench.run(args.runs, keys))
+        return 0
     if args.repeat:  # its own section (repeat.py); it writes no figures into the docs
         import repeat
 

@@ -361,7 +361,7 @@ def _dashboard(ns: argparse.Namespace) -> int:
 def _declare_from(name: str, module: str) -> None:
     """A command whose module declares its own summary, synopsis, arguments and handler
     (``SUMMARY``, ``SYNOPSIS``, ``configure(parser)``, ``run(ns)``): profiles, learnings,
-    secrets, trace."""
+    secrets, trace, demo-site."""
     import importlib
 
     mod = importlib.import_module(f"{__package__}.{module}")
@@ -369,7 +369,8 @@ def _declare_from(name: str, module: str) -> None:
 
 
 for _name, _module in (("profiles", "profile_commands"), ("learnings", "learning_commands"),
-                       ("secrets", "secret_commands"), ("trace", "trace_commands")):
+                       ("secrets", "secret_commands"), ("trace", "trace_commands"),
+                       ("demo-site", "demo_site")):
     _declare_from(_name, _module)
 
 

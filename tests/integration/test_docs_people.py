@@ -1,13 +1,15 @@
-"""Docs for people (issue 13, point 7): the tutorial's rounds run, in order, as real
-``python -m ego_browser`` processes; troubleshooting lists every error code; the README has the
+"""Docs for people (issue 13, point 7; issue 34, point 6): every block of the tutorial runs, in
+order, as a reader runs it, against the demo shop the tutorial serves itself; troubleshooting lists every error code; the README has the
 install and agent sections; no doc points at a file that is not in the repository; the guide's
 URL waits do not use a glob that a redirect adding a parameter would break."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
+import urllib.request
 
 import pytest
 
@@ -15,25 +17,77 @@ from ego_browser._version import __version__
 from ego_browser.errors import _all_classes
 from ego_browser.schema.render import guide
 from tests.conftest import ROOT
-from tests.integration.test_docs_examples import LEARNINGS, SHOP, rounds_of, shop  # noqa: F401 - shop is a fixture
 
 TUTORIAL = ROOT / "docs" / "tutorial.md"
 PEOPLE_DOCS = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob("*.md")),
                *sorted((ROOT / "skills").rglob("*.md"))]
-# what each tutorial round must print, in order (a round that runs but does nothing fails here)
-TUTORIAL_SAYS = [["p1", "Kettle"], ["results:"], ["Added Travel Kettle"], ["dialog:", "p2"], ["'closed_space': True"]]
+#: what each block of the tutorial must do, in order, as the tutorial tells the reader: its exit
+#: status and what it prints (a block that runs but does nothing fails here)
+TUTORIAL_SAYS: list[tuple[int, list[str]]] = [
+    (0, ["OK"]),                                            # ego-browser doctor
+    (0, ["http://127.0.0.1:"]),                             # export SHOP=$(ego-browser demo-site --detach)
+    (0, ["p1", "Kettle"]),                                  # 1. open
+    (0, ["results:"]),                                      # 2. search
+    (0, ["Added Travel Kettle"]),                           # 3. act
+    (0, ["on", "Travel Kettle"]),                           # Locators
+    (0, ["dialog:", "p2"]),                                 # 4. popup and dialog
+    (0, ["'closed_space': True"]),                          # 5. finish
+    (1, ["no gift wrapping here: EGO_SELECTOR_NOT_FOUND", "EGO_SELECTOR_NOT_FOUND:", "line 7"]),  # errors
+    (0, ["Kettle & Co."]),                                  # python shop_title.py (the background host)
+    (0, []),                                                # ego-browser host stop
+    (0, ["Kettle & Co."]),                                  # python embedded_title.py (embedded())
+    (0, ["stopped the demo site"]),                         # ego-browser demo-site --stop
+]
+_BLOCK = re.compile(r"^```(bash|python)\n(.*?)^```", re.S | re.M)
 
 
-def test_the_tutorial_rounds_run_in_order(rounds, shop):  # noqa: F811 - the fixture
-    scripts = rounds_of(TUTORIAL.read_text())
-    assert len(scripts) == len(TUTORIAL_SAYS)
-    env = {**rounds.env, "EGO_BROWSER_LEARNINGS_DIR": str(LEARNINGS)}
-    for i, (script, says) in enumerate(zip(scripts, TUTORIAL_SAYS), 1):
-        proc = subprocess.run([sys.executable, "-m", "ego_browser"], input=script.replace(SHOP, shop), env=env,
-                              capture_output=True, text=True, timeout=180, cwd=str(ROOT))
-        assert proc.returncode == 0, f"tutorial round {i} failed:\n{script}\n--- stderr:\n{proc.stderr}"
-        for word in says:
-            assert word in proc.stdout, f"tutorial round {i} printed:\n{proc.stdout}"
+def tutorial_blocks() -> list[tuple[str, str]]:
+    return _BLOCK.findall(TUTORIAL.read_text())
+
+
+def test_the_tutorial_runs_block_by_block_in_one_terminal(tmp_path):
+    """Every block of docs/tutorial.md, in order, as a reader runs it: shell blocks in bash (one
+    terminal: what a block exports, the next one sees) with the venv's ``ego-browser`` first on
+    the PATH, the Python programs saved under the name the tutorial gives and run with ``python``.
+    The shop is the one the tutorial serves itself (``ego-browser demo-site``)."""
+    blocks = tutorial_blocks()
+    install, blocks = blocks[0], blocks[1:]
+    # the one block not run: it makes the venv this test already runs in
+    assert install[0] == "bash" and "pip install ego_browser" in install[1] and "activate" in install[1]
+    assert "shop.example" not in TUTORIAL.read_text()
+    assert len(blocks) == len(TUTORIAL_SAYS), [b[1].splitlines()[0] for b in blocks]
+    venv_bin = os.path.dirname(sys.executable)
+    assert os.path.exists(os.path.join(venv_bin, "ego-browser")), "the venv has no ego-browser command"
+    home, cwd = tmp_path / "home", tmp_path / "work"
+    cwd.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EGO_")}
+    env.update(EGO_BROWSER_HOME=str(home), PYTHONPATH=str(ROOT), PATH=f"{venv_bin}:{env.get('PATH', '')}")
+    terminal = tmp_path / "terminal.sh"  # what the reader's shell has exported so far
+    terminal.write_text("")
+    programs = iter(re.findall(r"`python (\w+\.py)`", TUTORIAL.read_text()))
+    try:
+        for i, ((kind, body), (status, says)) in enumerate(zip(blocks, TUTORIAL_SAYS), 1):
+            if kind == "python":
+                name = next(programs)
+                (cwd / name).write_text(body)
+                body = f"python {name}\n"
+            script = f". {terminal}\n{body}\nexport -p > {terminal}.next\n"
+            proc = subprocess.run(["bash", "-e", "-c", script], env=env, cwd=str(cwd), capture_output=True,
+                                  text=True, timeout=300, stdin=subprocess.DEVNULL)
+            out = proc.stdout + proc.stderr
+            assert proc.returncode == status, f"tutorial block {i} exited {proc.returncode}:\n{body}\n---\n{out}"
+            for word in says:
+                assert word in out, f"tutorial block {i} printed:\n{out}"
+            if status == 0:
+                os.replace(f"{terminal}.next", terminal)
+        shop = re.search(r"SHOP=\"?(http://127\.0\.0\.1:\d+)", terminal.read_text()).group(1)
+        # the last block stopped the shop the tutorial served
+        with pytest.raises(OSError):
+            urllib.request.urlopen(shop, timeout=5)
+    finally:
+        for argv in (["host", "stop"], ["demo-site", "--stop"]):
+            subprocess.run([os.path.join(venv_bin, "ego-browser"), *argv], env=env, capture_output=True,
+                           timeout=60, stdin=subprocess.DEVNULL)
 
 
 def test_troubleshooting_lists_every_error_code():

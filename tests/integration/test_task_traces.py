@@ -88,3 +88,32 @@ def test_spa_trace_edits_and_reruns_with_no_stale_ref_and_no_relook(ego_agent_ho
     ok, why = app.check(answer)
     assert ok, f"{why}\n--- transcript ---\n{transcript}"
     assert (agent.cost.stale_failures, agent.cost.failed_rounds, agent.cost.relooks) == (0, [], 0), transcript
+
+
+def test_mcp_bench_does_a_task_through_both_mcp_servers(ego_agent_home, tmp_path):
+    """Issue 34 §2's measure (``run.py --mcp``): the same task through ``ego-browser mcp`` (the ego
+    trace's rounds, sent with the SDK's client) and through Playwright MCP (its own calls), both
+    judged by the app; ego's bytes under half of Playwright MCP's. Playwright MCP comes from the
+    npm registry (benchmarks/setup_peers.sh): without it only the ego side runs."""
+    pytest.importorskip("mcp")
+    import mcp_agents
+    import mcp_bench
+
+    task = registry.TASKS["catalog"]
+    ego = mcp_agents.EgoMcpAgent(ego_agent_home)
+    ego.start()
+    try:
+        rec = mcp_bench._one(task, "ego-mcp", ego, 1)
+    finally:
+        ego.stop()
+    assert rec["success"], rec["detail"]
+    assert rec["calls"] == 4 and ego.schema_bytes() <= 3000
+    if mcp_agents.pw_mcp_missing():
+        return
+    pw = mcp_bench._start_pw(str(tmp_path))
+    try:
+        peer = mcp_bench._one(task, "playwright-mcp", pw, 1)
+    finally:
+        pw.stop()
+    assert peer["success"], peer["detail"]
+    assert rec["bytes"] <= 0.5 * peer["bytes"], (rec["bytes"], peer["bytes"])

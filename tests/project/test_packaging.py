@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -66,6 +67,8 @@ def test_the_wheel_is_manylinux_and_carries_what_the_runtime_reads(dist):
     for rel in _git_files("ego_browser"):
         if rel.endswith((".py", ".js", ".pyx", ".html", ".css", "py.typed")):
             assert rel in names, rel
+    for rel in _git_files("demo/site"):  # `ego-browser demo-site` serves the tutorial's shop from the package
+        assert "ego_browser/_demo_site/" + rel.removeprefix("demo/site/") in names, rel
     meta = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "Requires-Python: >=3.11" in meta and "License-Expression: MIT" in meta
     assert "Classifier: Programming Language :: Python :: 3.11" in meta and "Project-URL: " in meta
@@ -136,7 +139,15 @@ def test_a_fresh_install_works_outside_the_checkout(venv, tmp_path, server):
         checks = {c["name"]: c for c in report["checks"]}
         assert checks["snapshot core"]["status"] == "ok" and str(venv) in checks["skill"]["detail"]
         assert checks["host"]["detail"].startswith("running")
+
+        # the tutorial's shop, served from the installed package (not the checkout's demo/site)
+        shop = run("demo-site", "--detach")
+        assert shop.returncode == 0 and shop.stdout.startswith("http://127.0.0.1:"), shop.stdout + shop.stderr
+        with urllib.request.urlopen(shop.stdout.strip() + "/search.html", timeout=BOUND) as page:
+            assert b"Kettle" in page.read()
+        assert "stopped the demo site" in run("demo-site", "--stop").stdout
     finally:
+        run("demo-site", "--stop")
         run("host", "stop")
 
 
