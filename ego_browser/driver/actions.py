@@ -94,7 +94,7 @@ async def _call_helper(handle: ElementHandle, name: str, params: dict[str, Any])
             res = await handle.session.send("Runtime.callFunctionOn", params)
         except (ContextDestroyed, ObjectNotFound) as exc:
             # the element's document or world was replaced: resolve again on the next attempt
-            raise Transient(f"the page changed under the action ({exc.cdp_message})") from None
+            raise Transient(f"the page changed under the action ({exc.cdp_message})") from exc
         if "exceptionDetails" in res:
             d = res["exceptionDetails"]
             msg = (d.get("exception") or {}).get("description") or d.get("text") or "error"

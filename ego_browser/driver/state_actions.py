@@ -33,7 +33,7 @@ async def _read(h: ElementHandle, kind: str, arg: Any = None) -> dict[str, Any]:
         try:
             res = await h.session.send("Runtime.callFunctionOn", params, timeout=10.0)
         except CdpError as exc:
-            raise Transient(f"the page changed under the read ({exc.cdp_message or exc})") from None
+            raise Transient(f"the page changed under the read ({exc.cdp_message or exc})") from exc
         if "exceptionDetails" in res:
             d = res["exceptionDetails"]
             msg = (d.get("exception") or {}).get("description") or d.get("text") or "error"

@@ -53,7 +53,7 @@ class OpSpec:
         except TypeError as exc:
             # a round that sends what no declaration names (or leaves out what one requires)
             raise InvalidArgument(f"{self.name}: {exc}".replace(f"{self.name}() ", ""), api=self.name, option=None,
-                                  expected="the declared arguments") from None
+                                  expected="the declared arguments") from exc
 
     def deadline(self, kwargs: dict[str, Any]) -> float:
         return request_deadline(kwargs, self.default_deadline)
