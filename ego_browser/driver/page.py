@@ -87,7 +87,7 @@ class PageDriver:
         #: and finishes on the frame's own.
         self.inflight: dict[str, tuple[str, str]] = {}
         self.last_network_activity = time.monotonic()
-        self.ledger: RefLedger | None = None  # the snapshot engine's, set by the host (host/ledgers.py)
+        self.ledger: RefLedger | None = None  # the snapshot engine's, set by the host (host/core/ledgers.py)
         self.ledger_key: tuple[int, str] | None = None  # (space id, label) it is stored under
         # (options, text, main document's loader id) of the last snapshot printed, for
         # snapshot(changes=True); memory only

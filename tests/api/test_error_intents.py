@@ -12,7 +12,7 @@ import pytest
 import ego_browser
 from ego_browser import errors
 from ego_browser.errors_base import _all_classes
-from ego_browser.script_errors import _failure
+from ego_browser.round.script_errors import _failure
 
 #: intent -> the classes it catches, with the code each keeps
 INTENTS = {
