@@ -45,7 +45,7 @@ def ensure_home(path: Path | None = None) -> Path:
     try:
         st = path.stat()
     except OSError as exc:
-        raise _home_error(path, f"cannot be used ({exc.strerror})") from None
+        raise _home_error(path, f"cannot be used ({exc.strerror})") from exc
     import stat
 
     if not stat.S_ISDIR(st.st_mode):

@@ -4,31 +4,41 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
 (``EGO_*``) plus the attributes it needs to decide what to do next::
 
     EgoError
+    ├── PageGone          the page is gone: open or pick another (reload a crashed one)
+    │   └── PageNotFound / PageClosed / PageReleased / PageCrashed
+    ├── TargetError       the element named is wrong: look again, name it anew
+    │   └── SelectorNotFound / SelectorAmbiguous / StaleRef / UnknownRef / NotActionable
+    ├── HeldByPerson      the person holds the space or must say yes: wait for them
+    │   └── TaskSpaceUserInControl / ConsentRequired
+    ├── TimedOut (also TimeoutError)   time ran out: look before repeating
+    │   ├── EgoTimeout                           EGO_TIMEOUT
+    │   │   ├── NavigationTimeout                EGO_NAVIGATION_TIMEOUT
+    │   │   └── PageEvaluationTimeout            EGO_PAGE_EVALUATION_TIMED_OUT
+    │   └── HostUnresponsive (also HostDisconnected)   EGO_HOST_UNRESPONSIVE
+    ├── BrowserFailed     the browser failed the call: retry once it is back
+    │   └── CdpError / CdpChannelUnavailable / BrowserUnavailable / BrowserLost
     ├── InvalidArgument (also ValueError)        EGO_INVALID_ARGUMENT
     ├── InvalidState                             EGO_INVALID_STATE
-    ├── TaskSpaceNotFound / ProfileNotFound
-    ├── TaskSpaceUserInControl / PageBudgetReached
-    ├── PageNotFound / PageClosed / PageReleased / PageCrashed
-    ├── StaleRef / UnknownRef / SnapshotFailed
-    ├── InvalidSelector / SelectorAmbiguous / SelectorNotFound / NotActionable
-    ├── EgoTimeout (also TimeoutError)           EGO_TIMEOUT
-    │   ├── NavigationTimeout                    EGO_NAVIGATION_TIMEOUT
-    │   └── PageEvaluationTimeout                EGO_PAGE_EVALUATION_TIMED_OUT
+    ├── TaskSpaceNotFound / ProfileNotFound / PageBudgetReached
+    ├── InvalidSelector / SnapshotFailed
     ├── NavigationFailed / UrlOpenedInPopup / FileChooserOpened / PageScriptError
     ├── NavigationBlocked                        EGO_NAVIGATION_BLOCKED (a beforeunload dialog stopped goto)
     ├── FetchFailed / DownloadFailed / HarUnwritable / BodyUnavailable / BodyTooLarge
     ├── InvalidRoutePattern (also ValueError)    EGO_INVALID_ROUTE_PATTERN
     ├── TraceUnwritable / VideoUnavailable       EGO_TRACE_UNWRITABLE / EGO_VIDEO_UNAVAILABLE
-    ├── CdpError / CdpMethodRefused              the browser rejected a command / raw CDP out of scope
-    ├── CdpChannelUnavailable / BrowserUnavailable / BrowserLost (one space's browser of several)
+    ├── CdpMethodRefused                         raw CDP out of the caller's scope
     ├── HostDisconnected                         EGO_TASK_HOST_DISCONNECTED
-    │   └── HostUnresponsive                     EGO_HOST_UNRESPONSIVE
     ├── HostOverloaded                           EGO_HOST_OVERLOADED (admission limit: retry later)
     ├── StateStoreUnwritable / MissingAwait      EGO_STATE_STORE_UNWRITABLE / EGO_MISSING_AWAIT
     ├── SiteNotFound / SiteToolNotFound / SitePackInvalid
     ├── LearnFailed / LearnedToolFailed / LearnedPackUntrusted   learned site tools (docs/learning.md)
-    ├── SecretNotFound / NavigationNotAllowed / ConsentRequired   secrets, allowlists, confirmations
+    ├── SecretNotFound / NavigationNotAllowed    secrets, allowlists
     └── AssertionFailed (also AssertionError)    EGO_ASSERTION_FAILED (expect())
+
+The five intent classes (``PageGone``, ``TargetError``, ``HeldByPerson``, ``TimedOut``,
+``BrowserFailed``) group the errors by what the caller can do next; they are never raised
+themselves, and every class keeps its own code. ``except ego_browser.TargetError`` catches
+a stale ref, a selector with no match or several, and an element that cannot take input.
 
 Errors cross the host socket as ``{"code", "message", "attrs"}`` and are rebuilt on the
 other side with :func:`from_wire`, so a round sees exactly the class the host raised.
@@ -48,7 +58,7 @@ from .errors_learned import (
 )
 
 __all__ = [
-    "EgoError", "InvalidArgument", "InvalidState", "TaskSpaceNotFound", "ProfileNotFound",
+    "EgoError", "PageGone", "TargetError", "HeldByPerson", "TimedOut", "BrowserFailed", "InvalidArgument", "InvalidState", "TaskSpaceNotFound", "ProfileNotFound",
     "TaskSpaceUserInControl", "PageBudgetReached", "PageNotFound", "PageClosed", "PageReleased", "PageCrashed",
     "StaleRef", "UnknownRef", "InvalidSelector", "SelectorAmbiguous", "SelectorNotFound", "NotActionable",
     "SnapshotFailed", "EgoTimeout", "NavigationTimeout", "PageEvaluationTimeout", "NavigationFailed",
@@ -64,6 +74,36 @@ __all__ = [
     "SecretNotFound", "NavigationNotAllowed", "ConsentRequired", "AssertionFailed",
     "from_wire", "to_wire",
 ]
+
+
+# -- what the caller can do: the intent classes ---------------------------------------------
+# Never raised themselves (their code is the root's): every error below derives from one of
+# them when the caller's next step is the same for the whole family.
+
+
+class PageGone(EgoError):
+    """The page (tab) is gone: closed, released, crashed or never there. Pick or open a page
+    (``task.page(label)``, ``task.new_page()``); a crashed one comes back with ``reload()``."""
+
+
+class TargetError(EgoError):
+    """The element named is the wrong one: no match, several, a stale or unknown ref, or one
+    that cannot take the input. Look again (``snapshot()``/``find()``) and name it anew."""
+
+
+class HeldByPerson(EgoError):
+    """The person holds the space, or must say yes first: wait for them
+    (``task.wait_for_control()``), then repeat the call."""
+
+
+class TimedOut(EgoError, TimeoutError):
+    """Time ran out before the call was done (also a ``TimeoutError``). Look at the page before
+    repeating it: what it had started may still land."""
+
+
+class BrowserFailed(EgoError):
+    """The browser failed the call: it refused a command, its connection dropped, it could not
+    be reached, or it went away. The page or the space is worth a retry once it is back."""
 
 
 class InvalidArgument(EgoError, ValueError):
@@ -92,7 +132,7 @@ class ProfileNotFound(EgoError):
     profile_id: str | None
 
 
-class TaskSpaceUserInControl(EgoError):
+class TaskSpaceUserInControl(HeldByPerson):
     code = "EGO_TASK_SPACE_USER_IN_CONTROL"
     fields = ("space_id", "reason")
     space_id: int | None
@@ -108,25 +148,25 @@ class PageBudgetReached(EgoError):
     pages: list[Any] | None
 
 
-class PageNotFound(EgoError):
+class PageNotFound(PageGone):
     code = "EGO_PAGE_NOT_FOUND"
     fields = ("label",)
     label: str | None
 
 
-class PageClosed(EgoError):
+class PageClosed(PageGone):
     code = "EGO_PAGE_CLOSED"
     fields = ("label",)
     label: str | None
 
 
-class PageReleased(EgoError):
+class PageReleased(PageGone):
     code = "EGO_PAGE_RELEASED"
     fields = ("label",)
     label: str | None
 
 
-class PageCrashed(EgoError):
+class PageCrashed(PageGone):
     """The tab's renderer crashed (or was killed): nothing in the page answers until
     ``page.reload()`` or ``page.goto()`` loads a document in a new renderer."""
 
@@ -135,13 +175,13 @@ class PageCrashed(EgoError):
     label: str | None
 
 
-class StaleRef(EgoError):
+class StaleRef(TargetError):
     code = "EGO_STALE_REF"
     fields = ("ref",)
     ref: int | str | None
 
 
-class UnknownRef(EgoError):
+class UnknownRef(TargetError):
     code = "EGO_UNKNOWN_REF"
     fields = ("ref",)
     ref: int | str | None
@@ -154,7 +194,7 @@ class InvalidSelector(EgoError):
     detail: str | None
 
 
-class SelectorAmbiguous(EgoError):
+class SelectorAmbiguous(TargetError):
     """``candidates``: up to 5 of the matches (strict actions), each ``{ref, role, name, frame}``
     (``frame`` None for the top document); act on one by its ref."""
 
@@ -165,14 +205,14 @@ class SelectorAmbiguous(EgoError):
     candidates: list[dict[str, Any]] | None
 
 
-class SelectorNotFound(EgoError):
+class SelectorNotFound(TargetError):
     code = "EGO_SELECTOR_NOT_FOUND"
     fields = ("selector", "timeout_ms")
     selector: str | None
     timeout_ms: int | float | None
 
 
-class NotActionable(EgoError):
+class NotActionable(TargetError):
     code = "EGO_NOT_ACTIONABLE"
     fields = ("selector", "timeout_ms", "reason")
     selector: str | None
@@ -186,7 +226,7 @@ class SnapshotFailed(EgoError):
     label: str | None
 
 
-class EgoTimeout(EgoError, TimeoutError):
+class EgoTimeout(TimedOut):
     """``input_dispatched``: for an input action (click, fill, press, mouse, keyboard, ...), True
     when input had already been sent to the page (its effects may land after this error: look
     before repeating), False when none had; None for calls that send no input."""
@@ -313,7 +353,7 @@ class VideoUnavailable(EgoError):  # no frames (a Grid space, pictures off) or n
     reason: str | None
 
 
-class CdpError(EgoError):
+class CdpError(BrowserFailed):
     """The browser rejected a CDP command; keeps its code, message and the method.
 
     The host sees a subclass saying why (``ego_browser.cdp.errors``: ``ContextDestroyed``,
@@ -350,19 +390,19 @@ class CdpMethodRefused(EgoError):
     reason: str | None
 
 
-class CdpChannelUnavailable(EgoError):
+class CdpChannelUnavailable(BrowserFailed):
     code = "EGO_CDP_CHANNEL_UNAVAILABLE"
     fields = ("method",)
     method: str | None
 
 
-class BrowserUnavailable(EgoError):
+class BrowserUnavailable(BrowserFailed):
     code = "EGO_BROWSER_UNAVAILABLE"
     fields = ("endpoint",)
     endpoint: str | None
 
 
-class BrowserLost(EgoError):
+class BrowserLost(BrowserFailed):
     """The browser a space lives on went away (a Grid node or session lost, a remote browser
     closed) while other spaces go on: the host is reopening the space's pages at their last
     URLs on another browser (labels kept, refs unknown). Repeat the call once it is back."""
@@ -379,7 +419,7 @@ class HostDisconnected(EgoError):
     api: str | None
 
 
-class HostUnresponsive(HostDisconnected):
+class HostUnresponsive(HostDisconnected, TimedOut):
     """The host took the connection but did not answer by the call's deadline plus a margin
     (frozen, or stuck): the round stops waiting instead of hanging."""
 
@@ -462,7 +502,7 @@ class NavigationNotAllowed(EgoError):
     rule: str | None
 
 
-class ConsentRequired(EgoError):
+class ConsentRequired(HeldByPerson):
     """The action is one the person marked as needing their yes; the space waits for their answer."""
 
     code = "EGO_CONSENT_REQUIRED"

@@ -58,7 +58,7 @@ def loads(raw: str | bytes) -> Any:
             raw = bytes(raw).decode("utf-8", "replace")
         value = json.loads(raw, parse_int=_parse_int)
     except (ValueError, RecursionError) as exc:
-        raise ValueError(f"not a JSON document: {exc}") from None
+        raise ValueError(f"not a JSON document: {exc}") from exc
     return scrub(value)
 
 
@@ -78,7 +78,7 @@ def dumps(doc: Any, *, option: int = 0, big_ints_as_text: bool = False) -> bytes
     except Unencodable:
         raise
     except TypeError as exc:  # e.g. a circular reference
-        raise Unencodable(f"the value has no JSON form: {exc}", "value") from None
+        raise Unencodable(f"the value has no JSON form: {exc}", "value") from exc
 
 
 def scrub(value: Any, *, big_ints_as_text: bool = False, strict: bool = False, path: str = "") -> Any:

@@ -29,6 +29,25 @@ window.__watch = (el, types) => types.split(/\\s+/).forEach(t => el.addEventList
 </script>"""
 
 
+def declared(name: str, **given: Any) -> dict[str, Any]:
+    """The keyword arguments the host hands the driver function of action ``name`` ("Page.click"):
+    the schema's defaults (the one place they live), ``timeout`` as ``timeout_ms``, and ``given``
+    on top. Selector parameters are the resolvers; ``drag_and_drop``'s target also goes as text."""
+    from ego_browser.schema import wire
+    from ego_browser.schema.spec import REQUIRED
+
+    out: dict[str, Any] = {}
+    targets = [p.name for p in wire.declaration(name).params if p.type == "selector"]
+    for p in wire.declaration(name).params:
+        if p.name in targets or p.name == "no_wait_after" or p.default is REQUIRED:
+            continue
+        out["timeout_ms" if p.name == "timeout" else p.name] = p.default
+    for extra in targets[1:]:
+        out[f"{extra}_selector"] = None
+    out.update(given)
+    return out
+
+
 class Tab:
     """One attached tab: page session, utility world, mouse and keyboard."""
 

@@ -78,20 +78,20 @@ class GridClient:
                 f"the Selenium Grid at {self.url} refused {method} {path}: HTTP {exc.code} {detail}; "
                 "check EGO_BROWSER_GRID_URL and the Grid's console (/ui)",
                 endpoint=self.url,
-            ) from None
+            ) from exc
         except (OSError, ValueError) as exc:  # refused, reset, DNS, timeout (TimeoutError is an OSError)
             raise BrowserUnavailable(
                 f"cannot reach the Selenium Grid at {self.url} ({method} {path}: {exc}); check that the Grid "
                 "runs and EGO_BROWSER_GRID_URL names its hub (http://HOST:4444)",
                 endpoint=self.url,
-            ) from None
+            ) from exc
         try:
             return orjson.loads(raw) if raw else None
-        except orjson.JSONDecodeError:
+        except orjson.JSONDecodeError as exc:
             raise BrowserUnavailable(
                 f"{self.url}{path} did not answer with JSON: is EGO_BROWSER_GRID_URL a Selenium Grid hub?",
                 endpoint=self.url,
-            ) from None
+            ) from exc
 
     async def call(self, method: str, path: str, body: Any = None, *, timeout: float = CALL_TIMEOUT) -> Any:
         # urllib's timeout covers each socket operation; wait_for bounds the whole call

@@ -324,5 +324,5 @@ async def connect_unix(path: str, *, timeout: float = 10.0) -> PipeStream:
             f"cannot reach the browser's keeper socket {path}: {reason}; check that the browser is "
             "running (ego-browser doctor)",
             endpoint=UNIX_PREFIX + path,
-        ) from None
+        ) from exc
     return stream

@@ -255,7 +255,7 @@ def _encode_slow(message: dict[str, Any], method: str) -> str:
             f"{method}: {where} cannot be sent to the browser: {exc}; pass JSON values only "
             "(str, bool, None, finite numbers, ints within 64 bits, lists and dicts)",
             api=method, option=where, expected="a JSON-serialisable value",
-        ) from None
+        ) from exc
 
 
 def _discard(items: list[Handler], item: Handler) -> None:

@@ -321,7 +321,7 @@ def _stored_spaces() -> list[dict[str, Any]]:
             "SELECT space_id, COUNT(*) FROM pages WHERE state IN (?, ?) GROUP BY space_id", (OPEN, UNMANAGED)
         ).fetchall())
     except sqlite3.Error as exc:
-        raise EgoError(f"the state store {path} cannot be read ({exc}); {PROG} doctor checks it") from None
+        raise EgoError(f"the state store {path} cannot be read ({exc}); {PROG} doctor checks it") from exc
     finally:
         db.close()
     return [

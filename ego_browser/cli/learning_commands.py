@@ -138,7 +138,7 @@ def _import(ns: argparse.Namespace, root: Any) -> int:
         pack = json.loads(files["pack.json"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise SitePackInvalid(f"learnings import: {ns.file} is not a pack export ({exc})", site_id=None,
-                              problems=[str(exc)]) from None
+                              problems=[str(exc)]) from exc
     problems = learned.pack_problems(pack)
     if not problems and pack["id"] != site:
         problems.append(f"id: expected {site!r} (got {pack['id']!r})")

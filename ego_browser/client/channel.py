@@ -58,15 +58,15 @@ def _sendable(op: str, args: dict[str, Any]) -> dict[str, Any]:
         return args
     except TypeError as exc:
         if "ecursion" in str(exc):  # orjson stops at 255 levels; walking it in Python would overflow
-            raise _unencodable(op, _too_deep()) from None
+            raise _unencodable(op, _too_deep()) from exc
     try:
         cleaned: dict[str, Any] = jsonsafe.scrub(args, strict=True)
         orjson.dumps(cleaned, option=orjson.OPT_NON_STR_KEYS)
         return cleaned
     except jsonsafe.Unencodable as exc:
-        raise _unencodable(op, exc) from None
+        raise _unencodable(op, exc) from exc
     except TypeError as exc:
-        raise _unencodable(op, jsonsafe.Unencodable(f"the arguments have no JSON form: {exc}", "value")) from None
+        raise _unencodable(op, jsonsafe.Unencodable(f"the arguments have no JSON form: {exc}", "value")) from exc
 
 
 def _too_deep() -> jsonsafe.Unencodable:
@@ -79,7 +79,7 @@ def _frame(op: str, request: dict[str, Any]) -> bytes:
         return wire.encode(request)
     except wire.Unencodable as exc:
         _sendable(op, request["a"])  # names the argument at fault
-        raise _unencodable(op, exc) from None  # the frame as a whole is too large
+        raise _unencodable(op, exc) from exc  # the frame as a whole is too large
 
 
 def _unresponsive(op: str, seconds: float) -> HostUnresponsive:
@@ -204,7 +204,7 @@ class SocketChannel(Channel):
             except TimeoutError:
                 raise _unresponsive(op, deadline) from None
             except OSError as exc:
-                raise HostDisconnected(f"cannot reach the ego_browser host for {op}: {exc}", api=op) from None
+                raise HostDisconnected(f"cannot reach the ego_browser host for {op}: {exc}", api=op) from exc
             try:
                 sock.sendall(frame)
                 header = _recv_exact(sock, wire.HEADER.size)
@@ -213,7 +213,7 @@ class SocketChannel(Channel):
             except TimeoutError:
                 raise _unresponsive(op, deadline) from None
             except (OSError, ValueError) as exc:
-                raise HostDisconnected(f"the ego_browser host connection failed during {op}: {exc}", api=op) from None
+                raise HostDisconnected(f"the ego_browser host connection failed during {op}: {exc}", api=op) from exc
         if "e" in msg:
             raise from_wire(msg["e"])
         return msg.get("r")

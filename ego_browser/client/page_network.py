@@ -35,7 +35,7 @@ def url_regex(api: str, matcher: Any) -> tuple[str | None, int, Callable[[Reques
             return glob_to_regex(matcher).pattern, 0, None, repr(matcher)
         except re.error as exc:  # an unclosed {a,b
             raise InvalidRoutePattern(f"{api}: the URL glob {matcher!r} does not compile ({exc}); close every "
-                                      "{...} group, or pass a re.Pattern", api=api, pattern=matcher) from None
+                                      "{...} group, or pass a re.Pattern", api=api, pattern=matcher) from exc
     if isinstance(matcher, re.Pattern):
         return matcher.pattern, int(matcher.flags) & ~re.UNICODE, None, f"re.compile({matcher.pattern!r})"
     if callable(matcher):

@@ -72,10 +72,10 @@ class LearningMixin:
         path = _drafts() / f"{self.space_id}-{name}.json"
         try:
             draft = orjson.loads(path.read_bytes())
-        except (FileNotFoundError, orjson.JSONDecodeError):
+        except (FileNotFoundError, orjson.JSONDecodeError) as exc:
             raise InvalidArgument(f"task.save_tool: no draft {name!r} for this space; make one with "
                                   f"task.learn({name!r}) first", api="task.save_tool", option="name",
-                                  expected="a name given to task.learn") from None
+                                  expected="a name given to task.learn") from exc
         text = draft["source"] if source is None else source
         learned_run.check_name(name, draft["origin"])
         learned_run.run_source(text, f"<draft {name}>")  # invalid Python fails here: nothing is written

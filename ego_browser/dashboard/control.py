@@ -270,9 +270,9 @@ class Control:
             params["promptText"] = _str(cmd.get("text"), "text")
         try:
             await session.send("Page.handleJavaScriptDialog", params, timeout=10.0)
-        except CdpError:
+        except CdpError as exc:
             driver.dialogs.drop(session)  # it closed meanwhile
-            raise InvalidState("the dialog was already closed", api="dashboard") from None
+            raise InvalidState("the dialog was already closed", api="dashboard") from exc
         return None
 
     async def op_files(self, cmd: dict[str, Any]) -> Any:

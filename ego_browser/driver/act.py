@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -29,7 +29,7 @@ from .witness import witnessed
 if TYPE_CHECKING:
     from .sites import ActionSite, RefBook
 
-__all__ = ["input_state", "element_action", "input_action", "element_read", "PARSE_WAIT"]
+__all__ = ["input_state", "element_action", "locked_action", "input_action", "element_read", "PARSE_WAIT"]
 
 #: rounds whose input state a page remembers (oldest forgotten first)
 _INPUT_STATES = 16
@@ -135,17 +135,31 @@ async def _act(
         else:
             await driver.locate.release(run.group)
 
+    try:
+        return await locked_action(driver, site, body, api=api, timeout_ms=timeout_ms, flush=release,
+                                   navigates=navigates, budget=budget)
+    finally:
+        if not released:
+            # failed, or a dialog opened: a dialog blocks the renderer, so this release
+            # would only answer once the dialog is handled. Nobody waits for it.
+            site.background(asyncio.ensure_future(driver.locate.release(run.group)))
+
+
+async def locked_action(
+    driver: PageDriver, site: ActionSite, body: Callable[[], Coroutine[Any, Any, Any]], *, api: str,
+    timeout_ms: float, flush: Callable[[], Awaitable[Any]] | None = None, navigates: bool = False,
+    budget: float | None = None,
+) -> dict[str, Any]:
+    """Run ``body`` as one input action of the page: after the input before it (the page's
+    input lock), once the document is parsed (at most ``PARSE_WAIT``), with a receipt (which
+    refuses to start under an open dialog). Every element action goes through here."""
+    if driver.input_lock.locked():
+        driver.stats["input_queued"] += 1  # tests read it: this action waited for another's input
     async with driver.input_lock:
         # the page's scripts below the element may not have run yet (its handlers not attached)
         await navigation.until_parsed(driver, min(timeout_ms / 2000, PARSE_WAIT))
-        try:
-            return await run_action(driver, site, body, api=api, flush=release, wait_navigation=navigates,
-                                    navigation_budget=budget)
-        finally:
-            if not released:
-                # failed, or a dialog opened: a dialog blocks the renderer, so this release
-                # would only answer once the dialog is handled. Nobody waits for it.
-                site.background(asyncio.ensure_future(driver.locate.release(run.group)))
+        return await run_action(driver, site, body, api=api, flush=flush, wait_navigation=navigates,
+                                navigation_budget=budget)
 
 
 async def element_action(

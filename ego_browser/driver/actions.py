@@ -20,7 +20,6 @@ and out-of-process iframes alike.
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -30,13 +29,11 @@ from ..cdp.errors import ContextDestroyed, ObjectNotFound
 from ..errors import (
     CdpChannelUnavailable,
     CdpError,
-    InvalidArgument,
     NotActionable,
     PageScriptError,
     SelectorNotFound,
 )
 from . import dispatch, preload
-from .action_args import _validate_pointer, _validate_position
 from .candidates import ambiguous_candidates, fill_targets_ambiguous
 from .handles import ActionContext, ElementHandle, Resolve, Transient
 
@@ -52,6 +49,9 @@ __all__ = [
 
 #: pauses between attempts; the last one repeats
 RETRY_PAUSES_MS = (0, 20, 100, 100, 500)
+
+#: moves between a drag's press and its release, so mouse-driven widgets see a drag
+DRAG_STEPS = 5
 
 # ---- in-page helper calls ------------------------------------------------------------------
 
@@ -94,7 +94,7 @@ async def _call_helper(handle: ElementHandle, name: str, params: dict[str, Any])
             res = await handle.session.send("Runtime.callFunctionOn", params)
         except (ContextDestroyed, ObjectNotFound) as exc:
             # the element's document or world was replaced: resolve again on the next attempt
-            raise Transient(f"the page changed under the action ({exc.cdp_message})") from None
+            raise Transient(f"the page changed under the action ({exc.cdp_message})") from exc
         if "exceptionDetails" in res:
             d = res["exceptionDetails"]
             msg = (d.get("exception") or {}).get("description") or d.get("text") or "error"
@@ -147,15 +147,6 @@ class _Blocked(Exception):
         super().__init__(message)
         self.reason = reason
         self.message = message
-
-
-def _check_timeout(api: str, timeout_ms: Any) -> float:
-    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, (int, float)) or not math.isfinite(timeout_ms) or timeout_ms <= 0:
-        raise InvalidArgument(
-            f"{api}: timeout must be a finite number > 0 (got {timeout_ms!r})",
-            api=api, option="timeout", expected="finite number > 0",
-        )
-    return float(timeout_ms)
 
 
 _T = TypeVar("_T")
@@ -260,7 +251,7 @@ async def _pick(ctx: ActionContext, resolve: Resolve, action: str,
 
 
 async def _pick_and_point(ctx: ActionContext, resolve: Resolve, action: str, position: dict[str, Any] | None,
-                          force: bool, label: str | None, *, arm: bool = False) -> tuple[ElementHandle, float, float]:
+                          force: bool, *, arm: bool = False) -> tuple[ElementHandle, float, float]:
     """Pick the candidate and bring the pointer over it. A top-document candidate that something
     covers does not pass the hit-test check: the frames' candidates are tried next (API.md §9).
 
@@ -269,12 +260,12 @@ async def _pick_and_point(ctx: ActionContext, resolve: Resolve, action: str, pos
     prep = ("pointerPrep", action, position, force, arm)
     h = await _pick(ctx, resolve, action, prep)
     try:
-        return (h, *await _point_at(ctx, h, action, position, force, label, arm))
+        return (h, *await _point_at(ctx, h, action, position, force, arm))
     except _Blocked as blocked:
         if blocked.reason != "intercepted" or force or not h.frame_candidates:
             raise
     h = await _pick(ctx, resolve, action, prep, frames_only=True)
-    return (h, *await _point_at(ctx, h, action, position, force, label, arm))
+    return (h, *await _point_at(ctx, h, action, position, force, arm))
 
 
 def _after_checks(h: ElementHandle, message: str) -> str:
@@ -384,7 +375,7 @@ def _raise_hit(h: ElementHandle, who: str | None) -> None:
 
 
 async def _point_at(
-    ctx: ActionContext, h: ElementHandle, action: str, position: dict[str, Any] | None, force: bool, label: str | None,
+    ctx: ActionContext, h: ElementHandle, action: str, position: dict[str, Any] | None, force: bool,
     arm: bool = False,
 ) -> tuple[float, float]:
     """Scroll, hit-test, move, hit-test again, re-read the box; returns the top-level point.
@@ -419,8 +410,6 @@ async def _point_at(
         fx, fy, x, y = await _press_point(h, action, position)
         if not force:
             await _hit(h, action, fx, fy)
-    if ctx.show_label is not None and label:
-        await ctx.show_label(x, y, label)
     if prep is not None and prep.get("armed"):
         return x, y  # the caller moves and presses in one go; the hit is tested as the press lands
     await ctx.mouse.move(x, y)
@@ -447,21 +436,22 @@ async def click(
     ctx: ActionContext,
     resolve: Resolve,
     *,
-    button: str = "left",
-    click_count: int = 1,
-    delay: float = 0,
-    position: dict[str, Any] | None = None,
-    force: bool = False,
-    timeout_ms: float = 3000,
-    label: str | None = None,
+    button: str,
+    click_count: int,
+    delay: float,
+    position: dict[str, Any] | None,
+    force: bool,
+    timeout_ms: float,
     action: str = "click",
 ) -> dict[str, Any]:
-    """Trusted click on the resolved element. Returns ``{"x", "y"}`` (top-level viewport)."""
-    _validate_pointer(ctx.api, button=button, click_count=click_count, delay=delay, position=position)
-    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+    """Trusted click on the resolved element. Returns ``{"x", "y"}`` (top-level viewport).
+
+    The arguments are the schema's (``Page.click``), checked on the way in; ``action`` names
+    the checks (``dblclick``, or ``click`` for check/uncheck)."""
+    assert timeout_ms > 0 and click_count >= 1, "the schema checks the arguments"
 
     async def attempt() -> dict[str, Any]:
-        h, x, y = await _pick_and_point(ctx, resolve, action, position, force, label, arm=not delay)
+        h, x, y = await _pick_and_point(ctx, resolve, action, position, force, arm=not delay)
         if isinstance(h.fused, dict) and h.fused.get("armed"):
             await _click_in_one_go(ctx, h, x, y, button, click_count)
         else:
@@ -504,20 +494,18 @@ async def _click_in_one_go(ctx: ActionContext, h: ElementHandle, x: float, y: fl
     _raise_hit(h, outcome.get("hit") if isinstance(outcome, dict) else None)
 
 
-async def dblclick(ctx: ActionContext, resolve: Resolve, *, button: str = "left", delay: float = 0,
-                   position: dict[str, Any] | None = None, force: bool = False, timeout_ms: float = 3000,
-                   label: str | None = None) -> dict[str, Any]:
+async def dblclick(ctx: ActionContext, resolve: Resolve, *, button: str, delay: float,
+                   position: dict[str, Any] | None, force: bool, timeout_ms: float) -> dict[str, Any]:
     return await click(ctx, resolve, button=button, click_count=2, delay=delay, position=position,
-                       force=force, timeout_ms=timeout_ms, label=label, action="dblclick")
+                       force=force, timeout_ms=timeout_ms, action="dblclick")
 
 
-async def hover(ctx: ActionContext, resolve: Resolve, *, position: dict[str, Any] | None = None, force: bool = False,
-                timeout_ms: float = 3000, label: str | None = None) -> dict[str, Any]:
-    _validate_position(ctx.api, "position", position)
-    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+async def hover(ctx: ActionContext, resolve: Resolve, *, position: dict[str, Any] | None, force: bool,
+                timeout_ms: float) -> dict[str, Any]:
+    assert timeout_ms > 0, "the schema checks the arguments"
 
     async def attempt() -> dict[str, Any]:
-        h, x, y = await _pick_and_point(ctx, resolve, "hover", position, force, label)
+        h, x, y = await _pick_and_point(ctx, resolve, "hover", position, force)
         if h.last_call_js:
             ctx._finished_on(h)
         return {"x": x, "y": y}
@@ -530,38 +518,33 @@ async def drag_and_drop(
     resolve_source: Resolve,
     resolve_target: Resolve,
     *,
-    button: str = "left",
-    source_position: dict[str, Any] | None = None,
-    target_position: dict[str, Any] | None = None,
-    force: bool = False,
-    timeout_ms: float = 3000,
-    label: str | None = None,
-    target_selector: str | None = None,
-    steps: int = 5,
+    button: str,
+    source_position: dict[str, Any] | None,
+    target_position: dict[str, Any] | None,
+    force: bool,
+    timeout_ms: float,
+    target_selector: str | None,
 ) -> dict[str, Any]:
     """Trusted press on the source, interpolated moves, release on the target.
 
     Both elements get the hover checks (visible, size, hit target; disabled is fine).
     """
-    _validate_pointer(ctx.api, button=button)
-    _validate_position(ctx.api, "source_position", source_position)
-    _validate_position(ctx.api, "target_position", target_position)
-    timeout_ms = _check_timeout(ctx.api, timeout_ms)
-    tctx = ActionContext(ctx.mouse, ctx.keyboard, target_selector or ctx.selector, ctx.api, ctx.show_label, ctx.viewport)
+    assert timeout_ms > 0, "the schema checks the arguments"
+    tctx = ActionContext(ctx.mouse, ctx.keyboard, target_selector or ctx.selector, ctx.api, viewport=ctx.viewport)
     pressed = False
 
     async def attempt() -> dict[str, Any]:
         nonlocal pressed
         if not pressed:
             src = await _pick(ctx, resolve_source, "drag")
-            sx, sy = await _point_at(ctx, src, "drag", source_position, force, label)
+            sx, sy = await _point_at(ctx, src, "drag", source_position, force)
             await ctx.mouse.down(button=button)
             pressed = True
         dst = await _pick(tctx, resolve_target, "drag")
         await _scroll_into_view(tctx, dst, "drag", target_position)
         fx, fy, x, y = await _press_point(dst, "drag", target_position)
         # move in steps so mouse-driven widgets see a drag, then check and release
-        await ctx.mouse.move(x, y, steps=max(1, steps))
+        await ctx.mouse.move(x, y, steps=DRAG_STEPS)
         if not force:
             try:
                 await _hit(dst, "drag", fx, fy)

@@ -43,7 +43,7 @@ def build_expression(js: str, arg: Any, *, api: str = "page.evaluate", has_arg: 
         except TypeError as exc:
             raise InvalidArgument(
                 f"{api}: arg must be JSON-serialisable ({exc})", api=api, option="arg", expected="JSON value"
-            ) from None
+            ) from exc
         return f"({js})({arg_json})"
     if has_arg:
         raise InvalidArgument(
@@ -132,7 +132,7 @@ async def evaluate(
                 "was stopped; effects it had before stopping remain",
                 api=api, timeout_ms=round(execution_limit_ms), execution_stopped=True,
                 may_have_late_effects=True, page_responsive=await _page_responsive(driver),
-            ) from None
+            ) from exc
         if isinstance(exc, (TargetClosed, NavigatedAway)):
             raise  # the page went away, not the script's doing
         if isinstance(exc, ContextDestroyed):

@@ -2,8 +2,8 @@
 
 The target may be the input itself, a label's control, or the one file input inside a
 wrapper (through open shadow roots); a wrapper of several is an ambiguity error listing them
-as every other one does. The host sets the files (``DOM.setFileInputFiles``) on what this
-returns, inside the action's receipt.
+as every other one does. ``driver/file_actions.py`` sets the files (``DOM.setFileInputFiles``)
+on what this returns, inside the action's receipt.
 """
 
 from __future__ import annotations

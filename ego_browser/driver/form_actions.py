@@ -7,16 +7,13 @@ blockers until the deadline, and input is delivered at most once.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ..errors import InvalidArgument, NotActionable
-from .action_args import _bad
 from .handles import ActionContext, ElementHandle, Resolve
 from .keyboard import normalize_key_name, split_chord
 from .actions import (  # the shared pipeline
     _Blocked,
-    _check_timeout,
     _hit,
     _pick,
     _press_point,
@@ -35,10 +32,10 @@ __all__ = ["fill", "select_option", "focus", "press"]
 async def fill(
     ctx: ActionContext,
     resolve: Resolve,
-    value: str,
     *,
-    clear_first: bool = True,
-    timeout_ms: float = 3000,
+    value: str,
+    clear_first: bool,
+    timeout_ms: float,
 ) -> dict[str, Any]:
     """Fill the field, its editing host or a wrapper's single fillable descendant.
 
@@ -48,11 +45,7 @@ async def fill(
     more insertion, unless that click would hit a link inside the editor (``unsafe_activation``).
     Returns ``{"value": <read back>}``.
     """
-    if not isinstance(value, str):
-        raise _bad(ctx.api, "value", "a str", value)
-    if not isinstance(clear_first, bool):
-        raise _bad(ctx.api, "clear_first", "a bool", clear_first)
-    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+    assert isinstance(value, str) and timeout_ms > 0, "the schema checks the arguments (a secret is resolved)"
     delivered = False
 
     async def insert(h: ElementHandle, before: str) -> dict[str, Any]:
@@ -130,39 +123,26 @@ async def fill(
 # ---- select_option -------------------------------------------------------------------------
 
 
-def _descriptors(api: str, value: Any) -> tuple[list[dict[str, Any]], bool]:
+def _descriptors(value: Any) -> tuple[list[dict[str, Any]], bool]:
+    """The in-page helper's option descriptors (the schema's ``select_value`` checked the form)."""
     if value is None:
         return [], True
-    items = value if isinstance(value, list) else [value]
+    items = value if isinstance(value, (list, tuple)) else [value]
     if not items:
         return [], True
-    out = []
+    out: list[dict[str, Any]] = []
     for item in items:
         if isinstance(item, str):
             out.append({"valueOrLabel": item})
-        elif isinstance(item, dict):
-            if not item or set(item) - {"value", "label", "index"}:
-                raise _bad(api, "value", "a str, a dict {value?, label?, index?}, a list of these, or None", item)
-            d = {}
-            for k in ("value", "label"):
-                if k in item:
-                    if not isinstance(item[k], str):
-                        raise _bad(api, f"value[{k!r}]", "a str", item[k])
-                    d[k] = item[k]
-            if "index" in item:
-                if isinstance(item["index"], bool) or not isinstance(item["index"], int) or item["index"] < 0:
-                    raise _bad(api, "value['index']", "an integer >= 0", item["index"])
-                d["index"] = item["index"]
-            out.append(d)
         else:
-            raise _bad(api, "value", "a str, a dict {value?, label?, index?}, a list of these, or None", item)
+            out.append({k: item[k] for k in ("value", "label", "index") if k in item})
     return out, False
 
 
-async def select_option(ctx: ActionContext, resolve: Resolve, value: Any, *, timeout_ms: float = 3000) -> list[str]:
+async def select_option(ctx: ActionContext, resolve: Resolve, *, value: Any, timeout_ms: float) -> list[str]:
     """Select options of a ``<select>`` (API.md §4.3); returns the selected values."""
-    descriptors, clear = _descriptors(ctx.api, value)
-    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+    descriptors, clear = _descriptors(value)
+    assert timeout_ms > 0, "the schema checks the arguments"
 
     async def attempt() -> list[str]:
         h = await _pick(ctx, resolve, "select", ("selectOption", descriptors, clear))
@@ -179,10 +159,10 @@ async def select_option(ctx: ActionContext, resolve: Resolve, value: Any, *, tim
 # ---- focus and press -----------------------------------------------------------------------
 
 
-async def focus(ctx: ActionContext, resolve: Resolve, *, timeout_ms: float = 3000) -> dict[str, Any]:
+async def focus(ctx: ActionContext, resolve: Resolve, *, timeout_ms: float) -> dict[str, Any]:
     """Focus the element, its nearest focusable ancestor (through slots) or its single
     editable descendant."""
-    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+    assert timeout_ms > 0, "the schema checks the arguments"
 
     async def attempt() -> dict[str, Any]:
         h = await _pick(ctx, resolve, "focus")
@@ -193,17 +173,16 @@ async def focus(ctx: ActionContext, resolve: Resolve, *, timeout_ms: float = 300
     return await _retry(ctx, timeout_ms, attempt)
 
 
-async def press(ctx: ActionContext, resolve: Resolve, key: str, *, delay: float = 0, timeout_ms: float = 3000) -> dict[str, Any]:
-    """``focus`` then ``keyboard.press(key)``; the key is validated before anything happens."""
+async def press(ctx: ActionContext, resolve: Resolve, *, key: str, delay: float, timeout_ms: float) -> dict[str, Any]:
+    """``focus`` then ``keyboard.press(key)``; the key is looked up before anything happens
+    (the schema checks its form, the key table its name)."""
     for token in split_chord(key):
         try:
             normalize_key_name(token)
         except InvalidArgument as exc:
             exc.api = ctx.api
             raise
-    if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not math.isfinite(delay) or delay < 0:
-        raise _bad(ctx.api, "delay", "a finite number >= 0", delay)
-    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+    assert delay >= 0 and timeout_ms > 0, "the schema checks the arguments"
 
     async def attempt() -> dict[str, Any]:
         h = await _pick(ctx, resolve, "press")

@@ -78,8 +78,7 @@ class ElementHandle:
 class ActionContext:
     """What an action needs from its Page.
 
-    ``show_label``: optional ``async (x, y, label)`` drawing the on-screen pointer marker (the
-    host owns it; it must never be hit by events). ``viewport``: optional ``async () -> (w, h)``
+    ``viewport``: optional ``async () -> (w, h)``
     of the top-level viewport; when missing it is read through the mouse's session.
     """
 
@@ -87,7 +86,6 @@ class ActionContext:
     keyboard: Keyboard
     selector: str
     api: str = "page.click"
-    show_label: Callable[[float, float, str], Awaitable[Any]] | None = None
     viewport: Callable[[], Awaitable[tuple[float, float]]] | None = None
     #: the top page session (optional); with it, ``flushed`` can be told
     page_session: Any = None

@@ -211,11 +211,11 @@ class Locator:
                 if early is not None:
                     early.cancel()
                 context_id, res = await self._utility_node(frame, resolved.backend_node_id, group)
-        except (CdpError, CdpChannelUnavailable):
+        except (CdpError, CdpChannelUnavailable) as exc:
             # the node, its document or its frame is gone ("No frame for given id found" from
             # createIsolatedWorld is the frame's document having gone): the ref is stale
             ledger.stale_ref(ref)
-            raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref) from None
+            raise StaleRef(f"Stale ref: @{ref}; take a new snapshot", ref=ref) from exc
         object_id = res["object"]["objectId"]
         check = asyncio.ensure_future(frame.session.send(
             "Runtime.callFunctionOn",
@@ -278,7 +278,7 @@ class Locator:
                                              object_group=group)
             except (CdpChannelUnavailable, CdpError) as exc:
                 raise Transient(f"the page changed while resolving the selector ({exc})",
-                                reason="not_found") from None
+                                reason="not_found") from exc
             handles = []
             for m in found.matches:
                 ef = m.frame

@@ -332,7 +332,7 @@ async def goto(
             f"{api}: {bad} {params.get('referrer' if bad == 'referer' else 'url')!r} is not a valid URL; "
             "pass an absolute URL such as https://example.com/path",
             api=api, option=bad, expected="an absolute URL",
-        ) from None
+        ) from exc
     if res.get("errorText"):
         raise NavigationFailed(
             f"{api}: navigation to {url} failed: {res['errorText']}", url=url, error_text=res["errorText"]

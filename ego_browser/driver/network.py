@@ -238,7 +238,7 @@ class NetworkLog:
             raise BodyUnavailable(
                 f"{api}: Chromium no longer holds the body of {rec['url']} ({exc.message}); bodies stay only while "
                 "the page keeps its document and its network buffer: read them soon after the request",
-                api=api, reason="gone") from None
+                api=api, reason="gone") from exc
         raw = base64.b64decode(data) if is_b64 else data.encode()
         if len(raw) > BODY_INLINE_MAX:
             return {"path": _spill(raw), "size": len(raw)}

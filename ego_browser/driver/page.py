@@ -13,9 +13,7 @@ import asyncio
 import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
-import orjson
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..cdp import Connection, Session
 from ..errors import CdpChannelUnavailable, CdpError, EgoError, PageCrashed
@@ -23,23 +21,18 @@ from . import preload
 from .choosers import FileChoosers
 from .dialogs import Dialogs
 from .downloads import PageDownloads
+from .event_buffer import EVENT_BUFFER, EVENT_BUFFER_BYTES, EventBuffer
 from .frames import Frame, FrameTree
 from .locate import Locator
 from .network import NetworkLog
 from .router import Router
 
 if TYPE_CHECKING:
+    from ..snapshot.ledger import RefLedger
     from .keyboard import Keyboard
     from .mouse import Mouse
 
 __all__ = ["PageDriver", "EVENT_BUFFER", "EVENT_BUFFER_BYTES"]
-
-#: events kept per page between two ``events()`` calls (the oldest go first)...
-EVENT_BUFFER = 1000
-#: ...and at most this many bytes of them (their JSON). A count alone let one long-lived tab
-#: keep 1,000 network events of a few KB each (several MB of Python objects) for as long as
-#: nobody read them: the soak's host RSS kept rising with them (issue 9)
-EVENT_BUFFER_BYTES = 256 * 1024
 
 _BUFFERED = (
     "Runtime.consoleAPICalled",
@@ -60,6 +53,15 @@ _BUFFERED = (
 _IGNORED_REQUEST_TYPES = {"Other"}  # browser-internal fetches (favicons report "Other")
 
 
+class NavState(Protocol):
+    """The page's navigation tracker as the driver keeps it (``navigation.NavTracker``, which
+    imports this module: the tracker names the driver, the driver only what it holds)."""
+
+    @property
+    def seq(self) -> int:
+        """Navigations of the page started so far."""
+
+
 class PageDriver:
     """The host-side state of one tab."""
 
@@ -71,9 +73,8 @@ class PageDriver:
         self.sessions: dict[str, Session] = {session_id: self.session}
         #: child session id -> target id (out-of-process iframes)
         self.child_targets: dict[str, str] = {}
-        self.events: deque[dict[str, Any]] = deque()
-        self._event_sizes: deque[int] = deque()
-        self._event_bytes = 0
+        #: the events kept for ``events()`` (``driver/event_buffer.py``)
+        self.events = EventBuffer()
         #: the page's JavaScript dialogs: the open ones, the guard, answering (``driver/dialogs.py``)
         self.dialogs = Dialogs(self)
         #: main-frame URL changes (commits and same-document navigations): (version, url)
@@ -86,7 +87,7 @@ class PageDriver:
         #: and finishes on the frame's own.
         self.inflight: dict[str, tuple[str, str]] = {}
         self.last_network_activity = time.monotonic()
-        self.ledger: Any = None  # the snapshot engine's RefLedger, set by the host
+        self.ledger: RefLedger | None = None  # the snapshot engine's, set by the host (host/core/ledgers.py)
         self.ledger_key: tuple[int, str] | None = None  # (space id, label) it is stored under
         # (options, text, main document's loader id) of the last snapshot printed, for
         # snapshot(changes=True); memory only
@@ -123,7 +124,7 @@ class PageDriver:
         #: oldest first: one round's held buttons and keys are not another's
         self.input_states: OrderedDict[str, tuple[Mouse, Keyboard]] = OrderedDict()
         #: the page's navigation tracker (``navigation.tracker``), made when the host attaches it
-        self.nav_tracker: object | None = None  # navigation.NavTracker (navigation imports this module)
+        self.nav_tracker: NavState | None = None
         #: finding elements: refs and selectors to element handles (``driver/locate.py``)
         self.locate = Locator(self)
         #: the page's recent requests and their bodies (``driver/network.py``)
@@ -231,20 +232,9 @@ class PageDriver:
         return record
 
     def buffer_event(self, event: dict[str, Any]) -> None:
-        """Keep ``event`` for ``events()``, within ``EVENT_BUFFER`` events and ``EVENT_BUFFER_BYTES``."""
-        if self.closed:
-            return
-        try:
-            size = len(orjson.dumps(event))
-        except (TypeError, orjson.JSONEncodeError):
-            size = 4096  # not JSON as is: counted at a typical network event's size
-        events, sizes = self.events, self._event_sizes
-        events.append(event)
-        sizes.append(size)
-        self._event_bytes += size
-        while len(events) > EVENT_BUFFER or (self._event_bytes > EVENT_BUFFER_BYTES and len(events) > 1):
-            events.popleft()
-            self._event_bytes -= sizes.popleft()
+        """Keep ``event`` for ``events()`` (a closed page keeps nothing)."""
+        if not self.closed:
+            self.events.append(event)
 
     # -- child targets (out-of-process iframes, workers) ------------------------------------
 
@@ -403,21 +393,14 @@ class PageDriver:
         return {self.target_id, *self.child_targets.values()}
 
     def take_events(self) -> list[dict[str, Any]]:
-        out = list(self.events)
-        self._clear_events()
-        return out
-
-    def _clear_events(self) -> None:
-        self.events.clear()
-        self._event_sizes.clear()
-        self._event_bytes = 0
+        return self.events.take()
 
     def mark_closed(self) -> None:
         if self.closed:
             return
         self.closed = True
         self.detach_listeners()
-        self._clear_events()  # nobody can read a closed page's events
+        self.events.clear()  # nobody can read a closed page's events
         for sid in list(self.sessions):
             self.conn.reject_session(sid, "page closed")
         self.choosers.page_closed()
@@ -455,5 +438,5 @@ class PageDriver:
 
     def stale_all_refs(self) -> None:
         self.epoch += 1
-        if self.ledger is not None and hasattr(self.ledger, "stale_all"):
+        if self.ledger is not None:
             self.ledger.stale_all()

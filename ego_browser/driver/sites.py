@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from ..snapshot.ledger import RefLedger
 
-__all__ = ["RefBook", "ActionSite"]
+__all__ = ["RefBook", "ActionSite", "FileSite"]
 
 
 class RefBook(Protocol):
@@ -40,3 +40,11 @@ class ActionSite(RefBook, Protocol):
 
     async def activate(self) -> None:
         """Make the page the front tab of its window."""
+
+
+class FileSite(ActionSite, Protocol):
+    """An action's site that can also hand files to the page's browser."""
+
+    async def browser_files(self, paths: list[str]) -> list[str]:
+        """``paths`` (absolute, checked) as the page's browser sees them: the same paths for a
+        local browser, copies on the node for a Grid one."""

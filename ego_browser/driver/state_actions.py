@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import CdpError, NotActionable, PageScriptError
-from .actions import _check_timeout, _retry, click
+from .actions import _retry, click
 from .candidates import ambiguous_candidates
 from .handles import ActionContext, ElementHandle, Resolve, Transient
 
@@ -33,7 +33,7 @@ async def _read(h: ElementHandle, kind: str, arg: Any = None) -> dict[str, Any]:
         try:
             res = await h.session.send("Runtime.callFunctionOn", params, timeout=10.0)
         except CdpError as exc:
-            raise Transient(f"the page changed under the read ({exc.cdp_message or exc})") from None
+            raise Transient(f"the page changed under the read ({exc.cdp_message or exc})") from exc
         if "exceptionDetails" in res:
             d = res["exceptionDetails"]
             msg = (d.get("exception") or {}).get("description") or d.get("text") or "error"
@@ -73,10 +73,10 @@ def _not_checkable(ctx: ActionContext, error: str) -> NotActionable:
                          selector=ctx.selector, timeout_ms=0, reason="not_checkable")
 
 
-async def set_checked(ctx: ActionContext, resolve: Resolve, *, checked: bool, position: dict[str, float] | None = None,
-                      force: bool = False, timeout_ms: float = 3000, label: str | None = None) -> dict[str, Any]:
+async def set_checked(ctx: ActionContext, resolve: Resolve, *, checked: bool, position: dict[str, float] | None,
+                      force: bool, timeout_ms: float) -> dict[str, Any]:
     """Make the element checked (or not). Returns ``{"changed": bool}``."""
-    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+    assert timeout_ms > 0, "the schema checks the arguments"
 
     async def state() -> tuple[ElementHandle, dict[str, Any]]:
         h = await pick_one(ctx, resolve)
@@ -92,8 +92,9 @@ async def set_checked(ctx: ActionContext, resolve: Resolve, *, checked: bool, po
         raise NotActionable(f"{ctx.api}: selector {ctx.selector} is a radio button: it cannot be unchecked; check "
                             "another radio button of its group instead", selector=ctx.selector, timeout_ms=0,
                             reason="radio")
-    await click(ctx, resolve, position=position, force=force, timeout_ms=timeout_ms, label=label,
-                action="click")
+    # the click a person makes on a checkbox: one press of the main button
+    await click(ctx, resolve, button="left", click_count=1, delay=0, position=position, force=force,
+                timeout_ms=timeout_ms, action="click")
     after = await _read(h, "checked")
     if after.get("value") is not checked:
         raise NotActionable(f"{ctx.api}: clicking {ctx.selector} did not change its checked state (the page "
@@ -101,18 +102,20 @@ async def set_checked(ctx: ActionContext, resolve: Resolve, *, checked: bool, po
     return {"changed": True}
 
 
-async def check(ctx: ActionContext, resolve: Resolve, **kw: Any) -> dict[str, Any]:
-    return await set_checked(ctx, resolve, checked=True, **kw)
+async def check(ctx: ActionContext, resolve: Resolve, *, position: dict[str, float] | None, force: bool,
+                timeout_ms: float) -> dict[str, Any]:
+    return await set_checked(ctx, resolve, checked=True, position=position, force=force, timeout_ms=timeout_ms)
 
 
-async def uncheck(ctx: ActionContext, resolve: Resolve, **kw: Any) -> dict[str, Any]:
-    return await set_checked(ctx, resolve, checked=False, **kw)
+async def uncheck(ctx: ActionContext, resolve: Resolve, *, position: dict[str, float] | None, force: bool,
+                  timeout_ms: float) -> dict[str, Any]:
+    return await set_checked(ctx, resolve, checked=False, position=position, force=force, timeout_ms=timeout_ms)
 
 
-async def read_state(ctx: ActionContext, resolve: Resolve, *, kind: str, arg: Any = None,
-                     timeout_ms: float = 3000, wait: bool = True) -> Any:
+async def read_state(ctx: ActionContext, resolve: Resolve, *, kind: str, arg: Any, timeout_ms: float,
+                     wait: bool) -> Any:
     """One read of the element the selector means (see the module doc)."""
-    timeout_ms = _check_timeout(ctx.api, timeout_ms)
+    assert timeout_ms > 0, "the schema checks the arguments"
 
     async def attempt() -> Any:
         h = await pick_one(ctx, resolve, required=wait)

@@ -106,7 +106,7 @@ def read_pack(site_id: str, root: Path | None = None) -> dict[str, Any]:
                               problems=["pack.json: file not found"]) from None
     except (orjson.JSONDecodeError, OSError) as exc:
         raise SitePackInvalid(f"learned pack {site_id!r}: pack.json is unreadable ({exc})", site_id=site_id,
-                              problems=[f"pack.json: {exc}"]) from None
+                              problems=[f"pack.json: {exc}"]) from exc
     problems = pack_problems(data)
     if problems:
         raise SitePackInvalid(f"learned pack {site_id!r} is invalid: " + "; ".join(problems) +

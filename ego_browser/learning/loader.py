@@ -183,12 +183,12 @@ def read_manifest_json(pack_dir: Path) -> Any:
         raise SitePackInvalid(
             f"site pack {site_id!r}: cannot read manifest.json: {exc}",
             site_id=site_id, problems=[f"manifest.json: cannot read ({exc.strerror or exc})"],
-        ) from None
+        ) from exc
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         problem = f"manifest.json: not valid JSON ({exc})"
-        raise SitePackInvalid(f"site pack {site_id!r}: {problem}", site_id=site_id, problems=[problem]) from None
+        raise SitePackInvalid(f"site pack {site_id!r}: {problem}", site_id=site_id, problems=[problem]) from exc
 
 
 def load_pack(pack_dir: str | os.PathLike[str]) -> Pack:
@@ -204,7 +204,7 @@ def load_pack(pack_dir: str | os.PathLike[str]) -> Pack:
         raise SitePackInvalid(
             f"site pack {site_id!r} has an invalid manifest.json: " + "; ".join(exc.problems),
             site_id=site_id, problems=list(exc.problems),
-        ) from None
+        ) from exc
     if manifest.id != site_id:
         problem = f"id: expected the folder name {site_id!r} (got {manifest.id!r})"
         raise SitePackInvalid(f"site pack {site_id!r}: {problem}", site_id=site_id, problems=[problem])

@@ -291,4 +291,4 @@ def parse_manifest(data: Any) -> Manifest:
             text = _describe(err, data)
             if text is not None and text not in problems:
                 problems.append(text)
-        raise ManifestError(problems or [str(exc)]) from None
+        raise ManifestError(problems or [str(exc)]) from exc

@@ -196,20 +196,39 @@ The same journal is the space's trace for a person (docs/trace.md): requests and
 """
 
 
+#: the intent classes of the error tree (``ego_browser/errors.py``): what the caller does next
+_INTENTS = {
+    "PageGone": "the page is gone; pick or open another (reload() a crashed one)",
+    "TargetError": "the element named is wrong; snapshot or find again and name it anew",
+    "HeldByPerson": "the person holds the space or must say yes; wait_for_control(), then repeat",
+    "TimedOut": "time ran out (also a TimeoutError); look at the page before repeating",
+    "BrowserFailed": "the browser failed the call; repeat it once the browser is back",
+}
+
+
 def errors_topic() -> str:
     """The "errors" topic, read off the error classes (their codes and attributes)."""
-    from .. import errors
+    from .. import errors, errors_base
 
     lines = ["Every error derives from ego_browser.EgoError (code: a stable string; message = str(e)).",
-             "InvalidArgument is also a ValueError, EgoTimeout also a TimeoutError. Catch by class:",
-             "    except ego_browser.SelectorNotFound as e: print(e.code, e)", ""]
+             "InvalidArgument is also a ValueError, TimedOut (EgoTimeout ...) also a TimeoutError. Catch by class:",
+             "    except ego_browser.SelectorNotFound as e: print(e.code, e)",
+             "or by what to do next, with an intent class (never raised itself; every error keeps its code):",
+             "    except ego_browser.TargetError as e: snapshot again, name the element anew", ""]
+    intents = [getattr(errors, name) for name in _INTENTS]
+    for cls in intents:
+        members = sorted(c.__name__ for c in errors_base._all_classes().values() if c is not cls and issubclass(c, cls))
+        lines.append(f"- {cls.__name__}: {_INTENTS[cls.__name__]}. Catches {', '.join(members)}")
+    lines.append("")
     for name in errors.__all__:
         cls = getattr(errors, name)
         if not isinstance(cls, type) or not issubclass(cls, errors.EgoError) or cls is errors.EgoError:
             continue
+        if cls in intents:
+            continue
         fields = ", ".join(getattr(cls, "fields", ()) or ())
         base = cls.__mro__[1].__name__
-        parent = f" (is a {base})" if base not in ("EgoError", "ValueError", "TimeoutError") else ""
+        parent = f" (is a {base})" if base not in ("EgoError", "ValueError", "TimeoutError", "AssertionError") else ""
         lines.append(f"- {name} {cls.code}{parent}" + (f": {fields}" if fields else ""))
     lines += [
         "",

@@ -74,7 +74,8 @@ def _num(v: Any) -> bool:
 
 
 def _point(v: Any) -> bool:
-    return isinstance(v, dict) and _num(v.get("x")) and _num(v.get("y"))
+    # exactly x and y: a box ({x, y, width, height}) passed by mistake is refused, not half read
+    return isinstance(v, dict) and len(v) == 2 and _num(v.get("x")) and _num(v.get("y"))
 
 
 def _clip(v: Any) -> bool:

@@ -48,19 +48,53 @@ class SessionLike(Protocol):
 
 
 class FrameLike(Protocol):
-    frame_id: str
-    session: SessionLike
-    loader_id: str | None
-    url: str
-    is_main: bool
-    #: what the current utility context holds (reset by the frame when that context changes)
-    installed: set[str]
+    """One frame as the engine reads it (read-only: the driver's frames and ``standalone.py``'s)."""
+
+    @property
+    def frame_id(self) -> str: ...
+
+    @property
+    def session(self) -> SessionLike: ...
+
+    @property
+    def loader_id(self) -> str | None: ...
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def is_main(self) -> bool: ...
+
+    @property
+    def installed(self) -> set[str]:
+        """What the current utility context holds (reset by the frame when that context changes)."""
 
     async def utility_context(self) -> int: ...
 
 
 class FrameTreeLike(Protocol):
     def frames(self) -> Sequence[FrameLike] | Awaitable[Sequence[FrameLike]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """What one frame's query asks for, passed whole through the engine's paths (CSS/text/XPath
+    in the page, ``role.py``, ``chain.py``); ``engine.query_frame`` makes it from its options.
+
+    ``nth``: the one match wanted (None: every match); ``limit``: at most this many matches
+    built; ``describe``: fill ``Match.info``; ``objects``: element handles (False: counts only,
+    by value), in ``object_group``; ``project``: a JS ``el => value`` added per match;
+    ``backend_ids``: fill ``Match.backend_node_id``; ``timeout``: seconds per CDP call.
+    """
+
+    nth: int | None
+    limit: int | None
+    describe: bool
+    objects: bool
+    object_group: str | None
+    project: str | None
+    timeout: float
+    backend_ids: bool
 
 
 @dataclass
@@ -127,7 +161,7 @@ class _FrameGone(Exception):
     """The frame's context went away twice in a row; it counts as having no match."""
 
 
-def _installed_set(frame: Any) -> set[str]:
+def _installed_set(frame: FrameLike) -> set[str]:
     """The frame's own record of what its current utility context holds.
 
     Frames reset it whenever their utility context changes, so the record lives and dies with
@@ -142,7 +176,7 @@ def _installed_set(frame: Any) -> set[str]:
 _T = TypeVar("_T")
 
 
-async def _with_context(frame: Any, call: Callable[[int], Awaitable[_T | str]], *, timeout: float) -> _T:
+async def _with_context(frame: FrameLike, call: Callable[[int], Awaitable[_T | str]], *, timeout: float) -> _T:
     """Run ``call(ctx)`` with the engine installed in the frame's utility context.
 
     ``call`` returns a CDP result, or ``_MISSING`` when the engine is not there (a context
@@ -170,7 +204,7 @@ async def _with_context(frame: Any, call: Callable[[int], Awaitable[_T | str]], 
     raise _FrameGone(frame.frame_id)
 
 
-async def _install(session: Any, ctx: int, timeout: float) -> None:
+async def _install(session: SessionLike, ctx: int, timeout: float) -> None:
     r = await session.send(
         "Runtime.evaluate",
         {"expression": engine_source(), "contextId": ctx, "returnByValue": True, "silent": True},
@@ -197,7 +231,7 @@ def _dumps(value: Any) -> str:
     return jsonsafe.dumps(value).decode()  # a selector's lone surrogate is sent as U+FFFD
 
 
-async def _evaluate(frame: Any, expression: str, *, by_value: bool, group: str | None, timeout: float) -> Any:
+async def _evaluate(frame: FrameLike, expression: str, *, by_value: bool, group: str | None, timeout: float) -> Any:
     """Evaluate ``expression`` (which may use ``__egoSel``) in the frame's utility world."""
     session = frame.session
     guarded = f"globalThis.__egoSel ? ({expression}) : {_dumps(_MISSING)}"
@@ -248,7 +282,7 @@ def _invalid_from_engine(parsed: ParsedSelector, value: dict[str, Any]) -> Inval
     return InvalidSelector(f"Invalid selector {parsed.source!r}: {detail}", selector=parsed.source, detail=detail)
 
 
-async def _materialize(frame: Any, parsed: ParsedSelector, res: dict[str, Any], *, backend_ids: bool, timeout: float) -> _FrameResult:
+async def _materialize(frame: FrameLike, parsed: ParsedSelector, res: dict[str, Any], *, backend_ids: bool, timeout: float) -> _FrameResult:
     session = frame.session
     array_id = res.get("objectId")
     if array_id is None:
@@ -297,14 +331,14 @@ async def _materialize(frame: Any, parsed: ParsedSelector, res: dict[str, Any], 
     return _FrameResult(matches, meta.get("count", meta.get("total", len(matches))), meta.get("total", len(matches)))
 
 
-async def _release(session: Any, object_id: str) -> None:
+async def _release(session: SessionLike, object_id: str) -> None:
     try:
         await session.send("Runtime.releaseObject", {"objectId": object_id}, timeout=5.0)
     except (CdpError, CdpChannelUnavailable):
         pass
 
 
-async def _backend_ids(session: Any, object_ids: list[str], timeout: float) -> list[int | None]:
+async def _backend_ids(session: SessionLike, object_ids: list[str], timeout: float) -> list[int | None]:
     async def one(oid: str) -> int | None:
         try:
             r = await session.send("DOM.describeNode", {"objectId": oid}, timeout=timeout)

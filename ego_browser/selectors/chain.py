@@ -17,6 +17,9 @@ from ..cdp.errors import ContextDestroyed
 from ..errors import CdpError
 from ._core import (
     DEFAULT_GROUP,
+    FrameLike,
+    Query,
+    SessionLike,
     _evaluate,
     _exception_text,
     _FrameGone,
@@ -53,15 +56,14 @@ def _page_spec(step: ParsedSelector, roles: list[ParsedSelector]) -> dict[str, A
     return step.to_spec()
 
 
-async def _role_sets(frame: Any, session: Any, roles: list[ParsedSelector], *, ctx: int | None, group: str,
-                     timeout: float) -> list[dict[str, Any]]:
+async def _role_sets(frame: FrameLike, session: SessionLike, roles: list[ParsedSelector], *, ctx: int | None,
+                     group: str, timeout: float) -> list[dict[str, Any]]:
     """Each role= part of a has= filter resolved by Chromium's tree, as one array in the page."""
     from .role import _query_role
 
     out: list[dict[str, Any]] = []
     for step in roles:
-        found = await _query_role(frame, step, limit=None, nth=None, describe=False, objects=True, object_group=group,
-                                  project=None, timeout=timeout, backend_ids=False)
+        found = await _query_role(frame, step, _whole_document(group, timeout))
         els = [{"objectId": m.object_id} for m in found.matches if m.object_id]
         res = await _call(session, "function(...els) { return els; }", this=None, ctx=ctx, args=els, group=group,
                           by_value=False, timeout=timeout)
@@ -69,7 +71,7 @@ async def _role_sets(frame: Any, session: Any, roles: list[ParsedSelector], *, c
     return out
 
 
-async def _call(session: Any, fn: str, *, this: str | None, ctx: int | None, args: list[dict[str, Any]], group: str,
+async def _call(session: SessionLike, fn: str, *, this: str | None, ctx: int | None, args: list[dict[str, Any]], group: str,
                 by_value: bool, timeout: float) -> dict[str, Any]:
     params: dict[str, Any] = {"functionDeclaration": fn, "arguments": args, "silent": True}
     if this is not None:
@@ -88,21 +90,16 @@ async def _call(session: Any, fn: str, *, this: str | None, ctx: int | None, arg
     return remote
 
 
-async def query_chain(
-    frame: Any,
-    parsed: ParsedSelector,
-    *,
-    limit: int | None,
-    nth: int | None,
-    describe: bool,
-    objects: bool,
-    object_group: str | None,
-    project: str | None,
-    timeout: float,
-    backend_ids: bool,
-) -> _FrameResult:
+def _whole_document(group: str, timeout: float) -> Query:
+    """A role= part's query: every match as a bare handle in ``group`` (scoped afterwards)."""
+    return Query(nth=None, limit=None, describe=False, objects=True, object_group=group, project=None,
+                 timeout=timeout, backend_ids=False)
+
+
+async def query_chain(frame: FrameLike, parsed: ParsedSelector, q: Query) -> _FrameResult:
     from .role import _query_role
 
+    timeout = q.timeout
     session = frame.session
     temp = f"ego-sel-chain-{next(_groups)}"
     current: str | None = None  # objectId of the scopes array; None = the document
@@ -112,10 +109,7 @@ async def query_chain(
         ctx = await frame.utility_context()
         for segment in _segments(parsed.steps):
             if segment[0].kind == "role":
-                found = await _query_role(
-                    frame, segment[0], limit=None, nth=None, describe=False, objects=True, object_group=temp,
-                    project=None, timeout=timeout, backend_ids=False,
-                )
+                found = await _query_role(frame, segment[0], _whole_document(temp, timeout))
                 els = [{"objectId": m.object_id} for m in found.matches if m.object_id]
                 scopes = {"objectId": current} if current else {"value": None}
                 res = await _call(session, "function(scopes, ...els) { return __egoSel.within(scopes, els); }",
@@ -134,20 +128,20 @@ async def query_chain(
             current = res.get("objectId")
             if current is None:
                 return _FrameResult([], 0, 0)
-        spec: dict[str, Any] = {"nth": nth}
-        if not objects:
+        spec: dict[str, Any] = {"nth": q.nth}
+        if not q.objects:
             spec["countOnly"] = True
             value = (await _call(session, "function(spec) { return __egoSel.finish(this, spec); }", this=current,
                                  ctx=None, args=[{"value": spec}], group=temp, by_value=True, timeout=timeout)).get("value") or {}
             if "invalid" in value:
                 raise _invalid_from_engine(parsed, value)
             return _FrameResult([], value.get("count", 0), value.get("total", 0))
-        spec.update(limit=limit, describe=describe)
-        if project:
-            spec["project"] = project
+        spec.update(limit=q.limit, describe=q.describe)
+        if q.project:
+            spec["project"] = q.project
         res = await _call(session, "function(spec) { return __egoSel.finish(this, spec); }", this=current, ctx=None,
-                          args=[{"value": spec}], group=object_group or DEFAULT_GROUP, by_value=False, timeout=timeout)
-        return await _materialize(frame, parsed, res, backend_ids=backend_ids, timeout=timeout)
+                          args=[{"value": spec}], group=q.object_group or DEFAULT_GROUP, by_value=False, timeout=timeout)
+        return await _materialize(frame, parsed, res, backend_ids=q.backend_ids, timeout=timeout)
     except ContextDestroyed:
         raise _FrameGone(frame.frame_id) from None
     finally:

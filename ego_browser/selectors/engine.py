@@ -47,6 +47,8 @@ from typing import Any, Literal
 from .. import jsbundle
 from ..errors import CdpChannelUnavailable, CdpError, EgoError
 from ._core import (
+    FrameLike,
+    Query,
     _MISSING,
     DEFAULT_GROUP,
     ENGINE_WORLD,
@@ -96,7 +98,7 @@ __all__ = [
 
 
 async def query_frame(
-    frame: Any,
+    frame: FrameLike,
     selector: ParsedSelector | str,
     *,
     limit: int | None = None,
@@ -120,18 +122,14 @@ async def query_frame(
     if nth == "selector":
         nth = parsed.nth
     try:
-        if parsed.kind == "chain":
+        if parsed.kind in ("chain", "role"):
+            q = Query(nth=nth, limit=limit, describe=describe, objects=objects, object_group=object_group,
+                      project=project, timeout=timeout, backend_ids=backend_ids)
+            if parsed.kind == "role":
+                return await _query_role(frame, parsed, q)
             from .chain import query_chain
 
-            return await query_chain(
-                frame, parsed, limit=limit, nth=nth, describe=describe, objects=objects,
-                object_group=object_group, project=project, timeout=timeout, backend_ids=backend_ids,
-            )
-        if parsed.kind == "role":
-            return await _query_role(
-                frame, parsed, limit=limit, nth=nth, describe=describe, objects=objects,
-                object_group=object_group, project=project, timeout=timeout, backend_ids=backend_ids,
-            )
+            return await query_chain(frame, parsed, q)
         spec = dict(parsed.to_spec())
         spec["nth"] = nth
         if not objects:
@@ -258,7 +256,7 @@ async def selector_state(target: Any, selector: ParsedSelector | str, *, timeout
     if not frames:
         return 0, False
 
-    def count(frame: Any) -> Coroutine[Any, Any, _FrameResult]:
+    def count(frame: FrameLike) -> Coroutine[Any, Any, _FrameResult]:
         return query_frame(frame, parsed, nth=None, objects=False, visible_first=True, timeout=timeout)
 
     top = await count(frames[0])
@@ -382,7 +380,7 @@ async def ax_describe(matches: list[Match], *, timeout: float = 10.0) -> None:
     await asyncio.gather(*(one(m) for m in matches))
 
 
-async def engine_ready(frame: Any, *, timeout: float = 5.0) -> None:
+async def engine_ready(frame: FrameLike, *, timeout: float = 5.0) -> None:
     """Make the frame's utility world and install the engine in it, unless both are there
     (then nothing is sent): afterwards a call into the engine goes out in its first step.
     A frame that is gone, or a world that cannot be made now, is left to the next call."""
@@ -396,7 +394,7 @@ async def engine_ready(frame: Any, *, timeout: float = 5.0) -> None:
         pass
 
 
-async def wait_for_dom_change(frame: Any, timeout_ms: float, *, timeout: float | None = None) -> bool:
+async def wait_for_dom_change(frame: FrameLike, timeout_ms: float, *, timeout: float | None = None) -> bool:
     """Resolve at the frame's next DOM mutation (True) or after ``timeout_ms`` (False)."""
     session = frame.session
     budget = timeout if timeout is not None else timeout_ms / 1000 + 5.0
@@ -421,7 +419,7 @@ async def wait_for_dom_change(frame: Any, timeout_ms: float, *, timeout: float |
 
 
 
-async def dom_quiet(frame: Any, quiet_ms: float, timeout_ms: float) -> bool:
+async def dom_quiet(frame: FrameLike, quiet_ms: float, timeout_ms: float) -> bool:
     """True once the frame's DOM has not changed for ``quiet_ms``; False after ``timeout_ms``."""
     session = frame.session
     budget = timeout_ms / 1000 + 5.0
@@ -446,7 +444,7 @@ async def dom_quiet(frame: Any, quiet_ms: float, timeout_ms: float) -> bool:
         return False  # the document was replaced while we waited: not quiet
 
 
-async def since_change(frame: Any, *, timeout: float = 2.0) -> tuple[float, float] | None:
+async def since_change(frame: FrameLike, *, timeout: float = 2.0) -> tuple[float, float] | None:
     """(ms since the frame's DOM last changed after its load, ms that run of changes lasted),
     None when it has not (the engine's observer starts with its world: at document start when
     preloaded)."""

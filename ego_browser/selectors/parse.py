@@ -332,8 +332,8 @@ def _filter_fields(selector: str, name: str, body: str) -> dict[str, Any]:
     if len(value) > 1 and value[0] == value[-1] == '"':
         try:
             value = json.loads(value)
-        except ValueError:
-            raise _invalid(selector, f"{name}= has a badly quoted string: {body.strip()!r}") from None
+        except ValueError as exc:
+            raise _invalid(selector, f"{name}= has a badly quoted string: {body.strip()!r}") from exc
     return {"kind": "filter", "text": value, "exact": exact, "negate": negate}
 
 
@@ -355,7 +355,7 @@ def _css_fields(selector: str, css: str) -> dict[str, Any]:
     try:
         complexes = _parse_css(css.strip())
     except _CssError as exc:
-        raise _invalid(selector, f"{exc} in CSS {css.strip()!r}") from None
+        raise _invalid(selector, f"{exc} in CSS {css.strip()!r}") from exc
     return {"kind": "css", "css": complexes}
 
 

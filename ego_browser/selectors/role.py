@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from dataclasses import replace
 from typing import Any
 
 from .. import jsbundle
@@ -33,7 +34,10 @@ from ._core import (
     _MISSING,
     _ROLE_ALIASES,
     DEFAULT_GROUP,
+    FrameLike,
     Match,
+    Query,
+    SessionLike,
     _backend_ids,
     _dumps,
     _evaluate,
@@ -144,7 +148,7 @@ def text_matches(actual: str, op: str, value: str, exact: bool, flags: str = "")
     return False
 
 
-async def _role_candidates(frame: Any, parsed: ParsedSelector, timeout: float) -> tuple[list[str], str] | None:
+async def _role_candidates(frame: FrameLike, parsed: ParsedSelector, timeout: float) -> tuple[list[str], str] | None:
     """Object ids of a superset of the matches (in a temporary object group), or None."""
     role = parsed.role or ""
     if role not in _ROLE_TAGS:
@@ -162,14 +166,14 @@ async def _role_candidates(frame: Any, parsed: ParsedSelector, timeout: float) -
     return oids, group
 
 
-async def _release_group(session: Any, group: str) -> None:
+async def _release_group(session: SessionLike, group: str) -> None:
     try:
         await session.send("Runtime.releaseObjectGroup", {"objectGroup": group}, timeout=5.0)
     except (CdpError, CdpChannelUnavailable):
         pass
 
 
-async def _partial_node(session: Any, object_id: str, timeout: float) -> list[dict[str, Any]]:
+async def _partial_node(session: SessionLike, object_id: str, timeout: float) -> list[dict[str, Any]]:
     try:
         r = await session.send(
             "Accessibility.getPartialAXTree", {"objectId": object_id, "fetchRelatives": False}, timeout=timeout
@@ -180,7 +184,7 @@ async def _partial_node(session: Any, object_id: str, timeout: float) -> list[di
     return nodes[:1]
 
 
-async def _document_query(frame: Any, roles: tuple[str, ...], timeout: float) -> list[dict[str, Any]]:
+async def _document_query(frame: FrameLike, roles: tuple[str, ...], timeout: float) -> list[dict[str, Any]]:
     """One queryAXTree per role over the whole document; EgoTimeout after 2 s (see above)."""
     session = frame.session
 
@@ -226,7 +230,7 @@ def _name_ok(node: dict[str, Any], parsed: ParsedSelector) -> bool:
     return True
 
 
-async def _ax_nodes(frame: Any, parsed: ParsedSelector, timeout: float) -> list[dict[str, Any]]:
+async def _ax_nodes(frame: FrameLike, parsed: ParsedSelector, timeout: float) -> list[dict[str, Any]]:
     """Non-ignored AX nodes of the frame's document with the role and name asked for."""
     session = frame.session
     assert parsed.role is not None, "the parser gives every role selector its role"
@@ -270,32 +274,15 @@ async def _ax_nodes(frame: Any, parsed: ParsedSelector, timeout: float) -> list[
 _DOM_STATES = ("checked", "pressed", "selected", "expanded", "level", "disabled")
 
 
-async def _query_role(
-    frame: Any,
-    parsed: ParsedSelector,
-    *,
-    limit: int | None,
-    nth: int | None,
-    describe: bool,
-    objects: bool,
-    object_group: str | None,
-    project: str | None,
-    timeout: float,
-    backend_ids: bool = True,
-) -> _FrameResult:
+async def _query_role(frame: FrameLike, parsed: ParsedSelector, q: Query) -> _FrameResult:
     states = [(k, v) for k, v in parsed.states if k in _DOM_STATES]
     if not states:
-        return await _query_role_base(
-            frame, parsed, limit=limit, nth=nth, describe=describe, objects=objects, object_group=object_group,
-            project=project, timeout=timeout, backend_ids=backend_ids,
-        )
+        return await _query_role_base(frame, parsed, q)
+    limit, nth, objects, timeout = q.limit, q.nth, q.objects, q.timeout
     # every match, then the page keeps those in the asked states; nth and limit after that
     temp = f"ego-sel-tmp-{next(_tmp_groups)}"
-    group = object_group if (objects and object_group) else temp
-    found = await _query_role_base(
-        frame, parsed, limit=None, nth=None, describe=describe, objects=True, object_group=group,
-        project=project, timeout=timeout, backend_ids=backend_ids,
-    )
+    group = q.object_group if (objects and q.object_group) else temp
+    found = await _query_role_base(frame, parsed, replace(q, limit=None, nth=None, objects=True, object_group=group))
     session = frame.session
     matches = found.matches
     if matches:
@@ -333,55 +320,27 @@ async def _query_role(
     return _FrameResult(out, count_all, total)
 
 
-async def _query_role_base(
-    frame: Any,
-    parsed: ParsedSelector,
-    *,
-    limit: int | None,
-    nth: int | None,
-    describe: bool,
-    objects: bool,
-    object_group: str | None,
-    project: str | None,
-    timeout: float,
-    backend_ids: bool = True,
-) -> _FrameResult:
+async def _query_role_base(frame: FrameLike, parsed: ParsedSelector, q: Query) -> _FrameResult:
     if (parsed.role or "") in _ROLE_TAGS:
-        if not objects and parsed.name is None:
+        if not q.objects and parsed.name is None:
             # a count the page can give alone when every candidate is sure
             res = await _evaluate(frame, f"__egoSel.roleCount({_dumps(_candidate_spec(parsed))})", by_value=True,
-                                  group=None, timeout=timeout)
+                                  group=None, timeout=q.timeout)
             value = res.get("value") or {}
             if "count" in value:
                 n = int(value["count"])
-                return _FrameResult([], n, n if nth is None else int(_nth_index(nth, n) is not None))
-        found = await _query_role_classified(
-            frame, parsed, limit=limit, nth=nth, describe=describe, objects=objects, object_group=object_group,
-            project=project, timeout=timeout, backend_ids=backend_ids,
-        )
+                return _FrameResult([], n, n if q.nth is None else int(_nth_index(q.nth, n) is not None))
+        found = await _query_role_classified(frame, parsed, q)
         if found is not None:
             return found
-    return await _query_role_ax(
-        frame, parsed, limit=limit, nth=nth, describe=describe, objects=objects, object_group=object_group,
-        project=project, timeout=timeout,
-    )
+    return await _query_role_ax(frame, parsed, q)
 
 
-async def _query_role_classified(
-    frame: Any,
-    parsed: ParsedSelector,
-    *,
-    limit: int | None,
-    nth: int | None,
-    describe: bool,
-    objects: bool,
-    object_group: str | None,
-    project: str | None,
-    timeout: float,
-    backend_ids: bool,
-) -> _FrameResult | None:
+async def _query_role_classified(frame: FrameLike, parsed: ParsedSelector, q: Query) -> _FrameResult | None:
     """The in-page classification path; None when too many candidates are unsure (the
     caller then takes the whole-document path)."""
+    limit, nth, describe, objects, project, timeout = q.limit, q.nth, q.describe, q.objects, q.project, q.timeout
+    object_group = q.object_group
     session = frame.session
     temp = None if (objects and object_group) else f"ego-sel-tmp-{next(_tmp_groups)}"
     group = object_group if temp is None else temp
@@ -458,7 +417,7 @@ async def _query_role_classified(
             if nodes:
                 ax[i] = nodes[0]
     backend: dict[int, int | None] = {i: ax[i].get("backendDOMNodeId") for i in keep if i in ax}
-    if backend_ids:
+    if q.backend_ids:
         need = [i for i in keep if backend.get(i) is None]
         if need:
             for i, b in zip(need, await _backend_ids(session, [oids[i] for i in need], timeout)):
@@ -476,19 +435,10 @@ async def _query_role_classified(
     return _FrameResult(matches, count_all, total)
 
 
-async def _query_role_ax(
-    frame: Any,
-    parsed: ParsedSelector,
-    *,
-    limit: int | None,
-    nth: int | None,
-    describe: bool,
-    objects: bool,
-    object_group: str | None,
-    project: str | None,
-    timeout: float,
-) -> _FrameResult:
+async def _query_role_ax(frame: FrameLike, parsed: ParsedSelector, q: Query) -> _FrameResult:
     """Roles and names from Chromium's AX tree only (roles the page cannot classify)."""
+    limit, nth, describe, objects, project, timeout = q.limit, q.nth, q.describe, q.objects, q.project, q.timeout
+    object_group = q.object_group
     session = frame.session
     nodes = await _ax_nodes(frame, parsed, timeout)
     count_before = len(nodes)

@@ -159,7 +159,7 @@ def _compile_name_regex(selector: str, source: str, flags: str) -> tuple[str, st
     try:
         re.compile(source, py_flags(flags))
     except re.error as exc:
-        raise _invalid(selector, f"role=: the regular expression /{source}/ is not supported here ({exc})") from None
+        raise _invalid(selector, f"role=: the regular expression /{source}/ is not supported here ({exc})") from exc
     return source, flags
 
 

@@ -62,7 +62,7 @@ def _pattern(grep: str) -> Any:
         except re.error as exc:
             raise InvalidArgument(f"grep: {grep} is not a valid regular expression ({exc}); use /.../ with Python "
                                   "regex syntax, or plain text", api="page.snapshot", option="grep",
-                                  expected="text or /regex/") from None
+                                  expected="text or /regex/") from exc
         return rx.search
     low = grep.lower()
     return lambda line: low in line.lower()

@@ -57,7 +57,7 @@ def _atomic(path: Path, api: str, write: Any) -> int:
             tmp.unlink()
         raise TraceUnwritable(f"{api}: writing {path} failed ({exc.strerror or exc}); nothing was written and the "
                               "trace is still in the host: free some space or choose another path, then export again",
-                              api=api, path=str(path), reason=exc.strerror or str(exc)) from None
+                              api=api, path=str(path), reason=exc.strerror or str(exc)) from exc
 
 
 def write_zip(path: Path, journal: dict[str, Any], pictures: dict[str, Path], *, api: str = "trace export",

@@ -114,7 +114,7 @@ def write_video(path: Path, journal: dict[str, Any], pictures: dict[str, Path], 
                                   api=api, path=str(path), reason="deadline") from None
         except OSError as exc:
             raise TraceUnwritable(f"{api}: writing {path} failed ({exc.strerror or exc}); nothing was written",
-                                  api=api, path=str(path), reason=exc.strerror or str(exc)) from None
+                                  api=api, path=str(path), reason=exc.strerror or str(exc)) from exc
         finally:
             with contextlib.suppress(OSError):
                 tmp.unlink()

@@ -49,6 +49,16 @@ def test_rules_and_enums():
 def test_value_shapes():
     check("Page.click", None, "#a", position={"x": 1, "y": 2.5})
     assert fails("Page.click", "#a", position={"x": 1}).option == "position"
+    # the driver no longer re-checks a position: the schema holds the whole rule (issue 35)
+    for bad in ({"x": 1, "y": 2, "width": 3}, {"x": True, "y": 2}, {"x": math.nan, "y": 0}, [1, 2]):
+        assert fails("Page.click", "#a", position=bad).option == "position"
+        assert fails("Page.drag_and_drop", "#a", "#b", target_position=bad).option == "target_position"
+    for name, option, bad in (("Page.click", "button", "back"), ("Page.mouse.down", "button", "forward"),
+                              ("Page.mouse.move", "steps", 0), ("Page.press", "delay", -1),
+                              ("Page.fill", "clear_first", 1), ("Page.hover", "timeout", math.inf)):
+        args = {"Page.mouse.down": (), "Page.mouse.move": (1, 2), "Page.press": ("#a", "Enter"),
+                "Page.fill": ("#a", "x"), "Page.click": ("#a",), "Page.hover": ("#a",)}[name]
+        assert fails(name, *args, **{option: bad}).option == option
     check("Page.select_option", None, "#s", [{"label": "A"}, "b"])
     assert fails("Page.select_option", "#s", {"bogus": 1}).option == "value"
     check("Page.keyboard.paste", None, {"text": "a", "html": None})

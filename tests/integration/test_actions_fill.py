@@ -7,17 +7,17 @@ import pytest
 from ego_browser.driver import form_actions
 from ego_browser.errors import NotActionable, SelectorAmbiguous
 
-from tests.input_harness import browser, tab  # noqa: F401
+from tests.input_harness import browser, declared, tab  # noqa: F401
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
 def fill(tab, sel, value, **kw):
-    return form_actions.fill(tab.ctx(sel, "page.fill"), tab.resolver(sel), value, **kw)
+    return form_actions.fill(tab.ctx(sel, "page.fill"), tab.resolver(sel), **declared("Page.fill", value=value, **kw))
 
 
 def select(tab, sel, value, **kw):
-    return form_actions.select_option(tab.ctx(sel, "page.select_option"), tab.resolver(sel), value, **kw)
+    return form_actions.select_option(tab.ctx(sel, "page.select_option"), tab.resolver(sel), **declared("Page.select_option", value=value, **kw))
 
 
 async def test_b125_fill_one_trusted_input(tab):
@@ -119,7 +119,7 @@ async def test_b114_focus(tab):
     await tab.goto("<input id=i><div id=w><span>label</span><button id=wb>in wrapper</button></div>"
                    "<div id=ed contenteditable><b id=t>text</b></div><x-host id=h><span id=sl>slotted</span></x-host>"
                    "<script>h.attachShadow({mode:'open'}).innerHTML='<button id=sb><slot></slot></button>'</script>")
-    f = lambda s: form_actions.focus(tab.ctx(s, "page.focus"), tab.resolver(s))  # noqa: E731
+    f = lambda s: form_actions.focus(tab.ctx(s, "page.focus"), tab.resolver(s), **declared("Page.focus"))  # noqa: E731
     await f("#i")
     assert await tab.js("document.activeElement.id") == "i"
     await f("#w")

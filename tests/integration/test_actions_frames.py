@@ -14,7 +14,7 @@ import pytest
 
 from ego_browser.driver import actions, handles, form_actions
 
-from tests.input_harness import browser, tab  # noqa: F401
+from tests.input_harness import browser, declared, tab  # noqa: F401
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -50,8 +50,8 @@ async def test_b160_same_process_iframe(tab):
     async def resolve_field():
         return await frame_handles(tab, tab.session, fid, "#field")
 
-    await actions.click(tab.ctx("#cb"), resolve_btn)
-    await form_actions.fill(tab.ctx("#field", "page.fill"), resolve_field, "in frame")
+    await actions.click(tab.ctx("#cb"), resolve_btn, **declared("Page.click"))
+    await form_actions.fill(tab.ctx("#field", "page.fill"), resolve_field, **declared("Page.fill", value="in frame"))
     ctx_id = (await resolve_field())[0].context_id
     v = await tab.session.send("Runtime.evaluate", {"expression": "[document.title, field.value]", "contextId": ctx_id, "returnByValue": True})
     assert v["result"]["value"] == ["clicked:true", "in frame"]
@@ -86,8 +86,8 @@ async def test_b159_out_of_process_iframe(browser, tab):
     async def resolve_field():
         return await frame_handles(tab, fs, fid, "#field")
 
-    await actions.click(tab.ctx("#cb"), resolve_btn)
-    await form_actions.fill(tab.ctx("#field", "page.fill"), resolve_field, "oopif value")
+    await actions.click(tab.ctx("#cb"), resolve_btn, **declared("Page.click"))
+    await form_actions.fill(tab.ctx("#field", "page.fill"), resolve_field, **declared("Page.fill", value="oopif value"))
     v = await fs.send("Runtime.evaluate", {"expression": "[document.title, field.value]", "returnByValue": True})
     assert v["result"]["value"] == ["clicked:true", "oopif value"]
     wheels = await tab.log("wheel")

@@ -7,7 +7,7 @@ import pytest
 from ego_browser.driver import actions, form_actions
 from ego_browser.errors import NotActionable, SelectorAmbiguous, SelectorNotFound
 
-from tests.input_harness import browser, tab  # noqa: F401
+from tests.input_harness import browser, declared, tab  # noqa: F401
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -21,7 +21,7 @@ async def clicks(tab, id_="b"):
 async def test_b112_click_order_trusted(tab):
     """B112: native mousedown, mouseup, click in order, all trusted, exactly once."""
     await tab.goto(BTN + "<script>__watch(b, 'mousedown mouseup click')</script>")
-    await actions.click(tab.ctx("#b"), tab.resolver("#b"))
+    await actions.click(tab.ctx("#b"), tab.resolver("#b"), **declared("Page.click"))
     log = await tab.log()
     assert [e["type"] for e in log] == ["mousedown", "mouseup", "click"]
     assert all(e["trusted"] for e in log)
@@ -32,7 +32,7 @@ async def test_b93_overlay_intercepts(tab):
     await tab.goto(BTN + '<div id=ov style="position:fixed;inset:0;background:rgba(0,0,0,.2)"></div>'
                    "<script>__watch(b,'click');__watch(ov,'click')</script>")
     with pytest.raises(NotActionable) as ei:
-        await actions.click(tab.ctx("#b"), tab.resolver("#b"), timeout_ms=500)
+        await actions.click(tab.ctx("#b"), tab.resolver("#b"), **declared("Page.click", timeout_ms=500))
     assert ei.value.reason == "intercepted"
     assert "intercepts pointer events" in str(ei.value)
     assert str(ei.value).startswith("page.click timed out after 500ms: selector #b matched 1 elements, but none can receive input; <div id=\"ov\"")
@@ -46,7 +46,7 @@ async def test_b94_overlay_removed_later(tab):
     """B94: overlay removed after 650 ms: click waits and clicks exactly once."""
     await tab.goto(BTN + '<div id=ov style="position:fixed;inset:0"></div>'
                    "<script>__watch(b,'click');setTimeout(()=>ov.remove(),650)</script>")
-    await actions.click(tab.ctx("#b"), tab.resolver("#b"))
+    await actions.click(tab.ctx("#b"), tab.resolver("#b"), **declared("Page.click"))
     assert len(await clicks(tab)) == 1
 
 
@@ -55,7 +55,7 @@ async def test_b95_overlay_on_mouseenter(tab):
     await tab.goto(BTN + "<script>__watch(b,'click');b.addEventListener('mouseenter',()=>{const d=document.createElement('div');"
                    "d.id='ov';d.style='position:fixed;inset:0';document.body.append(d);__watch(d,'click')})</script>")
     with pytest.raises(NotActionable, match="intercepts pointer events"):
-        await actions.click(tab.ctx("#b"), tab.resolver("#b"), timeout_ms=400)
+        await actions.click(tab.ctx("#b"), tab.resolver("#b"), **declared("Page.click", timeout_ms=400))
     assert await tab.log("click") == []
 
 
@@ -64,8 +64,8 @@ async def test_b96_child_span_and_pointer_events_none(tab):
     await tab.goto('<button id=b style="width:200px;height:60px"><span id=s style="padding:20px">inner</span></button>'
                    '<div role=menuitem id=m style="width:200px;height:40px"><span id=t style="pointer-events:none">Open</span></div>'
                    "<script>__watch(b,'click');__watch(m,'click')</script>")
-    await actions.click(tab.ctx("#s"), tab.resolver("#s"))
-    await actions.click(tab.ctx("#t"), tab.resolver("#t"))
+    await actions.click(tab.ctx("#s"), tab.resolver("#s"), **declared("Page.click"))
+    await actions.click(tab.ctx("#t"), tab.resolver("#t"), **declared("Page.click"))
     log = await tab.log("click")
     assert len([e for e in log if e["target"] in ("b", "s")]) == 1
     assert len([e for e in log if e["target"] == "m"]) == 1
@@ -79,7 +79,7 @@ async def test_b98_hidden_zero_disabled(tab):
                               ("#z", "element has a zero-sized bounding box", "zero_size"),
                               ("#ds", "element is disabled", "disabled")):
         with pytest.raises(NotActionable) as ei:
-            await actions.click(tab.ctx(sel), tab.resolver(sel), timeout_ms=150)
+            await actions.click(tab.ctx(sel), tab.resolver(sel), **declared("Page.click", timeout_ms=150))
         assert text in str(ei.value) and ei.value.reason == reason
         assert ei.value.timeout_ms == 150
     assert await tab.log("click") == []
@@ -88,7 +88,7 @@ async def test_b98_hidden_zero_disabled(tab):
 async def test_b99_enabled_later(tab):
     """B99: a button enabled after 100 ms is clicked exactly once."""
     await tab.goto(BTN.replace("<button id=b", "<button id=b disabled") + "<script>__watch(b,'click');setTimeout(()=>b.disabled=false,100)</script>")
-    await actions.click(tab.ctx("#b"), tab.resolver("#b"), timeout_ms=1000)
+    await actions.click(tab.ctx("#b"), tab.resolver("#b"), **declared("Page.click", timeout_ms=1000))
     assert len(await clicks(tab)) == 1
 
 
@@ -96,7 +96,7 @@ async def test_b100_force_does_not_click_disabled(tab):
     """B100: force=True still refuses a natively disabled button (even aria-disabled=false)."""
     await tab.goto('<button id=b disabled aria-disabled="false">x</button><script>__watch(b,"click")</script>')
     with pytest.raises(NotActionable, match="element is disabled"):
-        await actions.click(tab.ctx("#b"), tab.resolver("#b"), force=True, timeout_ms=200)
+        await actions.click(tab.ctx("#b"), tab.resolver("#b"), **declared("Page.click", force=True, timeout_ms=200))
     assert await tab.log("click") == []
 
 
@@ -112,20 +112,20 @@ async def test_b101_aria_disabled_rules(tab):
         "document.querySelector('#a3').setAttribute('aria-disabled','true');__watch(document,'click');"
         "host.shadowRoot.addEventListener('click',e=>__rec(e),true)</script>")
     with pytest.raises(NotActionable, match="element is disabled"):
-        await actions.click(tab.ctx("#a1"), tab.resolver("#a1"), timeout_ms=150)
+        await actions.click(tab.ctx("#a1"), tab.resolver("#a1"), **declared("Page.click", timeout_ms=150))
     with pytest.raises(NotActionable, match="element is disabled"):
-        await form_actions.fill(tab.ctx("#f1", "page.fill"), tab.resolver("#f1"), "x", timeout_ms=150)
+        await form_actions.fill(tab.ctx("#f1", "page.fill"), tab.resolver("#f1"), **declared("Page.fill", value="x", timeout_ms=150))
     assert await tab.js("f1.value") == ""
-    await actions.click(tab.ctx("#a2"), tab.resolver("#a2"))
+    await actions.click(tab.ctx("#a2"), tab.resolver("#a2"), **declared("Page.click"))
     with pytest.raises(NotActionable, match="element is disabled"):
-        await actions.click(tab.ctx("#a3s"), tab.resolver("#a3s"), timeout_ms=150)
-    await actions.click(tab.ctx("#rl"), tab.resolver("#rl"))
+        await actions.click(tab.ctx("#a3s"), tab.resolver("#a3s"), **declared("Page.click", timeout_ms=150))
+    await actions.click(tab.ctx("#rl"), tab.resolver("#rl"), **declared("Page.click"))
 
     async def shadow_btn():
         return await tab.handles_js("host.shadowRoot.querySelector('#sb')")
 
     with pytest.raises(NotActionable, match="element is disabled"):
-        await actions.click(tab.ctx("#sb"), shadow_btn, timeout_ms=150)
+        await actions.click(tab.ctx("#sb"), shadow_btn, **declared("Page.click", timeout_ms=150))
     targets = [e["target"] for e in await tab.log("click")]
     assert targets.count("a2") == 1 and targets.count("rl") == 1
     assert "a1" not in targets and "sb" not in targets
@@ -134,7 +134,7 @@ async def test_b101_aria_disabled_rules(tab):
 async def test_b104_force_clicks_overlay(tab):
     """B104: force=True skips only the hit test: the overlay gets the click."""
     await tab.goto(BTN + '<div id=ov style="position:fixed;inset:0;opacity:0"></div><script>__watch(b,"click");__watch(ov,"click")</script>')
-    await actions.click(tab.ctx("#b"), tab.resolver("#b"), force=True)
+    await actions.click(tab.ctx("#b"), tab.resolver("#b"), **declared("Page.click", force=True))
     targets = [e["target"] for e in await tab.log("click")]
     assert targets == ["ov"]
 
@@ -148,7 +148,7 @@ async def test_b109_offscreen_wheel_scroll(tab):
         '<button id=b>far</button><div style="height:300px"></div></div><div style="height:1500px"></div>'
         "<script>let siv=0;const o=Element.prototype.scrollIntoView;Element.prototype.scrollIntoView=function(...a){siv++;return o.apply(this,a)};"
         "__watch(b,'click');addEventListener('wheel',e=>__rec(e),true)</script>")
-    await actions.click(tab.ctx("#b"), tab.resolver("#b"))
+    await actions.click(tab.ctx("#b"), tab.resolver("#b"), **declared("Page.click"))
     assert len(await clicks(tab)) == 1
     wheels = await tab.log("wheel")
     assert len(wheels) > 1 and all(w["trusted"] for w in wheels)
@@ -161,8 +161,8 @@ async def test_b97_moving_elements(tab):
                    '<input id=i style="position:absolute;left:100px;top:200px">'
                    "<script>__watch(b,'click');let k=0;setInterval(()=>{k++;const d=(k%2?4:-4);"
                    "b.style.left=(100+d)+'px';i.style.top=(200+d)+'px'},16)</script>")
-    await actions.click(tab.ctx("#b"), tab.resolver("#b"))
-    await form_actions.fill(tab.ctx("#i", "page.fill"), tab.resolver("#i"), "moving")
+    await actions.click(tab.ctx("#b"), tab.resolver("#b"), **declared("Page.click"))
+    await form_actions.fill(tab.ctx("#i", "page.fill"), tab.resolver("#i"), **declared("Page.fill", value="moving"))
     assert len(await clicks(tab)) == 1
     assert await tab.js("i.value") == "moving"
 
@@ -176,9 +176,9 @@ async def test_b103_hover_disabled_and_drag(tab):
                    "src.addEventListener('mousedown',()=>drag=true);document.addEventListener('mousemove',e=>{if(drag)moves++});"
                    "document.addEventListener('mouseup',e=>{if(drag){const r=dst.getBoundingClientRect();"
                    "window.landed=e.clientX>=r.left&&e.clientX<=r.right&&e.clientY>=r.top&&e.clientY<=r.bottom;window.moves=moves}drag=false})</script>")
-    await actions.hover(tab.ctx("#d"), tab.resolver("#d"))
+    await actions.hover(tab.ctx("#d"), tab.resolver("#d"), **declared("Page.hover"))
     assert any(e["target"] == "d" and e["trusted"] for e in await tab.log("mouseover"))
-    await actions.drag_and_drop(tab.ctx("#src"), tab.resolver("#src"), tab.resolver("#dst"), target_selector="#dst")
+    await actions.drag_and_drop(tab.ctx("#src"), tab.resolver("#src"), tab.resolver("#dst"), **declared("Page.drag_and_drop", target_selector="#dst"))
     assert await tab.js("landed") is True
     assert await tab.js("moves") >= 1
     downs, ups = await tab.log("mousedown"), await tab.log("mouseup")
@@ -188,14 +188,14 @@ async def test_b103_hover_disabled_and_drag(tab):
 async def test_not_found_and_ambiguous(tab):
     await tab.goto("<button class=x>1</button><button class=x>2</button>")
     with pytest.raises(SelectorNotFound, match="page.click timed out after 100ms: selector #nope matched 0 elements"):
-        await actions.click(tab.ctx("#nope"), tab.resolver("#nope"), timeout_ms=100)
+        await actions.click(tab.ctx("#nope"), tab.resolver("#nope"), **declared("Page.click", timeout_ms=100))
     with pytest.raises(SelectorAmbiguous, match="matched 2 elements"):
-        await actions.click(tab.ctx(".x"), tab.resolver(".x"), timeout_ms=100)
+        await actions.click(tab.ctx(".x"), tab.resolver(".x"), **declared("Page.click", timeout_ms=100))
 
 
 async def test_b110_dblclick(tab):
     """B110 (partial): trusted dblclick."""
     await tab.goto(BTN + "<script>__watch(b,'dblclick click')</script>")
-    await actions.dblclick(tab.ctx("#b", "page.dblclick"), tab.resolver("#b"))
+    await actions.dblclick(tab.ctx("#b", "page.dblclick"), tab.resolver("#b"), **declared("Page.dblclick"))
     log = await tab.log()
     assert [e["type"] for e in log] == ["click", "click", "dblclick"] and all(e["trusted"] for e in log)

@@ -8,7 +8,7 @@ from ego_browser.driver import actions, form_actions
 from ego_browser.driver.keyboard import describe_key, split_chord
 from ego_browser.errors import InvalidArgument
 
-from tests.input_harness import browser, tab  # noqa: F401
+from tests.input_harness import browser, declared, tab  # noqa: F401
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -34,7 +34,7 @@ async def test_parsing_offline():
 
 
 async def focus(tab, sel):
-    await form_actions.focus(tab.ctx(sel, "page.focus"), tab.resolver(sel))
+    await form_actions.focus(tab.ctx(sel, "page.focus"), tab.resolver(sel), **declared("Page.focus"))
 
 
 async def test_b115_type_printable_ascii(tab):
@@ -104,7 +104,7 @@ async def test_b117_b119_b124_shortcuts(tab):
 async def test_b118_b130_named_keys(tab):
     """B118/B130: ENTER / escape / ARROWDOWN codes via page.press and keyboard.press; Backspace."""
     await tab.goto(FIELDS)
-    await form_actions.press(tab.ctx("#a", "page.press"), tab.resolver("#a"), "ENTER")
+    await form_actions.press(tab.ctx("#a", "page.press"), tab.resolver("#a"), **declared("Page.press", key="ENTER"))
     await tab.keyboard.press("escape")
     await tab.keyboard.press("ARROWDOWN")
     codes = [e["code"] for e in await tab.log("keydown")]

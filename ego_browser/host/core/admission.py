@@ -106,7 +106,7 @@ class Admission:
                 self._tell()
             if isinstance(exc, TimeoutError):
                 self.refused += 1
-                raise self._error(op, f"it waited {limit:.1f}s for a turn", limit) from None
+                raise self._error(op, f"it waited {limit:.1f}s for a turn", limit) from exc
             raise
         self.longest_wait = max(self.longest_wait, time.monotonic() - started)
 

@@ -256,19 +256,19 @@ class Host:
                     f"{op} was stopped: the user took control of task space {space_id} (\"{name}\", reason: "
                     f"{reason}) while it ran; wait with task.wait_for_control() or ask the user to hand it back",
                     space_id=space_id, reason=reason,
-                ) from None
+                ) from exc
             raise EgoTimeout(
                 f"{op} did not finish within the host's {deadline:.0f}s request deadline"
                 + _INPUT_NOTE.get(progress.input_dispatched, ""),
                 api=op, timeout_ms=round(deadline * 1000), input_dispatched=progress.input_dispatched,
-            ) from None
+            ) from exc
         except CdpError as exc:
             from .agent_errors import in_agent_words
 
             better = in_agent_words(op, exc)
             if better is None:
                 raise
-            raise better from None
+            raise better from exc
         except CdpChannelUnavailable:
             # the browser of one of the request's spaces went away while it ran
             for space_id in req.spaces:

@@ -32,7 +32,8 @@ class SiteHost(LedgerHost, Protocol):
 
 
 class PageSite:
-    """The host's side of one page (``RefBook`` and ``ActionSite`` of ``driver/sites.py``)."""
+    """The host's side of one page (``RefBook``, ``ActionSite`` and ``FileSite`` of
+    ``driver/sites.py``)."""
 
     __slots__ = ("host", "ctx")
 
@@ -59,3 +60,6 @@ class PageSite:
 
     async def activate(self) -> None:
         await self.host.activate(self.ctx.space.id, self.ctx.driver.target_id)
+
+    async def browser_files(self, paths: list[str]) -> list[str]:
+        return await self.host.browser.files_for_browser(self.ctx.space.browser_instance, paths)

@@ -177,7 +177,7 @@ def _writes(fn: Any) -> Any:
         try:
             return fn(self, *args, **kwargs)
         except sqlite3.Error as exc:
-            raise unwritable(self.path, exc) from None
+            raise unwritable(self.path, exc) from exc
 
     return wrapper
 
@@ -228,7 +228,7 @@ class Store:
         except (sqlite3.Error, OSError) as exc:
             self._close_quietly()
             if not isinstance(exc, sqlite3.Error) or not is_corrupt(exc):
-                raise unwritable(path, exc) from None
+                raise unwritable(path, exc) from exc
             problem = str(exc)
         if problem is None:
             return
@@ -245,7 +245,7 @@ class Store:
             self.set_meta("notice", notice)
         except (sqlite3.Error, OSError) as exc:
             self._close_quietly()
-            raise unwritable(path, exc) from None
+            raise unwritable(path, exc) from exc
 
     def _open(self) -> None:
         path = self.path
@@ -327,7 +327,7 @@ class Store:
         try:
             return self._space_row(row)
         except (ValueError, TypeError) as exc:  # a row someone edited by hand, or a newer schema's
-            raise _odd_row(self.path, "spaces", row, exc) from None
+            raise _odd_row(self.path, "spaces", row, exc) from exc
 
     def _space_row(self, row: tuple[Any, ...]) -> SpaceRow:
         if not isinstance(row[0], int) or not isinstance(row[1], str):
@@ -346,7 +346,7 @@ class Store:
                 raise TypeError(f"label {r[1]!r} / target {type(r[2]).__name__}")
             return PageRow(r[0], r[1], r[2], OpenedBy(r[3]), PageState(r[4]), r[5], r[6], bool(r[7]), r[8])
         except (ValueError, TypeError) as exc:
-            raise _odd_row(self.path, "pages", r, exc) from None
+            raise _odd_row(self.path, "pages", r, exc) from exc
 
     _SPACE_COLS = (
         "id, name, task_id, ownership, reason, created_by, isolated, context_id, profile_id, status, "

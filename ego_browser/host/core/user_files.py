@@ -62,11 +62,11 @@ async def write_file(api: str, option: str, path: str, data: bytes) -> None:
     try:
         await asyncio.to_thread(_write, path, data)
     except (OSError, ValueError) as exc:
-        raise _bad_path(api, option, path, exc) from None
+        raise _bad_path(api, option, path, exc) from exc
 
 
 async def copy_file(api: str, option: str, src: str, dest: str) -> None:
     try:
         await asyncio.to_thread(_copy, src, dest)
     except (OSError, ValueError) as exc:
-        raise _bad_path(api, option, dest, exc) from None
+        raise _bad_path(api, option, dest, exc) from exc

@@ -169,7 +169,7 @@ class HarRecorder:
             except OSError:
                 pass
             raise HarUnwritable(f"{api}: writing {self.path} failed ({exc.strerror}); the previous file is "
-                                "unchanged", api=api, path=self.path) from None
+                                "unchanged", api=api, path=self.path) from exc
         return self.path
 
 

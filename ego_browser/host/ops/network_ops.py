@@ -28,7 +28,7 @@ def compile_pattern(api: str, regex: str | None, flags: int) -> re.Pattern[str] 
         return re.compile(regex, flags & (re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE | re.ASCII))
     except re.error as exc:
         raise InvalidRoutePattern(f"{api}: the URL pattern {regex!r} does not compile ({exc}); pass a glob such as "
-                                  "'**/api/*' or a valid re.Pattern", api=api, pattern=regex) from None
+                                  "'**/api/*' or a valid re.Pattern", api=api, pattern=regex) from exc
 
 
 #: the record's field saying when it reached a wait's stage (``driver/network.py``)

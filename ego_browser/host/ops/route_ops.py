@@ -79,7 +79,7 @@ def prepare(api: str, action: dict[str, Any]) -> dict[str, Any]:
             with open(path, "rb") as f:
                 raw = f.read()
         except OSError as exc:
-            raise _bad(api, "fulfill", f"cannot read fulfill path {path!r} ({exc.strerror})", "a readable file") from None
+            raise _bad(api, "fulfill", f"cannot read fulfill path {path!r} ({exc.strerror})", "a readable file") from exc
         content_type = content_type or mimetypes.guess_type(path)[0] or "application/octet-stream"
     elif "json" in spec:
         raw = orjson.dumps(spec["json"])

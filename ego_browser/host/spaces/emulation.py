@@ -107,8 +107,8 @@ async def apply(driver: PageDriver, settings: dict[str, Any], *, api: str = "tas
     except CdpError as exc:
         if "timezone" in (exc.message or "").lower():
             raise _bad(api, "timezone", f"unknown timezone {settings.get('timezone')!r}", "an IANA id such as "
-                       "'Europe/Paris'") from None
+                       "'Europe/Paris'") from exc
         if "locale" in (exc.message or "").lower():
             raise _bad(api, "locale", f"unknown locale {settings.get('locale')!r}", "a BCP 47 tag such as 'de-DE'") \
-                from None
+                from exc
         raise
