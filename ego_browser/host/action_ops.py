@@ -16,6 +16,7 @@ from ..schema import wire
 from ..schema.spec import members
 from ..selectors.parse import RefSelector, parse_selector
 from .core import Host
+from .guard_book import DECISION_WAIT
 from .ops import MARGIN, op
 from . import consent, consent_holds
 from .page_site import PageSite
@@ -147,7 +148,9 @@ def input_op(name: str) -> None:
         done = await consent_holds.race(host, ctx.space.id, act.input_action(
             ctx.driver, PageSite(host, ctx), at.get("proc"), device, member.short, kwargs,
             api=member.api, receipt=receipt, navigates=wait))
-        await host.guard.after_action(ctx.space, since, navigations=wait)
+        # no timeout of its own: the judgement gets its full wait after the input, however long it took
+        await host.guard.after_action(ctx.space, since, budget=time.monotonic() - since + DECISION_WAIT,
+                                      navigations=wait)
         return done
 
     handler.__name__ = handler.__qualname__ = f"{device}_{member.short}"
