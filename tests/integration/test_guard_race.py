@@ -89,6 +89,7 @@ def _popups(server, out: TestServer) -> str:
     return server.page("/race/popups.html", f"""
 <button id="open" onclick="window.open('{out.url('/popup')}')">open</button>
 <a id="blank" target="_blank" href="{out.url('/blank-link')}">new window</a>
+<a id="noopener" target="_blank" rel="noopener" href="{out.url('/noopener')}">no opener</a>
 <form action="{out.url('/form')}" method="post" target="_blank"><button id="post">send</button></form>
 <button id="bounce" onclick="window.open('/race/bounce')">bounce</button>
 <button id="inside" onclick="window.open('/race/in.html')">inside</button>
@@ -111,8 +112,8 @@ async def test_a_popup_judged_after_the_click_returned_still_fails_the_click(hos
         with late_judge(host, outside) as judge:
             # window.open, a target=_blank link, a form posting to a new window, and a popup inside
             # the list whose redirect leaves it: each judged only once the click has returned
-            for selector, path in (("#open", "/popup"), ("#blank", "/blank-link"), ("#post", "/form"),
-                                   ("#bounce", "/bounced")):
+            for selector, path in (("#open", "/popup"), ("#blank", "/blank-link"), ("#noopener", "/noopener"),
+                                   ("#post", "/form"), ("#bounce", "/bounced")):
                 held = judge.held
                 with pytest.raises(NavigationNotAllowed, match=path) as blocked:
                     await judge.run(page.click(selector))
