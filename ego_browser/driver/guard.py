@@ -14,7 +14,7 @@ started a blocked navigation fails with ``EGO_NAVIGATION_NOT_ALLOWED`` naming th
 A popup's first request may be paused after the action that opened it has returned: the guard
 keeps each tab's top-level document as it judged it (``documents``: requested, then blocked,
 held or answered) and wakes ``wait_until`` on every change, so the host can wait (bounded) for
-that judgement before the action returns (``host/guard_book.py``).
+that judgement before the action returns (``host/features/guard_book.py``).
 
 WebSockets never reach the Fetch domain; for them every guarded document gets a
 ``Content-Security-Policy: connect-src`` of its list added to its response (fulfilled with its
@@ -23,7 +23,7 @@ CSP only ever adds restrictions, and an ``about:blank`` or ``srcdoc`` iframe inh
 parent's. A dedicated worker's WebSocket follows its own script's policy (none added): a gap.
 
 Confirmation rules that act on requests (a form post to a listed origin, a download, a payment
-card number sent: ``host/consent_holds.py``) use the same interception: ``hold(space_id, params)``
+card number sent: ``host/features/consent_holds.py``) use the same interception: ``hold(space_id, params)``
 is asked about every request the list lets through (and every document's response) and may
 return an awaitable yes/no; the request stays paused until it resolves, then continues or fails
 (a refused document with ``Aborted``: the tab stays where it was, nothing reached the server).

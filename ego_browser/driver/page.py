@@ -101,7 +101,7 @@ class PageDriver:
         #: the page's download waiter (``driver/downloads.py``; the downloads are the host's)
         self.downloads: PageDownloads[Any] = PageDownloads()
         #: (monotonic time, URL) of the last windows the page asked to open (``Page.windowOpen``):
-        #: an allowlist waits for their first documents to be judged (``host/guard_book.py``)
+        #: an allowlist waits for their first documents to be judged (``host/features/guard_book.py``)
         self.window_opens: deque[tuple[float, str]] = deque(maxlen=16)
         #: hooks the host sets: popups, downloads
         self.on_close: list[Callable[[], Any]] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .store import OPEN, UNMANAGED
+from .core.store import OPEN, UNMANAGED
 
 __all__ = ["space_of_target"]
 
