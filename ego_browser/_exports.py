@@ -95,6 +95,7 @@ LAZY = {
     "SecretNotFound": "ego_browser.errors",
     "NavigationNotAllowed": "ego_browser.errors",
     "ConsentRequired": "ego_browser.errors",
+    "ConsentRefused": "ego_browser.errors",
     "AssertionFailed": "ego_browser.errors",
     "from_wire": "ego_browser.errors",
     "to_wire": "ego_browser.errors",

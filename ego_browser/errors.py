@@ -33,6 +33,7 @@ Every error an agent can meet derives from :class:`EgoError` and carries a stabl
     ├── SiteNotFound / SiteToolNotFound / SitePackInvalid
     ├── LearnFailed / LearnedToolFailed / LearnedPackUntrusted   learned site tools (docs/learning.md)
     ├── SecretNotFound / NavigationNotAllowed    secrets, allowlists
+    ├── ConsentRefused                           EGO_CONSENT_REFUSED (the person said no)
     └── AssertionFailed (also AssertionError)    EGO_ASSERTION_FAILED (expect())
 
 The five intent classes (``PageGone``, ``TargetError``, ``HeldByPerson``, ``TimedOut``,
@@ -71,7 +72,7 @@ __all__ = [
     "LearnNameTaken", "LearnUnknownParam", "LearnedToolInvalid", "LearnVerifyFailed", "LearnedToolFailed",
     "LearnedStepNotFound", "LearnedPostconditionFailed", "LearnedToolOffOrigin", "LearnedPackUntrusted",
     "WebMcpToolFailed", "WebMcpToolNotFound", "WebMcpBadArguments",
-    "SecretNotFound", "NavigationNotAllowed", "ConsentRequired", "AssertionFailed",
+    "SecretNotFound", "NavigationNotAllowed", "ConsentRequired", "ConsentRefused", "AssertionFailed",
     "from_wire", "to_wire",
 ]
 
@@ -509,6 +510,16 @@ class ConsentRequired(HeldByPerson):
     fields = ("action", "rule")
     action: str | None
     rule: str | None
+
+
+class ConsentRefused(EgoError):
+    """The person said no to an action that needed their consent (``action``); ``note`` is what
+    they wrote. Raised by the wait for their answer (``task.wait_for_control()``)."""
+
+    code = "EGO_CONSENT_REFUSED"
+    fields = ("action", "note")
+    action: str | None
+    note: str | None
 
 
 class AssertionFailed(EgoError, AssertionError):

@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from ..host.core.store import OPEN, UNMANAGED
+from ..host.core.target_owner import space_of_target
 
 __all__ = ["Activity", "LOG_SIZE"]
 
@@ -135,17 +135,8 @@ class Activity:
 
     # -- the log ----------------------------------------------------------------------------
 
-    def space_of(self, target_id: str) -> int | None:
-        store = self.host.store
-        if store is None:
-            return None
-        for row in store.pages_of_target(target_id):
-            if row.state in (OPEN, UNMANAGED):
-                return int(row.space_id)
-        return None
-
     def log_target(self, target_id: str, kind: str, text: str) -> None:
-        space = self.space_of(target_id)
+        space = space_of_target(self.host, target_id)
         if space is not None:
             self.log(space, kind, text, target_id=target_id)
 

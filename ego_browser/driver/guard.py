@@ -11,6 +11,10 @@ if its URL is inside that space's list; one that cannot be attributed must pass 
 force. Blocked requests fail with ``BlockedByClient`` (documents with ``Aborted``, which commits no
 error page: the tab stays where it was) and are remembered, so an action that
 started a blocked navigation fails with ``EGO_NAVIGATION_NOT_ALLOWED`` naming the rule.
+A popup's first request may be paused after the action that opened it has returned: the guard
+keeps each tab's top-level document as it judged it (``documents``: requested, then blocked,
+held or answered) and wakes ``wait_until`` on every change, so the host can wait (bounded) for
+that judgement before the action returns (``host/features/guard_book.py``).
 
 WebSockets never reach the Fetch domain; for them every guarded document gets a
 ``Content-Security-Policy: connect-src`` of its list added to its response (fulfilled with its
@@ -35,14 +39,14 @@ import base64
 import contextlib
 import logging
 import time
-from collections import deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import InvalidArgument
 
-__all__ = ["BrowserGuard", "Blocked", "check_patterns", "rule_for", "describe", "GUARDED_SCHEMES"]
+__all__ = ["BrowserGuard", "Blocked", "Document", "check_patterns", "rule_for", "describe", "GUARDED_SCHEMES"]
 
 logger = logging.getLogger("ego_browser.host")
 
@@ -123,6 +127,23 @@ class Blocked:
         self.at = time.monotonic()
 
 
+class Document:
+    """A tab's top-level document as the guard judged it: ``outcome`` is None while its request
+    (or a redirect of it) went on and no response came yet, then ``"blocked"`` (stopped by a
+    list), ``"held"`` (waiting for the person's answer) or ``"answered"`` (its response came)."""
+
+    __slots__ = ("frame_id", "url", "started", "outcome")
+
+    def __init__(self, frame_id: str, url: str) -> None:
+        self.frame_id, self.url = frame_id, url
+        self.started = time.monotonic()
+        self.outcome: str | None = None
+
+
+#: how many tabs' documents are remembered (the oldest go first)
+_DOCUMENTS = 256
+
+
 #: attribute(frame_id) -> (space id, its patterns) | None when the request is no space's
 Attribution = Callable[[str], "tuple[int, list[str] | None] | None"]
 #: hold(space id | None, paused params) -> an awaitable of the person's yes (True) / no, or None
@@ -144,6 +165,12 @@ class BrowserGuard:
         self.in_force = in_force
         self.enabled = False
         self.blocked: deque[Blocked] = deque(maxlen=200)
+        #: frame (tab) id -> its latest top-level document
+        self.documents: OrderedDict[str, Document] = OrderedDict()
+        #: set on every change of ``documents`` (and by ``poke``): what ``wait_until`` waits on
+        self._wakers: set[asyncio.Event] = set()
+        #: how waits ended: "judged" (the condition held), "deadline" (it did not in time)
+        self.stats: Counter[str] = Counter()
         self._off: Any = None
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -185,8 +212,11 @@ class BrowserGuard:
         url = params.get("request", {}).get("url", "")
         frame_id = params.get("frameId") or ""
         space_id, lists = self._patterns_for(frame_id)
+        document = params.get("resourceType") == "Document" and self.is_top(frame_id)
         if "responseStatusCode" in params or "responseErrorReason" in params:
             status = params.get("responseStatusCode") or 0
+            if document and not 300 <= status < 400:  # a redirect's next request is paused again
+                self._judged(frame_id, url, "answered")
             asked = None if "responseErrorReason" in params or 300 <= status < 400 else self._ask(space_id, params)
             if asked is not None:  # a download the person wants to be asked about
                 self._spawn(self._after(asked, request_id, params, lists))
@@ -198,18 +228,58 @@ class BrowserGuard:
             return
         for patterns in lists:
             if rule_for(url, patterns) is None:
-                top = params.get("resourceType") == "Document" and self.is_top(frame_id)
-                self.blocked.append(Blocked(space_id, url, describe(space_id, patterns), frame_id, top))
+                self.blocked.append(Blocked(space_id, url, describe(space_id, patterns), frame_id, document))
+                if document:
+                    self._judged(frame_id, url, "blocked")
                 logger.info("guard: blocked %s (%s)", url, describe(space_id, patterns))
                 # a document aborted commits no error page: the tab stays on the page it showed
                 reason = "Aborted" if params.get("resourceType") == "Document" else "BlockedByClient"
                 self._send("Fetch.failRequest", {"requestId": request_id, "errorReason": reason})
                 return
         asked = self._ask(space_id, params)
+        if document:
+            self._judged(frame_id, url, None if asked is None else "held")
         if asked is not None:  # a request the person wants to be asked about: paused until they answer
             self._spawn(self._after(asked, request_id, params, None))
             return
         self._send("Fetch.continueRequest", {"requestId": request_id})
+
+    def _judged(self, frame_id: str, url: str, outcome: str | None) -> None:
+        """Note what became of a tab's top-level document (None: its request went on)."""
+        doc = self.documents.get(frame_id)
+        if doc is None or doc.outcome is not None:  # a new navigation (a redirect keeps its start)
+            doc = self.documents[frame_id] = Document(frame_id, url)
+            self.documents.move_to_end(frame_id)
+            while len(self.documents) > _DOCUMENTS:
+                self.documents.popitem(last=False)
+        doc.url, doc.outcome = url, outcome
+        self.poke()
+
+    def poke(self) -> None:
+        """Wake the waits: something they look at may have changed (a document, a tab)."""
+        for waker in self._wakers:
+            waker.set()
+
+    async def wait_until(self, done: Callable[[], bool], timeout: float) -> bool:
+        """Wait until ``done()`` holds, checked on every change of the documents and every
+        ``poke``; False when ``timeout`` seconds passed first."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        waker = asyncio.Event()
+        self._wakers.add(waker)
+        try:
+            while not done():
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    self.stats["deadline"] += 1
+                    return False
+                waker.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(waker.wait(), remaining)
+            self.stats["judged"] += 1
+            return True
+        finally:
+            self._wakers.discard(waker)
 
     def _ask(self, space_id: int | None, params: dict[str, Any]) -> Awaitable[bool] | None:
         if self.hold is None:

@@ -101,6 +101,9 @@ class PageDriver:
         self.choosers = FileChoosers()
         #: the page's download waiter (``driver/downloads.py``; the downloads are the host's)
         self.downloads: PageDownloads[Any] = PageDownloads()
+        #: (monotonic time, URL) of the last windows the page asked to open (``Page.windowOpen``):
+        #: an allowlist waits for their first documents to be judged (``host/features/guard_book.py``)
+        self.window_opens: deque[tuple[float, str]] = deque(maxlen=16)
         #: hooks the host sets: popups, downloads
         self.on_close: list[Callable[[], Any]] = []
         #: bumped whenever every ref of the page must be considered stale
@@ -215,6 +218,7 @@ class PageDriver:
         offs.append(on("Page.javascriptDialogOpening", self.dialogs.opening))
         offs.append(on("Page.javascriptDialogClosed", self.dialogs.closing))
         offs.append(on("Page.fileChooserOpened", self._file_chooser))
+        offs.append(on("Page.windowOpen", self._window_open))
         offs.append(on("Network.requestWillBeSent", self._request_started))
         offs.append(on("Network.loadingFinished", self._request_ended))
         offs.append(on("Network.loadingFailed", self._request_ended))
@@ -224,6 +228,9 @@ class PageDriver:
         offs.append(on("Target.detachedFromTarget", self._child_detached))
         for method in _BUFFERED:
             offs.append(on(method, self._buffer_event(method)))
+
+    def _window_open(self, params: dict[str, Any], _sid: str | None) -> None:
+        self.window_opens.append((time.monotonic(), str(params.get("url") or "")))
 
     def _buffer_event(self, method: str) -> Callable[[dict[str, Any], str | None], None]:
         def record(params: dict[str, Any], _session: str | None) -> None:

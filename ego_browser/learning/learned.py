@@ -52,6 +52,10 @@ def learned_root() -> Path:
     return config.home() / "learned"
 
 
+#: what ``site_id_for`` makes: one folder name, never a path
+_SITE_ID = re.compile(r"[a-z0-9][a-z0-9.-]{0,252}")
+
+
 def site_id_for(origin: str) -> str:
     """``http://127.0.0.1:8123`` -> ``127.0.0.1-8123`` (a folder name)."""
     netloc = urlsplit(origin).netloc.lower() or origin.lower()
@@ -88,6 +92,11 @@ def pack_problems(data: Any) -> list[str]:
     if not isinstance(data, dict):
         return ["pack.json: expected an object"]
     problems = [f"{f}: missing" for f in PACK_FIELDS if f not in data]
+    pid = data.get("id")
+    # the id names the pack's folder under the root: "../x" or "/x" would put (or replace) it elsewhere
+    if "id" in data and (not isinstance(pid, str) or not _SITE_ID.fullmatch(pid) or ".." in pid):
+        problems.append(f"id: {pid!r} is not a site folder name (lower-case letters, digits, dots and dashes, "
+                        "as site_id_for makes them)")
     for name, tool in (data.get("tools") or {}).items() if isinstance(data.get("tools"), dict) else ():
         if not isinstance(tool, dict):
             problems.append(f"tools.{name}: expected an object")

@@ -244,12 +244,14 @@ M("TaskSpace.wait_for_control", ["*", P("interval", "ms>0", 20000, doc="ignored 
   "where the active tab is (url, title) at once if it already does.",
   """
 await task.wait_for_control(timeout=60000)
-""", errors=("EgoTimeout",),
+""", errors=("EgoTimeout", "ConsentRefused"),
   details="Works on a space the person holds: task_space(name) returns such a space (reading its pages is allowed, "
           "actions raise TaskSpaceUserInControl), so a new round can wait for it. Wakes within a second of "
           "spaces give-back ID [--note TEXT] or the dashboard's Give back; before is what the tab showed when "
           "ask_human() handed it over, changed lists \"url\"/\"title\" when they differ. On EgoTimeout the space "
-          "stays with the person.")
+          "stays with the person. After an action raised ConsentRequired it is the person's answer: it returns on "
+          "their yes (note \"yes\") and raises ConsentRefused (action, note) on anything else, also in a later "
+          "round when they answered before the wait began.")
 
 M("TaskSpace.ask_human", [P("reason", "text500", doc="what the person should do, shown in spaces, the dashboard "
                                                      "and a desktop notification"), "*",

@@ -448,8 +448,9 @@ Before reading pages you do not trust, fence the space in: `await task.set_allow
 The person may want to approve some actions (`ego-browser confirm`: clicks on named controls,
 form posts to listed hosts, downloads, purchases): such an action raises `ConsentRequired`
 (`EGO_CONSENT_REQUIRED`) and the space waits for them; `back = await task.wait_for_control()`
-gives their answer in `back["note"]`. A held request (a post, a download, a card number sent)
-has gone through by itself on "yes"; for a named control, repeat the action once.
+returns on their yes (a held request, a post, a download, a card number sent, has gone through
+by itself; for a named control, repeat the action once) and raises `ego_browser.ConsentRefused`
+(`EGO_CONSENT_REFUSED`, `.action`, `.note`) on their no: do not repeat it, go on without it.
 
 ```bash
 ego-browser <<'EOF'

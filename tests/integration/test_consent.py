@@ -1,5 +1,6 @@
 """Confirmation rules (issue 32, point 2): a click on a control the person listed becomes a hand-off;
-the person's "yes" lets that one click through, anything else does not."""
+the person's "yes" lets that one click through, anything else does not, and the agent's wait for
+the answer raises ``EGO_CONSENT_REFUSED`` with the person's note."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import asyncio
 import pytest
 
 import ego_browser
-from ego_browser.errors import ConsentRequired
+from ego_browser.errors import ConsentRefused, ConsentRequired
 from ego_browser.states import Ownership
 
 PAGE = """<button id="search" onclick="window.searched = (window.searched || 0) + 1">Search</button>
@@ -21,6 +22,14 @@ async def _answer(host, t, note: str) -> dict:
         await asyncio.sleep(0.02)
     await host.handle("spaces.give_back", {"space": t.space_id, "note": note})
     return await asyncio.wait_for(waiting, 30)
+
+
+async def _refuse(host, t, note: str = "no") -> ConsentRefused:
+    """The person says no: the agent's wait for the answer raises, carrying their note."""
+    with pytest.raises(ConsentRefused) as refused:
+        await _answer(host, t, note)
+    assert refused.value.code == "EGO_CONSENT_REFUSED" and refused.value.note == note
+    return refused.value
 
 
 async def test_a_click_the_person_listed_waits_for_their_yes(host, server):
@@ -37,15 +46,15 @@ async def test_a_click_the_person_listed_waits_for_their_yes(host, server):
         row = host.store.space(t.space_id)
         assert row.ownership == Ownership.DELEGATED and row.reason == "needs_consent"
         assert "Place order" in row.status
-        back = await _answer(host, t, "no")
-        assert back["note"] == "no"
+        refused = await _refuse(host, t)
+        assert refused.action == 'click "Place order"' and "do not repeat it" in refused.message
         with pytest.raises(ConsentRequired):  # a no is a no: asked again
             await page.click("#place")
         assert (await _answer(host, t, "yes"))["note"] == "yes"
         await page.click("#place")  # the one click the person allowed
         with pytest.raises(ConsentRequired):  # and only that one
             await page.click("#place")
-        await _answer(host, t, "no")
+        await _refuse(host, t)
         assert await page.evaluate("[window.searched, window.placed || 0]") == [1, 1]
     finally:
         await host.handle("guard.confirm", {"space_id": t.space_id, "profile_id": None, "click": None})
@@ -82,7 +91,8 @@ async def test_a_form_post_to_a_listed_host_is_held_until_the_person_answers(hos
         assert asked.value.code == "EGO_CONSENT_REQUIRED"
         assert "send a form (POST) to http://127.0.0.1" in await _held(host, t)
         assert host.store.space(t.space_id).ownership == Ownership.DELEGATED
-        assert (await _answer(host, t, "no"))["note"] == "no"
+        refused = await _refuse(host, t, "no, not this shop")
+        assert refused.action.startswith("send a form (POST) to http://127.0.0.1") and "not this shop" in refused.message
         assert server.count("/order") == before  # nothing reached the server
         assert await page.evaluate("location.pathname") == "/form.html"
         # form.submit() from evaluate: held the same way, and a yes lets it through by itself
@@ -102,7 +112,7 @@ async def test_a_form_post_to_a_listed_host_is_held_until_the_person_answers(hos
         with pytest.raises(ConsentRequired):
             await pending
         await _held(host, t)
-        await _answer(host, t, "no")
+        await _refuse(host, t)
         assert server.count("/order") == before + 1
     finally:
         await _set(host, t)
@@ -123,7 +133,7 @@ async def test_a_download_waits_for_the_yes_and_a_no_cancels_it(host, server):
             await page.click("#get")
         assert "download http://127.0.0.1" in await _held(host, t)
         assert not host.features.downloads.records  # nothing saved while it waits
-        await _answer(host, t, "no")
+        await _refuse(host, t)
         assert not host.features.downloads.records  # cancelled
         assert await page.evaluate("location.pathname") == "/files.html"
         waiter = page.wait_for_event("download", timeout=60000)
@@ -150,13 +160,13 @@ async def test_purchases_ask_for_buy_controls_and_card_numbers(host, server):
         await _set(host, t, purchases=True)
         with pytest.raises(ConsentRequired, match="Buy now"):  # a control named like a purchase
             await page.click("#buy")
-        await _answer(host, t, "no")
+        await _refuse(host, t)
         # a card number typed in, then Enter: the post carrying it is held; on no nothing is sent
         await page.fill("#card", "4111 1111 1111 1111")
         with pytest.raises(ConsentRequired, match="payment card"):
             await page.press("#card", "Enter")
         await _held(host, t)
-        await _answer(host, t, "no")
+        await _refuse(host, t)
         assert server.count("/order") == before
         # a form without a card number posts as before
         await page.fill("#card", "")

@@ -78,18 +78,19 @@ async def test_an_injection_suite_reaches_nothing_outside_the_allowlist(host, se
         with pytest.raises(NavigationNotAllowed, match=f"127.0.0.1:{server.port}") as blocked:
             await page.goto(urls["evil"])
         assert blocked.value.code == "EGO_NAVIGATION_NOT_ALLOWED" and blocked.value.url == urls["evil"]
+        assert outside.requests == []  # each case is checked as it ends, not only the suite
         with pytest.raises(NavigationNotAllowed, match="redirected"):
             await page.goto(urls["redirect"])
+        assert outside.requests == []
         await page.goto(urls["page"])
         assert await page.title() == "Inject"
         await page.wait_for_function(
             "['fetch', 'xhr', 'ws', 'worker', 'sw'].every(k => window.done[k])", timeout=20000)
-        with pytest.raises(NavigationNotAllowed, match="/link"):
-            await page.click("#link")
-        with pytest.raises(NavigationNotAllowed, match="/popup"):
-            await page.click("#popup")
-        with pytest.raises(NavigationNotAllowed, match="/form"):
-            await page.click("#post")
+        assert outside.requests == []  # fetch, XHR, WebSocket, worker, service worker, iframe, image
+        for selector, path in (("#link", "/link"), ("#popup", "/popup"), ("#post", "/form")):
+            with pytest.raises(NavigationNotAllowed, match=path):
+                await page.click(selector)
+            assert outside.requests == [], selector
         with contextlib.suppress(NavigationNotAllowed):  # the refresh may come before goto's load wait ends
             await page.goto(urls["meta"])
 

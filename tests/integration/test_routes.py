@@ -194,6 +194,24 @@ async def test_bad_routes_are_clear_errors(task, site, tmp_path):
     assert await page.unroute() == 0 and await task.unroute() == 0
 
 
+async def test_route_patterns_from_hostile_input_are_refused_before_they_can_wedge_the_host(task, site):
+    """A pattern built from a page's text, matched by the host against URLs a page chooses: one
+    whose matching takes exponential or high-polynomial time would hold the host's one loop (every
+    space) for minutes. It is refused with its code, and an ordinary route still works."""
+    page = task.page("p1")
+    await page.goto(site.page("/rt/hostile", "<p>hostile</p>"))
+    for pattern in (re.compile(r"(a+)+$"), re.compile(r"^(\w+\s?)*$"), "**a" * 30, "**/" + "x" * 5000):
+        with pytest.raises(InvalidRoutePattern, match="refused") as err:
+            await page.route(pattern, abort="failed")
+        assert err.value.code == "EGO_INVALID_ROUTE_PATTERN"
+        with pytest.raises(InvalidRoutePattern, match="refused"):
+            await task.route(pattern, abort="failed")
+    assert await page.unroute() == 0 and await task.unroute() == 0
+    await page.route("**/rt/mocked", fulfill={"body": "from the route"})
+    assert await page.evaluate("fetch('/rt/mocked').then((r) => r.text())") == "from the route"
+    await page.unroute()
+
+
 async def test_handler_routes_decide_in_the_round(task, site):
     page = task.page("p1")
     await page.goto(site.page("/rt/handler", "<p>handler</p>"))

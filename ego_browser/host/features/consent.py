@@ -8,8 +8,9 @@ press on an element whose accessible name (or text) matches one is not performed
 to the person (``agentDelegatedToUser``, reason ``needs_consent``, the question as its status,
 "needs you" in ``spaces`` and the dashboard) and the action fails with ``EGO_CONSENT_REQUIRED``.
 The agent waits for the answer with ``task.wait_for_control()``; the person gives the space back
-with the note ``yes`` (the dashboard's note field, or ``spaces give-back ID --note yes``) and the
-agent's next identical action on that control goes through, once. Any other note is a no. The
+with the note ``yes`` (the dashboard's Allow, or ``spaces give-back ID --note yes``), the wait
+returns it and the agent's next identical action on that control goes through, once. Any other
+note is a no: the wait raises ``EGO_CONSENT_REFUSED`` carrying the action and the note. The
 wait is the agent's next call, not the action's: an action's deadline is seconds, a person's
 answer may take minutes.
 """
@@ -28,7 +29,7 @@ from ..core.page_site import PageSite
 if TYPE_CHECKING:
     from ..core.host import Host, PageCtx
 
-__all__ = ["check", "CONSENT_OPS", "NEEDS_CONSENT", "answered"]
+__all__ = ["check", "CONSENT_OPS", "NEEDS_CONSENT", "answered", "is_yes"]
 
 NEEDS_CONSENT = "needs_consent"
 #: the element actions a click rule covers
@@ -62,6 +63,7 @@ async def check(host: Host, ctx: PageCtx, op: str, selector: str) -> None:
     approved = host.guard.approved.pop(ctx.space.id, None)
     if approved == (op, name):
         return  # the person said yes to this one
+    host.handoffs.refusals.pop(ctx.space.id, None)  # a new question: an earlier no is answered
     url, title = await where(host, ctx.space.id)
     question = f"Allow the agent to {op.split('.')[1]} \"{name}\" on {url}? Give back with the note yes, or no."
     host.handoffs.asks[ctx.space.id] = Ask(question, url, title)
@@ -70,17 +72,31 @@ async def check(host: Host, ctx: PageCtx, op: str, selector: str) -> None:
     host.store.update_space(ctx.space.id, ownership=Ownership.DELEGATED, reason=NEEDS_CONSENT, status=question)
     raise ConsentRequired(
         f"{op} on \"{name}\" needs the person's consent (rule {rule!r}); the space is theirs until they answer: "
-        "await task.wait_for_control() returns their note; if it is yes, repeat the same action once",
+        "await task.wait_for_control() returns their note if they said yes (then repeat the same action once) "
+        "and raises ConsentRefused (EGO_CONSENT_REFUSED) with their note if they said no",
         action=f"{op} \"{name}\"", rule=rule)
 
 
-def answered(host: Any, space_id: int, note: str | None) -> None:
+def is_yes(note: str | None) -> bool:
+    return (note or "").strip().lower().rstrip(".!") in ("yes", "y", "ok", "allow")
+
+
+def answered(host: Any, space_id: int, note: str | None) -> str | None:
     """The person gave the space back: a yes approves the pending action once, and lets a held
-    request go on (``consent_holds.py``); anything else refuses it."""
+    request go on (``consent_holds.py``); anything else refuses it. Returns what was refused
+    (the agent's wait raises ``EGO_CONSENT_REFUSED`` with it), None when nothing was asked or
+    the answer was yes."""
     from . import consent_holds
 
-    yes = (note or "").strip().lower().rstrip(".!") in ("yes", "y", "ok", "allow")
+    yes = is_yes(note)
     pending = host.guard.pending.pop(space_id, None)
     if pending is not None and yes:
         host.guard.approved[space_id] = pending
+    held = host.guard.held.get(space_id)
+    request = str(held[1]) if held is not None and not held[0].done() else None
     consent_holds.answered(host, space_id, yes)
+    if yes:
+        return None
+    if request is not None:
+        return request
+    return f"{pending[0].split('.')[1]} \"{pending[1]}\"" if pending is not None else None

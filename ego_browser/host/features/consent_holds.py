@@ -19,8 +19,9 @@ What counts:
   ``cc-number`` field sends.
 
 The agent's action that started a held request fails with ``EGO_CONSENT_REQUIRED`` as soon as
-the request is held; ``task.wait_for_control()`` returns the person's note. On a yes the held
-request has gone on by itself (the agent does not repeat the action); on a no it was refused.
+the request is held; ``task.wait_for_control()`` returns the person's note on a yes (the held
+request has gone on by itself: the agent does not repeat the action) and raises
+``EGO_CONSENT_REFUSED`` with it on a no (the request was refused).
 A hold the person leaves unanswered for :data:`HOLD_MAX` seconds is a no.
 """
 
@@ -138,6 +139,7 @@ async def _ask(host: Any, space_id: int, what: str) -> bool:
         fut: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         book.held[space_id] = current = (fut, what, time.monotonic())
         host.handoffs.asks[space_id] = Ask(question, url, title)
+        host.handoffs.refusals.pop(space_id, None)  # a new question: an earlier no is answered
         host.store.update_space(space_id, ownership=Ownership.DELEGATED, reason="needs_consent", status=question)
         book.hold_event(space_id).set()
     try:
@@ -160,8 +162,9 @@ def _refusal(host: Any, space_id: int, since: float) -> ConsentRequired | None:
     what = current[1]
     return ConsentRequired(
         f"the action would {what}, which needs the person's consent; the request is held and the space is "
-        "theirs until they answer: await task.wait_for_control() returns their note; on yes the request has "
-        "gone through (do not repeat the action), on anything else it was cancelled",
+        "theirs until they answer: await task.wait_for_control() returns their note on yes (the request has "
+        "gone through: do not repeat the action) and raises ConsentRefused (EGO_CONSENT_REFUSED) with their "
+        "note on anything else (the request was cancelled: nothing reached the server)",
         action=what, rule=what.split(" ", 1)[0] if what.startswith("download") else what.rsplit(" to ", 1)[0])
 
 

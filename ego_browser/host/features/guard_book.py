@@ -12,16 +12,31 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
+from collections import deque
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 
 from ... import config
-from ...driver.guard import BrowserGuard, check_patterns, describe, rule_for
+from ...driver.guard import GUARDED_SCHEMES, BrowserGuard, check_patterns, describe, rule_for
 from ...errors import NavigationNotAllowed
-from ..core.store import OPEN, UNMANAGED
+from ..core.target_owner import space_of_target
 
-__all__ = ["GuardBook"]
+__all__ = ["GuardBook", "DECISION_WAIT"]
+
+#: seconds an action waits at most, once it ran, for the list's judgement of the documents it
+#: started (a popup's first request may be paused after the action returned); a popup whose
+#: server answers slower returns the action first, and its block is not the action's error
+DECISION_WAIT = 5.0
+
+
+def _reaches_a_host(url: str) -> bool:
+    try:
+        return urlsplit(url).scheme.lower() in GUARDED_SCHEMES
+    except ValueError:
+        return False
 
 
 class GuardBook:
@@ -44,6 +59,8 @@ class GuardBook:
         self.approved: dict[int, tuple[str, str]] = {}
         #: space id -> the action waiting for the person's answer
         self.pending: dict[int, tuple[str, str]] = {}
+        #: (when, target id, space id) of the last popups opened in spaces, for ``after_action``
+        self._popups: deque[tuple[float, str, int]] = deque(maxlen=64)
         try:
             doc = orjson.loads(self.path.read_bytes())
             self.spaces = {int(k): list(v) for k, v in (doc.get("spaces") or {}).items()}
@@ -60,11 +77,28 @@ class GuardBook:
         self.browser = BrowserGuard(conn, self._attribute, self._in_force, self._is_top,
                                     hold=lambda space_id, params: consent_holds.hold(self.host, space_id, params),
                                     holding=lambda: consent_holds.holding(self.host))
+        self.host.browser.on_target_created.append(self._target_created)
+        self.host.browser.on_target_destroyed.append(self._target_destroyed)
         await self.browser.sync()
 
     def stop(self) -> None:
         if self.browser is not None:
             self.browser.stop()
+        for hooks, fn in ((self.host.browser.on_target_created, self._target_created),
+                          (self.host.browser.on_target_destroyed, self._target_destroyed)):
+            if fn in hooks:
+                hooks.remove(fn)
+
+    def _target_created(self, info: dict[str, Any]) -> None:
+        opener = info.get("openerId")
+        space_id = space_of_target(self.host, opener) if opener and self.browser and self.browser.enabled else None
+        if space_id is not None and self.browser is not None:
+            self._popups.append((time.monotonic(), info["targetId"], space_id))
+            self.browser.poke()
+
+    def _target_destroyed(self, _target_id: str) -> None:
+        if self.browser is not None:
+            self.browser.poke()  # a popup closed before its first request: nothing more to wait for
 
     def _save(self) -> None:
         tmp = self.path.with_name(f".guardrails.{os.getpid()}.tmp")
@@ -117,19 +151,6 @@ class GuardBook:
     def _in_force(self) -> list[list[str]]:
         return [p for p in (self.effective(s)[0] for s in self._open_spaces()) if p]
 
-    def _space_of_target(self, target_id: str, depth: int = 0) -> int | None:
-        store = self.host.store
-        if store is None:
-            return None
-        for row in store.pages_of_target(target_id):
-            if row.state in (OPEN, UNMANAGED):
-                return int(row.space_id)
-        info = self.host.browser.targets.get(target_id) or {}
-        opener = info.get("openerId")
-        if opener and depth < 5:  # a popup not adopted yet belongs to its opener's space
-            return self._space_of_target(opener, depth + 1)
-        return None
-
     def _attribute(self, frame_id: str) -> tuple[int, list[str] | None] | None:
         target = frame_id if frame_id in self.host.browser.targets else None
         if target is None:
@@ -137,7 +158,7 @@ class GuardBook:
                 if driver.frames.get(frame_id) is not None:
                     target = tid
                     break
-        space_id = self._space_of_target(target) if target else None
+        space_id = space_of_target(self.host, target) if target else None
         if space_id is None:
             return None
         space = self.host.store.space(space_id) if self.host.store is not None else None
@@ -155,6 +176,47 @@ class GuardBook:
                 f"{url} is outside {describe(space.id, patterns)}; stay on those domains, or ask the person to "
                 f"widen the list (ego-browser allow --space {space.id} DOMAIN ...)",
                 url=url, rule=describe(space.id, patterns))
+
+    async def after_action(self, space: Any, since: float, *, budget: float = DECISION_WAIT,
+                           navigations: bool = True) -> None:
+        """After an action in a guarded space: wait (at most ``budget`` seconds from ``since``,
+        and ``DECISION_WAIT``) until the list has judged every top-level document the action
+        started there (the popups it opened; with ``navigations``, its tabs' own), woken by the
+        guard's events, then raise if it stopped one."""
+        browser = self.browser
+        if browser is not None and browser.enabled and self.effective(space)[0]:
+            remaining = min(DECISION_WAIT, budget - (time.monotonic() - since))
+            if remaining > 0 and self._undecided(space.id, since, navigations):
+                await browser.wait_until(lambda: not self._undecided(space.id, since, navigations), remaining)
+        self.raise_if_blocked(space, since)
+
+    def _undecided(self, space_id: int, since: float, navigations: bool) -> bool:
+        """Whether a document the space started since ``since`` still waits for the list's
+        judgement, or a window its pages asked for (with a URL that reaches a host) has not
+        started its document yet."""
+        assert self.browser is not None
+        host = self.host
+        targets = host.browser.targets
+        judged: set[str] = set()
+        for doc in self.browser.documents.values():
+            if doc.started < since or doc.frame_id not in targets:
+                continue  # older, or its tab closed: nothing more comes of it
+            popup = bool(targets[doc.frame_id].get("openerId"))
+            if not (popup or navigations) or space_of_target(host, doc.frame_id) != space_id:
+                continue
+            if doc.outcome is None:
+                return True
+            if popup:
+                judged.add(doc.frame_id)
+        # popups closed before their first request count as judged: none will come
+        done = len(judged) + sum(1 for at, tid, sid in self._popups
+                                 if at >= since and sid == space_id and tid not in targets and tid not in judged)
+        asked = 0
+        for row in host.store.pages(space_id) if host.store is not None else ():
+            driver = host.drivers.get(row.target_id or "")
+            if driver is not None:
+                asked += sum(1 for at, url in driver.window_opens if at >= since and _reaches_a_host(url))
+        return done < asked
 
     def raise_if_blocked(self, space: Any, since: float) -> None:
         """After an action: a navigation it started (a link, a redirect, a popup) that the list stopped."""

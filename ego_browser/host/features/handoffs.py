@@ -17,13 +17,13 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any  # the host is Any here: core builds this, below it
 
-from ...errors import EgoTimeout
+from ...errors import ConsentRefused, EgoTimeout
 from ...states import Ownership
 
 if TYPE_CHECKING:
     from ..core.store import SpaceRow
 
-__all__ = ["HandOffs", "Ask", "NEEDS_YOU", "where"]
+__all__ = ["HandOffs", "Ask", "NEEDS_YOU", "where", "refused_error"]
 
 #: the reason a space handed over by ask_human carries (``spaces`` shows it)
 NEEDS_YOU = "needs_you"
@@ -44,6 +44,9 @@ class HandOffs:
     def __init__(self) -> None:
         self.asks: dict[int, Ask] = {}
         self._waiters: dict[int, list[asyncio.Future[dict[str, Any]]]] = {}
+        #: space id -> (the action the person refused, their note), kept for the agent's next
+        #: wait when none was waiting; a new question of the space drops it
+        self.refusals: dict[int, tuple[str, str | None]] = {}
 
     def asked(self, space_id: int) -> str | None:
         ask = self.asks.get(space_id)
@@ -52,10 +55,13 @@ class HandOffs:
     def waiting(self, space_id: int) -> bool:
         return any(not f.done() for f in self._waiters.get(space_id, ()))
 
-    async def came_back(self, host: Any, space_id: int, note: str | None) -> bool:
-        """The space is the agent's again: wake its waiting calls with the note and what changed.
+    async def came_back(self, host: Any, space_id: int, note: str | None, refused: str | None = None) -> bool:
+        """The space is the agent's again: wake its waiting calls with the note and what changed
+        (``refused``: the action the person said no to; the waits raise ``EGO_CONSENT_REFUSED``).
         True if a call took the note (it need not wait for the next round's report)."""
         ask = self.asks.pop(space_id, None)
+        if refused is not None and not self.waiting(space_id):
+            self.refusals[space_id] = (refused, note)  # the agent's next wait_for_control() raises it
         if space_id not in self.asks and not self.waiting(space_id):
             return False
         url, title = await where(host, space_id)
@@ -67,6 +73,7 @@ class HandOffs:
             "changed": [k for k in ("url", "title") if before is not None and before[k] != now[k]],
             "held_ms": round((time.time() - ask.since) * 1000) if ask else None,
             "given_back_at": time.time(),
+            "refused": refused,
         }
         woken = False
         for fut in self._waiters.pop(space_id, ()):
@@ -77,6 +84,10 @@ class HandOffs:
 
     async def wait(self, host: Any, space: SpaceRow, timeout_ms: float, api: str) -> dict[str, Any]:
         if space.ownership == Ownership.AGENT:
+            refusal = self.refusals.pop(space.id, None)
+            if refusal is not None:
+                host.features.dashboard.notes.pop(space.id, None)  # the error carries the note
+                raise refused_error(*refusal)
             url, title = await where(host, space.id)
             note = host.features.dashboard.notes.pop(space.id, None)
             return {"note": note, "url": url, "title": title, "before": None, "changed": [], "held_ms": 0,
@@ -96,9 +107,20 @@ class HandOffs:
             if waiters is not None and fut in waiters and not fut.done():
                 waiters.remove(fut)
                 fut.cancel()
+        refused = result.pop("refused", None)
+        if refused is not None:
+            raise refused_error(refused, result["note"])
         given = result.pop("given_back_at", None)
         result["resumed_after_ms"] = round((time.time() - given) * 1000) if given else 0
         return result
+
+
+def refused_error(action: str, note: str | None) -> ConsentRefused:
+    said = f"; their note: {note!r}" if note and note.strip().lower().rstrip(".!") not in ("no", "n") else ""
+    return ConsentRefused(
+        f"the person said no to: {action}{said}. It was not done (nothing was sent); do not repeat it: go on "
+        "without it, or ask the person what to do instead (await task.ask_human(reason))",
+        action=action, note=note)
 
 
 async def where(host: Any, space_id: int) -> tuple[str, str]:

@@ -16,6 +16,7 @@ from ...schema import wire
 from ...schema.spec import members
 from ...selectors.parse import RefSelector, parse_selector
 from ..core.host import Host
+from ..features.guard_book import DECISION_WAIT
 from ...wire.protocol import MARGIN
 from ..core.dispatch import op
 from ..features import consent, consent_holds
@@ -83,7 +84,9 @@ def element_action(name: str, run: Any, *, navigates: bool | None = None) -> Non
             navigates=navigates and not no_wait_after, timeout_ms=timeout, budget=_navigation_budget(timeout),
             **kwargs,
         ))
-        host.guard.raise_if_blocked(ctx.space, since)  # a link, form or popup out of the allowlist
+        # a link, form or popup out of the allowlist (a popup's request may come after the action)
+        await host.guard.after_action(ctx.space, since, budget=_navigation_budget(timeout),
+                                      navigations=not no_wait_after)
         if receipt:
             return done
         return done["result"] if done.get("dialog") is None else (done.get("result") or [])
@@ -146,7 +149,9 @@ def input_op(name: str) -> None:
         done = await consent_holds.race(host, ctx.space.id, act.input_action(
             ctx.driver, PageSite(host, ctx), at.get("proc"), device, member.short, kwargs,
             api=member.api, receipt=receipt, navigates=wait))
-        host.guard.raise_if_blocked(ctx.space, since)
+        # no timeout of its own: the judgement gets its full wait after the input, however long it took
+        await host.guard.after_action(ctx.space, since, budget=time.monotonic() - since + DECISION_WAIT,
+                                      navigations=wait)
         return done
 
     handler.__name__ = handler.__qualname__ = f"{device}_{member.short}"

@@ -39,6 +39,7 @@ async def ask_human(host: Host, at: dict[str, Any], *, reason: str, wait: bool, 
         host.gate(space)  # raises: only the agent holding the space can ask
     url, title = await where(host, space.id)
     host.handoffs.asks[space.id] = Ask(reason, url, title)
+    host.handoffs.refusals.pop(space.id, None)  # a new question: an earlier no is answered
     store_of(host).update_space(space.id, ownership=Ownership.DELEGATED, reason=NEEDS_YOU, status=reason)
     host.preempt(space, NEEDS_YOU)  # the agent's other calls on the space stop, as on hand_off()
     _notify(f"ego_browser: \"{space.name}\" needs you", reason)

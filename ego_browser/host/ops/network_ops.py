@@ -15,6 +15,7 @@ from ...driver import network
 from ...driver.page import PageDriver
 from ...errors import InvalidRoutePattern
 from ..core.host import Host
+from ..features.pattern_cost import pattern_problem
 from ..core.dispatch import op
 
 #: records one wait returns at most (the round asks again after the newest)
@@ -24,11 +25,18 @@ WAIT_BATCH = 50
 def compile_pattern(api: str, regex: str | None, flags: int) -> re.Pattern[str] | None:
     if regex is None:
         return None
+    flags &= re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE | re.ASCII
     try:
-        return re.compile(regex, flags & (re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE | re.ASCII))
+        compiled = re.compile(regex, flags)
     except re.error as exc:
         raise InvalidRoutePattern(f"{api}: the URL pattern {regex!r} does not compile ({exc}); pass a glob such as "
                                   "'**/api/*' or a valid re.Pattern", api=api, pattern=regex) from exc
+    problem = pattern_problem(regex, flags)  # the host matches it on its one loop: bounded cost only
+    if problem is not None:
+        shown = regex if len(regex) <= 200 else regex[:200] + "..."
+        raise InvalidRoutePattern(f"{api}: the URL pattern {shown!r} is refused: {problem}; use a simpler glob "
+                                  "such as '**/api/*' or a regex without nested repeats", api=api, pattern=shown)
+    return compiled
 
 
 #: the record's field saying when it reached a wait's stage (``driver/network.py``)

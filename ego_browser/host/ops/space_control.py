@@ -108,10 +108,11 @@ async def person_give_back(host: Host, at: dict[str, Any], *, note: str | None) 
             driver.take_events()
     from ..features.consent import answered
 
-    answered(host, space.id, note)  # a "yes" lets the action that asked go through, once
+    # a "yes" lets the action that asked go through, once; a no is the agent's EGO_CONSENT_REFUSED
+    refused = answered(host, space.id, note)
     # a call waiting for the space (ask_human, wait_for_control) returns now with the note;
     # with none waiting, the note goes in the report of the next round that uses the space
-    if not await host.handoffs.came_back(host, space.id, note) and note is not None:
+    if not await host.handoffs.came_back(host, space.id, note, refused) and note is not None:
         host.features.dashboard.notes[space.id] = note
     return fresh(host, space.id)
 
