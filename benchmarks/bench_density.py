@@ -330,10 +330,11 @@ def section(runs: list[Run], rounds: int, freeze_idle: float, peer_note: str = "
         "slowest agent's mean round over the mean of all agents' means. Refused counts calls the host refused at "
         "its admission limit (EGO_HOST_OVERLOADED); the agent pauses and repeats the round, as the error says.",
         "",
-        "| tool | agents | rounds | fail | cross-talk | refused | rounds/s | p50 ms | p95 ms | p95/p50 | p95/p50 same kind | p50 vs 1 | slowest agent | "
+        "| tool | agents | rounds | fail | cross-talk | refused | rounds/s | p50 ms | p95 ms | p95/p50 | p95/p50 same kind | p50 vs 1 | p95 vs 1 | rounds/s vs 1 | slowest agent | "
         "busy | CPU ms/round: round, host, browser, renderer | MB/space active | MB/space idle (frozen) | "
+        "MB/space active: host, browser, renderer | MB/space idle: host, browser, renderer | "
         "idle CPU %/space live → frozen | load |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---|---|---|",
     ]
     for r in runs:
         p50, p95 = statistics.median(r.times) if r.times else 0.0, pct(r.times, 0.95)
@@ -341,15 +342,20 @@ def section(runs: list[Run], rounds: int, freeze_idle: float, peer_note: str = "
         slow = max(means) / statistics.mean(means) if means else 0.0
         base = next((x for x in runs if x.tool == r.tool and x.agents == 1), None)
         vs1 = p50 / statistics.median(base.times) if base and base.times else 0.0
+        p95vs1 = p95 / pct(base.times, 0.95) if base and base.times else 0.0
+        rate = r.rounds / r.wall if r.wall else 0.0
+        ratevs1 = rate / (base.rounds / base.wall) if base and base.wall and base.rounds else 0.0
         cpu = ", ".join(f"{r.cpu.get(k, 0.0) * 1000:.0f}" for k in ("round", "host", "browser", "renderer"))
         idle = (f"{r.mem_idle.get('total', 0):.1f} ({r.frozen}/{r.agents})" if r.mem_idle else "–")
         icpu = (f"{r.idle_cpu.get('live', 0):.2f} → {r.idle_cpu.get('frozen', 0):.2f}" if r.idle_cpu else "–")
+        split = [", ".join(f"{m.get(k, 0.0):.1f}" for k in ("host", "browser", "renderer")) if m else "–"
+                 for m in (r.mem_active, r.mem_idle)]
         out.append(
             f"| {r.tool} | {r.agents} | {r.rounds} | {len(r.failures)} | {len(r.crosstalk)} | {r.refused} | "
             f"{r.rounds / r.wall if r.wall else 0:.2f} | {p50 * 1000:.0f} | {p95 * 1000:.0f} | {p95 / p50 if p50 else 0:.2f} | "
             f"{max(by_kind(r).values(), default=0):.2f} | "
-            f"{vs1:.2f}× | {slow:.2f}× | {r.busy * 100:.0f}% | {cpu} | {r.mem_active.get('total', 0):.1f} | {idle} | "
-            f"{icpu} | {' / '.join(f'{x:.1f}' for x in r.load)} |")
+            f"{vs1:.2f}× | {p95vs1:.2f}× | {ratevs1:.2f}× | {slow:.2f}× | {r.busy * 100:.0f}% | {cpu} | {r.mem_active.get('total', 0):.1f} | {idle} | "
+            f"{split[0]} | {split[1]} | {icpu} | {' / '.join(f'{x:.1f}' for x in r.load)} |")
     if peer_note:
         out += ["", peer_note]
     out += ["", *where_cpu_goes(runs), "", *cdp_per_round(runs)]
