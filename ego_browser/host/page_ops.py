@@ -29,7 +29,7 @@ async def _seen_already() -> None:
 
 
 #: seconds goto and reload wait for a tab to answer its attach before they replace it
-STUCK_TAB = 8.0
+STUCK_TAB = 10.0  # what any attach allowed before: a slow tab is replaced no sooner
 
 
 async def _leaving_ctx(host: Host, at: dict[str, Any], *, reopen: bool = False) -> PageCtx:
