@@ -110,11 +110,6 @@ class _Request:
 _REQUEST: ContextVar[_Request | None] = ContextVar("ego_request", default=None)
 
 
-class TabNotAnswering(EgoTimeout):
-    """A tab's renderer did not answer its attach (busy for long: laying out a 50 MB text node a
-    killed host asked for). Still ``EGO_TIMEOUT``; ``page.goto`` and ``page.reload`` replace the tab."""
-
-
 def _attach_timeout() -> float:
     """Seconds a tab may take to answer its attach: 10, or what is left of the request's deadline
     if more (a renderer answers when it is free)."""
@@ -490,14 +485,10 @@ class Host:
             try:
                 driver = await PageDriver.attach(self.browser.conn_for_target(target_id), target_id, timeout=limit)
             except EgoTimeout as exc:
-                label = next((r.label for r in self.store.pages_of_target(target_id)), "page") \
-                    if self.store is not None else "page"
-                raise TabNotAnswering(
-                    f"{_CURRENT_OP.get() or 'page'}: tab {label} did not answer within {limit:.0f}s: its renderer is "
-                    "busy (a script or the layout of a very large document); page.goto(url) or page.reload() "
-                    "replaces a tab that stays busy, or try again later", api=_CURRENT_OP.get() or None,
-                    timeout_ms=round(limit * 1000),
-                ) from exc
+                from .agent_errors import tab_not_answering
+
+                rows = self.store.pages_of_target(target_id) if self.store is not None else []
+                raise tab_not_answering(_CURRENT_OP.get(), rows[0].label if rows else "", limit) from exc
             driver.input_gate = lambda tid=target_id: self.check_input(tid)
             # the space's own context (isolated, or its profile's), for the host's context-level calls
             driver.context_id = next(

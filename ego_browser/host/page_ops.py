@@ -13,7 +13,8 @@ from ..driver import navigation as nav
 from ..driver.receipts import run_action
 from ..errors import CdpError, EgoTimeout, NavigationBlocked, NavigationFailed, StateStoreUnwritable
 from ..states import OpenedBy, Ownership
-from .core import Host, PageCtx, TabNotAnswering
+from .agent_errors import TabNotAnswering
+from .core import Host, PageCtx
 from .ops import op, sync_op
 from .page_site import PageSite
 from .store import CLOSED, OPEN, UNMANAGED
