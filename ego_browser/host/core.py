@@ -239,6 +239,8 @@ class Host:
         self.requests += 1
         self.busy += 1
         deadline = spec.deadline(kwargs)
+        called = at.get("space") if isinstance(at.get("space"), int) else None
+        self.idle.call_started(called)  # not idle while the call waits for its turn
         req = _Request()
         req_token = _REQUEST.set(req)
         _CURRENT_OP.set(op)
@@ -303,6 +305,7 @@ class Host:
                     live.discard(req)
                     if not live:
                         del self._inflight[space_id]
+            self.idle.call_ended(called, req.spaces)
             dispatch.end(token)
 
     @staticmethod
