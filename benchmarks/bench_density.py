@@ -68,6 +68,7 @@ class Run:
     mem_active: dict[str, float] = field(default_factory=dict)  # MB per space by group
     mem_idle: dict[str, float] = field(default_factory=dict)
     frozen: int = 0
+    churn: tuple[int, int] = (0, 0)  # tabs frozen and woken while the rounds ran (each costs a GC)
     refused: int = 0  # calls refused with EGO_HOST_OVERLOADED (then repeated after a pause)
     idle_cpu: dict[str, float] = field(default_factory=dict)  # CPU % of a core per space: before/after freezing
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
@@ -98,32 +99,37 @@ def pct(values: list[float], q: float) -> float:
 # -- ego ------------------------------------------------------------------------------------
 
 
-async def ego_round(page: Any, origin: str, who: str, i: int, crosstalk: list[str]) -> None:
-    await page.goto(f"{origin}/agent?who={who}&r={i}")
-    check(await page.snapshot(), who, i, "snapshot", crosstalk)
-    await page.fill("#name", f"{who} round {i}")
-    await page.click("#save")
-    saved = await page.evaluate("document.querySelector('#out').textContent")
+async def _direct(fn: Any) -> Any:
+    return await fn()
+
+
+async def ego_round(page: Any, origin: str, who: str, i: int, crosstalk: list[str], call: Any = _direct) -> None:
+    """One round; ``call(fn)`` makes each call (the agents repeat a call the host refused)."""
+    await call(lambda: page.goto(f"{origin}/agent?who={who}&r={i}"))
+    check(await call(page.snapshot), who, i, "snapshot", crosstalk)
+    await call(lambda: page.fill("#name", f"{who} round {i}"))
+    await call(lambda: page.click("#save"))
+    saved = await call(lambda: page.evaluate("document.querySelector('#out').textContent"))
     if saved != f"saved {who} round {i} by {who}":
         crosstalk.append(f"{who} round {i} click: read {saved!r}")
     if i % 4 == 1:
         async with page.expect_event("popup") as info:
-            await page.click("#pop")
+            await call(lambda: page.click("#pop"))
         popup = await info.value
-        check(await popup.snapshot(), who, i, "popup", crosstalk)
-        await popup.close()
+        check(await call(popup.snapshot), who, i, "popup", crosstalk)
+        await call(popup.close)
     if i % 4 == 3:
         waiter = page.wait_for_event("download")
-        await page.click("#dl")
+        await call(lambda: page.click("#dl"))
         download = await waiter
-        body = Path(await download.path()).read_text()
+        body = Path(await call(download.path)).read_text()
         check(body[:100].replace("report of ", "tag ").replace(" round ", "/"), who, i, "download", crosstalk)
-        await download.delete()
+        await call(download.delete)
 
 
 async def _polite(call: Any, run: Run, tries: int = 5) -> Any:
     """``await call()``, pausing and repeating it when the host refuses it at its admission
-    limit (EGO_HOST_OVERLOADED says nothing ran: what an agent is told to do); counted."""
+    limit (EGO_HOST_OVERLOADED says the call did not run: what an agent is told to do); counted."""
     from ego_browser.errors import HostOverloaded
 
     for attempt in range(tries):
@@ -157,7 +163,8 @@ async def ego_agent(name: str, origin: str, who: str, rounds: int, run: Run, rea
         for i in range(rounds):
             t0 = time.perf_counter()
             try:
-                await _polite(lambda i=i: ego_round(page, origin, who, i, run.crosstalk), run)
+                # EGO_HOST_OVERLOADED says the refused call did not run: the agent repeats that call
+                await ego_round(page, origin, who, i, run.crosstalk, lambda fn: _polite(fn, run))
             except Exception as exc:  # noqa: BLE001 - counted, the agent goes on
                 run.failures.append(f"{who} round {i}: {getattr(exc, 'code', type(exc).__name__)}: {str(exc)[:160]}")
                 continue
@@ -283,6 +290,8 @@ async def ego_size(n: int, rounds: int, port: int, freeze_idle: float, grid: Any
             for method, count in (after.get(key) or {}).items():
                 if count - old.get(method, 0):
                     run.cdp[f"{kind}:{method}"] = (count - old.get(method, 0)) / max(1, run.rounds)
+        run.churn = (int(after.get("freezes", 0)) - int(before.get("freezes", 0)),
+                     int(after.get("wakes", 0)) - int(before.get("wakes", 0)))
         cores = os.cpu_count() or 1
         run.busy = sum(v for k, v in used.items() if ":" not in k) / (run.wall * cores)
         run.machine_busy = (busy1 - busy0) / max(1e-9, total1 - total0)
@@ -330,26 +339,33 @@ def section(runs: list[Run], rounds: int, freeze_idle: float, peer_note: str = "
         "slowest agent's mean round over the mean of all agents' means. Refused counts calls the host refused at "
         "its admission limit (EGO_HOST_OVERLOADED); the agent pauses and repeats the round, as the error says.",
         "",
-        "| tool | agents | rounds | fail | cross-talk | refused | rounds/s | p50 ms | p95 ms | p95/p50 | p95/p50 same kind | p50 vs 1 | slowest agent | "
+        "| tool | agents | rounds | fail | cross-talk | refused | rounds/s | p50 ms | p95 ms | p95/p50 | p95/p50 same kind | p50 vs 1 | p95 vs 1 | rounds/s vs 1 | slowest agent | "
         "busy | CPU ms/round: round, host, browser, renderer | MB/space active | MB/space idle (frozen) | "
+        "MB/space active: host, browser, renderer | MB/space idle: host, browser, renderer | "
         "idle CPU %/space live → frozen | load |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---|---|---|",
     ]
     for r in runs:
         p50, p95 = statistics.median(r.times) if r.times else 0.0, pct(r.times, 0.95)
         means = [statistics.mean(v) for v in r.per_agent.values() if v]
         slow = max(means) / statistics.mean(means) if means else 0.0
-        base = next((x for x in runs if x.tool == r.tool and x.agents == 1), None)
+        # the Grid row against the local one agent (the same tool, its browser on this machine)
+        base = next((x for x in runs if x.tool == r.tool.split(" (")[0] and x.agents == 1), None)
         vs1 = p50 / statistics.median(base.times) if base and base.times else 0.0
+        p95vs1 = p95 / pct(base.times, 0.95) if base and base.times else 0.0
+        rate = r.rounds / r.wall if r.wall else 0.0
+        ratevs1 = rate / (base.rounds / base.wall) if base and base.wall and base.rounds else 0.0
         cpu = ", ".join(f"{r.cpu.get(k, 0.0) * 1000:.0f}" for k in ("round", "host", "browser", "renderer"))
         idle = (f"{r.mem_idle.get('total', 0):.1f} ({r.frozen}/{r.agents})" if r.mem_idle else "–")
         icpu = (f"{r.idle_cpu.get('live', 0):.2f} → {r.idle_cpu.get('frozen', 0):.2f}" if r.idle_cpu else "–")
+        split = [", ".join(f"{m.get(k, 0.0):.1f}" for k in ("host", "browser", "renderer")) if m else "–"
+                 for m in (r.mem_active, r.mem_idle)]
         out.append(
             f"| {r.tool} | {r.agents} | {r.rounds} | {len(r.failures)} | {len(r.crosstalk)} | {r.refused} | "
             f"{r.rounds / r.wall if r.wall else 0:.2f} | {p50 * 1000:.0f} | {p95 * 1000:.0f} | {p95 / p50 if p50 else 0:.2f} | "
             f"{max(by_kind(r).values(), default=0):.2f} | "
-            f"{vs1:.2f}× | {slow:.2f}× | {r.busy * 100:.0f}% | {cpu} | {r.mem_active.get('total', 0):.1f} | {idle} | "
-            f"{icpu} | {' / '.join(f'{x:.1f}' for x in r.load)} |")
+            f"{vs1:.2f}× | {p95vs1:.2f}× | {ratevs1:.2f}× | {slow:.2f}× | {r.busy * 100:.0f}% | {cpu} | {r.mem_active.get('total', 0):.1f} | {idle} | "
+            f"{split[0]} | {split[1]} | {icpu} | {' / '.join(f'{x:.1f}' for x in r.load)} |")
     if peer_note:
         out += ["", peer_note]
     out += ["", *where_cpu_goes(runs), "", *cdp_per_round(runs)]
@@ -393,6 +409,17 @@ def cdp_per_round(runs: list[Run]) -> list[str]:
     busiest = sorted(top.cdp.items(), key=lambda kv: -kv[1])[:12]
     out.append(f"Busiest at {top.agents} agents: " + ", ".join(f"{k.split(':', 1)[1]} ({k.split(':', 1)[0]}) {v:.1f}"
                                                         for k, v in busiest) + ".")
+    one = next((r for r in ego if r.agents == 1), None)
+    if one is not None and top is not one:
+        # what a round asks more of the browser when many spaces run: the per-space tax, if any
+        grew = sorted(((k, top.cdp.get(k, 0.0) - one.cdp.get(k, 0.0)) for k in set(top.cdp) | set(one.cdp)),
+                      key=lambda kv: -abs(kv[1]))[:8]
+        out.append(f"Per round at {top.agents} agents against 1, the largest changes: "
+                   + ", ".join(f"{k.split(':', 1)[1]} ({k.split(':', 1)[0]}) {v:+.1f}" for k, v in grew) + ".")
+    churn = [f"{r.agents} agents: {r.churn[0]} frozen, {r.churn[1]} woken" for r in ego if any(r.churn)]
+    if churn:
+        out.append("Tabs frozen and woken while the rounds ran (each freeze collects the page's garbage): "
+                   + "; ".join(churn) + ".")
     return out
 
 
@@ -418,9 +445,28 @@ def targets(ego: list[Run], one: Run | None) -> list[str]:
                  + ", ".join(f"{r.agents}: {max(by_kind(r).values(), default=0):.2f}×" for r in ego) + ").")
     act = max((r.mem_active.get("total", 0.0) for r in ego), default=0.0)
     idle = max((r.mem_idle.get("total", 0.0) for r in ego if r.mem_idle), default=0.0)
-    lines.append(f"- memory per idle space ≤ 30 MB (worst {idle:.1f}) and per active space ≤ 80 MB (worst {act:.1f}): "
-                 f"{_verdict(idle <= 30 and act <= 80 and any(r.mem_idle for r in ego))}.")
+    m_act, m_idle = marginal(ego, "mem_active"), marginal(ego, "mem_idle")
+    if m_act is not None and m_idle is not None:
+        # one space's figure carries the one-off costs of the first (Chromium's network and GPU
+        # processes grow once); what a space adds is the slope between the smallest and largest size
+        lines.append(f"- memory per idle space ≤ 30 MB and per active space ≤ 80 MB, each space's share as the "
+                     f"slope from {min(r.agents for r in ego)} to {top.agents} agents (idle {m_idle:.1f}, active "
+                     f"{m_act:.1f}; per size, worst idle {idle:.1f} and active {act:.1f}): "
+                     f"{_verdict(m_idle <= 30 and m_act <= 80)}.")
+    else:
+        lines.append(f"- memory per idle space ≤ 30 MB (worst {idle:.1f}) and per active space ≤ 80 MB (worst "
+                     f"{act:.1f}): {_verdict(idle <= 30 and act <= 80 and any(r.mem_idle for r in ego))}.")
     return lines
+
+
+def marginal(ego: list[Run], key: str) -> float | None:
+    """MB one more space adds: the total's slope between the smallest and largest size measured."""
+    sized = sorted((r for r in ego if getattr(r, key)), key=lambda r: r.agents)
+    if len(sized) < 2 or sized[0].agents == sized[-1].agents:
+        return None
+    lo, hi = sized[0], sized[-1]
+    total = [getattr(r, key)["total"] * r.agents for r in (lo, hi)]
+    return (total[1] - total[0]) / (hi.agents - lo.agents)
 
 
 def _cpu(r: Run) -> float:

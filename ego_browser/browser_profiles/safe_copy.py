@@ -18,6 +18,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..browser.launcher import pid_alive
 from ..errors import InvalidState
 
 __all__ = ["Budget", "BudgetExceeded", "copy_file", "copy_tree", "sweep_leftovers", "LEFTOVER_PREFIXES"]
@@ -120,16 +121,6 @@ def copy_tree(src: Path, dst: Path, budget: Budget, *, skip: frozenset[str] = fr
     return copied
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def owner_pid(name: str) -> int | None:
     for prefix in LEFTOVER_PREFIXES:
         if name.startswith(prefix):
@@ -145,7 +136,7 @@ def sweep_leftovers(base: Path) -> list[str]:
         return swept
     for child in base.iterdir():
         pid = owner_pid(child.name)
-        if pid is None or pid == os.getpid() or _pid_alive(pid):
+        if pid is None or pid == os.getpid() or pid_alive(pid):
             continue
         with contextlib.suppress(OSError):
             shutil.rmtree(child)

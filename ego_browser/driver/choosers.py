@@ -60,7 +60,8 @@ class FileChoosers:
         }
         waiter = self.waiter
         if waiter is not None and not waiter.fut.done():
-            self.waiter = None
+            # the waiter stays until its wait collects the chooser: the action that opened it may
+            # be answered before the wait request reaches the host (it is sent after the action's)
             waiter.fut.set_result(chooser)
         else:
             self.unarmed.append(chooser)
@@ -105,7 +106,7 @@ class FileChoosers:
 
     def arm(self) -> int:
         """Arm the page's one waiter (at call time, before the action that opens the chooser)."""
-        if self.waiter is not None and not self.waiter.fut.done():
+        if self.waiter is not None and not self.waiter.fut.done():  # a chooser it got, uncollected, is dropped
             raise InvalidState(
                 "page.wait_for_file_chooser: a file chooser waiter is already pending on this page; await it first",
                 api="page.wait_for_file_chooser",
@@ -133,6 +134,8 @@ class FileChoosers:
             waiter.fut.cancel()
             raise EgoTimeout(f"{api} timed out after {round(timeout_ms)}ms", api=api,
                              timeout_ms=round(timeout_ms)) from None
+        if self.waiter is waiter:
+            self.waiter = None
         self.handed[chooser["id"]] = chooser
         return {"id": chooser["id"], "multiple": chooser["multiple"]}
 

@@ -10,6 +10,7 @@ change, so waits re-check their condition only when something happened.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
@@ -145,7 +146,15 @@ class PageDriver:
         # sent by the tab's own session without any domain enabled; the browser-level
         # Target.targetCrashed reaches the host, which calls mark_crashed() as well
         driver._offs.append(driver.session.on("Inspector.targetCrashed", lambda _p, _s: driver.mark_crashed()))
-        await driver._prepare(driver.session, timeout=timeout, main=True)
+        try:
+            await driver._prepare(driver.session, timeout=timeout, main=True)
+        except BaseException:
+            # a tab that did not answer (a busy renderer): the next attempt attaches afresh, so
+            # this session goes, or each attempt would leave one more behind on the tab
+            driver.mark_closed()
+            with contextlib.suppress(Exception):
+                await conn.send("Target.detachFromTarget", {"sessionId": res["sessionId"]}, timeout=2.0)
+            raise
         return driver
 
     async def _prepare(self, session: Session, *, timeout: float, main: bool, parent_frame: str | None = None) -> None:

@@ -60,3 +60,27 @@ async def test_a_waiter_times_out_and_fails_when_the_page_closes():
             await waiting
     finally:
         await close(driver)
+
+
+async def test_a_chooser_that_opens_before_the_wait_request_arrives_still_reaches_its_waiter():
+    # the client arms, then sends the click and only then the wait: under load the click's
+    # chooser can reach the host first (it failed as "this waiter is no longer armed")
+    browser = FakeBrowser()
+    driver = await attached(browser)
+    try:
+        choosers = driver.choosers
+        token = choosers.arm()
+        chooser(browser, 9)
+        await round_trip(driver)
+        assert choosers.unarmed_error(choosers.mark() - 1, "page.click") is None  # the waiter took it
+        got = await choosers.wait(token, 5000)
+        assert choosers.take(got["id"], "FileChooser.set_files")["backend_node_id"] == 9
+        with pytest.raises(InvalidState, match="no longer armed"):
+            await choosers.wait(token, 10)  # collected once
+        chooser(browser, 10)  # with the waiter collected, a new chooser is unarmed
+        await round_trip(driver)
+        assert choosers.newest_unarmed()["backend_node_id"] == 10
+        token = choosers.arm()  # and a new waiter can be armed
+        choosers.disarm(token)
+    finally:
+        await close(driver)

@@ -175,3 +175,21 @@ async def test_the_persons_input_wakes_a_frozen_tab_too(host, task, server):
     got = await driver.session.send(
         "Runtime.evaluate", {"expression": "[window.froze, window.resumed]", "returnByValue": True}, timeout=10)
     assert got["result"]["value"] == [1, 1]
+
+
+async def test_a_space_is_idle_from_its_last_calls_end_not_its_start(host, task, server):
+    # under load a call can take longer than EGO_BROWSER_FREEZE_IDLE (50 agents: calls waited
+    # seconds for their turn): its tab was frozen the moment it ended and woken by the next
+    # call, a garbage collection each time (104 freezes in 159 rounds of the density bench)
+    page = task.page("p1")
+    await page.goto(server.page("/density-long-call", _STATEFUL))
+    tid = _target(host, task.space_id)
+    before = host.idle.after
+    host.idle.configure(1.0)
+    try:
+        await page.evaluate("new Promise(r => setTimeout(() => r(1), 2500))")  # longer than the idle time
+        await host.idle.sweep()  # the sweep right after the call
+        assert tid not in host.idle.frozen, "a space was frozen as its call ended"
+    finally:
+        host.idle.configure(before)
+    assert await page.evaluate("window.froze") == 0

@@ -67,3 +67,39 @@ def test_a_round_after_a_host_killed_mid_answer_navigates(fresh_rounds, server):
                     timeout=BOUND)
         assert nxt.stdout == f"after {n}\n", (n, round(time.monotonic() - t0, 1), nxt.stderr[-2000:])
     r.stop()
+
+
+def test_a_round_after_a_host_killed_while_the_page_computes_a_50mb_answer_navigates(fresh_rounds, server):
+    # the 50 MB answer the probe asked for came from a page's own 50 MB text node: the renderer
+    # lays it out for seconds before it answers, and the host was killed meanwhile
+    r = fresh_rounds
+    r.env["EGO_BROWSER_KEEPER_GRACE"] = "600"
+    big = server.page("/big-node", "<h1>big</h1><p id=big></p>", title="big")
+    made = r.run(f"p = (await task_space('node')).page('p1')\nawait p.goto({big!r})\n"
+                 "await p.evaluate(\"document.getElementById('big').textContent = 'x '.repeat(25 * 1024 * 1024)\")\n"
+                 "print('ok')\n", timeout=BOUND)
+    assert made.stdout == "ok\n", made.stderr
+    pid = json.loads(r.cli("host", "status", "--json", timeout=BOUND).stdout)["pid"]
+    answer = subprocess.Popen(
+        [sys.executable, "-m", "ego_browser"], env=r.env, cwd=str(ROOT), text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        answer.stdin.write("p = (await task_space('node')).page('p1')\nawait p.inner_text('#big')\n")
+        answer.stdin.close()
+        end = time.monotonic() + BOUND
+        # the read is running: the renderer lays the text out (seconds) before it answers
+        while not json.loads(r.cli("host", "status", "--json", timeout=BOUND).stdout)["calls_running"]:
+            assert time.monotonic() < end and answer.poll() is None, "the call never started"
+        os.kill(pid, signal.SIGKILL)
+        assert _exited(pid, 60)
+    finally:
+        answer.kill()
+        answer.wait(30)
+    url = server.page("/after-node", "<h1>after</h1>", title="after node")
+    t0 = time.monotonic()
+    nxt = r.run(f"p = (await task_space('node')).page('p1')\nawait p.goto({url!r})\nprint(await p.title())\n",
+                timeout=BOUND)
+    took = round(time.monotonic() - t0, 1)
+    assert nxt.stdout == "after node\n", (took, nxt.stderr[-3000:])
+    r.stop()

@@ -91,6 +91,14 @@ async def test_import_refuses_a_running_source(host):
     # the session's own Chromium runs on the default profile's user-data directory
     running = config.home() / "profiles" / "default"
     assert (running / "SingletonLock").is_symlink()
+    # a profile to import has a Preferences file; Chromium writes its own late (seconds after a
+    # change), so a session whose browser just started has none yet: the test makes it
+    prefs = running / "Default" / "Preferences"
+    if not prefs.is_file():
+        prefs.parent.mkdir(parents=True, exist_ok=True)
+        tmp = prefs.with_name("Preferences.ego-test")
+        tmp.write_text("{}")
+        os.replace(tmp, prefs)  # whole or absent, as Chromium's own writes
     with pytest.raises(InvalidState, match="running .*SingletonLock.*quit it"):
         import_profile(from_dir=str(running), name="never", secret_lookup=no_keyring)
     assert "never" not in {p["name"] for p in store.list_profiles()}

@@ -9,9 +9,22 @@ keeps the browser's own words: there the agent named the method. The class, the 
 from __future__ import annotations
 
 from ...cdp.errors import ContextDestroyed, FrameNotFound, NodeDetached, NodeNotFound, ObjectNotFound, TargetClosed
-from ...errors import CdpError
+from ...errors import CdpError, EgoTimeout
 
-__all__ = ["in_agent_words"]
+__all__ = ["in_agent_words", "TabNotAnswering", "tab_not_answering"]
+
+
+class TabNotAnswering(EgoTimeout):
+    """A tab's renderer did not answer its attach (busy for long: laying out a 50 MB text node a
+    killed host asked for). Still ``EGO_TIMEOUT``; ``page.goto`` and ``page.reload`` replace the tab."""
+
+
+def tab_not_answering(op: str, label: str, seconds: float) -> TabNotAnswering:
+    return TabNotAnswering(
+        f"{op or 'page'}: tab {label} did not answer within {seconds:.0f}s: its renderer is busy (a script or the "
+        "layout of a very large document); page.goto(url) or page.reload() replaces a tab that stays busy, or try "
+        "again later", api=op or None, timeout_ms=round(seconds * 1000),
+    )
 
 #: operations whose errors are the browser's own words (the agent named the method)
 _RAW = frozenset({"page.cdp", "task.cdp"})

@@ -110,6 +110,14 @@ class _Request:
 _REQUEST: ContextVar[_Request | None] = ContextVar("ego_request", default=None)
 
 
+def _attach_timeout() -> float:
+    """Seconds a tab may take to answer its attach: 10, or what is left of the request's deadline
+    if more (a renderer answers when it is free)."""
+    req = _REQUEST.get()
+    when = req.timeout.when() if req is not None and req.timeout is not None else None
+    return max(10.0, when - asyncio.get_running_loop().time()) if when is not None else 10.0
+
+
 class Host:
     def __init__(self, *, features: Callable[[Host], Features], home: Path | None = None,
                  embedded: bool = False) -> None:
@@ -231,6 +239,8 @@ class Host:
         self.requests += 1
         self.busy += 1
         deadline = spec.deadline(kwargs)
+        called = at.get("space") if isinstance(at.get("space"), int) else None
+        self.idle.call_started(called)  # not idle while the call waits for its turn
         req = _Request()
         req_token = _REQUEST.set(req)
         _CURRENT_OP.set(op)
@@ -295,6 +305,7 @@ class Host:
                     live.discard(req)
                     if not live:
                         del self._inflight[space_id]
+            self.idle.call_ended(called, req.spaces)
             dispatch.end(token)
 
     @staticmethod
@@ -414,7 +425,8 @@ class Host:
                 return row
         raise PageNotFound(f"page label not found: {label}", label=label)
 
-    async def page_ctx(self, at: dict[str, Any], *, gated: bool = True, activate: bool = False) -> PageCtx:
+    async def page_ctx(self, at: dict[str, Any], *, gated: bool = True, activate: bool = False,
+                       attach_timeout: float | None = None) -> PageCtx:
         assert self.store is not None
         key = (at.get("space"), at.get("label"))
         cached = self._ctx_rows.get(key)
@@ -434,7 +446,7 @@ class Host:
             self._ctx_rows[key] = (self.store.gen, space, page)
         target_id = page.target_id
         assert target_id is not None  # page_row and the cache hand out live pages only
-        driver = await self.driver(target_id)
+        driver = await self.driver(target_id, attach_timeout)
         if driver.crashed:
             op = _CURRENT_OP.get()
             if op not in CRASH_SAFE_OPS:
@@ -459,7 +471,7 @@ class Host:
         if driver is not None:
             driver.stats["activations"] += 1
 
-    async def driver(self, target_id: str) -> PageDriver:
+    async def driver(self, target_id: str, attach_timeout: float | None = None) -> PageDriver:
         driver = self.drivers.get(target_id)
         if driver is not None and not driver.closed:
             if target_id in self.idle.frozen:  # whoever uses a frozen tab (a call, the person) wakes it
@@ -472,7 +484,14 @@ class Host:
         self._attaching[target_id] = fut
         try:
             assert self.browser.conn is not None
-            driver = await PageDriver.attach(self.browser.conn_for_target(target_id), target_id)
+            limit = attach_timeout or _attach_timeout()
+            try:
+                driver = await PageDriver.attach(self.browser.conn_for_target(target_id), target_id, timeout=limit)
+            except EgoTimeout as exc:
+                from .agent_errors import tab_not_answering
+
+                rows = self.store.pages_of_target(target_id) if self.store is not None else []
+                raise tab_not_answering(_CURRENT_OP.get(), rows[0].label if rows else "", limit) from exc
             driver.input_gate = lambda tid=target_id: self.check_input(tid)
             # the space's own context (isolated, or its profile's), for the host's context-level calls
             driver.context_id = next(

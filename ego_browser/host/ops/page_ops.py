@@ -13,6 +13,7 @@ from ...driver import navigation as nav
 from ...driver.receipts import run_action
 from ...errors import CdpError, EgoTimeout, NavigationBlocked, NavigationFailed, StateStoreUnwritable
 from ...states import OpenedBy, Ownership
+from ..core.agent_errors import TabNotAnswering
 from ..core.host import Host, PageCtx
 from ..core.dispatch import op, sync_op
 from ..core.page_site import PageSite
@@ -28,10 +29,34 @@ async def _seen_already() -> None:
     was a ``Runtime.evaluate`` sent as the page rendered its first frame (~10 ms under load)."""
 
 
+#: seconds goto and reload wait for a tab to answer its attach before they replace it
+STUCK_TAB = 10.0  # what any attach allowed before: a slow tab is replaced no sooner
+
+
+async def _leaving_ctx(host: Host, at: dict[str, Any], *, reopen: bool = False) -> PageCtx:
+    """The page a goto or reload leaves. A tab whose renderer stays busy (laying out a 50 MB
+    text node a host killed meanwhile had asked about) is replaced by a fresh tab under the
+    same label: the call replaces its document anyway, and would wait for the busy renderer
+    (``reopen``: a reload's new tab opens at the page's last URL)."""
+    try:
+        return await host.page_ctx(at, attach_timeout=STUCK_TAB)
+    except TabNotAnswering:
+        assert host.store is not None
+        space = host.space_row(at.get("space"))
+        row = host.page_row(space, str(at.get("label")))
+        tid = await create_tab(host, space, context_id=space.context_id, new_window=False,
+                               url=(row.url if reopen else None) or "about:blank")
+        host.store.update_page(space.id, row.label, target_id=tid)
+        host.store.delete_ledger(space.id, row.label)
+        if row.target_id:
+            host.background(asyncio.ensure_future(close_target(host, row.target_id)))
+        return await host.page_ctx(at)
+
+
 @op("Page.goto")
 async def goto(host: Host, at: dict[str, Any], *, url: str, referer: str | None, timeout: float,
                wait_until: str, on_beforeunload: str = "raise") -> dict[str, Any]:
-    ctx = await host.page_ctx(at)
+    ctx = await _leaving_ctx(host, at)
     host.guard.check_url(ctx.space, url)  # outside the space's allowlist: nothing is sent
     since = time.monotonic()
     try:
@@ -48,7 +73,7 @@ async def goto(host: Host, at: dict[str, Any], *, url: str, referer: str | None,
 @op("Page.reload")
 async def reload(host: Host, at: dict[str, Any], *, timeout: float, wait_until: str,
                  on_beforeunload: str = "raise") -> dict[str, Any]:
-    ctx = await host.page_ctx(at)
+    ctx = await _leaving_ctx(host, at, reopen=True)
     main = ctx.driver.frames.main
     return await _leaving(host, ctx, "page.reload", main.url if main else "", timeout, wait_until, on_beforeunload,
                           lambda: nav.reload(ctx.driver, timeout_ms=timeout, wait_until=wait_until))
