@@ -63,6 +63,7 @@ def overview(host: Any, activity: Any) -> list[dict[str, Any]]:
             "ownership": str(space.ownership),
             "reason": space.reason,
             "status": space.status,
+            "since": space.control_since,
             "isolated": bool(space.isolated),
             "current": activity.current.get(space.id),
             "last": activity.last.get(space.id),

@@ -350,7 +350,7 @@ class Dashboard:
         """What hands a space to the person without their asking reaches them as a notification
         with its reason: the agent's hand_off() (with its status text), a page's permission
         prompt (the host hands the space over: reason location, notifications, camera ...)."""
-        now = {s["id"]: (s["ownership"], s["reason"]) for s in spaces}
+        now = {s["id"]: (s["ownership"], s["reason"], s["since"]) for s in spaces}
         first, self._looked = not self._looked, True
         for s in spaces:
             before = self._ownership.get(s["id"])

@@ -422,6 +422,9 @@ class Store:
             return
         if "ownership" in fields:
             fields["ownership"] = Ownership(fields["ownership"])  # a value outside the set is a bug here
+            # every hand-over is a new one, even when a watcher saw the same owner and reason
+            # before (the dashboard's notice tells a second question from the first by this)
+            fields.setdefault("control_since", time.time())
         cols = ", ".join(f"{k}=?" for k in fields)
         self.db.execute(f"UPDATE spaces SET {cols} WHERE id=?", (*fields.values(), space_id))
 
