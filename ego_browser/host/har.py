@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl, urlsplit
 import orjson
 
 from .._version import __version__
+from ..driver.network import body_size
 from ..errors import EgoError, HarUnwritable
 
 if TYPE_CHECKING:
@@ -142,7 +143,7 @@ class HarRecorder:
                 "status": rec["status"], "statusText": rec["status_text"] or "", "httpVersion": rec["protocol"] or
                 "HTTP/1.1", "cookies": [], "headers": _headers(resp_headers), "content": content,
                 "redirectURL": location, "headersSize": -1,
-                "bodySize": (rec["encoded_size"] - (rec["headers_size"] or 0)) if rec["encoded_size"] else -1,
+                "bodySize": -1 if (size := body_size(rec)) is None else size,
             },
             "cache": {}, "timings": {"send": 0, "wait": round(wait, 3), "receive": round(receive, 3)},
             "_resourceType": rec["resource_type"], "serverIPAddress": rec["remote_address"] or "",

@@ -46,23 +46,33 @@ def _target(a: dict[str, Any]) -> str:
     return f" {said}" if said else ""
 
 
+#: journal rows that are looks, not actions: never a frame of their own
+_LOOKS = ("page.snapshot", "task.set_status")
+
+
 def captions(journal: dict[str, Any], pictures: dict[str, Path]) -> list[tuple[Path, str]]:
-    """(picture, caption) per action that has a picture after it, oldest first."""
+    """(picture, caption) per action, oldest first: every action gets a frame (none is dropped),
+    its picture after it, else the one before it (a picture skipped while a dialog was open,
+    or that could not be written), else the frame before; none before the first picture."""
     out: list[tuple[Path, str]] = []
+    shown: Path | None = None
     for r in journal.get("rounds") or ():
         note = ""
         for a in r.get("actions") or ():
             if a.get("op") == "task.set_status":
                 note = f" — {str(a.get('value') or '')[:80]}" if a.get("value") else ""
-            file = pictures.get(a.get("picture_after") or "")
+            if a.get("op") in _LOOKS:
+                continue
+            file = pictures.get(a.get("picture_after") or "") or pictures.get(a.get("picture_before") or "") or shown
             if file is None:
                 continue
+            shown = file
             value = a.get("value")
-            shown = f' = {str(value)[:60]}' if isinstance(value, (str, int, float)) and not isinstance(value, bool) \
+            said_value = f' = {str(value)[:60]}' if isinstance(value, (str, int, float)) and not isinstance(value, bool) \
                 else ""
             outcome = "" if a.get("outcome") == "ok" else f" [error: {a.get('error')}]"
             said = f" — {str(a['note'])[:80]}" if a.get("note") else ""
-            out.append((file, f"round {r['n']}{note}\n{a['op']}{_target(a)[:90]}{shown}{outcome}{said}"))
+            out.append((file, f"round {r['n']}{note}\n{a['op']}{_target(a)[:90]}{said_value}{outcome}{said}"))
     return out
 
 
