@@ -66,6 +66,9 @@ class HarRecorder:
         self._pending: set[asyncio.Task[None]] = set()
         self._offs: list[Any] = []
         self._files = 0
+        #: attached bodies that could not be written (a full disk), and why
+        self.unwritten = 0
+        self.reason = ""
 
     def watch(self, driver: PageDriver) -> None:
         def listener(rec: dict[str, Any], kind: str) -> None:
@@ -115,9 +118,13 @@ class HarRecorder:
         if body is not None:
             if self.content == "attach":
                 name = hashlib.sha1(body).hexdigest() + _ext(mime)
-                with open(os.path.join(os.path.dirname(self.path) or ".", name), "wb") as f:
-                    f.write(body)
-                content["_file"] = name
+                try:
+                    _write_atomic(os.path.join(os.path.dirname(self.path) or ".", name), body)
+                    content["_file"] = name
+                except OSError as exc:  # a full disk: the entry stays, without its body
+                    self.unwritten += 1
+                    self.reason = exc.strerror or str(exc)
+                    content["comment"] = f"body not written ({self.reason})"
             else:
                 try:
                     content["text"] = body.decode("utf-8")
@@ -170,8 +177,26 @@ class HarRecorder:
             except OSError:
                 pass
             raise HarUnwritable(f"{api}: writing {self.path} failed ({exc.strerror}); the previous file is "
-                                "unchanged", api=api, path=self.path) from None
+                                "unchanged: free some space or record to another path", api=api, path=self.path) from None
+        if self.unwritten:
+            raise HarUnwritable(f"{api}: {self.unwritten} response bodies could not be written beside {self.path} "
+                                f"({self.reason}); the HAR is written, their entries without them: free some space "
+                                "or record to another path", api=api, path=self.path)
         return self.path
+
+
+def _write_atomic(path: str, data: bytes) -> None:
+    tmp = f"{path}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def _ext(mime: str) -> str:

@@ -112,12 +112,17 @@ def write_video(path: Path, journal: dict[str, Any], pictures: dict[str, Path], 
                "-deadline", "realtime", "-cpu-used", "8", "-threads", "2", "-pix_fmt", "yuv420p", "-f", "webm", str(tmp)]
         try:
             proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=DEADLINE, check=False)
-            if proc.returncode != 0:
+            size = tmp.stat().st_size if tmp.exists() else 0
+            # ffmpeg may exit 0 having written nothing, or only part, when the disk fills as it
+            # closes the file (measured on a full tmpfs): an empty file or a write error it only
+            # printed is a failure too
+            if proc.returncode != 0 or size == 0 or "No space left" in proc.stderr:
                 reason = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+                if proc.returncode == 0 and size == 0 and not proc.stderr.strip():
+                    reason = "the encoder wrote nothing (a full disk?)"
                 raise TraceUnwritable(f"{api}: encoding {path} failed ({reason}); nothing was written and the trace "
                                       "is kept: free some space or choose another path, then ask again",
                                       api=api, path=str(path), reason=reason)
-            size = tmp.stat().st_size
             os.replace(tmp, path)
         except subprocess.TimeoutExpired:
             raise TraceUnwritable(f"{api}: encoding {path} took over {DEADLINE:.0f} s; nothing was written",
