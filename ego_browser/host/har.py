@@ -2,7 +2,8 @@
 space finishes.
 
 The recorder listens to the request log of each page of the space (``driver/network.py``):
-a request that ended becomes an entry; with ``content="embed"`` its body is read from
+a request that ended becomes an entry (one that failed too: status -1 if nothing came back,
+its failure in ``_failureText``, as Playwright writes it); with ``content="embed"`` its body is read from
 Chromium then (``Network.getResponseBody``: the moment it is surely there) and put in the entry
 (text, or base64); ``"attach"`` writes it to a file beside the HAR (``content._file``, as
 Playwright's ``route_from_har`` reads it); ``"omit"`` reads no body. The file is written when the
@@ -101,11 +102,12 @@ class HarRecorder:
         return None if text is None else str(text).encode()
 
     async def _entry(self, driver: PageDriver, rec: dict[str, Any]) -> None:
-        if rec["state"] == "failed" or rec["status"] is None:
-            return  # nothing came back: route_from_har could not replay it
+        # a request that failed is listed too (as DevTools and Playwright list it): status -1
+        # when nothing came back, and its failure in ``_failureText``; it has no body to read
+        failed = rec["state"] == "failed" or rec["status"] is None
         body = None
         post = None
-        if self.content != "omit":
+        if self.content != "omit" and not failed:
             if rec["has_post_data"]:
                 post = await self._body(driver, rec, "request")
             if not (300 <= rec["status"] < 400):
@@ -147,13 +149,14 @@ class HarRecorder:
         self.entries.append({
             "startedDateTime": _iso(rec["wall_time"]), "time": round(wait + receive, 3), "request": request,
             "response": {
-                "status": rec["status"], "statusText": rec["status_text"] or "", "httpVersion": rec["protocol"] or
-                "HTTP/1.1", "cookies": [], "headers": _headers(resp_headers), "content": content,
+                "status": -1 if rec["status"] is None else rec["status"], "statusText": rec["status_text"] or "",
+                "httpVersion": rec["protocol"] or "HTTP/1.1", "cookies": [], "headers": _headers(resp_headers), "content": content,
                 "redirectURL": location, "headersSize": -1,
                 "bodySize": -1 if (size := body_size(rec)) is None else size,
             },
             "cache": {}, "timings": {"send": 0, "wait": round(wait, 3), "receive": round(receive, 3)},
             "_resourceType": rec["resource_type"], "serverIPAddress": rec["remote_address"] or "",
+            **({"_failureText": rec["failure"] or "failed"} if failed else {}),
         })
 
     async def stop(self, api: str) -> str:

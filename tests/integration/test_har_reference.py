@@ -18,7 +18,7 @@ import netlog_ref  # noqa: E402
 
 PAGES = {
     "/ref/plain.html": "<h1>plain</h1><link rel=stylesheet href=/ref/s.css><img src=/ref/dot.svg>"
-                       "<script src=/ref/a.js></script>",
+                       "<script src=/ref/a.js></script><script src=http://127.0.0.1:9/refused.js></script>",
     "/ref/fetches.html": "<p id=out>waiting</p><img src=/ref/gone.png><script>"
                          "Promise.all([fetch('/ref/data.json').then(r => r.json()),"
                          " fetch('/ref/echo', {method: 'POST', body: 'q=kettle'}).then(r => r.text()),"
@@ -56,7 +56,11 @@ async def test_har_matches_chromiums_own_network_log(host, server, tmp_path, pat
         await space.stop_har()
     finally:
         await space.finish(keep=[])
-    got = netlog_ref.compare(ref, json.loads(Path(har).read_text()))
+    log = json.loads(Path(har).read_text())
+    got = netlog_ref.compare(ref, log)
     assert got["missing"] == [] and got["share"] == 1.0, got
     assert got["status_mismatches"] == [], got
     assert got["size_mismatches"] == [], got
+    refused = [e for e in log["log"]["entries"] if e["request"]["url"].endswith("/refused.js")]
+    assert len(refused) == (1 if path == "/ref/plain.html" else 0)
+    assert all(e["response"]["status"] == -1 and e["_failureText"] for e in refused)  # failed: listed, as Playwright does
