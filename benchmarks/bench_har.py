@@ -6,8 +6,10 @@ served from 127.0.0.1 here), the reference is Chromium's NetLog of the page load
 of its own (``netlog_ref.py``; docs/architecture.md, "The network", says why NetLog), and ours
 is the HAR of an isolated space that loads the page (``goto(..., wait_until="networkidle")``).
 Reported per page and in total: the reference's requests, the share matched in the HAR (same
-method and URL), status mismatches, body size mismatches, and requests the HAR has beyond the
-reference (http and https only: ``data:`` URLs never reach the network stack).
+method and URL), status mismatches, body size mismatches, bodies the page aborted after their
+headers (a script or style answered 404: the network stack read bytes the page never got, so the
+HAR's size is -1; counted apart, not as mismatches), and requests the HAR has beyond the reference
+(http and https only: ``data:`` URLs never reach the network stack).
 
     .venv/bin/python benchmarks/bench_har.py [--limit 20] [--only python] [--every 8] [--verbose]
 """
@@ -68,8 +70,8 @@ def main() -> None:
         urls = [site.base + p for p in paths]  # every page from 127.0.0.1: no resolver rules on either side
         refs = {u: netlog_ref.reference(u) for u in urls}
         hars = asyncio.run(ours(urls, work))
-    totals = {"reference": 0, "matched": 0, "status": 0, "size": 0, "extra": 0}
-    print(f"{'page':60s} {'ref':>4s} {'matched':>8s} {'status≠':>7s} {'size≠':>6s} {'extra':>5s}")
+    totals = {"reference": 0, "matched": 0, "status": 0, "size": 0, "aborted": 0, "extra": 0}
+    print(f"{'page':60s} {'ref':>4s} {'matched':>8s} {'status≠':>7s} {'size≠':>6s} {'aborted':>7s} {'extra':>5s}")
     for url in urls:
         har = hars.get(url)
         if not isinstance(har, dict):
@@ -82,16 +84,20 @@ def main() -> None:
         totals["status"] += len(got["status_mismatches"])
         totals["size"] += len(got["size_mismatches"])
         totals["extra"] += len(got["extra"])
+        totals["aborted"] += len(got["aborted_bodies"])
         print(f"{url[len(site.base):][:60]:60s} {got['reference']:4d} {100 * got['share']:7.1f}% "
-              f"{len(got['status_mismatches']):7d} {len(got['size_mismatches']):6d} {len(got['extra']):5d}")
+              f"{len(got['status_mismatches']):7d} {len(got['size_mismatches']):6d} {len(got['aborted_bodies']):7d} "
+              f"{len(got['extra']):5d}")
         if args.verbose:
-            for key in ("missing", "status_mismatches", "size_mismatches", "extra"):
+            for key in ("missing", "status_mismatches", "size_mismatches", "aborted_bodies", "extra"):
                 for item in got[key]:
                     print(f"    {key}: {item}")
     share = totals["matched"] / totals["reference"] if totals["reference"] else 1.0
     print(f"\n{len(urls)} pages, load average {os.getloadavg()[0]:.1f}: {totals['matched']} of {totals['reference']} "
           f"reference requests in the HAR ({100 * share:.2f}%), {totals['status']} status and {totals['size']} size "
-          f"mismatches, {totals['extra']} HAR entries beyond the reference; target 100% with none: "
+          f"mismatches, {totals['aborted']} bodies the page aborted after their headers (the NetLog counts bytes "
+          f"the page never got; the HAR says -1), {totals['extra']} HAR entries beyond the reference; "
+          f"target 100% with no mismatch: "
           f"{'PASS' if share == 1.0 and not totals['status'] and not totals['size'] else 'FAIL'}")
 
 

@@ -10,9 +10,9 @@ one entry per hop (a redirect is two, as in a HAR), with the method, the status 
 response headers, the body bytes Chromium read (after content decoding) and the network error.
 
 What the page did not ask for is left out: the browser's own background requests (no page
-initiator: Google services, refused here without a network) and the tab's icon, which the
-browser's favicon loader fetches (``/favicon.ico`` or the page's ``<link rel=icon>``; DevTools does
-not list it either). The window is the host's size (1280x720): a page's media queries decide
+initiator: Google services, refused here without a network) and the ``/favicon.ico`` the
+browser's favicon loader tries by itself when a page names no icon (the DevTools protocol does
+not show it; an icon the page names, ``<link rel=icon>``, is the page's request and is kept). The window is the host's size (1280x720): a page's media queries decide
 what it loads.
 """
 
@@ -26,6 +26,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 __all__ = ["CHROMIUM", "FLAGS", "Request", "parse", "reference", "compare"]
 
@@ -36,7 +37,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 
 
 #: the network traffic annotation of Chromium's favicon loader (its requests carry it in the
-#: NetLog's REQUEST_ALIVE): the tab's icon is the browser's fetch, not the page's
+#: NetLog's REQUEST_ALIVE)
 FAVICON_ANNOTATION = 112189210
 #: the window the host's pages have (a page's media queries decide what it loads)
 WINDOW = "--window-size=1280,720"
@@ -79,8 +80,8 @@ def parse(path: str) -> list[Request]:
             name, params = event.get(e["type"]), e.get("params") or {}
             if name == "REQUEST_ALIVE" and phase.get(e["phase"]) == "PHASE_BEGIN":
                 annotation = params.get("traffic_annotation")
-            if annotation == FAVICON_ANNOTATION:
-                break  # the browser's fetch of the tab's icon (the page's <link rel=icon> or /favicon.ico)
+            if annotation == FAVICON_ANNOTATION and urlsplit(params.get("url") or "").path == "/favicon.ico":
+                break  # the browser's own guess at the tab's icon (the page named none)
             if name == "URL_REQUEST_START_JOB" and phase.get(e["phase"]) == "PHASE_BEGIN":
                 initiator, kind = params.get("initiator"), params.get("request_type", "")
                 if initiator == "not an origin" and "frame" not in kind:
@@ -88,7 +89,8 @@ def parse(path: str) -> list[Request]:
                 hops.append(Request(params["url"], params.get("method", "GET"), None, 0, None))
             elif not hops:
                 continue
-            elif name == "HTTP_TRANSACTION_READ_RESPONSE_HEADERS":
+            elif name in ("HTTP_TRANSACTION_READ_RESPONSE_HEADERS", "URL_REQUEST_FAKE_RESPONSE_HEADERS_CREATED"):
+                # the second: a redirect Chromium makes itself (an HSTS upgrade: 307 Internal Redirect)
                 status_line = (params.get("headers") or [""])[0].split()
                 hops[-1].status = int(status_line[1]) if len(status_line) > 1 and status_line[1].isdigit() else None
             elif name == "URL_REQUEST_JOB_FILTERED_BYTES_READ":
@@ -119,7 +121,7 @@ def compare(ref: list[Request], har: dict[str, Any]) -> dict[str, Any]:
     pool: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for e in entries:
         pool.setdefault((e["request"]["method"], e["request"]["url"]), []).append(e)
-    matched, missing, statuses, sizes = 0, [], [], []
+    matched, missing, statuses, sizes, aborted = 0, [], [], [], []
     for r in ref:
         candidates = pool.get((r.method, r.url)) or []
         if not candidates:
@@ -131,8 +133,12 @@ def compare(ref: list[Request], har: dict[str, Any]) -> dict[str, Any]:
         if status != r.status:
             statuses.append((r.url, r.status, status))
         body = e["response"].get("bodySize", -1)
-        if r.status is not None and r.status not in (204, 301, 302, 303, 307, 308) and body != r.size:
+        if e.get("_failureText") and body == -1 and r.status is not None:
+            # the page aborted the body after the headers (a script or style answered 404:
+            # net::ERR_ABORTED); the network stack had read it, the page never got it
+            aborted.append((r.url, r.size, e["_failureText"]))
+        elif r.status is not None and r.status not in (204, 301, 302, 303, 307, 308) and body != r.size:
             sizes.append((r.url, r.size, body))
     extra = [e["request"]["url"] for k in pool.values() for e in k]
     return {"reference": len(ref), "matched": matched, "share": matched / len(ref) if ref else 1.0,
-            "missing": missing, "status_mismatches": statuses, "size_mismatches": sizes, "extra": extra}
+            "missing": missing, "status_mismatches": statuses, "size_mismatches": sizes, "aborted_bodies": aborted, "extra": extra}
