@@ -7,7 +7,8 @@ interleaved in blocks. Per click: the wall time until the picture is there, and 
 Chromium's whole process tree (``/proc``), against the same clicks with no picture:
 
 - ``capture q35``: ``Page.captureScreenshot`` JPEG quality 35, ``optimizeForSpeed`` (today's);
-- ``capture q35 x0.5``: the same with a clip at scale 0.5 (a quarter of the pixels);
+- ``capture q35 x0.75`` / ``x0.5``: the same with a clip at scale 0.75 (the video's 960×540) or
+  0.5 (a quarter of the pixels);
 - ``cast q35``: a ``Page.startScreencast`` (JPEG 35, the viewport's size) running all along on a
   session of its own, every frame acked; the picture is the first frame after the click.
 
@@ -35,7 +36,7 @@ from pages import serve  # noqa: E402
 from ego_browser.cdp.connection import Connection  # noqa: E402
 
 _TICK = os.sysconf("SC_CLK_TCK")
-MODES = ("off", "capture q35", "capture q35 x0.5", "cast q35")
+MODES = ("off", "capture q35", "capture q35 x0.75", "capture q35 x0.5", "cast q35")
 
 
 def tree_cpu(root: int) -> float:
@@ -77,8 +78,8 @@ class Page:
     async def picture(self, mode: str) -> None:
         if mode.startswith("capture"):
             params: dict[str, Any] = {"format": "jpeg", "quality": 35, "optimizeForSpeed": True}
-            if mode.endswith("x0.5"):
-                params["clip"] = {"x": 0, "y": 0, "width": 1280, "height": 720, "scale": 0.5}
+            if "x0." in mode:
+                params["clip"] = {"x": 0, "y": 0, "width": 1280, "height": 720, "scale": float(mode.rsplit("x", 1)[1])}
             await self.session.send("Page.captureScreenshot", params)
         elif mode.startswith("cast"):
             try:
