@@ -127,8 +127,8 @@ class Pictures:
         deadline, extended = time.monotonic() + CAST_WAIT, False
         while True:
             cast = self._casts.get(target)
-            if cast is None:
-                return None
+            if cast is None or (cast.data is not None and cast.width < CAST_MIN_WIDTH):
+                return None  # no cast, or one of thumbnails: capture now rather than wait for nothing
             if cast.data is not None and cast.at >= ended:
                 break
             left = deadline - time.monotonic()

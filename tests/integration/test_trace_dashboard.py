@@ -80,7 +80,9 @@ async def test_pictures_per_action_from_the_screencast_of_a_watched_space(dash, 
     watched = await ego_browser.task_space("pictures-cast")
     await watched.page("p1").goto(server.url("/acts.html"))
     await _open_space(viewer, watched.space_id)
-    await viewer.wait_for_function("document.getElementById('live-img').naturalWidth > 0")
+    # the live view at its own size (its first frames may be the list's thumbnail, which the
+    # pictures do not keep)
+    await viewer.wait_for_function("document.getElementById('live-img').naturalWidth >= 480")
     from_cast = host.pictures.from_cast
     acts = await _act_and_read(watched, server)
     await host.pictures.settle()
