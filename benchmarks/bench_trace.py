@@ -39,8 +39,8 @@ import registry  # noqa: E402
 from measure_pictures import tree_cpu  # noqa: E402
 import trace_ego  # noqa: E402
 
-from ego_browser.host import journal as journal_caps  # noqa: E402
-from ego_browser.host import trace_pictures  # noqa: E402
+from ego_browser.host.core import journal as journal_caps  # noqa: E402
+from ego_browser.host.features import trace_pictures  # noqa: E402
 
 SETTINGS = {
     "off": {"EGO_BROWSER_JOURNAL": "0", "EGO_BROWSER_TRACE_PICTURES": "0"},

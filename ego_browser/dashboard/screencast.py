@@ -26,7 +26,7 @@ reports its live view's width and its thumbnails' size in device pixels), never 
 encoding, and every view its decoding and scaling down (docs/architecture.md, "What watching
 costs"). A cast whose size changes starts again at the new size.
 
-Every frame also goes to the trace's pictures (``host/trace_pictures.py``, ``cast_frame``): the
+Every frame also goes to the trace's pictures (``host/features/trace_pictures.py``, ``cast_frame``): the
 picture after an agent's action on a watched page is a frame the cast drew anyway.
 
 A frame's message is serialized once for all its viewers; each viewer keeps only the newest
