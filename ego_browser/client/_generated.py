@@ -115,7 +115,9 @@ class TaskSpace(TaskSpaceBase["Page"]):
 
     @validated("TaskSpace.stop_har")
     async def stop_har(self) -> str | None:
-        """Stop the space's HAR recording and write the file; its path (None if none was recording)."""
+        """Stop the space's HAR recording and write the file; its path (None if none was recording).
+        HarUnwritable if the file cannot be written (a previous file stays) or if attached bodies found no
+        room (the HAR is written, their entries say so in content.comment)."""
         return await self._call("task.stop_har")  # type: ignore[no-any-return]
 
     @validated("TaskSpace.emulate")

@@ -26,6 +26,9 @@ reports its live view's width and its thumbnails' size in device pixels), never 
 encoding, and every view its decoding and scaling down (docs/architecture.md, "What watching
 costs"). A cast whose size changes starts again at the new size.
 
+Every frame also goes to the trace's pictures (``host/features/trace_pictures.py``, ``cast_frame``): the
+picture after an agent's action on a watched page is a frame the cast drew anyway.
+
 A frame's message is serialized once for all its viewers; each viewer keeps only the newest
 frame per page (``Viewer.offer_frame``): a slow viewer skips frames, it never queues them.
 """
@@ -196,6 +199,7 @@ class Screencasts:
             asyncio.ensure_future(self._restart(cast)).add_done_callback(_retrieve)
 
     async def _restart(self, cast: _Cast) -> None:
+        self._pictures("cast_paused", cast.target_id)
         try:
             session = self.host.browser.conn.session(cast.session_id)
             await session.send("Page.stopScreencast", timeout=5.0)
@@ -251,6 +255,7 @@ class Screencasts:
             cast.offs.append(session.on("Page.screencastFrame", lambda p, _s: self._frame(cast, session, p)))
             url = cast.url
             await session.send("Page.startScreencast", cast.format(), timeout=10.0)
+            self._pictures("cast_started", cast.target_id)
         except (EgoError, KeyError) as exc:
             logger.info("no live view of %s: %s", cast.target_id, exc)
             if cast.session_id is not None:
@@ -264,7 +269,17 @@ class Screencasts:
         if (cast.size != cast.cast_size or cast.url != url) and cast.live and cast.resume is None:
             self._restart_soon(cast)
 
+    def _pictures(self, name: str, *args: Any) -> None:
+        """Tell the trace's pictures (a host without them: a test's stand-in) of a cast."""
+        pictures = getattr(self.host, "pictures", None)
+        if pictures is not None:
+            getattr(pictures, name)(*args)
+
     def _frame(self, cast: _Cast, session: Any, params: dict[str, Any]) -> None:
+        meta = params.get("metadata") or {}
+        if cast.live:
+            self._pictures("cast_frame", cast.target_id, params["data"], meta.get("timestamp"),
+                           meta.get("deviceWidth"))
         loop = asyncio.get_running_loop()
         now = loop.time()
         burst = now - cast.frame_at < cast.interval
@@ -287,7 +302,6 @@ class Screencasts:
                 return
             burst = True
         cast.last_data = params["data"]
-        meta = params.get("metadata") or {}
         width, height = meta.get("deviceWidth"), meta.get("deviceHeight")
         message = orjson.dumps({
             "t": "frame", "target": cast.target_id, "data": params["data"], "width": width, "height": height,
@@ -307,6 +321,7 @@ class Screencasts:
         """Frames come faster than the viewers need: stop capturing until the interval has
         passed, then start again (the new screencast's first frame is the page as it is then)."""
         cast.pauses += 1
+        self._pictures("cast_paused", cast.target_id)
         asyncio.ensure_future(session.send("Page.stopScreencast", timeout=5.0)).add_done_callback(_retrieve)
         cast.resume = asyncio.get_running_loop().call_later(cast.interval, self._resume, cast, session)
 
@@ -319,6 +334,8 @@ class Screencasts:
 
     async def _stop(self, cast: _Cast) -> None:
         cast.live = False
+        if self.casts.get(cast.target_id) is None:  # not watched again meanwhile (a new cast of the page)
+            self._pictures("cast_stopped", cast.target_id)
         if cast.resume is not None:
             cast.resume.cancel()
             cast.resume = None

@@ -31,6 +31,13 @@ def trace_page(host: Any, path: str) -> tuple[bytes, str] | None:
     if part == "trace-data.js":
         journal = {**store.journal.read(space_id), "space_name": store.space(space_id).name,
                    "pictures_base": "pictures/"}
+        # a picture still being made (or skipped) is not named: the page would show it broken
+        kept = host.pictures.files(space_id)
+        for r in journal["rounds"]:
+            for a in r["actions"]:
+                for key in ("picture_before", "picture_after"):
+                    if a.get(key) and a[key] not in kept:
+                        a[key] = None
         blob = orjson.dumps(journal).replace(b"</", b"<\\/")
         return b"window.EGO_TRACE = " + blob + b";\n", "text/javascript; charset=utf-8"
     name, ctype = _TYPES[part]

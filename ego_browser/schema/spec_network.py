@@ -106,7 +106,8 @@ M("TaskSpace.record_har", [P("path", "abspath", doc="the HAR file to write (its 
   "None",
   "Record every request of the space's pages (those it opens later too) until task.stop_har() or task.finish(); "
   "the file is HAR 1.2, written atomically when the recording stops, and loads in DevTools and in Playwright's "
-  "route_from_har. At most 5000 entries (the oldest go).",
+  "route_from_har. A request that failed is listed with status -1 and its _failureText. At most 5000 entries "
+  "(the oldest go).",
   """
 import os, tempfile
 har = os.path.join(tempfile.mkdtemp(), "shop.har")
@@ -115,7 +116,8 @@ await page.goto("https://shop.example/search.html?q=kettle")
 print(await task.stop_har() == har, os.path.getsize(har) > 0)
 """, errors=("HarUnwritable", "InvalidState", "InvalidRoutePattern"))
 M("TaskSpace.stop_har", [], "str | None", "Stop the space's HAR recording and write the file; its path (None if "
-  "none was recording).", "print(await task.stop_har())", errors=("HarUnwritable",))
+  "none was recording). HarUnwritable if the file cannot be written (a previous file stays) or if attached bodies "
+  "found no room (the HAR is written, their entries say so in content.comment).", "print(await task.stop_har())", errors=("HarUnwritable",))
 
 # -- emulation per space ------------------------------------------------------------------------
 

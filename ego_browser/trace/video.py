@@ -46,23 +46,33 @@ def _target(a: dict[str, Any]) -> str:
     return f" {said}" if said else ""
 
 
+#: journal rows that are looks, not actions: never a frame of their own
+_LOOKS = ("page.snapshot", "task.set_status")
+
+
 def captions(journal: dict[str, Any], pictures: dict[str, Path]) -> list[tuple[Path, str]]:
-    """(picture, caption) per action that has a picture after it, oldest first."""
+    """(picture, caption) per action, oldest first: every action gets a frame (none is dropped),
+    its picture after it, else the one before it (a picture skipped while a dialog was open,
+    or that could not be written), else the frame before; none before the first picture."""
     out: list[tuple[Path, str]] = []
+    shown: Path | None = None
     for r in journal.get("rounds") or ():
         note = ""
         for a in r.get("actions") or ():
             if a.get("op") == "task.set_status":
                 note = f" — {str(a.get('value') or '')[:80]}" if a.get("value") else ""
-            file = pictures.get(a.get("picture_after") or "")
+            if a.get("op") in _LOOKS:
+                continue
+            file = pictures.get(a.get("picture_after") or "") or pictures.get(a.get("picture_before") or "") or shown
             if file is None:
                 continue
+            shown = file
             value = a.get("value")
-            shown = f' = {str(value)[:60]}' if isinstance(value, (str, int, float)) and not isinstance(value, bool) \
+            said_value = f' = {str(value)[:60]}' if isinstance(value, (str, int, float)) and not isinstance(value, bool) \
                 else ""
             outcome = "" if a.get("outcome") == "ok" else f" [error: {a.get('error')}]"
             said = f" — {str(a['note'])[:80]}" if a.get("note") else ""
-            out.append((file, f"round {r['n']}{note}\n{a['op']}{_target(a)[:90]}{shown}{outcome}{said}"))
+            out.append((file, f"round {r['n']}{note}\n{a['op']}{_target(a)[:90]}{said_value}{outcome}{said}"))
     return out
 
 
@@ -102,12 +112,17 @@ def write_video(path: Path, journal: dict[str, Any], pictures: dict[str, Path], 
                "-deadline", "realtime", "-cpu-used", "8", "-threads", "2", "-pix_fmt", "yuv420p", "-f", "webm", str(tmp)]
         try:
             proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=DEADLINE, check=False)
-            if proc.returncode != 0:
+            size = tmp.stat().st_size if tmp.exists() else 0
+            # ffmpeg may exit 0 having written nothing, or only part, when the disk fills as it
+            # closes the file (measured on a full tmpfs): an empty file or a write error it only
+            # printed is a failure too
+            if proc.returncode != 0 or size == 0 or "No space left" in proc.stderr:
                 reason = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+                if proc.returncode == 0 and size == 0 and not proc.stderr.strip():
+                    reason = "the encoder wrote nothing (a full disk?)"
                 raise TraceUnwritable(f"{api}: encoding {path} failed ({reason}); nothing was written and the trace "
                                       "is kept: free some space or choose another path, then ask again",
                                       api=api, path=str(path), reason=reason)
-            size = tmp.stat().st_size
             os.replace(tmp, path)
         except subprocess.TimeoutExpired:
             raise TraceUnwritable(f"{api}: encoding {path} took over {DEADLINE:.0f} s; nothing was written",

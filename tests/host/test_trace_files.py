@@ -67,6 +67,76 @@ async def test_a_burst_of_actions_takes_the_last_picture_and_one_capture_at_a_ti
     assert pictures.last[(1, "p1")] == names[-1]
 
 
+async def test_every_action_of_a_burst_has_a_picture_after_it(tmp_path, monkeypatch):
+    """Actions that come while a capture runs share the one queued behind it: no action of the
+    trace (or of its video) is left without a picture."""
+    monkeypatch.setenv("EGO_BROWSER_TRACE_PICTURES", "1")
+    pictures = Pictures(tmp_path)
+    driver = _Driver("t1")
+    names = [pictures.schedule(1, "p1", driver) for _ in range(6)]
+    await pictures.settle()
+    kept = pictures.files(1)
+    assert all(n in kept for n in names) and len(set(names)) == 2 and driver.session.calls == 2
+
+
+def _jpeg(tag: bytes) -> str:
+    return base64.b64encode(b"\xff\xd8" + tag).decode()
+
+
+async def test_pictures_come_from_a_running_cast_without_a_capture(tmp_path, monkeypatch):
+    """A page cast already (the dashboard's live view): the picture after an action is the cast's
+    first frame drawn after it, and the page is not captured again."""
+    import time
+
+    monkeypatch.setenv("EGO_BROWSER_TRACE_PICTURES", "1")
+    pictures = Pictures(tmp_path)
+    driver = _Driver("t1")
+    pictures.cast_started("t1")
+    pictures.cast_frame("t1", _jpeg(b"before"), time.time() - 5, 894)
+    names = []
+    for i in range(3):
+        started = time.time()
+        names.append(pictures.schedule(1, "p1", driver, started))
+        await asyncio.sleep(0)
+        pictures.cast_frame("t1", _jpeg(b"after %d" % i), time.time(), 894)
+        await pictures.settle()
+    kept = pictures.files(1)
+    assert [kept[n].read_bytes() for n in names] == [b"\xff\xd8after %d" % i for i in range(3)]
+    assert driver.session.calls == 0 and pictures.from_cast == 3 and pictures.captured == 0
+
+
+async def test_a_cast_that_shows_nothing_newer_falls_back_to_a_capture(tmp_path, monkeypatch):
+    """No frame since before the action (the page did not change, or the cast missed it), frames
+    too small to be a picture (list thumbnails), or the cast gone: the page is captured."""
+    import time
+
+    monkeypatch.setenv("EGO_BROWSER_TRACE_PICTURES", "1")
+    monkeypatch.setattr(trace_pictures, "CAST_WAIT", 0.05)
+    pictures = Pictures(tmp_path)
+    driver = _Driver("t1", size=10)
+    pictures.cast_started("t1")
+    pictures.cast_frame("t1", _jpeg(b"old"), time.time() - 5, 894)
+    stale = pictures.schedule(1, "p1", driver, time.time())
+    await pictures.settle()
+    pictures.cast_frame("t1", _jpeg(b"thumb"), time.time() + 1, 200)
+    thumb = pictures.schedule(1, "p1", driver, time.time())
+    await pictures.settle()
+    # drawn during the action, nothing since: the page shows the action's change already
+    pictures.cast_frame("t1", _jpeg(b"during"), time.time(), 894)
+    during = pictures.schedule(1, "p1", driver, time.time() - 1)
+    await pictures.settle()
+    pictures.cast_paused("t1")
+    paused = pictures.schedule(1, "p1", driver, time.time() - 1)
+    await pictures.settle()
+    pictures.cast_stopped("t1")
+    gone = pictures.schedule(1, "p1", driver, time.time())
+    await pictures.settle()
+    kept = pictures.files(1)
+    assert kept[during].read_bytes() == b"\xff\xd8during"
+    assert all(kept[n].read_bytes() == b"\xff" * 10 for n in (stale, thumb, paused, gone))
+    assert driver.session.calls == 4 and pictures.from_cast == 1
+
+
 async def test_pictures_off(tmp_path, monkeypatch):
     monkeypatch.setenv("EGO_BROWSER_TRACE_PICTURES", "0")
     pictures = Pictures(tmp_path)
@@ -99,3 +169,24 @@ def test_playwright_script_answers_a_dialog_before_the_action_that_opens_it():
     assert body.index('page.once("dialog", lambda d: d.accept())') < body.index('locator("[id=\\"del\\"]").click()')
     assert "# not replayed: page.click failed when recorded (EGO_TIMEOUT)" in body
     assert 'expect(page).to_have_url("http://x/a")' in body
+
+
+def test_every_action_has_a_caption_in_the_video(tmp_path):
+    """No dropped actions: an action whose picture was skipped (a dialog was open) or shared (a
+    burst) still gets its frame and caption; looks (snapshots, status notes) get none."""
+    from ego_browser.trace.video import captions
+
+    files = {n: tmp_path / n for n in ("a1.jpg", "a2.jpg")}
+    acts = [
+        {"op": "page.goto", "value": "http://x/", "outcome": "ok", "picture_before": None, "picture_after": "a1.jpg"},
+        {"op": "page.snapshot", "outcome": "ok", "picture_before": "a1.jpg", "picture_after": None},
+        {"op": "page.click", "target": {"given": "#open"}, "outcome": "ok", "picture_before": "a1.jpg",
+         "picture_after": None},  # a dialog opened: no picture taken
+        {"op": "page.accept_dialog", "outcome": "ok", "picture_before": "a1.jpg", "picture_after": "a2.jpg"},
+        {"op": "page.fill", "target": {"given": "#q"}, "value": "x", "outcome": "ok", "picture_before": "a2.jpg",
+         "picture_after": "a3.jpg"},  # its file went (a full disk)
+    ]
+    frames = captions({"rounds": [{"n": 1, "actions": acts}]}, files)
+    assert [c.split("\n")[1].split(" ")[0] for _, c in frames] == [
+        "page.goto", "page.click", "page.accept_dialog", "page.fill"]
+    assert [f.name for f, _ in frames] == ["a1.jpg", "a1.jpg", "a2.jpg", "a2.jpg"]

@@ -36,3 +36,56 @@ async def test_the_dashboard_shows_a_space_timeline_with_pictures_and_requests(d
     assert shown["widths"] and all(w > 0 for w in shown["widths"])
     assert server.url("/tl.html") in shown["urls"] and server.url("/tl-data.json") in shown["urls"]
     await task.finish(keep=[])
+
+
+ACTS = ("<title>acts</title><button id=b onclick=\"this.textContent = 'pressed ' + (++window.n || (window.n = 1))\">"
+        "press</button><input id=q><select id=s><option>a</option><option>b</option></select>")
+
+
+async def _act_and_read(task, server) -> list[dict]:
+    page = task.page("p1")
+    await page.goto(server.url("/acts.html"))
+    await page.click("#b")
+    await page.fill("#q", "kettle")
+    await page.select_option("#s", "b")
+    await page.click("#b")
+    journal = await task.journal()
+    return [a for r in journal["rounds"] for a in r["actions"]]
+
+
+def _has_pictures(host, space_id: int, acts: list[dict]) -> None:
+    files = host.pictures.files(space_id)
+    assert [a["op"] for a in acts][-4:] == ["page.click", "page.fill", "page.select_option", "page.click"]
+    assert all(a["picture_after"] in files for a in acts), acts
+    assert all(a["picture_before"] in files for a in acts[1:]), acts
+    assert all(files[a["picture_after"]].read_bytes()[:2] == b"\xff\xd8" for a in acts)
+
+
+async def test_pictures_per_action_without_a_screencast(task, server, host):
+    """Issue 33 §2: a trace with pictures on has a picture before and after every action (nobody
+    watches: each is captured)."""
+    server.route("/acts.html", ACTS)
+    captured = host.pictures.captured
+    acts = await _act_and_read(task, server)
+    await host.pictures.settle()
+    _has_pictures(host, task.space_id, acts)
+    if not host.pictures._casts:  # a dashboard another test left open casts every page as a thumbnail
+        assert host.pictures.captured > captured
+
+
+async def test_pictures_per_action_from_the_screencast_of_a_watched_space(dash, viewer, server, host):  # noqa: F811
+    """While the person watches the space (the dashboard's screencast runs), the pictures before
+    and after every action are the cast's own frames, not captures of their own."""
+    server.route("/acts.html", ACTS)
+    watched = await ego_browser.task_space("pictures-cast")
+    await watched.page("p1").goto(server.url("/acts.html"))
+    await _open_space(viewer, watched.space_id)
+    # the live view at its own size (its first frames may be the list's thumbnail, which the
+    # pictures do not keep)
+    await viewer.wait_for_function("document.getElementById('live-img').naturalWidth >= 480")
+    from_cast = host.pictures.from_cast
+    acts = await _act_and_read(watched, server)
+    await host.pictures.settle()
+    _has_pictures(host, watched.space_id, acts)
+    assert host.pictures.from_cast > from_cast
+    await watched.finish(keep=[])

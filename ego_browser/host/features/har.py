@@ -2,7 +2,8 @@
 space finishes.
 
 The recorder listens to the request log of each page of the space (``driver/network.py``):
-a request that ended becomes an entry; with ``content="embed"`` its body is read from
+a request that ended becomes an entry (one that failed too: status -1 if nothing came back,
+its failure in ``_failureText``, as Playwright writes it); with ``content="embed"`` its body is read from
 Chromium then (``Network.getResponseBody``: the moment it is surely there) and put in the entry
 (text, or base64); ``"attach"`` writes it to a file beside the HAR (``content._file``, as
 Playwright's ``route_from_har`` reads it); ``"omit"`` reads no body. The file is written when the
@@ -25,6 +26,7 @@ from urllib.parse import parse_qsl, urlsplit
 import orjson
 
 from ..._version import __version__
+from ...driver.network import body_size
 from ...errors import EgoError, HarUnwritable
 
 if TYPE_CHECKING:
@@ -65,6 +67,9 @@ class HarRecorder:
         self._pending: set[asyncio.Task[None]] = set()
         self._offs: list[Any] = []
         self._files = 0
+        #: attached bodies that could not be written (a full disk), and why
+        self.unwritten = 0
+        self.reason = ""
 
     def watch(self, driver: PageDriver) -> None:
         def listener(rec: dict[str, Any], kind: str) -> None:
@@ -97,11 +102,12 @@ class HarRecorder:
         return None if text is None else str(text).encode()
 
     async def _entry(self, driver: PageDriver, rec: dict[str, Any]) -> None:
-        if rec["state"] == "failed" or rec["status"] is None:
-            return  # nothing came back: route_from_har could not replay it
+        # a request that failed is listed too (as DevTools and Playwright list it): status -1
+        # when nothing came back, and its failure in ``_failureText``; it has no body to read
+        failed = rec["state"] == "failed" or rec["status"] is None
         body = None
         post = None
-        if self.content != "omit":
+        if self.content != "omit" and not failed:
             if rec["has_post_data"]:
                 post = await self._body(driver, rec, "request")
             if not (300 <= rec["status"] < 400):
@@ -114,9 +120,13 @@ class HarRecorder:
         if body is not None:
             if self.content == "attach":
                 name = hashlib.sha1(body).hexdigest() + _ext(mime)
-                with open(os.path.join(os.path.dirname(self.path) or ".", name), "wb") as f:
-                    f.write(body)
-                content["_file"] = name
+                try:
+                    _write_atomic(os.path.join(os.path.dirname(self.path) or ".", name), body)
+                    content["_file"] = name
+                except OSError as exc:  # a full disk: the entry stays, without its body
+                    self.unwritten += 1
+                    self.reason = exc.strerror or str(exc)
+                    content["comment"] = f"body not written ({self.reason})"
             else:
                 try:
                     content["text"] = body.decode("utf-8")
@@ -139,13 +149,14 @@ class HarRecorder:
         self.entries.append({
             "startedDateTime": _iso(rec["wall_time"]), "time": round(wait + receive, 3), "request": request,
             "response": {
-                "status": rec["status"], "statusText": rec["status_text"] or "", "httpVersion": rec["protocol"] or
-                "HTTP/1.1", "cookies": [], "headers": _headers(resp_headers), "content": content,
+                "status": -1 if rec["status"] is None else rec["status"], "statusText": rec["status_text"] or "",
+                "httpVersion": rec["protocol"] or "HTTP/1.1", "cookies": [], "headers": _headers(resp_headers), "content": content,
                 "redirectURL": location, "headersSize": -1,
-                "bodySize": (rec["encoded_size"] - (rec["headers_size"] or 0)) if rec["encoded_size"] else -1,
+                "bodySize": -1 if (size := body_size(rec)) is None else size,
             },
             "cache": {}, "timings": {"send": 0, "wait": round(wait, 3), "receive": round(receive, 3)},
             "_resourceType": rec["resource_type"], "serverIPAddress": rec["remote_address"] or "",
+            **({"_failureText": rec["failure"] or "failed"} if failed else {}),
         })
 
     async def stop(self, api: str) -> str:
@@ -169,8 +180,26 @@ class HarRecorder:
             except OSError:
                 pass
             raise HarUnwritable(f"{api}: writing {self.path} failed ({exc.strerror}); the previous file is "
-                                "unchanged", api=api, path=self.path) from exc
+                                "unchanged: free some space or record to another path", api=api, path=self.path) from exc
+        if self.unwritten:
+            raise HarUnwritable(f"{api}: {self.unwritten} response bodies could not be written beside {self.path} "
+                                f"({self.reason}); the HAR is written, their entries without them: free some space "
+                                "or record to another path", api=api, path=self.path)
         return self.path
+
+
+def _write_atomic(path: str, data: bytes) -> None:
+    tmp = f"{path}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def _ext(mime: str) -> str:

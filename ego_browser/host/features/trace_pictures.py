@@ -3,11 +3,17 @@
 An action's *before* picture is the previous action's *after* picture on the same page, so
 each action costs one capture, taken in the background once the action has returned (the
 action's caller never waits for it; a trace export waits for the captures still running).
-A capture is ``Page.captureScreenshot`` at JPEG quality :data:`QUALITY` with
-``optimizeForSpeed``, bounded by :data:`CAPTURE_TIMEOUT`; it is skipped while a JavaScript
-dialog is open (the browser paints nothing until it closes). When the page already has a
-capture running, the next capture waits for it, and of several waiting only the newest is
-taken (a burst of actions gets the picture of its last one).
+
+Where the page is cast already (the dashboard's live view, ``dashboard/screencast.py``, tells
+:meth:`Pictures.cast_frame` of each frame), the picture is the cast's first frame drawn after
+the action returned: the browser made it anyway, so it costs nothing more. A cast that sends
+none within :data:`CAST_WAIT` (the page did not change, or the cast paused), or whose frames are
+thumbnails (narrower than :data:`CAST_MIN_WIDTH`), falls back to a capture. A capture is
+``Page.captureScreenshot`` at JPEG quality :data:`QUALITY` with ``optimizeForSpeed``, bounded
+by :data:`CAPTURE_TIMEOUT` (measured against a trace's own screencast: docs/architecture.md,
+"The trace of a space"); it is skipped while a JavaScript dialog is open (the browser paints
+nothing until it closes). When the page already has a capture running, the next waits for it,
+and the actions that come meanwhile share one picture: the one taken after the last of them.
 
 Files: ``HOME/traces/SPACE/aNANOSECONDS.jpg``. Caps per space: :data:`MAX_SPACE_BYTES` (the oldest
 pictures go first); at most :data:`MAX_SPACES` spaces keep pictures (the least recently
@@ -30,7 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Pictures", "QUALITY", "CAPTURE_TIMEOUT", "MAX_SPACE_BYTES", "MAX_SPACES", "enabled"]
+__all__ = ["Pictures", "QUALITY", "CAPTURE_TIMEOUT", "CAST_WAIT", "CAST_MIN_WIDTH", "MAX_SPACE_BYTES", "MAX_SPACES",
+           "enabled"]
 
 logger = logging.getLogger("ego_browser.host")
 
@@ -38,6 +45,29 @@ QUALITY = 35
 CAPTURE_TIMEOUT = 3.0
 MAX_SPACE_BYTES = 32 * 1024 * 1024
 MAX_SPACES = 64
+#: seconds a picture waits for a running cast's next frame (a watched cast sends one at most
+#: 0.15 s after a change, one more interval if it had paused), then it is captured
+CAST_WAIT = 0.5
+#: a cast's frames narrower than this (device pixels: the dashboard's list thumbnails) are not
+#: kept as pictures; the page is captured instead
+CAST_MIN_WIDTH = 480
+
+
+class _Cast:
+    """The newest frame of a screencast running on a page, and a wake-up for the next."""
+
+    __slots__ = ("data", "at", "width", "changed", "paused")
+
+    def __init__(self) -> None:
+        self.data: str | None = None  # base64 JPEG, as the browser sent it
+        self.at = 0.0  # when it was drawn (wall clock, seconds)
+        self.width = 0
+        self.paused = False
+        self.changed = asyncio.Event()
+
+    def wake(self) -> None:
+        self.changed.set()
+        self.changed = asyncio.Event()
 
 
 def enabled() -> bool:
@@ -55,28 +85,91 @@ class Pictures:
         #: (space, page label) -> the file of the last picture taken there (the next action's "before")
         self.last: dict[tuple[int, str], str] = {}
         self.failures = 0
+        self._casts: dict[str, _Cast] = {}  # target id -> the screencast running on it (the dashboard's)
+        #: picture name -> when the last action it shows began and ended (wall clock)
+        self._after: dict[str, tuple[float, float]] = {}
+        self._names: dict[asyncio.Task[None], str] = {}  # a capture not done yet -> its picture's name
+        #: pictures taken from a running cast's frames, and by ``Page.captureScreenshot``
+        self.from_cast = 0
+        self.captured = 0
+
+    # -- frames the browser makes anyway ------------------------------------------------------
+
+    def cast_started(self, target_id: str) -> None:
+        self._casts.setdefault(target_id, _Cast())
+
+    def cast_frame(self, target_id: str, data: str, drawn_at: float | None, width: Any) -> None:
+        """A running cast's frame (every one, also those its viewers drop as unchanged)."""
+        cast = self._casts.get(target_id)
+        if cast is None:
+            return
+        cast.data, cast.at = data, float(drawn_at) if isinstance(drawn_at, (int, float)) else time.time()
+        cast.width = int(width) if isinstance(width, (int, float)) else 0
+        cast.paused = False
+        cast.wake()
+
+    def cast_stopped(self, target_id: str) -> None:
+        cast = self._casts.pop(target_id, None)
+        if cast is not None:
+            cast.wake()
+
+    def cast_paused(self, target_id: str) -> None:
+        """The cast stopped for an interval (a burst): its last frame may be older than the page."""
+        cast = self._casts.get(target_id)
+        if cast is not None:
+            cast.paused = True
+
+    async def _from_cast(self, target: str, name: str) -> bytes | None:
+        """The page's cast's first frame drawn after the action(s) picture ``name`` shows ended;
+        failing that, at :data:`CAST_WAIT`, its last frame if drawn after the (last) action began
+        and the cast runs (the page drew the action's change, then nothing more), else None."""
+        started, ended = self._after.get(name, (0.0, 0.0))
+        deadline, extended = time.monotonic() + CAST_WAIT, False
+        while True:
+            cast = self._casts.get(target)
+            if cast is None or (cast.data is not None and cast.width < CAST_MIN_WIDTH):
+                return None  # no cast, or one of thumbnails: capture now rather than wait for nothing
+            if cast.data is not None and cast.at >= ended:
+                break
+            left = deadline - time.monotonic()
+            if left <= 0 and cast.paused and not extended:
+                # a paused cast sends the page as it is when it resumes (an interval of at most 1 s)
+                deadline, extended, left = deadline + 1.0, True, 1.0
+            if left <= 0:
+                if cast.data is None or cast.paused or cast.at < started:
+                    return None
+                break
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(cast.changed.wait(), left)
+        return base64.b64decode(cast.data) if cast.width >= CAST_MIN_WIDTH else None
 
     def folder(self, space_id: int) -> Path:
         return self.root / str(int(space_id))
 
-    def schedule(self, space_id: int, label: str, driver: Any) -> str | None:
-        """Start the capture of the picture after an action; its file name, or None if skipped."""
+    def schedule(self, space_id: int, label: str, driver: Any, started: float | None = None) -> str | None:
+        """Start the capture of the picture after an action (that began at ``started``, wall
+        clock); its file name, or None if skipped."""
         if not enabled() or driver is None:
             return None
         dialogs = getattr(driver, "dialogs", None)
         if dialogs is not None and dialogs.current is not None:
             return None
         target = str(getattr(driver, "target_id", "") or id(driver))
-        # one capture at a time per page; of the actions that follow while it runs, only the
-        # last one's picture is taken (the ones in between show in their successor's "before")
-        queued = self._queued.pop(target, None)
-        if queued is not None:
-            queued.cancel()
+        # one capture at a time per page; the actions that follow while it runs share the one
+        # waiting behind it, taken after the last of them (each action keeps a picture after it)
+        queued = self._queued.get(target)
+        if queued is not None and not queued.done():
+            name = self._names[queued]
+            self._after[name] = (started or time.time(), time.time())
+            self.last[(space_id, label)] = name
+            return name
         name = f"a{time.time_ns()}.jpg"  # in the order taken, across host restarts
-        # the capture running now (never a queued one that was just cancelled): the new one waits for it
+        self._after[name] = (started or time.time(), time.time())
+        # the capture running now, if any: the new one waits for it
         running = self._running.get(target)
         previous = running if running is not None and not running.done() else None
         task = asyncio.ensure_future(self._capture(space_id, name, driver, previous))
+        self._names[task] = name
         if previous is None:
             self._running[target] = task
         else:
@@ -86,12 +179,13 @@ class Pictures:
         return name
 
     def _done(self, target: str, task: asyncio.Task[None]) -> None:
+        self._after.pop(self._names.pop(task, ""), None)
         if self._running.get(target) is task:
             self._running.pop(target, None)
         if self._queued.get(target) is task:
             self._queued.pop(target, None)
 
-    async def settle(self, timeout: float = CAPTURE_TIMEOUT + 1) -> None:
+    async def settle(self, timeout: float = 2 * (CAST_WAIT + CAPTURE_TIMEOUT) + 1) -> None:
         """Wait for the captures still running (a trace export reads their files)."""
         tasks = [*self._running.values(), *self._queued.values()]
         if tasks:
@@ -106,6 +200,12 @@ class Pictures:
             self._queued.pop(target, None)
             self._running[target] = current  # it runs now: the next action's capture waits for it
         try:
+            frame = await self._from_cast(target, name) if target in self._casts else None
+            if frame is not None:
+                self.from_cast += 1
+                await asyncio.to_thread(self._write, space_id, name, frame)
+                return
+            self.captured += 1
             for attempt in (1, 2):  # a capture that meets a navigation's swap of documents fails once
                 try:
                     res = await driver.session.send("Page.captureScreenshot", {

@@ -7,6 +7,9 @@ A wrapped handler records, per action: the operation, the page, the target as gi
 resolved (``driver/witness.py``), the value, the URL before and after, what the receipt says
 the action caused, the outcome and its timings. The end-of-round report (``round.report``)
 brings the round's script and status.
+
+``EGO_BROWSER_JOURNAL=0`` (read when the host starts) records nothing: only for measuring what
+the journal costs (``benchmarks/bench_trace.py``); traces, videos and learned tools need it.
 """
 
 from __future__ import annotations
@@ -42,6 +45,10 @@ _LOOKS = {"page.snapshot", "task.set_status"}
 #: requests kept per action (a page load's subresources: the first ones)
 MAX_REQUESTS = 100
 _CHECKS = {"page.check": True, "page.uncheck": False}
+
+
+def recording() -> bool:
+    return os.environ.get("EGO_BROWSER_JOURNAL", "1") not in ("0", "off", "false", "no")
 
 
 def journal_of(host: Host) -> Journal:
@@ -104,9 +111,9 @@ def _caused(result: Any) -> dict[str, Any]:
     }
 
 
-def _picture(host: Host, space: int, label: str, driver: Any) -> str | None:
+def _picture(host: Host, space: int, label: str, driver: Any, started: float) -> str | None:
     try:
-        return host.pictures.schedule(space, label, driver)
+        return host.pictures.schedule(space, label, driver, started)
     except Exception:  # a picture is never worth the record of the action
         logger.warning("trace: no picture after an action on %s", label, exc_info=True)
         return None
@@ -144,7 +151,8 @@ def _record(host: Host, at: dict[str, Any], name: str, kwargs: dict[str, Any], s
         "started": started, "ms": ms,
         "requests": _requests(driver, network_before),
         # the trace's pictures (host/features/trace_pictures.py): file names, taken once the action returned
-        "picture_before": before, "picture_after": None if name in _LOOKS else _picture(host, space, label, driver),
+        "picture_before": before,
+        "picture_after": None if name in _LOOKS else _picture(host, space, label, driver, started),
     }
     if name == "page.snapshot" and isinstance(result, str):
         record["snapshot"] = masked_value(result)
@@ -159,7 +167,7 @@ def _wrap(name: str) -> None:
 
     async def journaled(host: Host, at: dict[str, Any], **kwargs: Any) -> Any:
         space = at.get("space")
-        if not isinstance(space, int) or host.store is None:
+        if not isinstance(space, int) or host.store is None or not on:
             return await inner(host, at, **kwargs)
         seen: dict[str, Any] = {}
         url_before = _url(host, at)
@@ -183,6 +191,7 @@ def _wrap(name: str) -> None:
             except Exception:  # the journal never fails the action it records (a full disk ...)
                 logger.warning("journal: %s was not recorded", name, exc_info=True)
 
+    on = recording()
     journaled.__name__ = journaled.__qualname__ = getattr(inner, "__name__", name)
     spec.fn = journaled
 

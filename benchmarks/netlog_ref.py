@@ -1,0 +1,144 @@
+"""Chromium's own record of a page's requests, the reference ``task.record_har`` is compared with
+(issue 33 §4; docs/architecture.md, "The network", says why NetLog).
+
+``reference(url)`` loads ``url`` in a Chromium of its own (``/usr/bin/chromium`` with the
+project's flags, a throw-away profile: an empty cache, as a fresh space's), headless with
+``--dump-dom`` and ``--virtual-time-budget`` (Chromium itself waits until the page's network is
+quiet and its timers have run, then exits, which closes the log), writing a NetLog
+(``--log-net-log``, capture mode ``Default``). ``parse(path)`` reads that log's URL requests:
+one entry per hop (a redirect is two, as in a HAR), with the method, the status of the hop's
+response headers, the body bytes Chromium read (after content decoding) and the network error.
+
+What the page did not ask for is left out: the browser's own background requests (no page
+initiator: Google services, refused here without a network) and the ``/favicon.ico`` the
+browser's favicon loader tries by itself when a page names no icon (the DevTools protocol does
+not show it; an icon the page names, ``<link rel=icon>``, is the page's request and is kept). The window is the host's size (1280x720): a page's media queries decide
+what it loads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = ["CHROMIUM", "FLAGS", "Request", "parse", "reference", "compare"]
+
+CHROMIUM = os.environ.get("EGO_BROWSER_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+#: DESIGN.md's flags for this machine (root, no network, no GPU)
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+#: the network traffic annotation of Chromium's favicon loader (its requests carry it in the
+#: NetLog's REQUEST_ALIVE)
+FAVICON_ANNOTATION = 112189210
+#: the window the host's pages have (a page's media queries decide what it loads)
+WINDOW = "--window-size=1280,720"
+
+
+@dataclass
+class Request:
+    url: str
+    method: str
+    status: int | None  # None: no response (a network error)
+    size: int  # body bytes read (decoded), 0 without a body
+    error: int | None  # Chromium's net error (-102: refused ...), None when it succeeded
+
+
+def _load(path: str) -> dict[str, Any]:
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:  # a browser that did not exit cleanly leaves the events list open
+        cut = text.rstrip().rstrip(",")
+        return json.loads(cut + ("]}" if not cut.endswith("]}") else ""))
+
+
+def parse(path: str) -> list[Request]:
+    log = _load(path)
+    consts = log["constants"]
+    event = {v: k for k, v in consts["logEventTypes"].items()}
+    source = {v: k for k, v in consts["logSourceType"].items()}
+    phase = {v: k for k, v in consts["logEventPhase"].items()}
+    by_source: dict[int, list[dict[str, Any]]] = {}
+    for e in log.get("events") or ():
+        if source.get(e["source"]["type"]) == "URL_REQUEST":
+            by_source.setdefault(e["source"]["id"], []).append(e)
+    out: list[Request] = []
+    for events in by_source.values():
+        hops: list[Request] = []
+        annotation = None
+        for e in events:
+            name, params = event.get(e["type"]), e.get("params") or {}
+            if name == "REQUEST_ALIVE" and phase.get(e["phase"]) == "PHASE_BEGIN":
+                annotation = params.get("traffic_annotation")
+            if annotation == FAVICON_ANNOTATION and urlsplit(params.get("url") or "").path == "/favicon.ico":
+                break  # the browser's own guess at the tab's icon (the page named none)
+            if name == "URL_REQUEST_START_JOB" and phase.get(e["phase"]) == "PHASE_BEGIN":
+                initiator, kind = params.get("initiator"), params.get("request_type", "")
+                if initiator == "not an origin" and "frame" not in kind:
+                    break  # the browser's own request, not the page's
+                hops.append(Request(params["url"], params.get("method", "GET"), None, 0, None))
+            elif not hops:
+                continue
+            elif name in ("HTTP_TRANSACTION_READ_RESPONSE_HEADERS", "URL_REQUEST_FAKE_RESPONSE_HEADERS_CREATED"):
+                # the second: a redirect Chromium makes itself (an HSTS upgrade: 307 Internal Redirect)
+                status_line = (params.get("headers") or [""])[0].split()
+                hops[-1].status = int(status_line[1]) if len(status_line) > 1 and status_line[1].isdigit() else None
+            elif name == "URL_REQUEST_JOB_FILTERED_BYTES_READ":
+                hops[-1].size += int(params.get("byte_count") or 0)
+            elif name in ("URL_REQUEST_START_JOB", "REQUEST_ALIVE") and params.get("net_error"):
+                hops[-1].error = int(params["net_error"])
+        out += hops
+    return out
+
+
+def reference(url: str, *, extra_args: Sequence[str] = (), budget_ms: int = 3000, timeout: float = 120) -> list[Request]:
+    """The requests Chromium's network stack made loading ``url`` (see the module's doc)."""
+    work = tempfile.mkdtemp(prefix="ego-netlog-")
+    try:
+        log = os.path.join(work, "netlog.json")
+        argv = [CHROMIUM, *FLAGS, f"--user-data-dir={work}/profile", f"--log-net-log={log}",
+                "--net-log-capture-mode=Default", f"--virtual-time-budget={budget_ms}", WINDOW, *extra_args, "--dump-dom", url]
+        subprocess.run(argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False)
+        return parse(log)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def compare(ref: list[Request], har: dict[str, Any]) -> dict[str, Any]:
+    """Each reference request matched to a HAR entry of the same method and URL (in order, so a
+    URL fetched twice needs two entries): matched share, status and size mismatches."""
+    entries = [e for e in har["log"]["entries"] if e["request"]["url"].startswith(("http:", "https:"))]
+    pool: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for e in entries:
+        pool.setdefault((e["request"]["method"], e["request"]["url"]), []).append(e)
+    matched, missing, statuses, sizes, aborted = 0, [], [], [], []
+    for r in ref:
+        candidates = pool.get((r.method, r.url)) or []
+        if not candidates:
+            missing.append(r.url)
+            continue
+        e = candidates.pop(0)
+        matched += 1
+        status = None if e["response"]["status"] in (0, -1) else e["response"]["status"]  # -1: failed
+        if status != r.status:
+            statuses.append((r.url, r.status, status))
+        body = e["response"].get("bodySize", -1)
+        if e.get("_failureText") and body == -1 and r.status is not None:
+            # the page aborted the body after the headers (a script or style answered 404:
+            # net::ERR_ABORTED); the network stack had read it, the page never got it
+            aborted.append((r.url, r.size, e["_failureText"]))
+        elif r.status is not None and r.status not in (204, 301, 302, 303, 307, 308) and body != r.size:
+            sizes.append((r.url, r.size, body))
+    extra = [e["request"]["url"] for k in pool.values() for e in k]
+    return {"reference": len(ref), "matched": matched, "share": matched / len(ref) if ref else 1.0,
+            "missing": missing, "status_mismatches": statuses, "size_mismatches": sizes, "aborted_bodies": aborted, "extra": extra}
