@@ -78,7 +78,7 @@ class Dashboard:
         self._ticker: asyncio.Task[None] | None = None
         self._last_json = b""
         self._last_update = 0.0
-        self._ownership: dict[int, tuple[str, str | None]] = {}
+        self._ownership: dict[int, tuple[str, str | None, float]] = {}
         #: the first look at the spaces: what is handed over then is not news
         self._looked = False
         #: requests refused by the guard (tests and the log read it)
@@ -350,7 +350,8 @@ class Dashboard:
         """What hands a space to the person without their asking reaches them as a notification
         with its reason: the agent's hand_off() (with its status text), a page's permission
         prompt (the host hands the space over: reason location, notifications, camera ...)."""
-        now = {s["id"]: (s["ownership"], s["reason"], s["since"]) for s in spaces}
+        now: dict[int, tuple[str, str | None, float]] = {
+            s["id"]: (s["ownership"], s["reason"], s["since"]) for s in spaces}
         first, self._looked = not self._looked, True
         for s in spaces:
             before = self._ownership.get(s["id"])
