@@ -72,6 +72,9 @@ class Journal:
         #: (space, page label) -> the last element acted on is a password field (keyboard input
         #: that follows goes there: its text is masked too)
         self.password_focus: dict[tuple[int, str], bool] = {}
+        #: space -> the literal passwords typed in it (memory only): a JSON body that carries one
+        #: is stored with the placeholder in its place (journal_json.py)
+        self.passwords: dict[int, set[str]] = {}
 
     # -- writing ------------------------------------------------------------------------------
 
@@ -104,6 +107,9 @@ class Journal:
             if secret:
                 bucket = self._redact.setdefault((space_id, token), set())
                 bucket.add(secret)
+                typed = self.passwords.setdefault(space_id, set())
+                if len(typed) < 64:
+                    typed.add(secret)
                 while len(self._redact) > 256:
                     self._redact.pop(next(iter(self._redact)))
             (count, seq) = self.db.execute(
@@ -163,6 +169,7 @@ class Journal:
                 self.db.execute(f"DELETE FROM {table} WHERE space_id=?", (space_id,))  # noqa: S608 - fixed names
             for key in [k for k in self._redact if k[0] == space_id]:
                 self._redact.pop(key, None)
+            self.passwords.pop(space_id, None)
 
     # -- reading ------------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from ..driver.network import requests_for_action
 from ..driver.witness import WITNESS
 from .core import Host
 from .journal import PASSWORD, Journal, masked_value
+from .journal_json import json_body
 from .ops import OPS, op
 
 __all__ = ["JOURNALED", "journal_of"]
@@ -82,14 +83,23 @@ def _url(host: Host, at: dict[str, Any]) -> str | None:
     return main.url if main is not None else (row.url if row is not None else None)
 
 
-def _requests(driver: Any, before: int | None) -> list[dict[str, Any]] | None:
-    """The requests the action started (None: it started no action on the page's network log)."""
+def _requests(host: Host, space: int, driver: Any, before: int | None) -> list[dict[str, Any]] | None:
+    """The requests the action started (None: it started no action on the page's network log),
+    a JSON body's shape with them (``journal_json.py``: no password or secret in it)."""
     action_id = driver.network.last_action_id if driver is not None else None
     if action_id is None or action_id == before:
         return None
     keys = ("id", "method", "url", "resource_type", "status", "mime_type", "failure", "from_cache", "timing", "sizes")
-    return [{**{k: r.get(k) for k in keys}, "main_frame": r["frame"]["main"]}
-            for r in requests_for_action(driver, action_id)][:MAX_REQUESTS]
+    passwords = journal_of(host).passwords.get(space) or set()
+    out = []
+    for r in requests_for_action(driver, action_id)[:MAX_REQUESTS]:
+        row = {**{k: r.get(k) for k in keys}, "main_frame": r["frame"]["main"]}
+        raw = driver.network.records.get(r["id"]) or {}
+        body = json_body(r.get("request_headers") or {}, raw.get("post_data"), passwords, host.secrets.mask_text)
+        if body is not None:
+            row["json_body"] = body
+        out.append(row)
+    return out
 
 
 def _caused(result: Any) -> dict[str, Any]:
@@ -142,7 +152,7 @@ def _record(host: Host, at: dict[str, Any], name: str, kwargs: dict[str, Any], s
         "error": None if error is None else (getattr(error, "code", None) or type(error).__name__),
         "note": at.get("note"),  # the action's words for the person watching (note=...)
         "started": started, "ms": ms,
-        "requests": _requests(driver, network_before),
+        "requests": _requests(host, space, driver, network_before),
         # the trace's pictures (host/trace_pictures.py): file names, taken once the action returned
         "picture_before": before, "picture_after": None if name in _LOOKS else _picture(host, space, label, driver),
     }

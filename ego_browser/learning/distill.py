@@ -10,7 +10,8 @@ and what the last page showed in, the draft (source and facts) out. The draft is
   role+name, href), never a ref;
 * waits are what was observed: a step that navigated waits for the URL it reached;
 * a GET form whose result URL carries the typed values becomes one ``goto`` of that URL with
-  the parameters filled in (the site's own lever);
+  the parameters filled in (the site's own lever); a form the page submits to a JSON API with
+  the typed values becomes one ``page.fetch`` of that API (``distill_api.py``);
 * it ends with a post-condition from the last page (its message, heading and URL), checked
   before the tool reports success.
 """
@@ -24,6 +25,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from ..errors import LearnJournalEmpty, LearnRoundFailed, LearnUnknownParam
+from .distill_api import api_lever, render_fetch, rename_fetch
 
 __all__ = ["Draft", "distill", "origin_of", "param_name"]
 
@@ -127,7 +129,11 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
         op = action["op"].split(".", 1)[1]
         if action["op"].startswith("keyboard."):
             op = "key_" + op  # keyboard input goes wherever the focus is: no locator
-        step: dict[str, Any] = {"op": op, "url_before": action.get("url_before"), "url_after": action.get("url_after")}
+        step: dict[str, Any] = {"op": op, "url_before": action.get("url_before"), "url_after": action.get("url_after"),
+                                "recorded": action.get("value")}
+        if op in ("click", "dblclick", "press", "key_press"):
+            # the fetch/XHR calls it caused: the JSON-API lever (distill_api.py) reads them
+            step["requests"] = [r for r in action.get("requests") or () if r.get("resource_type") in ("fetch", "xhr")]
         if op == "goto":
             step["url"] = action.get("value") or action.get("url_after")
         elif not op.startswith("key_"):
@@ -161,7 +167,7 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
         if moved and op != "goto":
             step["wait_url"] = _url_pattern(action.get("url_after") or "", {})
         steps.append(step)
-    lever = _get_lever(steps, values)
+    lever = _get_lever(steps, values) or api_lever(steps, origin)
     renames = dict(params or {})
     unknown = [k for k in renames if k not in values]
     if unknown:
@@ -177,11 +183,15 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
     for step in steps:
         if "param" in step:
             step["param"] = rename[step["param"]]
+        if step["op"] == "fetch_json":
+            rename_fetch(step, rename)
         if step["op"] == "goto_template":
             step["query"] = [(k, "{" + rename[v[1:-1]] + "}" if v.startswith("{") and v[1:-1] in rename else v)
                              for k, v in step["query"]]
     values = {rename[k]: v for k, v in values.items()}
-    post = _postcondition(final_url, last_page, values)
+    api = next((s for s in steps if s["op"] == "fetch_json"), None)
+    # the API's answer is the post-condition of a call: the page's UI never showed this one
+    post = {"status": api["status"] or "2xx"} if api else _postcondition(final_url, last_page, values)
     prefix = _prefix([s.get("url_after") or s.get("url") or "" for s in steps])
     source = _render(name, origin, prefix, steps, values, post, [r["n"] for r in chosen], lever)
     return Draft(name=name, origin=origin, path_prefix=prefix, source=source, params=values, postcondition=post,
@@ -289,6 +299,9 @@ def _render(name: str, origin: str, prefix: str, steps: list[dict[str, Any]], va
             wait = f", wait_url={step['wait_url']!r}" if step.get("wait_url") else ""
             lines.append(f"    await s.key_press({n}, {step.get('key')!r}{wait})")
             continue
+        if op == "fetch_json":
+            lines.append(render_fetch(n, step))
+            continue
         if op == "goto_template":
             query = ", ".join(f"({k!r}, {v[1:-1]})" if v.startswith("{") and v.endswith("}") else f"({k!r}, {v!r})"
                               for k, v in step["query"])
@@ -310,6 +323,9 @@ def _render(name: str, origin: str, prefix: str, steps: list[dict[str, Any]], va
             lines.append(f"    await s.wait({head}, state={step.get('state')!r}, expect={expect})")
         else:
             lines.append(f"    await s.{op}({head}, expect={expect}{wait})")
+    if "status" in post:
+        lines.append(f"    return await s.done_api(status={post['status']!r})")
+        return "\n".join(lines) + "\n"
     args = ", ".join(f"{k}={v!r}" for k, v in post.items() if v and k != "message" and k != "heading")
     texts = []
     for key in ("message", "heading"):

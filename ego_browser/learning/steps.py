@@ -12,6 +12,7 @@ page that does not show it.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -26,8 +27,6 @@ STEP_WAIT_MS = 5000
 _SHOWN = 8
 
 
-
-
 def _origin(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
@@ -40,6 +39,8 @@ class Steps:
         self.origin = origin
         #: the step running now (the error of a failed run names it)
         self.step: int | None = None
+        #: the last API call's response (fetch_json)
+        self.answer: dict[str, Any] | None = None
 
     # -- checks ------------------------------------------------------------------------------
 
@@ -103,6 +104,22 @@ class Steps:
     async def goto_query(self, step: int, base: str, query: list[tuple[str, Any]]) -> None:
         """The site's own lever: a GET form's result URL with the parameters filled in."""
         await self.goto(step, base + ("?" + urlencode([(k, str(v)) for k, v in query]) if query else ""))
+
+    async def fetch_json(self, step: int, method: str, base: str, *, query: list[tuple[str, Any]],
+                         body: Any) -> None:
+        """The site's own lever: the JSON API the page called, called with ``page.fetch`` from the
+        site's page (its cookies, its origin); the answer is kept for :meth:`done_api`."""
+        self.step = step
+        url = base + ("?" + urlencode([(k, str(v)) for k, v in query]) if query else "")
+        if _origin(url) != self.origin:
+            raise LearnedToolOffOrigin(f"learned tool {self.tool}: step {step} would call {url}, off its site "
+                                       f"{self.origin}", tool=self.tool, step=step,
+                                       expected={"origin": self.origin}, candidates=[])
+        await self._on_origin(step)
+        self.answer = await self.page.fetch(
+            url, method=method, body=None if body is None else json.dumps(body),
+            headers={"content-type": "application/json", "accept": "application/json"} if body is not None
+            else {"accept": "application/json"})
 
     async def fill(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
                    wait_url: str | None = None) -> None:
@@ -177,6 +194,25 @@ class Steps:
 
         seen: dict[str, Any] = await self.page.evaluate(jsbundle.function("main", "learned_page_read"))
         return seen
+
+    async def done_api(self, *, status: int | str = "2xx") -> dict[str, Any]:
+        """The post-condition of an API call: the status the first run got (any 2xx when it was not
+        seen); the tool's result carries the answer's JSON (its text when it is not JSON)."""
+        self.step = None
+        res = self.answer or {}
+        got = res.get("status")
+        ok = isinstance(got, int) and (got == status if isinstance(status, int) else 200 <= got < 300)
+        text = res.get("body") or ""
+        try:
+            answer: Any = json.loads(text)
+        except ValueError:
+            answer = text[:2000]
+        if not ok:
+            raise LearnedPostconditionFailed(
+                f"learned tool {self.tool}: its post-condition does not hold: the API answered {got} "
+                f"({str(text)[:200]!r}), expected {status}. It did NOT succeed: look at the page before trying "
+                "again", tool=self.tool, step=None, expected={"status": status}, candidates=[])
+        return {"ok": True, "tool": self.tool, "status": got, "answer": answer}
 
     async def done(self, *, url: str | None = None, message: str | None = None,
                    heading: str | None = None) -> dict[str, Any]:

@@ -188,3 +188,50 @@ def test_learnings_make_from_the_command_line(rounds, app):
     assert any(t["name"] == "cli_book" and t["trusted"] for t in listed["tools"])
     bad = rounds.cli("learnings", "make", space_id, "cli_book2", "--param", "nope=x")
     assert bad.returncode == 1 and "EGO_LEARN_UNKNOWN_PARAM" in bad.stderr
+
+
+def quick_add_round(space, app, title="Dune", pages="412", pin=None):
+    return (f'task = await task_space({space!r})\np = task.page("p1")\nawait p.goto({app.url("/quick")!r})\n'
+            f'await p.fill("#qt", {title!r})\nawait p.fill("#qa", "Herbert")\nawait p.fill("#qp", {pages!r})\n'
+            f'await p.fill("#pin", {pin or app.pin!r})\nawait p.click("role=button[name=\\"Add\\"]")\n'
+            'await p.wait_for_selector("text=Saved book #")\n')
+
+
+def test_a_form_the_page_posts_as_json_becomes_one_api_call(rounds, app):
+    space = f"api-{app.prefix.strip('/')}"
+    run(rounds, quick_add_round(space, app))
+    assert app.api_calls[-1] == {"book": {"title": "Dune", "author": "Herbert", "pages": 412}, "pin": app.pin,
+                                 "source": "quick-add"}
+    journal = last_json(run(rounds, f'task = await task_space({space!r})\nprint(json.dumps(await task.journal()))\n'))
+    posted = [r for rnd in journal["rounds"] for a in rnd["actions"] for r in a.get("requests") or ()
+              if r["url"].endswith("/api/books")]
+    assert posted and posted[0]["method"] == "POST" and posted[0]["json_body"]["pin"] == "[password]"
+    assert posted[0]["json_body"]["book"] == {"title": "Dune", "author": "Herbert", "pages": 412}
+    assert app.pin not in json.dumps(journal)
+    draft = last_json(run(rounds, f'task = await task_space({space!r})\n'
+                                  'print(json.dumps(await task.learn("quick_add")))\n'))
+    source = draft["source"]
+    assert draft["lever"] == f"JSON API: POST {app.prefix}/api/books"
+    assert "await s.fetch_json(" in source and f"'{app.url('/api/books')}'" in source
+    assert "{'book': {'title': title, 'author': author, 'pages': int(pages)}, 'pin': librarian_pin" in source
+    assert "s.fill" not in source and "s.click" not in source  # no UI step replayed
+    assert app.pin not in source and "librarian_pin," in source  # the PIN is a parameter, never a literal
+    saved = last_json(run(rounds, f'task = await task_space({space!r})\n'
+                                  'print(json.dumps(await task.save_tool("quick_add", args={"title": "Emma", '
+                                  f'"librarian_pin": {app.pin!r}}})))\n'))
+    assert saved["verified"] is True and app.books[-1]["title"] == "Emma"  # verified in a fresh space
+    out = last_json(run(rounds, f'task = await task_space("use-{space}")\np = task.page("p1")\n'
+                                f'await p.goto({app.url("/")!r})\n'
+                                'print(json.dumps(await tools.quick_add(p, title="Kim", author="Kipling", pages="300", '
+                                f'librarian_pin={app.pin!r})))\n'))
+    assert out["ok"] is True and out["status"] == 201 and out["answer"]["title"] == "Kim"
+    assert app.books[-1] == {"title": "Kim", "author": "Kipling", "genre": "", "pages": 300}
+    # the API refuses (a wrong PIN): the tool fails, it never reports success
+    count = len(app.books)
+    refused = run(rounds, f'task = await task_space("use-{space}")\n'
+                          'await tools.quick_add(task.page("p1"), title="X", librarian_pin="0000")\n', ok=False)
+    assert "EGO_LEARNED_POSTCONDITION_FAILED" in refused.stderr and "403" in refused.stderr
+    assert len(app.books) == count
+    for path in learned_root(rounds).rglob("*"):
+        if path.is_file():
+            assert app.pin.encode() not in path.read_bytes(), path

@@ -248,3 +248,60 @@ def test_a_locator_naming_a_typed_value_follows_the_parameter():
     src = distill(j, "open_product").source
     compile(src, "t", "exec")
     assert "await s.click(4, f'role=link[name=\"{search}\"]', expect={'role': 'link', 'name': f'{search}'," in src
+
+
+def _quick(body, *, status=201, pin_typed="[password]"):
+    page = f"{ORIGIN}/lib/quick"
+    click = act("page.click", "button", 'role=button[name="Add"]', role="button", name="Add", before=page)
+    click["requests"] = [{"method": "POST", "url": f"{ORIGIN}/lib/api/books", "resource_type": "fetch",
+                          "status": status, "json_body": body}]
+    return journal(("ok", [
+        act("page.goto", value=page, before="about:blank", after=page),
+        act("page.fill", "#qt", "id=qt", "Dune", before=page, label="Title"),
+        act("page.fill", "#qp", "id=qp", "412", before=page, label="Pages"),
+        act("page.fill", "#pin", "id=pin", pin_typed, before=page, label="Librarian PIN"),
+        click,
+    ]))
+
+
+def test_json_api_lever_calls_the_api_with_the_parameters_in_its_body():
+    body = {"book": {"title": "Dune", "pages": 412}, "pin": "[password]", "source": "quick-add"}
+    draft = distill(_quick(body), "quick_add")
+    src = draft.source
+    compile(src, "draft", "exec")
+    assert draft.lever == "JSON API: POST /lib/api/books"
+    assert ("await s.fetch_json(2, 'POST', 'http://shop.test:8080/lib/api/books', query=[], body={'book': "
+            "{'title': title, 'pages': int(pages)}, 'pin': librarian_pin, 'source': 'quick-add'})") in src
+    assert "s.fill" not in src and "s.click" not in src and "s.goto(" not in src.split("fetch_json")[1]
+    assert "async def run(page, *, librarian_pin, title='Dune', pages='412'):" in src
+    assert "return await s.done_api(status=201)" in src and draft.postcondition == {"status": 201}
+    renamed = distill(_quick(body), "quick_add", params={"title": "book_title"})
+    assert "'title': book_title" in renamed.source
+
+
+def test_json_api_lever_is_refused_when_the_call_needs_what_the_tool_cannot_know():
+    # a masked token the page added: replaying the form is the only way
+    draft = distill(_quick({"title": "Dune", "pages": 412, "pin": "[password]", "csrf": "[secret]"}), "q")
+    assert draft.lever is None and "s.fill" in draft.source and "fetch_json" not in draft.source
+    # a typed value the call does not carry
+    assert distill(_quick({"title": "Dune", "pin": "[password]"}), "q").lever is None
+
+
+def test_journal_json_bodies_never_keep_a_password_or_secret():
+    from ego_browser.host.journal_json import json_body, sensitive_key
+
+    def mask(text):
+        return text.replace("tok-SECRET-9", "[secret:api]")
+
+    headers = {"Content-Type": "application/json"}
+    text = json.dumps({"user": "ann", "pw": "hunter2-pass", "nested": [{"authToken": "abc123"}],
+                       "auth": "x:hunter2-pass", "key": "tok-SECRET-9", "note": "my tok-SECRET-9 here",
+                       "author": "Herbert", "pinned": True, "pages": 412})
+    out = json_body(headers, text, {"hunter2-pass"}, mask)
+    assert out == {"user": "ann", "pw": "[password]", "nested": [{"authToken": "[secret]"}], "auth": "[secret]",
+                   "key": "[secret:api]", "note": "[secret]", "author": "Herbert", "pinned": True, "pages": 412}
+    assert "hunter2" not in json.dumps(out) and "SECRET-9" not in json.dumps(out)
+    assert json_body({"content-type": "application/x-www-form-urlencoded"}, "a=1", set(), mask) is None
+    assert json_body({}, "not json", set(), mask) is None
+    assert sensitive_key("userPassword") and sensitive_key("api_key") and sensitive_key("csrf-token")
+    assert not sensitive_key("author") and not sensitive_key("pinned") and not sensitive_key("passage")
