@@ -18,6 +18,7 @@ from typing import Any
 
 from ..driver.network import requests_for_action
 from ..driver.witness import WITNESS
+from ..learning.distill import origin_of
 from .core import Host
 from .journal import PASSWORD, Journal, masked_value
 from .journal_json import json_body
@@ -213,9 +214,46 @@ def _wrap_report() -> None:
                                                    started=started)
         except Exception:  # the report's other work goes on without the journal
             logger.warning("journal: the end of round %s was not recorded", token, exc_info=True)
-        return await inner(host, at, **kwargs)
+        result = await inner(host, at, **kwargs)
+        if token and host.store is not None and isinstance(result, dict):
+            try:
+                result["learned_tools"] = _learned_lines(host, kwargs.get("spaces") or (), token)
+            except Exception:  # a listing is a courtesy: the report goes on without it
+                logger.warning("journal: no learned-tools line for round %s", token, exc_info=True)
+        return result
 
     spec.fn = report
+
+
+def _learned_lines(host: Host, spaces: Any, token: str) -> list[str]:
+    """The learned tools of each site the round's pages reached, named once per space and site
+    (issue 28 §4): a round that only opened the site tells the agent its tools, so it needs no
+    snapshot to find them. A site the round took a snapshot of is skipped (its header said it)."""
+    from ..learning.learned import header_line
+
+    book = journal_of(host)
+    lines: list[str] = []
+    for space in spaces:
+        if not isinstance(space, int):
+            continue
+        seen: dict[str, str] = {}
+        looked: set[str] = set()
+        for op_name, url in book.round_pages(space, token):
+            origin = origin_of(url)
+            if not origin:
+                continue
+            seen.setdefault(origin, url or "")
+            if op_name == "page.snapshot":
+                looked.add(origin)
+        for origin, url in seen.items():
+            if (space, origin) in book.told:
+                continue
+            line = header_line(url)
+            if line and origin not in looked:
+                lines.append(line.replace("[learned tools: ", f"[learned tools on {origin}: ", 1))
+            if line:
+                book.told.add((space, origin))
+    return lines
 
 
 def _wrap_finish() -> None:

@@ -66,6 +66,12 @@ def test_learn_verify_save_find_and_call_a_tool(rounds, app):
     assert pack["tools"]["add_book"]["runs"] == 1 and pack["tools"]["add_book"]["successes"] == 1
     # found when needed: the snapshot header of a page of the site names it, with its parameters
     other = f"use-{app.prefix.strip('/')}"
+    # a round that only opens the site is told its tools at its end (once per space): no snapshot needed
+    opened = run(rounds, f'task = await task_space({other!r})\nawait task.page("p1").goto({app.url("/new")!r})\n')
+    assert opened.stderr.startswith("[learned tools on http://127.0.0.1:") and "add_book(" in opened.stderr
+    assert len((opened.stdout + opened.stderr).encode()) < 300 and not opened.stdout
+    again = run(rounds, f'task = await task_space({other!r})\nawait task.page("p1").goto({app.url("/")!r})\n')
+    assert "learned tools" not in again.stdout + again.stderr
     snap = run(rounds, f'task = await task_space({other!r})\np = task.page("p1")\nawait p.goto({app.url("/")!r})\n'
                        'print(await p.snapshot())\n').stdout
     header = snap.splitlines()[1]
@@ -156,6 +162,10 @@ def test_a_repaired_run_learned_again_saves_a_new_version_and_keeps_the_old(roun
     failed = run(rounds, f'task = await task_space({space!r})\nawait tools.heal_book(task.page("p1"), title="Kim")\n',
                  ok=False)
     assert "EGO_LEARNED_STEP_NOT_FOUND" in failed.stderr
+    # the step error names the tool, the step, what it expected and what the page has now
+    assert "learned tool heal_book: step 2 expected" in failed.stderr and "data-testid=book-title" in failed.stderr
+    assert "Book name" in failed.stderr and "the page offers:" in failed.stderr
+    assert all(b["title"] != "Kim" for b in app.books)
     # one repair round on the changed page, then learn again from it
     run(rounds, f'task = await task_space({space!r})\np = task.page("p1")\nawait p.goto({app.url("/new")!r})\n'
                 'await p.fill("label=Book name", "Kim")\nawait p.fill("label=Writer", "Kipling")\n'
