@@ -496,13 +496,16 @@ def main() -> int:
                     help=f"leave out the {DIAGNOSTIC} contender (the round processes' cost)")
     ap.add_argument("--repeat", action="store_true",
                     help="only the repeat variants (issue 28 §7: learn, repeat, restart, drift), in their own section")
+    ap.add_argument("--listing", choices=("round", "context"), default="round",
+                    help="with --repeat: a later attempt opens the start page to see the tools (round) or starts "
+                         "with the tool listing in its context (context: ego-browser mcp's tool description)")
     args = ap.parse_args()
     keys = [k for k in args.tasks.split(",") if k] or (registry.SETS[args.set] if args.set else None)
     only = [t for t in args.tools.split(",") if t] or None
     if args.repeat:  # its own section (repeat.py); it writes no figures into the docs
         import repeat
 
-        print(repeat.run(keys))
+        print(repeat.run(keys, listing=args.listing))
         return 0
     try:
         section = run(args.runs, keys, write_doc=not args.no_docs, diagnostic=not args.no_diagnostic, only=only)[0]

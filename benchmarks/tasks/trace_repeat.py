@@ -7,8 +7,9 @@ tool listing: one round that opens the start page (its snapshot header names the
 and its parameters) and one that calls the tool and reads the answer. A *restart* attempt does
 the same after the host was stopped. Each attempt is judged on the app's own state.
 
-Only the catalog task has its variants here so far; ``VARIANTS`` lists the parameters of each
-attempt. The timings are the benchmark's; ``tests/integration/test_task_traces.py`` runs the
+The catalog and comments tasks have their variants here; ``VARIANTS`` lists the parameters of
+each attempt. A later attempt opens the start page in a round of its own (the round's end names
+the site's learned tools, ~150 bytes: no snapshot needed) and calls the tool in the next. The timings are the benchmark's; ``tests/integration/test_task_traces.py`` runs the
 variants once so they keep working.
 """
 
@@ -20,7 +21,8 @@ import re
 from agents import EgoAgent, TraceFailed
 from trace_ego import HEAD, loc, ref
 
-__all__ = ["VARIANTS", "catalog_first", "catalog_again", "check_catalog"]
+__all__ = ["VARIANTS", "catalog_first", "catalog_again", "check_catalog", "comments_first", "comments_again",
+           "listed_tool"]
 
 #: the attempts of each task: the first explores and learns, the others use the tool
 VARIANTS = {
@@ -29,7 +31,18 @@ VARIANTS = {
         {"product": None, "price": "19.90", "stock": "7"},   # None: the app's second product
         {"product": None, "price": "250.00", "stock": "40"},  # the app's third product (after a host restart)
     ],
+    "comments": [{"author": "spambot42"}, {"author": "promo_bot"}, {"author": "casinoking"}],
 }
+
+
+def listed_tool(agent: EgoAgent, space: str, url: str, name: str) -> str:
+    """The later attempt's first round: open the start page; the round's end names the site's
+    learned tools (what the agent reads to know it can call ``name``)."""
+    out = _r(agent, space, f"await page.goto({url!r})\n")
+    m = re.search(rf"^\[learned tools on \S+: .*\b{name}\(([^)]*)\)", out, re.M)
+    if not m:
+        raise TraceFailed(f"no learned tool {name} named at the round's end:\n{out[:2000]}")
+    return m.group(1)
 
 
 def _r(agent: EgoAgent, space: str, body: str) -> str:
@@ -75,12 +88,11 @@ await task.finish(keep=[])
     return answer
 
 
-def catalog_again(agent: EgoAgent, url: str, space: str, task: dict) -> str:
-    """A later attempt: the snapshot header names the tool; one call does the task."""
-    out = _r(agent, space, f"await page.goto({url!r})\nprint(await page.snapshot(interactive=True))\n")
-    m = re.search(r"^\[learned tools: .*\bedit_product\(([^)]*)\)", out, re.M)
-    if not m:
-        raise TraceFailed(f"no learned tool in the snapshot header:\n{out[:2000]}")
+def catalog_again(agent: EgoAgent, url: str, space: str, task: dict, listing: str = "round") -> str:
+    """A later attempt: opening the start page names the tool (``listing="round"``), or the agent
+    has the listing already (``"context"``); one call does the task."""
+    if listing == "round":
+        listed_tool(agent, space, url, "edit_product")
     args = {"product": task["product"], "price": task["price"], "stock": task["stock"]}
     out = _r(agent, space, f"""
 result = await tools.edit_product(page, **{json.dumps(args)})
@@ -121,3 +133,69 @@ def check_catalog(app: object, task: dict, answer: object) -> tuple[bool, str]:
     if str(answer).strip() != task["price"]:
         problems.append(f"reported price {answer!r}")
     return not problems, "; ".join(problems) or "ok"
+
+
+# -- comments: bulk delete a spammer's comments ----------------------------------------------------
+
+
+def comments_first(agent: EgoAgent, url: str, space: str, task: dict) -> str:
+    """The exploring attempt (as ``trace_ego.comments``), then learning the tool: the draft ticks the
+    rows it saw by their ids, so the agent edits that step into "every row by this author" (and
+    the success message, whose count changes) before saving; verifying it would delete twice, so
+    the save says why it skips the run."""
+    import trace_ego
+
+    out = trace_ego.comments(_NoFinish(agent), url, space, task)
+    out = _r(agent, space, """
+draft = await task.learn("delete_comments", params={"search": "author"})
+print(draft["source"])
+""")
+    source = _edit_comments_draft(out)
+    out = _r(agent, space, f"""
+saved = await task.save_tool("delete_comments", source={source!r},
+                             skip_verify="it deletes comments: a second run would find them gone")
+print(saved["version"])
+await task.finish(keep=[])
+""")
+    return out
+
+
+class _NoFinish:
+    """An agent whose rounds leave the space open (the exploring trace finishes it; learning
+    needs it after)."""
+
+    def __init__(self, agent: EgoAgent) -> None:
+        self.agent = agent
+
+    def round(self, script: str, timeout: float = 120) -> str:
+        return self.agent.round(script.replace("await task.finish(keep=[])\n", ""), timeout)
+
+
+def _edit_comments_draft(source: str) -> str:
+    """The agent's edit: the per-row clicks become one loop over the author's rows; the success
+    message keeps its words, not the count."""
+    lines, out, looped = source.splitlines(), [], False
+    start = next((i for i, line in enumerate(lines) if line.startswith('"""Learned tool')), 0)
+    for line in lines[start:]:
+        if "await s.click(" in line and "Comment " in line and "by {author}" in line:
+            if not looped:
+                out.append("    for box in await page.find(f'role=checkbox[name=/ by {author}$/]'):")
+                out.append('        await page.check(box["ref"])')
+                looped = True
+            continue
+        line = re.sub(r"message=f?'Successfully deleted [^']*'", "message='Successfully deleted'", line)
+        out.append(line)
+    if not looped:
+        raise TraceFailed(f"the draft has no row clicks to edit:\n{source[-2000:]}")
+    return "\n".join(out) + "\n"
+
+
+def comments_again(agent: EgoAgent, url: str, space: str, task: dict, listing: str = "round") -> str:
+    if listing == "round":
+        listed_tool(agent, space, url, "delete_comments")
+    out = _r(agent, space, f"""
+result = await tools.delete_comments(page, author={task['author']!r})
+print(result["read"]["message"])
+await task.finish(keep=[])
+""")
+    return out.strip().splitlines()[-1]

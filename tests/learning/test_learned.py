@@ -305,3 +305,15 @@ def test_journal_json_bodies_never_keep_a_password_or_secret():
     assert json_body({}, "not json", set(), mask) is None
     assert sensitive_key("userPassword") and sensitive_key("api_key") and sensitive_key("csrf-token")
     assert not sensitive_key("author") and not sensitive_key("pinned") and not sensitive_key("passage")
+
+
+def test_the_listing_names_every_sites_tools_for_the_agents_context(root):
+    from ego_browser import mcp_server
+
+    assert learned.listing(root) == ""
+    save(root, "async def run(page, *, title='Dune', author='Herbert'):\n    return {'ok': True}\n")
+    listed = learned.listing(root)
+    assert listed.startswith(f"[learned tools on {ORIGIN}: add_book(title, author)") and "\n" not in listed
+    assert len(listed) < 200
+    described = mcp_server.tool_description()
+    assert described.startswith(mcp_server.TOOL_DESCRIPTION) and listed in described
