@@ -1,16 +1,18 @@
 """Repeat variants of the ego traces (issue 28 §7): the agent gets faster on every repeat.
 
 For a task, the *first* attempt explores as ``trace_ego`` does and ends with ``task.learn`` and
-``task.save_tool`` (verified in a fresh space) instead of finishing; the *next* attempts, with
-other parameters (another record, another price), are what an agent does that starts from the
-tool listing: one round that opens the start page (its snapshot header names the learned tool
-and its parameters) and one that calls the tool and reads the answer. A *restart* attempt does
-the same after the host was stopped. Each attempt is judged on the app's own state.
+``task.save_tool`` instead of finishing (the comments agent edits the draft first: it ticked the
+rows it saw by id, the tool must tick every row of the author it is given); the *next*
+attempts, with other parameters (another record, another price, another spammer), are what an
+agent does that starts from the tool listing. ``listing="round"``: one round opens the start
+page (its end names the site's learned tools, ~150 bytes: no snapshot needed) and one calls the
+tool and reads the answer; ``listing="context"``: the agent has the listing already (``ego-browser
+mcp`` lists the learned tools in its tool's description) and calls the tool in its first round.
+A *restart* attempt does the same after the host was stopped. Each attempt is judged on the
+app's own state.
 
 The catalog and comments tasks have their variants here; ``VARIANTS`` lists the parameters of
-each attempt. A later attempt opens the start page in a round of its own (the round's end names
-the site's learned tools, ~150 bytes: no snapshot needed) and calls the tool in the next. The timings are the benchmark's; ``tests/integration/test_task_traces.py`` runs the
-variants once so they keep working.
+each attempt. ``tests/integration/test_task_traces.py`` runs them once so they keep working.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import re
 
 from agents import EgoAgent, TraceFailed
 from trace_ego import HEAD, loc, ref
+from trace_ego import answer as answer_line
 
 __all__ = ["VARIANTS", "catalog_first", "catalog_again", "check_catalog", "comments_first", "comments_again",
            "listed_tool"]
@@ -97,10 +100,10 @@ def catalog_again(agent: EgoAgent, url: str, space: str, task: dict, listing: st
     out = _r(agent, space, f"""
 result = await tools.edit_product(page, **{json.dumps(args)})
 print(result["read"]["message"])
-print(await page.input_value("#id_price"))
+print("ANSWER", await page.input_value("#id_price"))
 await task.finish(keep=[])
 """)
-    return out.strip().splitlines()[-1]
+    return answer_line(out)
 
 
 def fill_variants(app: object) -> list[dict]:
@@ -195,7 +198,7 @@ def comments_again(agent: EgoAgent, url: str, space: str, task: dict, listing: s
         listed_tool(agent, space, url, "delete_comments")
     out = _r(agent, space, f"""
 result = await tools.delete_comments(page, author={task['author']!r})
-print(result["read"]["message"])
+print("ANSWER", result["read"]["message"])
 await task.finish(keep=[])
 """)
-    return out.strip().splitlines()[-1]
+    return answer_line(out)
