@@ -185,8 +185,12 @@ def ab_seconds(key: str, log=print) -> float | None:
         with app.serve() as srv, tempfile.TemporaryDirectory() as tmp:
             import run as task_run
 
-            trace_ab.TRACES[key](ab, srv.url(task.start), task_run.task_data(task, tmp))
-        log(f"  {key} agent-browser: {ab.cost.seconds:.1f} s tool time")
+            answer = trace_ab.TRACES[key](ab, srv.url(task.start), task_run.task_data(task, tmp))
+        ok, why = app.check(answer)
+        if not ok:  # a run that did not do the task is no yardstick
+            log(f"  {key} agent-browser did not do the task ({why}): no comparison")
+            return None
+        log(f"  {key} agent-browser: {ab.cost.seconds:.1f} s tool time, {ab.cost.turns} turns")
         return ab.cost.seconds
     except Exception as e:  # noqa: BLE001 - a comparison that failed is reported as missing
         log(f"  {key} agent-browser failed: {str(e)[:300]}")

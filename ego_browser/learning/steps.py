@@ -41,11 +41,15 @@ class Steps:
         self.step: int | None = None
         #: the last API call's response (fetch_json)
         self.answer: dict[str, Any] | None = None
+        #: the page may have left the URL last checked (a click that was not seen navigating):
+        #: the next step checks the origin again (a fill or a navigation waited for leaves it False)
+        self._moved = True
 
     # -- checks ------------------------------------------------------------------------------
 
     async def _on_origin(self, step: int | None) -> str:
         url: str = await self.page.url()
+        self._moved = False
         if _origin(url) != self.origin:
             raise LearnedToolOffOrigin(
                 f"learned tool {self.tool}: step {step} left its site: the page is on {_origin(url)}, the tool "
@@ -66,13 +70,17 @@ class Steps:
 
     async def _target(self, step: int, locator: str, expect: dict[str, Any]) -> str:
         self.step = step
-        await self._on_origin(step)
-        try:
-            await self.page.wait_for_selector(locator, state="attached", timeout=STEP_WAIT_MS)
-        except EgoTimeout:
-            found: list[Any] = []
-        else:
-            found = await self.page.find(locator, limit=3)
+        if self._moved:
+            await self._on_origin(step)
+        # one call when the element is there (the usual case); a wait only when it is not yet
+        found: list[Any] = await self.page.find(locator, limit=3)
+        if not found:
+            try:
+                await self.page.wait_for_selector(locator, state="attached", timeout=STEP_WAIT_MS)
+            except EgoTimeout:
+                pass
+            else:
+                found = await self.page.find(locator, limit=3)
         if len(found) != 1:
             how = "matches nothing" if not found else f"matches {len(found)} elements"
             cands = await self.candidates(expect)
@@ -85,10 +93,12 @@ class Steps:
                 candidates=cands)
         return locator
 
-    async def _after(self, step: int, wait_url: str | None) -> None:
+    async def _after(self, step: int, wait_url: str | None, *, may_move: bool = True) -> None:
         if wait_url:
             await self.page.wait_for_url(re.compile(wait_url), timeout=10000)
-        await self._on_origin(step)
+            await self._on_origin(step)
+        elif may_move:
+            self._moved = True  # checked by the next step (or done) before it acts
 
     # -- steps ---------------------------------------------------------------------------------
 
@@ -124,7 +134,7 @@ class Steps:
     async def fill(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
                    wait_url: str | None = None) -> None:
         await self.page.fill(await self._target(step, locator, expect), value)
-        await self._after(step, wait_url)
+        await self._after(step, wait_url, may_move=False)
 
     async def type(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
                    wait_url: str | None = None) -> None:
@@ -133,7 +143,7 @@ class Steps:
     async def select_option(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
                             wait_url: str | None = None) -> None:
         await self.page.select_option(await self._target(step, locator, expect), value)
-        await self._after(step, wait_url)
+        await self._after(step, wait_url, may_move=False)
 
     async def click(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
         await self.page.click(await self._target(step, locator, expect))
