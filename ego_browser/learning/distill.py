@@ -48,11 +48,13 @@ class Draft:
     rounds: list[int]
     steps: list[dict[str, Any]] = field(default_factory=list)
     lever: str | None = None
+    #: what the draft does not replay and the agent should know (actions on another page)
+    warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "origin": self.origin, "path_prefix": self.path_prefix, "source": self.source,
                 "params": dict(self.params), "postcondition": dict(self.postcondition), "rounds": list(self.rounds),
-                "lever": self.lever}
+                "lever": self.lever, "warnings": list(self.warnings)}
 
 
 def origin_of(url: str | None) -> str:
@@ -114,6 +116,12 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
             "learned from a run that worked: finish the task in a round that succeeds, or pass rounds= ending with "
             "one that succeeded", tool=name, reason="last_round_failed")
     page = actions[-1].get("page")
+    others = sorted({str(a.get("page")) for a in actions if a.get("page") != page})
+    left_out = sum(1 for a in actions if a.get("page") != page)
+    # a tool replays one page: a popup's pick (or another tab's) is not in it, and the agent must
+    # know, or the tool would do less than the run did and still find the last page's message
+    warnings = [f"{left_out} action(s) on {', '.join(others)} (another page than {page}: a popup or a tab) are not "
+                "replayed: if the task needs them, edit the tool (or learn from rounds on one page)"] if others else []
     actions = [a for a in actions if a.get("page") == page]
     final_url = actions[-1].get("url_after") or actions[-1].get("url_before") or ""
     origin = origin_of(final_url) or origin_of(actions[0].get("url_before"))
@@ -193,9 +201,9 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
     # the API's answer is the post-condition of a call: the page's UI never showed this one
     post = {"status": api["status"] or "2xx"} if api else _postcondition(final_url, last_page, values)
     prefix = _prefix([s.get("url_after") or s.get("url") or "" for s in steps])
-    source = _render(name, origin, prefix, steps, values, post, [r["n"] for r in chosen], lever)
+    source = _render(name, origin, prefix, steps, values, post, [r["n"] for r in chosen], lever, warnings)
     return Draft(name=name, origin=origin, path_prefix=prefix, source=source, params=values, postcondition=post,
-                 rounds=[r["n"] for r in chosen], steps=steps, lever=lever)
+                 rounds=[r["n"] for r in chosen], steps=steps, lever=lever, warnings=warnings)
 
 
 def _prefix(urls: list[str]) -> str:
@@ -266,7 +274,7 @@ def _template(text: str, values: dict[str, Any]) -> str:
 
 
 def _render(name: str, origin: str, prefix: str, steps: list[dict[str, Any]], values: dict[str, Any],
-            post: dict[str, Any], rounds: list[int], lever: str | None) -> str:
+            post: dict[str, Any], rounds: list[int], lever: str | None, warnings: list[str]) -> str:
     sig = ", ".join(f"{p}={v!r}" if v is not None else p for p, v in
                     sorted(values.items(), key=lambda kv: kv[1] is not None))
     lines = [
@@ -285,6 +293,8 @@ def _render(name: str, origin: str, prefix: str, steps: list[dict[str, Any]], va
     ]
     if lever:
         lines.append(f"    # the site's own lever: {lever}")
+    for warning in warnings:
+        lines.append(f"    # NOT REPLAYED: {warning}")
     n = 0
     for step in steps:
         n += 1

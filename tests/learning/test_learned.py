@@ -317,3 +317,15 @@ def test_the_listing_names_every_sites_tools_for_the_agents_context(root):
     assert len(listed) < 200
     described = mcp_server.tool_description()
     assert described.startswith(mcp_server.TOOL_DESCRIPTION) and listed in described
+
+
+def test_actions_on_a_popup_are_named_as_not_replayed():
+    # the run picked a value in a popup window: a draft of the main page alone does less than the run
+    pick = act("page.click", "@5", 'role=link[name="Ann"]', role="link", name="Ann", before=f"{ORIGIN}/lookup")
+    pick["page"] = "p2"
+    run = journal(("ok", [*ADD["rounds"][0]["actions"][:4], pick, ADD["rounds"][0]["actions"][4]]))
+    draft = distill(run, "add_book", last_page=LAST)
+    assert draft.warnings and "1 action(s) on p2" in draft.warnings[0]
+    assert "# NOT REPLAYED: 1 action(s) on p2" in draft.source and "Ann" not in draft.source
+    compile(draft.source, "draft", "exec")
+    assert distill(ADD, "add_book", last_page=LAST).warnings == []
