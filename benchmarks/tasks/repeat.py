@@ -46,7 +46,9 @@ from trace_ego import HEAD  # noqa: E402
 STEP_ERRORS = ("EGO_LEARNED_STEP_NOT_FOUND", "EGO_LEARNED_POSTCONDITION_FAILED")
 
 #: the drift attempt's parameters (another record than the other attempts')
-DRIFT = {"catalog": {"price": "88.80", "stock": "9"}, "comments": {"author": "likefarm"}}
+DRIFT = {"catalog": {"price": "88.80", "stock": "9"}, "comments": {"author": "likefarm"},
+         "tickets": {"ticket": "T-302", "customer_typed": "Eichen", "customer": "Eichen Textil KG",
+                     "agent": "Lukas Hahn"}}
 
 
 @dataclass
@@ -82,6 +84,13 @@ SPECS = {
         lambda app, v, _answer, done: app.check_author(v["author"], done),
         lambda app, used: dict(DRIFT["comments"]),
         lambda v: f"result = await tools.delete_comments(page, author={v['author']!r})\nanswer = None\n"),
+    "tickets": Spec(
+        "update_ticket", lambda app: [dict(v) for v in trace_repeat.VARIANTS["tickets"]], trace_repeat.tickets_first,
+        trace_repeat.tickets_again, lambda app, v, _answer, done: app.check_for(v, done),
+        lambda app, used: dict(DRIFT["tickets"]),
+        lambda v: (f"result = await tools.update_ticket(page, ticket={v['ticket']!r}, "
+                   f"customer_typed={v['customer_typed']!r}, customer={v['customer']!r}, assignee={v['agent']!r})\n"
+                   "answer = None\n")),
 }
 
 

@@ -24,7 +24,7 @@ from agents import EgoAgent, TraceFailed
 from trace_ego import HEAD, loc, ref
 from trace_ego import answer as answer_line
 
-__all__ = ["VARIANTS", "catalog_first", "catalog_again", "check_catalog", "comments_first", "comments_again",
+__all__ = ["tickets_first", "tickets_again", "VARIANTS", "catalog_first", "catalog_again", "check_catalog", "comments_first", "comments_again",
            "listed_tool"]
 
 #: the attempts of each task: the first explores and learns, the others use the tool
@@ -35,6 +35,11 @@ VARIANTS = {
         {"product": None, "price": "250.00", "stock": "40"},  # the app's third product (after a host restart)
     ],
     "comments": [{"author": "spambot42"}, {"author": "promo_bot"}, {"author": "casinoking"}],
+    "tickets": [
+        {"ticket": "T-311", "customer_typed": "Nordwind", "customer": "Nordwind Logistik GmbH", "agent": "Maria Keller"},
+        {"ticket": "T-305", "customer_typed": "Hansa", "customer": "Hansa Medien GmbH", "agent": "Jonas Berg"},
+        {"ticket": "T-318", "customer_typed": "Falken", "customer": "Falken Bau GmbH", "agent": "Nina Vogel"},
+    ],
 }
 
 
@@ -198,6 +203,78 @@ def comments_again(agent: EgoAgent, url: str, space: str, task: dict, listing: s
         listed_tool(agent, space, url, "delete_comments")
     out = _r(agent, space, f"""
 result = await tools.delete_comments(page, author={task['author']!r})
+print("ANSWER", result["read"]["message"])
+await task.finish(keep=[])
+""")
+    return answer_line(out)
+
+
+# -- tickets: an autocomplete and a lookup popup ------------------------------------------------------
+
+
+def tickets_first(agent: EgoAgent, url: str, space: str, task: dict) -> str:
+    """The exploring attempt (as ``trace_ego.tickets``), then learning the tool. The draft says the
+    popup's pick is NOT REPLAYED and names the option it clicked by a positional id, so the agent
+    edits it: the ticket, the customer's full name and the assignee become parameters, the option
+    is chosen by its name, the lookup click waits for the popup and picks the assignee there.
+    Verifying it runs it again with the same values (saving a ticket twice changes nothing)."""
+    import trace_ego
+
+    trace_ego.tickets(_NoFinish(agent), url, space, task)
+    out = _r(agent, space, """
+draft = await task.learn("update_ticket", params={"customer": "customer_typed"})
+print(draft["source"])
+print(draft["warnings"])
+""")
+    source = _edit_tickets_draft(out, task)
+    out = _r(agent, space, f"""
+saved = await task.save_tool("update_ticket", source={source!r})
+print(saved["verified"], saved["version"])
+await task.finish(keep=[])
+""")
+    if not out.startswith("True"):
+        raise TraceFailed(f"the tool was not saved verified:\n{out[-2000:]}")
+    return out
+
+
+def _edit_tickets_draft(out: str, task: dict) -> str:
+    lines = out.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"""Learned tool')), None)
+    end = next((i for i, line in enumerate(lines) if line.startswith("    return await s.done(")), None)
+    if start is None or end is None or "NOT REPLAYED" not in out:
+        raise TraceFailed(f"not the draft expected:\n{out[-3000:]}")
+    out_lines = []
+    for line in lines[start:end + 1]:
+        if line.startswith("async def run(page, *, "):
+            line = (f"async def run(page, *, ticket={task['ticket']!r}, customer_typed={task['customer_typed']!r}, "
+                    f"customer={task['customer']!r}, assignee={task['agent']!r}):")
+        elif "NOT REPLAYED" in line:
+            continue
+        elif "role=link[name=" in line and task["ticket"] in line:
+            line = line.replace(f"'role=link[name=\"{task['ticket']}\"]'", "f'role=link[name=\"{ticket}\"]'", 1)
+            line = line.replace(f"'name': '{task['ticket']}'", "'name': ticket")
+        elif "'role': 'option'" in line:
+            n = re.search(r"s\.click\((\d+),", line).group(1)
+            line = (f"    await s.click({n}, f'role=option[name=\"{{customer}}\"]', "
+                    "expect={'role': 'option', 'name': customer})")
+        elif "lookup_id_assignee" in line:
+            line = ("    async with page.expect_event('popup') as info:\n    " + line + "\n"
+                    "    popup = await info.value\n"
+                    "    await popup.click(f'loc=role:link[name=\"{assignee}\"]')\n"
+                    "    await page.wait_for_function(\"() => document.getElementById('id_assignee').value !== ''\")")
+        elif line.startswith("    return await s.done("):
+            line = line.replace(f"“{task['ticket']}”", "“{ticket}”").replace("message='", "message=f'")
+        out_lines.append(line)
+    return "\n".join(out_lines) + "\n"
+
+
+def tickets_again(agent: EgoAgent, url: str, space: str, task: dict, listing: str = "round") -> str:
+    if listing == "round":
+        listed_tool(agent, space, url, "update_ticket")
+    args = {"ticket": task["ticket"], "customer_typed": task["customer_typed"], "customer": task["customer"],
+            "assignee": task["agent"]}
+    out = _r(agent, space, f"""
+result = await tools.update_ticket(page, **{json.dumps(args)})
 print("ANSWER", result["read"]["message"])
 await task.finish(keep=[])
 """)

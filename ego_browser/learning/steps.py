@@ -27,6 +27,27 @@ STEP_WAIT_MS = 5000
 _SHOWN = 8
 
 
+#: roles where the element's name says which one was chosen: a locator that still matches one
+#: element of another name (a list's first option, now another customer) would act on the wrong one
+_CHOICES = {"option", "link", "button", "menuitem", "menuitemradio", "menuitemcheckbox", "tab", "radio", "checkbox",
+            "treeitem", "gridcell", "row"}
+
+
+def _norm(text: Any) -> str:
+    # words only: the journal's name and find's may differ in icons and marks (an aria-hidden 🔍)
+    return " ".join(re.findall(r"\w+", str(text or "").casefold()))
+
+
+def _same_choice(found: dict[str, Any], expect: dict[str, Any]) -> bool:
+    """Whether the element found is the one the run chose: for a choice (option, link, button ...)
+    whose expected name is known and whose locator does not itself name it, the names agree."""
+    name, role = expect.get("name"), expect.get("role")
+    if not name or role not in _CHOICES or found.get("role") != role or found.get("name") is None:
+        return True
+    got, want = _norm(found.get("name")), _norm(name)
+    return got == want or bool(got and want and (got in want or want in got))
+
+
 def _origin(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
@@ -81,8 +102,13 @@ class Steps:
                 pass
             else:
                 found = await self.page.find(locator, limit=3)
-        if len(found) != 1:
+        if len(found) == 1 and not _same_choice(found[0], expect):
+            how = f"names {found[0].get('role')} {found[0].get('name')!r}, another one than the run chose"
+        elif len(found) != 1:
             how = "matches nothing" if not found else f"matches {len(found)} elements"
+        else:
+            how = ""
+        if how:
             cands = await self.candidates(expect)
             want = ", ".join(f"{k} {v!r}" for k, v in expect.items() if v) or repr(locator)
             raise LearnedStepNotFound(

@@ -76,14 +76,16 @@ def test_repeat_variants_learn_then_call_the_tool(ego_agent_home):
             assert again.cost.turns == 2 < first_turns
 
 
-def test_comments_repeat_variants_heal_or_stop_at_their_step(ego_agent_home):
-    """Issue 28 §7 on the comments task: the exploring attempt learns and edits the draft; two
-    other spammers' comments go in two rounds each (one after a host restart), each attempt
-    reading a fraction of the first's bytes; on the redesigned app the tool stops with its step
-    error (or heals), never a success with a wrong result."""
+@pytest.mark.parametrize("key", ["comments", "tickets"])
+def test_repeat_variants_heal_or_stop_at_their_step(key, ego_agent_home):
+    """Issue 28 §7 on the comments and tickets tasks: the exploring attempt learns and edits the
+    draft (the rows by id become the author's rows; the popup's pick the draft names as not
+    replayed is added); two other records go in two rounds each (one after a host restart), each
+    attempt reading a fraction of the first's bytes; on the redesigned app the tool stops with its
+    step error (or heals), never a success with a wrong result."""
     import repeat
 
-    rows = repeat.run_task("comments", 3.0, log=lambda *_: None)
+    rows = repeat.run_task(key, 3.0, log=lambda *_: None)
     assert [r["attempt"] for r in rows] == ["1st (explores, learns)", "2nd (other record)",
                                             "3rd (after a host restart)", "drift"]
     assert all(r["ok"] for r in rows), rows

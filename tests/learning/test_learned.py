@@ -329,3 +329,41 @@ def test_actions_on_a_popup_are_named_as_not_replayed():
     assert "# NOT REPLAYED: 1 action(s) on p2" in draft.source and "Ann" not in draft.source
     compile(draft.source, "draft", "exec")
     assert distill(ADD, "add_book", last_page=LAST).warnings == []
+
+
+class _ListPage:
+    """A page whose list's first option is now another customer (the locator is positional)."""
+
+    def __init__(self, name):
+        self.name = name
+        self.clicked = []
+
+    async def url(self):
+        return f"{ORIGIN}/ticket/1/change/"
+
+    async def find(self, selector, limit=3):
+        if selector.startswith("role=option"):
+            return [{"ref": "@9", "role": "option", "name": self.name}]
+        return [{"ref": "@3", "role": "option", "name": self.name}]
+
+    async def click(self, selector):
+        self.clicked.append(selector)
+
+
+def test_a_step_whose_locator_now_names_another_choice_fails_instead_of_choosing_it():
+    from ego_browser.errors import LearnedStepNotFound
+    from ego_browser.learning.steps import Steps
+
+    expect = {"role": "option", "name": "Nordwind Logistik GmbH", "locator": "id=customer-opt-0"}
+    page = _ListPage("Nordstern Bau AG")
+    with pytest.raises(LearnedStepNotFound) as err:
+        asyncio.run(Steps(page, tool="t", origin=ORIGIN).click(4, "id=customer-opt-0", expect=expect))
+    assert page.clicked == [] and "Nordstern Bau AG" in err.value.message and err.value.step == 4
+    same = _ListPage("Nordwind  Logistik GmbH ")
+    asyncio.run(Steps(same, tool="t", origin=ORIGIN).click(4, "id=customer-opt-0", expect=expect))
+    assert same.clicked == ["id=customer-opt-0"]
+    # an icon or mark the two name computations see differently is no other choice
+    icon = _ListPage("Look up assignee")
+    asyncio.run(Steps(icon, tool="t", origin=ORIGIN).click(5, "id=lookup", expect={
+        "role": "option", "name": "🔍Look up assignee", "locator": "id=lookup"}))
+    assert icon.clicked == ["id=lookup"]
