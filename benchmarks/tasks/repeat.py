@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -109,8 +110,11 @@ await task.finish(keep=[])
 
 
 def _row(kind: str, cost: agents.Cost, ok: bool, why: str, latency: float) -> dict:
+    # a round that had to start the host says how long that took (the 3rd attempt's restart)
+    starts = [float(m) for out in cost.transcript
+              for m in re.findall(r"done: starting the browser host .*? after ([\d.]+) s", out)]
     return {"attempt": kind, "turns": cost.turns, "seconds": cost.seconds, "bytes": cost.bytes,
-            "experienced": cost.seconds + cost.turns * latency, "ok": ok, "why": why}
+            "experienced": cost.seconds + cost.turns * latency, "ok": ok, "why": why, "host_start": sum(starts)}
 
 
 def listing_in_context(agent: EgoAgent, home: str) -> None:
@@ -269,6 +273,13 @@ def render(results: dict[str, list[dict]], latency: float, ab: dict[str, float |
                      f"{_verdict(ratio['experienced'], TARGETS['experienced'])}, bytes "
                      f"{_verdict(ratio['bytes'], TARGETS['bytes'])}; tool time vs agent-browser {vs_ab}; "
                      f"success {'100%' if ok else 'NOT 100%'}")
+        if rows is not None and len(rows) > 2:
+            # the restart's own cost apart: agent-browser's daemon start is set-up, not task time
+            second, third = rows[1], rows[2]
+            ab_2nd = f"{second['seconds'] / ab[key]:.2f}x" if ab.get(key) else "n/a"
+            lines.append(f"  - 2nd alone: experienced {second['experienced'] / rows[0]['experienced']:.2f}x, tool "
+                         f"time vs agent-browser {ab_2nd}; the 3rd's host start: {third['host_start']:.1f} s of its "
+                         f"{third['seconds']:.1f} s tool time")
     return "\n".join(lines) + "\n"
 
 
