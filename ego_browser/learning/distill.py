@@ -248,9 +248,11 @@ def _get_lever(steps: list[dict[str, Any]], values: dict[str, Any]) -> str | Non
 
 def _url_pattern(url: str, values: dict[str, Any]) -> str:
     """The URL's origin and path as a pattern; a path segment that is a number (a record's id)
-    matches any segment, so another record's page matches too."""
+    matches any segment, and a number inside one (``BK-1041``, ``order-2027-0042``) any number, so
+    another record's page matches too."""
     parts = urlsplit(url)
-    segments = [r"[^/]+" if seg.isdigit() else re.escape(seg) for seg in parts.path.split("/")]
+    segments = [r"[^/]+" if seg.isdigit() else r"\d+".join(re.escape(p) for p in re.split(r"\d{2,}", seg))
+                for seg in parts.path.split("/")]
     return "^" + re.escape(f"{parts.scheme}://{parts.netloc}") + "/".join(segments) + r"(\?|#|$)"
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -367,3 +368,13 @@ def test_a_step_whose_locator_now_names_another_choice_fails_instead_of_choosing
     asyncio.run(Steps(icon, tool="t", origin=ORIGIN).click(5, "id=lookup", expect={
         "role": "option", "name": "🔍Look up assignee", "locator": "id=lookup"}))
     assert icon.clicked == ["id=lookup"]
+
+
+def test_a_record_number_inside_a_path_segment_matches_another_records_page():
+    from ego_browser.learning.distill import _url_pattern
+
+    pattern = _url_pattern(f"{ORIGIN}/book/done/BK-1041/", {})
+    assert re.search(pattern, f"{ORIGIN}/book/done/BK-1042/") and re.search(pattern, f"{ORIGIN}/book/done/BK-7/")
+    assert re.search(pattern, f"{ORIGIN}/book/done/XX-1042/") is None
+    assert re.search(_url_pattern(f"{ORIGIN}/item/77/edit", {}), f"{ORIGIN}/item/1234/edit?x=1")
+    assert re.search(_url_pattern(f"{ORIGIN}/v2/page", {}), f"{ORIGIN}/v2/page")  # one digit stays as it is
