@@ -32,7 +32,7 @@ __all__ = ["Draft", "distill", "origin_of", "param_name"]
 #: operations a tool replays (waits and dialogs are steps too; reads are not)
 _REPLAYED = {"page.goto", "page.click", "page.dblclick", "page.fill", "page.type", "page.press",
              "page.select_option", "page.check", "page.uncheck", "page.set_checked", "page.wait_for_selector",
-             "page.hover", "keyboard.type", "keyboard.insert_text", "keyboard.press"}
+             "page.hover", "keyboard.type", "keyboard.insert_text", "keyboard.press", "page.set_input_files"}
 #: operations whose value becomes a parameter
 _VALUED = {"page.fill", "page.type", "page.select_option", "keyboard.type", "keyboard.insert_text"}
 
@@ -115,6 +115,7 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
             f"task.learn: round {last['n']} (the last one to learn from) failed ({last.get('error')}); a tool is "
             "learned from a run that worked: finish the task in a round that succeeds, or pass rounds= ending with "
             "one that succeeded", tool=name, reason="last_round_failed")
+    actions = _drop_retries(actions)
     page = actions[-1].get("page")
     others = sorted({str(a.get("page")) for a in actions if a.get("page") != page})
     left_out = sum(1 for a in actions if a.get("page") != page)
@@ -147,7 +148,13 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
         elif not op.startswith("key_"):
             step["locator"], step["expect"] = _locator(action)
             step["form"] = (action.get("target") or {}).get("form")
-        if action["op"] in _VALUED and isinstance(action.get("value"), str) and not action["value"].startswith("["):
+        if action["op"] == "page.set_input_files":
+            # the journal keeps file names only (never a path): the tool takes the files each call
+            pname = param_name((action.get("target") or {}).get("label") or (action.get("target") or {}).get("field")
+                               or "files", taken)
+            step["param"] = pname
+            values[pname] = None
+        elif action["op"] in _VALUED and isinstance(action.get("value"), str) and not action["value"].startswith("["):
             target = action.get("target") or action.get("_focus") or {}
             pname = param_name(target.get("label") or target.get("field") or target.get("name"), taken)
             step["param"] = pname
@@ -206,6 +213,34 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
                  rounds=[r["n"] for r in chosen], steps=steps, lever=lever, warnings=warnings)
 
 
+def _drop_retries(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A field typed again on the same page (no URL change between) was a value the page refused
+    (a phone in the wrong format): the first value goes, and so does a submit between the two
+    that is clicked again later (the attempt the page sent back with its error)."""
+    out = list(actions)
+    i = 0
+    while i < len(out):
+        a = out[i]
+        loc = (a.get("target") or {}).get("locator")
+        again = None
+        if a["op"] in ("page.fill", "page.type") and loc:
+            for j in range(i + 1, len(out)):
+                b = out[j]
+                if b.get("page") != a.get("page") or (b.get("url_before") or "") != (a.get("url_before") or ""):
+                    break
+                if b["op"] in ("page.fill", "page.type") and (b.get("target") or {}).get("locator") == loc:
+                    again = j
+                    break
+        if again is None:
+            i += 1
+            continue
+        later = {(x.get("target") or {}).get("locator") for x in out[again + 1:] if x["op"] == "page.click"}
+        kept = [x for x in out[i + 1:again]
+                if not (x["op"] == "page.click" and (x.get("target") or {}).get("locator") in later)]
+        out = out[:i] + kept + out[again:]  # position i holds the next action now: look at it again
+    return out
+
+
 def _prefix(urls: list[str]) -> str:
     paths = [urlsplit(u).path for u in urls if u]
     if not paths:
@@ -260,10 +295,21 @@ def _postcondition(final_url: str, last_page: dict[str, Any] | None, values: dic
     post: dict[str, Any] = {"url": _url_pattern(final_url, values) if final_url else None}
     if last_page and last_page.get("url") == final_url:
         for key in ("message", "heading"):
-            text = (last_page.get(key) or "").strip()
+            text = _stable(_template((last_page.get(key) or "").strip()[:200], values))
             if text:
-                post[key] = _template(text[:200], values)
+                post[key] = text
     return post
+
+
+def _stable(template: str) -> str:
+    """What of a message holds for another run: a number of three digits or more that no parameter
+    put there (a booking's number, a count of records) differs next time, so the longest part
+    without one stands for the message (none under 8 characters: no message check)."""
+    parts = [p.strip() for p in re.split(r"\d{3,}", template)]
+    if len(parts) == 1:
+        return template
+    best = max(parts, key=len)
+    return best if len(best) >= 8 else ""
 
 
 def _template(text: str, values: dict[str, Any]) -> str:
@@ -325,7 +371,7 @@ def _render(name: str, origin: str, prefix: str, steps: list[dict[str, Any]], va
                                  if v) + "}"
         wait = f", wait_url={step['wait_url']!r}" if step.get("wait_url") else ""
         head = f"{n}, {_literal(loc, values) if isinstance(loc, str) else repr(loc)}"
-        if op in ("fill", "type", "select_option"):
+        if op in ("fill", "type", "select_option", "set_input_files"):
             lines.append(f"    await s.{op}({head}, {step['param']}, expect={expect}{wait})")
         elif op == "press":
             lines.append(f"    await s.press({head}, {step.get('key')!r}, expect={expect}{wait})")

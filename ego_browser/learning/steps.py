@@ -196,6 +196,11 @@ class Steps:
         await self.page.uncheck(await self._target(step, locator, expect))
         await self._after(step, wait_url)
 
+    async def set_input_files(self, step: int, locator: str, files: Any, *, expect: dict[str, Any],
+                              wait_url: str | None = None) -> None:
+        await self.page.set_input_files(await self._target(step, locator, expect), files)
+        await self._after(step, wait_url, may_move=False)
+
     async def set_checked(self, step: int, locator: str, checked: bool, *, expect: dict[str, Any],
                           wait_url: str | None = None) -> None:
         await self.page.set_checked(await self._target(step, locator, expect), checked)

@@ -378,3 +378,34 @@ def test_a_record_number_inside_a_path_segment_matches_another_records_page():
     assert re.search(pattern, f"{ORIGIN}/book/done/XX-1042/") is None
     assert re.search(_url_pattern(f"{ORIGIN}/item/77/edit", {}), f"{ORIGIN}/item/1234/edit?x=1")
     assert re.search(_url_pattern(f"{ORIGIN}/v2/page", {}), f"{ORIGIN}/v2/page")  # one digit stays as it is
+
+
+def test_a_value_the_page_refused_and_an_upload_are_replayed_as_the_run_ended():
+    page = f"{ORIGIN}/book/step1/"
+    nxt = dict(given="@9", loc='css=input[type="submit"]', role="button", name="Next")
+    run = journal(("ok", [
+        act("page.goto", value=page, before="about:blank", after=page),
+        act("page.fill", "@3", "id=id_phone", "030 1234567", before=page, label="Phone"),
+        act("page.click", before=page, **nxt),  # the page sent it back: the phone's format
+        act("page.fill", "@5", "id=id_phone", "+49 30 1234567", before=page, label="Phone"),
+        act("page.click", before=page, after=f"{ORIGIN}/book/step2/", nav={}, **nxt),
+        act("page.set_input_files", "@7", "id=id_attachment", ["plan.txt"], before=f"{ORIGIN}/book/step2/",
+            label="Floor plan", role="button"),
+    ]))
+    draft = distill(run, "book")
+    src = draft.source
+    compile(src, "draft", "exec")
+    assert draft.params == {"phone": "+49 30 1234567", "floor_plan": None}
+    assert "030 1234567" not in src and src.count("s.click(") == 1
+    assert "await s.set_input_files(4, 'id=id_attachment', floor_plan," in src
+    assert "async def run(page, *, floor_plan, phone='+49 30 1234567'):" in src
+
+
+def test_a_number_the_page_made_up_is_left_out_of_the_postcondition():
+    last = {"url": f"{ORIGIN}/lib/add", "heading": "Thank you!",
+            "message": "Your booking request BK-1041 was received for Dune."}
+    draft = distill(ADD, "add_book", last_page=last)
+    assert draft.postcondition["message"] == "was received for {title}." and draft.postcondition["heading"] == \
+        "Thank you!"
+    kept = distill(ADD, "add_book", last_page={**last, "message": "Added “Dune” (1 copy)"}).postcondition
+    assert kept["message"] == "Added “{title}” (1 copy)"
