@@ -48,6 +48,9 @@ STEP_ERRORS = ("EGO_LEARNED_STEP_NOT_FOUND", "EGO_LEARNED_POSTCONDITION_FAILED")
 
 #: the drift attempt's parameters (another record than the other attempts')
 DRIFT = {"catalog": {"price": "88.80", "stock": "9"}, "comments": {"author": "likefarm"},
+         "booking": {"company": "Eichen Textil KG", "email": "mail@eichen.example", "phone": "+43 1 2345678",
+                     "country": "Austria", "date": "2027-11-20", "guests": "40", "room": "Main hall (250)",
+                     "notes": "Two lecterns."},
          "tickets": {"ticket": "T-302", "customer_typed": "Eichen", "customer": "Eichen Textil KG",
                      "agent": "Lukas Hahn"}}
 
@@ -74,6 +77,25 @@ def _comments_prepare(app: Any) -> list[dict]:
     return [dict(v) for v in trace_repeat.VARIANTS["comments"]]
 
 
+def _booking_prepare(app: Any) -> list[dict]:
+    import app_booking
+
+    folder = tempfile.mkdtemp(prefix="ego-bench-booking-")
+    path = os.path.join(folder, app_booking.TASK["file_name"])
+    with open(path, "wb") as fh:
+        fh.write(app_booking.TASK["file_body"])
+    first = {k: v for k, v in app_booking.TASK.items() if k != "file_body"}
+    first.update(file_path=path)
+    later = [{**v, "file_path": path} for v in trace_repeat.VARIANTS["booking"][1:]]
+    DRIFT["booking"]["file_path"] = path
+    return [first, *later]
+
+
+def _booking_check(app: Any, v: dict, _answer: object, _done: set) -> tuple[bool, str]:
+    want = {**v, "phone": v.get("phone_fixed") or v["phone"]}
+    return app.check_for(want)
+
+
 SPECS = {
     "catalog": Spec(
         "edit_product", trace_repeat.fill_variants, trace_repeat.catalog_first, trace_repeat.catalog_again,
@@ -85,6 +107,14 @@ SPECS = {
         lambda app, v, _answer, done: app.check_author(v["author"], done),
         lambda app, used: dict(DRIFT["comments"]),
         lambda v: f"result = await tools.delete_comments(page, author={v['author']!r})\nanswer = None\n"),
+    "booking": Spec(
+        "book_venue", _booking_prepare, trace_repeat.booking_first, trace_repeat.booking_again, _booking_check,
+        lambda app, used: dict(DRIFT["booking"]),
+        lambda v: ("result = await tools.book_venue(page, organisation=" + repr(v["company"]) + ", contact_email="
+                   + repr(v["email"]) + ", phone=" + repr(v["phone"]) + ", country=" + repr(v["country"])
+                   + ", event_date=" + repr(v["date"]) + ", number_of_guests=" + repr(v["guests"]) + ", room="
+                   + repr(v["room"]) + ", notes=" + repr(v["notes"]) + ", files=" + repr(v["file_path"])
+                   + ")\nanswer = None\n")),
     "tickets": Spec(
         "update_ticket", lambda app: [dict(v) for v in trace_repeat.VARIANTS["tickets"]], trace_repeat.tickets_first,
         trace_repeat.tickets_again, lambda app, v, _answer, done: app.check_for(v, done),

@@ -35,6 +35,13 @@ VARIANTS = {
         {"product": None, "price": "250.00", "stock": "40"},  # the app's third product (after a host restart)
     ],
     "comments": [{"author": "spambot42"}, {"author": "promo_bot"}, {"author": "casinoking"}],
+    "booking": [
+        None,  # the task's own data (app_booking.TASK: the phone is given in local format)
+        {"company": "Hansa Medien GmbH", "email": "office@hansa.example", "phone": "+49 40 5551234",
+         "country": "Germany", "date": "2027-05-12", "guests": "25", "room": "Library (40)", "notes": "Coffee at 10."},
+        {"company": "Falken Bau AG", "email": "info@falken.example", "phone": "+41 44 1234567", "country": "Switzerland",
+         "date": "2027-09-03", "guests": "110", "room": "Rooftop terrace (120)", "notes": "Standing reception."},
+    ],
     "tickets": [
         {"ticket": "T-311", "customer_typed": "Nordwind", "customer": "Nordwind Logistik GmbH", "agent": "Maria Keller"},
         {"ticket": "T-305", "customer_typed": "Hansa", "customer": "Hansa Medien GmbH", "agent": "Jonas Berg"},
@@ -276,6 +283,47 @@ def tickets_again(agent: EgoAgent, url: str, space: str, task: dict, listing: st
     out = _r(agent, space, f"""
 result = await tools.update_ticket(page, **{json.dumps(args)})
 print("ANSWER", result["read"]["message"])
+await task.finish(keep=[])
+""")
+    return answer_line(out)
+
+
+# -- booking: a three-step form with a refused value and an upload ----------------------------------
+
+
+def booking_first(agent: EgoAgent, url: str, space: str, task: dict) -> str:
+    """The exploring attempt (as ``trace_ego.booking``: the phone is refused once and typed again),
+    then learning the tool: the agent reads the draft's parameters (the upload's files have no
+    default) and saves it; a verifying run would send the venue request twice, so the save says
+    why it skips it (the next attempt is the tool's first run)."""
+    import trace_ego
+
+    trace_ego.booking(_NoFinish(agent), url, space, task)
+    out = _r(agent, space, """
+draft = await task.learn("book_venue")
+print(draft["source"].split("async def run", 1)[1].split(":", 1)[0])
+""")
+    if "files," not in out and "files=" not in out:
+        raise TraceFailed(f"no upload parameter in the draft:\n{out[-2000:]}")
+    out = _r(agent, space, f"""
+saved = await task.save_tool("book_venue", skip_verify="it sends a venue request: a second run would book twice")
+print(saved["version"])
+await task.finish(keep=[])
+""")
+    if not out.strip().startswith("1"):
+        raise TraceFailed(f"the tool was not saved:\n{out[-2000:]}")
+    return out
+
+
+def booking_again(agent: EgoAgent, url: str, space: str, task: dict, listing: str = "round") -> str:
+    if listing == "round":
+        listed_tool(agent, space, url, "book_venue")
+    args = {"organisation": task["company"], "contact_email": task["email"], "phone": task["phone"],
+            "country": task["country"], "event_date": task["date"], "number_of_guests": task["guests"],
+            "room": task["room"], "notes": task["notes"], "files": task["file_path"]}
+    out = _r(agent, space, f"""
+result = await tools.book_venue(page, **{json.dumps(args)})
+print("ANSWER", result["url"])
 await task.finish(keep=[])
 """)
     return answer_line(out)

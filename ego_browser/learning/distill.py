@@ -148,6 +148,11 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
         elif not op.startswith("key_"):
             step["locator"], step["expect"] = _locator(action)
             step["form"] = (action.get("target") or {}).get("form")
+            if op == "set_input_files" and not step["locator"]:
+                # given by the ref of the control that opens the chooser: the page's file input
+                # stands in (a step error, never a guess, when the page has several)
+                step["locator"] = 'css=input[type="file"]'
+                step["expect"] = {**step["expect"], "locator": step["locator"]}
         if action["op"] == "page.set_input_files":
             # the journal keeps file names only (never a path): the tool takes the files each call
             pname = param_name((action.get("target") or {}).get("label") or (action.get("target") or {}).get("field")

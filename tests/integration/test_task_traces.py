@@ -76,10 +76,10 @@ def test_repeat_variants_learn_then_call_the_tool(ego_agent_home):
             assert again.cost.turns == 2 < first_turns
 
 
-@pytest.mark.parametrize("key", ["comments", "tickets"])
+@pytest.mark.parametrize("key", ["comments", "tickets", "booking"])
 def test_repeat_variants_heal_or_stop_at_their_step(key, ego_agent_home):
-    """Issue 28 §7 on the comments and tickets tasks: the exploring attempt learns and edits the
-    draft (the rows by id become the author's rows; the popup's pick the draft names as not
+    """Issue 28 §7 on the comments, tickets and booking tasks: the exploring attempt learns (and edits the
+    draft: the rows by id become the author's rows; the popup's pick the draft names as not
     replayed is added); two other records go in two rounds each (one after a host restart), each
     attempt reading a fraction of the first's bytes; on the redesigned app the tool stops with its
     step error (or heals), never a success with a wrong result."""

@@ -399,6 +399,9 @@ def test_a_value_the_page_refused_and_an_upload_are_replayed_as_the_run_ended():
     assert "030 1234567" not in src and src.count("s.click(") == 1
     assert "await s.set_input_files(4, 'id=id_attachment', floor_plan," in src
     assert "async def run(page, *, floor_plan, phone='+49 30 1234567'):" in src
+    given_by_ref = journal(("ok", [act("page.goto", value=page, before="about:blank", after=page),
+                                   act("page.set_input_files", None, None, ["plan.txt"], before=page)]))
+    assert "await s.set_input_files(2, 'css=input[type=\"file\"]', files," in distill(given_by_ref, "up").source
 
 
 def test_a_number_the_page_made_up_is_left_out_of_the_postcondition():
