@@ -37,10 +37,16 @@ def tool_description() -> str:
     listed = listing()
     if not listed:
         return TOOL_DESCRIPTION
+    if len(listed) > LISTING_MAX:  # the schema stays small: the rest is one command away
+        kept = listed[:LISTING_MAX].rsplit("\n", 1)[0] if "\n" in listed[:LISTING_MAX] else ""
+        more = listed.count("\n") + 1 - (kept.count("\n") + 1 if kept else 0)
+        listed = (kept + "\n" if kept else "") + f"(+{more} more sites: ego-browser learnings list)"
     return (TOOL_DESCRIPTION + " Learned site tools (call one instead of exploring; learn_context(url) for docs):\n"
             + listed)
 
 
+#: the learned-tools listing's share of the tool description (characters)
+LISTING_MAX = 1200
 #: a round has its own deadlines; this only keeps a wedged round from holding the server forever
 ROUND_LIMIT_S = 900.0
 

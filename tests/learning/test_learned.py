@@ -412,3 +412,13 @@ def test_a_number_the_page_made_up_is_left_out_of_the_postcondition():
         "Thank you!"
     kept = distill(ADD, "add_book", last_page={**last, "message": "Added “Dune” (1 copy)"}).postcondition
     assert kept["message"] == "Added “{title}” (1 copy)"
+
+
+def test_the_mcp_listing_stays_small_with_many_sites(monkeypatch):
+    from ego_browser import mcp_server
+
+    lines = [f"[learned tools on https://site{i}.example: tool_{i}(a, b) — await tools.NAME(page, ...)]" for i in range(40)]
+    monkeypatch.setattr(learned, "listing", lambda root=None: "\n".join(lines))
+    described = mcp_server.tool_description()
+    assert len(described) <= len(mcp_server.TOOL_DESCRIPTION) + mcp_server.LISTING_MAX + 200
+    assert lines[0] in described and described.endswith("more sites: ego-browser learnings list)")
