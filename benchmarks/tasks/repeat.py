@@ -307,9 +307,11 @@ def render(results: dict[str, list[dict]], latency: float, ab: dict[str, float |
             # the restart's own cost apart: agent-browser's daemon start is set-up, not task time
             second, third = rows[1], rows[2]
             ab_2nd = f"{second['seconds'] / ab[key]:.2f}x" if ab.get(key) else "n/a"
+            start = (f"the 3rd's host start: {third['host_start']:.1f} s of its {third['seconds']:.1f} s tool time"
+                     if third["host_start"] else f"the 3rd took {third['seconds'] - second['seconds']:.1f} s more "
+                     "than the 2nd (its first round started the host)")
             lines.append(f"  - 2nd alone: experienced {second['experienced'] / rows[0]['experienced']:.2f}x, tool "
-                         f"time vs agent-browser {ab_2nd}; the 3rd's host start: {third['host_start']:.1f} s of its "
-                         f"{third['seconds']:.1f} s tool time")
+                         f"time vs agent-browser {ab_2nd}; {start}")
     return "\n".join(lines) + "\n"
 
 
