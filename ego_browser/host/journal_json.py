@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from .journal import MAX_VALUE, PASSWORD
+from .core.journal import MAX_VALUE, PASSWORD
 
 __all__ = ["SECRET", "json_body", "sensitive_key"]
 

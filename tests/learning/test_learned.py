@@ -309,7 +309,7 @@ def test_journal_json_bodies_never_keep_a_password_or_secret():
 
 
 def test_the_listing_names_every_sites_tools_for_the_agents_context(root):
-    from ego_browser import mcp_server
+    from ego_browser.cli import mcp_server
 
     assert learned.listing(root) == ""
     save(root, "async def run(page, *, title='Dune', author='Herbert'):\n    return {'ok': True}\n")
@@ -415,7 +415,7 @@ def test_a_number_the_page_made_up_is_left_out_of_the_postcondition():
 
 
 def test_the_mcp_listing_stays_small_with_many_sites(monkeypatch):
-    from ego_browser import mcp_server
+    from ego_browser.cli import mcp_server
 
     lines = [f"[learned tools on https://site{i}.example: tool_{i}(a, b) — await tools.NAME(page, ...)]" for i in range(40)]
     monkeypatch.setattr(learned, "listing", lambda root=None: "\n".join(lines))
