@@ -1,6 +1,8 @@
 """A small web application for the learning tests (issue 28): a sign-in form with a password,
 a form that adds a book (POST, then a success message), and a GET search form whose result
-URL carries what was typed. ``drift = True`` changes the markup as a redesign would (renamed
+URL carries what was typed, and a "quick add" form whose script submits it with ``fetch()`` as
+JSON to ``/api/books`` (with the librarian's PIN from a password field; a wrong PIN is refused
+with 403). ``drift = True`` changes the markup as a redesign would (renamed
 ids, names and labels, a moved button) so a learned tool's steps no longer match.
 
 Routes live under a prefix so several apps can share the session's test server.
@@ -9,6 +11,7 @@ Routes live under a prefix so several apps can share the session's test server.
 from __future__ import annotations
 
 import html
+import json
 from typing import Any
 from urllib.parse import parse_qs, quote_plus
 
@@ -29,8 +32,12 @@ class LibraryApp:
         self.books: list[dict[str, str]] = []
         self.drift = False
         self.signed_in: list[str] = []
+        #: the JSON bodies /api/books received (what the page's script or a learned tool sent)
+        self.api_calls: list[dict[str, Any]] = []
+        self.pin = "4821-pin-secret"
         for path, handler in (("/", self.home), ("/new", self.new), ("/add", self.add), ("/search", self.search),
-                              ("/login", self.login), ("/session", self.session)):
+                              ("/login", self.login), ("/session", self.session), ("/quick", self.quick),
+                              ("/api/books", self.api_books)):
             server.route(self.prefix + path, handler)
 
     def url(self, path: str = "/") -> str:
@@ -83,3 +90,38 @@ class LibraryApp:
         rows = "".join(f"<li>{html.escape(b['title'])} — {html.escape(b['author'])}</li>" for b in hits)
         return _page(f"Search: {q}", f"<h1>Results for {html.escape(q)}</h1><p>{len(hits)} found</p><ul>{rows}</ul>"
                      f"<a href='{self.prefix}/search?q={quote_plus(q)}'>again</a>")
+
+    def quick(self, _req: Any) -> Response:
+        # the page's own script posts the form as JSON (no navigation) and shows the API's answer
+        script = """
+document.querySelector('form').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const f = ev.target;
+  const res = await fetch('%s/api/books', {method: 'POST', headers: {'Content-Type': 'application/json'},
+    body: JSON.stringify({book: {title: f.title.value, author: f.author.value, pages: Number(f.pages.value)},
+                          pin: f.pin.value, source: 'quick-add'})});
+  const data = await res.json();
+  document.getElementById('out').textContent = res.ok ? 'Saved book #' + data.id : 'Refused: ' + data.error;
+});""" % self.prefix
+        return _page("Quick add", "<h1>Quick add</h1><form>"
+                     "<label for=qt>Title</label><input id=qt name=title>"
+                     "<label for=qa>Author</label><input id=qa name=author>"
+                     "<label for=qp>Pages</label><input id=qp name=pages type=number>"
+                     "<label for=pin>Librarian PIN</label><input id=pin name=pin type=password>"
+                     "<button type=submit>Add</button></form><p id=out role=status></p>"
+                     f"<script>{script}</script>")
+
+    def api_books(self, req: Any) -> Response:
+        if req.method != "POST":
+            return Response(json.dumps({"books": self.books}), content_type="application/json")
+        data = json.loads(req.body.decode() or "{}")
+        self.api_calls.append(data)
+        if data.get("pin") != self.pin:
+            return Response(json.dumps({"error": "wrong PIN"}), status=403, content_type="application/json")
+        book = data.get("book") or {}
+        if not book.get("title"):
+            return Response(json.dumps({"error": "a title is needed"}), status=400, content_type="application/json")
+        self.books.append({"title": book["title"], "author": book.get("author") or "", "genre": "",
+                           "pages": book.get("pages")})
+        return Response(json.dumps({"id": len(self.books), "title": book["title"]}), status=201,
+                        content_type="application/json")

@@ -43,6 +43,9 @@ EMAIL_RX = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", re.I)
 
 class BookingApp(App):
     title = "Lindenhof Venues"
+    #: issue 28 §7's drift run: a redesign renamed the fields' ids and the buttons ("Continue"),
+    #: and moved the buttons above the fields
+    drift = False
 
     def setup(self) -> None:
         self.bookings: list[dict] = []
@@ -63,6 +66,22 @@ class BookingApp(App):
         got = {k: b.get(k) for k in want}
         got["services"] = sorted(got["services"] or [])
         bad = {k: (got[k], v) for k, v in want.items() if got[k] != v}
+        return not bad, ("ok " + b["ref"]) if not bad else f"wrong fields: {bad}"
+
+    def check_for(self, want: dict) -> tuple[bool, str]:
+        """The repeat variants' check: one booking of ``want["company"]`` with every field as asked."""
+        mine = [b for b in self.bookings if b.get("company") == want["company"]]
+        if len(mine) != 1:
+            return False, f"{len(mine)} bookings of {want['company']}"
+        b = mine[0]
+        room = next(k for k, v in ROOMS.items() if v == want["room"])
+        expect = {"email": want["email"], "phone": want["phone"], "country": want["country"], "date": want["date"],
+                  "guests": int(want["guests"]), "room": room, "notes": want["notes"], "terms": True}
+        bad = {k: (b.get(k), v) for k, v in expect.items() if b.get(k) != v}
+        if sorted(b.get("services") or []) != ["av", "catering"]:
+            bad["services"] = (b.get("services"), ["av", "catering"])
+        if not b.get("file"):
+            bad["file"] = (None, "uploaded")
         return not bad, ("ok " + b["ref"]) if not bad else f"wrong fields: {bad}"
 
     # -- shared bits ------------------------------------------------------------------------------
@@ -90,6 +109,12 @@ class BookingApp(App):
                 f'<form method="post" action="/book/step{n}/" id="booking-form"{enctype} novalidate>{self.csrf(req)}'
                 f'<fieldset class="module aligned">{inner}</fieldset>'
                 f'<div class="submit-row">{back}<input type="submit" class="default" value="{label}"></div></form>')
+        if self.drift:  # a redesign: other ids, the buttons renamed and above the fields
+            body = body.replace('id="id_', 'id="fld-').replace('for="id_', 'for="fld-')
+            row = body[body.index('<div class="submit-row">'):body.index("</form>")]
+            body = body.replace(row, "").replace('<fieldset class="module aligned">',
+                                                 row.replace('value="Next"', 'value="Continue"')
+                                                 + '<fieldset class="module aligned">', 1)
         return Response(self.page(f"Book a venue — step {n}", body, req, crumbs=[("Book a venue", "/book/step1/"), (title, "")]))
 
     def draft(self, req: Request) -> dict:

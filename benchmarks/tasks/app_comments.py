@@ -23,8 +23,16 @@ _SPAM = ["Cheap watches at best price!!!", "Earn 5000 EUR from home, click my pr
          "Followers for sale, DM me", "Crypto doubling service, guaranteed"]
 
 
+#: issue 28 §7's repeat variants: other spammers, added by ``add_spammers`` (the base task's data
+#: stays as it was)
+MORE_SPAMMERS = ["promo_bot", "casinoking", "likefarm"]
+
+
 class CommentsApp(App):
     title = "Blog moderation"
+    #: issue 28 §7's drift run: a redesign renamed the ids, classes and row labels, moved the
+    #: action button before the select and renamed it and the confirmation's button
+    drift = False
 
     def setup(self) -> None:
         rng = random.Random(1104)
@@ -47,6 +55,34 @@ class CommentsApp(App):
         self.deleted: list[int] = []
         self.route("GET", "/", lambda req: redirect("/admin/blog/comment/"))
         self.route("GET,POST", "/admin/blog/comment/", self.changelist)
+
+    def add_spammers(self) -> None:
+        """More spammers for the repeat variants: a few comments each, one innocent mention each."""
+        rng = random.Random(1105)
+        base = max(c["id"] for c in self.comments) + 11
+        for n, author in enumerate(MORE_SPAMMERS):
+            for k in range(3 + n):
+                self.comments.append({"id": base, "author": author, "body": rng.choice(_SPAM), "post": "The Map Update",
+                                      "replies": k % 2, "approved": False, "date": f"2026-11-{10 + k:02d}"})
+                base += 11
+            self.comments.append({"id": base, "author": "lea", "body": f"Who is {author}? Their posts look odd.",
+                                  "post": "The Interview", "replies": 0, "approved": True, "date": "2026-11-20"})
+            base += 11
+        self.original_ids = {c["id"] for c in self.comments}
+        self.authors = {c["id"]: c["author"] for c in self.comments}
+
+    def check_author(self, author: str, handled: set[str]) -> tuple[bool, str]:
+        """Every comment of ``author`` gone, and no comment of anyone not in ``handled`` (the
+        authors deleted so far, ``author`` included)."""
+        left = {c["id"]: c for c in self.comments}
+        gone = self.original_ids - set(left)
+        wrong = sorted(i for i in gone if self._author(i) not in handled | {author})
+        missing = sorted(i for i, c in left.items() if c["author"] == author)
+        ok = not wrong and not missing
+        return ok, "ok" if ok else f"deleted others' comments {wrong}; {author}'s left {missing}"
+
+    def _author(self, cid: int) -> str:
+        return self.authors.get(cid, "")
 
     def check(self, answer: object = None) -> tuple[bool, str]:
         left = {c["id"] for c in self.comments}
@@ -101,6 +137,8 @@ class CommentsApp(App):
                 '<table id="result_list"><thead><tr><th class="action-checkbox-column"><input type="checkbox" id="action-toggle" '
                 'aria-label="Select all objects on this page for an action"></th><th>Id</th><th>Author</th><th>Comment</th>'
                 f'<th>Post</th><th>Approved</th><th>Date</th></tr></thead><tbody>{trs}</tbody></table></form>')
+        if self.drift:
+            body = _drifted(body)
         return Response(self.page("Select comment to change", body, req, crumbs=[("Blog", ""), ("Comments", "")]))
 
     def confirm(self, req: Request, chosen: list[dict], back: str) -> Response:
@@ -120,5 +158,20 @@ class CommentsApp(App):
                 '<input type="hidden" name="post" value="yes"><input type="submit" value="Yes, I’m sure"> '
                 f'<a href="/admin/blog/comment/{f"?q={esc(back)}" if back else ""}" class="button cancel-link">No, take me back</a>'
                 '</form>')
+        if self.drift:
+            body = body.replace('value="Yes, I’m sure"', 'value="Delete them"')
         return Response(self.page("Delete multiple objects", body, req,
                                   crumbs=[("Blog", ""), ("Comments", "/admin/blog/comment/"), ("Delete multiple objects", "")]))
+
+
+def _drifted(body: str) -> str:
+    """The changelist after a redesign: other ids, classes and row labels; the action button
+    before the select, renamed."""
+    body = body.replace('id="searchbar"', 'id="find-q"').replace('for="searchbar"', 'for="find-q"')
+    body = body.replace(">Search:</label>", ">Find:</label>").replace('class="action-select"', 'class="row-pick"')
+    body = body.replace('aria-label="Select this object for an action - Comment ', 'aria-label="Pick comment ')
+    go = ('<button type="submit" class="button" title="Run the selected action" name="index" value="0">Go</button> ')
+    body = body.replace(go, "").replace('<div class="actions"><label>Action: ',
+                                         '<div class="bulk-bar"><button type="submit" class="btn" name="index" '
+                                         'value="0">Apply</button> <label>With selected: ')
+    return body

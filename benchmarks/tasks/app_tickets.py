@@ -64,6 +64,9 @@ window.dismissRelatedLookupPopup = function(win, id, label){
 
 class TicketsApp(App):
     title = "Helpdesk administration"
+    #: issue 28 §7's drift run: a redesign renamed the lookup link's text and the save button
+    #: (moved above the fields), and the suggestions' option ids
+    drift = False
 
     def setup(self) -> None:
         rng = random.Random(1105)
@@ -95,6 +98,25 @@ class TicketsApp(App):
         if t["id"] not in self.saves:
             problems.append("not saved")
         others = [o["number"] for o in self.tickets if o is not t and (o["customer"] or o["assignee"])]
+        if others:
+            problems.append(f"other tickets changed: {others}")
+        return not problems, "; ".join(problems) or "ok"
+
+    def check_for(self, want: dict, handled: set[str]) -> tuple[bool, str]:
+        """The repeat variants' check: ticket ``want["ticket"]`` has that customer and assignee and
+        was saved; no ticket changed that no attempt named (``handled``: the tickets done so far)."""
+        t = next(t for t in self.tickets if t["number"] == want["ticket"])
+        cust = next(c["id"] for c in self.customers if c["name"] == want["customer"])
+        agent = next(a["id"] for a in self.agents if a["name"] == want["agent"])
+        problems = []
+        if t["customer"] != cust:
+            problems.append(f"customer {self.name_of(self.customers, t['customer'])!r} (want {want['customer']!r})")
+        if t["assignee"] != agent:
+            problems.append(f"assignee {self.name_of(self.agents, t['assignee'])!r} (want {want['agent']!r})")
+        if t["id"] not in self.saves:
+            problems.append("not saved")
+        others = [o["number"] for o in self.tickets if o is not t and o["number"] not in handled
+                  and (o["customer"] or o["assignee"])]
         if others:
             problems.append(f"other tickets changed: {others}")
         return not problems, "; ".join(problems) or "ok"
@@ -182,8 +204,24 @@ class TicketsApp(App):
                 f'<select name="priority" id="id_priority">{prios}</select></div></div></fieldset>'
                 '<div class="submit-row"><input type="submit" value="Save" class="default" name="_save"></div></form>'
                 f'<script>{AC_JS}</script>')
+        if self.drift:
+            body = _drifted(body)
         return Response(self.page(f"Change ticket {t['number']}", body, req,
                                   crumbs=[("Helpdesk", ""), ("Tickets", "/admin/helpdesk/ticket/"), (t["number"], "")]))
 
 
 
+
+
+def _drifted(body: str) -> str:
+    """The change form after a redesign: the lookup link's text and the save button renamed, the
+    button above the fields, the suggestions' option ids changed."""
+    # (the link's id names the field the popup writes into: a redesign keeps it working)
+    body = body.replace('title="Look up assignee"', 'title="Find a person"')
+    body = body.replace(">Look up assignee</span>", ">Find a person</span>")
+    body = body.replace("'customer-opt-' + i", "'cust-choice-' + i")
+    row = '<div class="submit-row"><input type="submit" value="Save" class="default" name="_save"></div>'
+    body = body.replace(row, "").replace('<fieldset class="module aligned">',
+                                         '<div class="bar"><input type="submit" value="Update ticket" name="_save">'
+                                         '</div><fieldset class="module aligned">', 1)
+    return body

@@ -23,10 +23,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import shutil
 import sys
 import tempfile
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -40,19 +46,92 @@ from trace_ego import HEAD  # noqa: E402
 #: the step errors a drifted tool may stop with (it never reports success on a wrong page)
 STEP_ERRORS = ("EGO_LEARNED_STEP_NOT_FOUND", "EGO_LEARNED_POSTCONDITION_FAILED")
 
-#: the drift attempt's parameters (another product than the other attempts')
-DRIFT = {"catalog": {"price": "88.80", "stock": "9"}}
+#: the drift attempt's parameters (another record than the other attempts')
+DRIFT = {"catalog": {"price": "88.80", "stock": "9"}, "comments": {"author": "likefarm"},
+         "booking": {"company": "Eichen Textil KG", "email": "mail@eichen.example", "phone": "+43 1 2345678",
+                     "country": "Austria", "date": "2027-11-20", "guests": "40", "room": "Main hall (250)",
+                     "notes": "Two lecterns."},
+         "tickets": {"ticket": "T-302", "customer_typed": "Eichen", "customer": "Eichen Textil KG",
+                     "agent": "Lukas Hahn"}}
 
 
-def catalog_drift(agent: EgoAgent, url: str, space: str, task: dict) -> dict:
+@dataclass
+class Spec:
+    """One task's repeat variants: its attempts and how each is judged on the app's state."""
+    tool: str
+    prepare: Callable[[Any], list[dict]]          # the app -> each attempt's parameters
+    first: Callable[..., str]                      # (agent, url, space, params) -> answer
+    again: Callable[..., str]
+    check: Callable[[Any, dict, object, set], tuple[bool, str]]
+    drift: Callable[[Any, list[dict]], dict]       # the app, the attempts' params -> the drift's params
+    call: Callable[[dict], str]                    # the drift round's tool call (its answer printed)
+
+
+def _catalog_drift(app: Any, used: list[dict]) -> dict:
+    names = {v["product"] for v in used}
+    return {"product": next(p["name"] for p in app.products if p["name"] not in names), **DRIFT["catalog"]}
+
+
+def _comments_prepare(app: Any) -> list[dict]:
+    app.add_spammers()
+    return [dict(v) for v in trace_repeat.VARIANTS["comments"]]
+
+
+def _booking_prepare(app: Any) -> list[dict]:
+    import app_booking
+
+    folder = tempfile.mkdtemp(prefix="ego-bench-booking-")
+    path = os.path.join(folder, app_booking.TASK["file_name"])
+    with open(path, "wb") as fh:
+        fh.write(app_booking.TASK["file_body"])
+    first = {k: v for k, v in app_booking.TASK.items() if k != "file_body"}
+    first.update(file_path=path)
+    later = [{**v, "file_path": path} for v in trace_repeat.VARIANTS["booking"][1:]]
+    DRIFT["booking"]["file_path"] = path
+    return [first, *later]
+
+
+def _booking_check(app: Any, v: dict, _answer: object, _done: set) -> tuple[bool, str]:
+    want = {**v, "phone": v.get("phone_fixed") or v["phone"]}
+    return app.check_for(want)
+
+
+SPECS = {
+    "catalog": Spec(
+        "edit_product", trace_repeat.fill_variants, trace_repeat.catalog_first, trace_repeat.catalog_again,
+        lambda app, v, answer, _done: trace_repeat.check_catalog(app, v, answer), _catalog_drift,
+        lambda v: (f"result = await tools.edit_product(page, product={v['product']!r}, price={v['price']!r}, "
+                   f"stock={v['stock']!r})\nanswer = await page.input_value('[name=price]')\n")),
+    "comments": Spec(
+        "delete_comments", _comments_prepare, trace_repeat.comments_first, trace_repeat.comments_again,
+        lambda app, v, _answer, done: app.check_author(v["author"], done),
+        lambda app, used: dict(DRIFT["comments"]),
+        lambda v: f"result = await tools.delete_comments(page, author={v['author']!r})\nanswer = None\n"),
+    "booking": Spec(
+        "book_venue", _booking_prepare, trace_repeat.booking_first, trace_repeat.booking_again, _booking_check,
+        lambda app, used: dict(DRIFT["booking"]),
+        lambda v: ("result = await tools.book_venue(page, organisation=" + repr(v["company"]) + ", contact_email="
+                   + repr(v["email"]) + ", phone=" + repr(v["phone"]) + ", country=" + repr(v["country"])
+                   + ", event_date=" + repr(v["date"]) + ", number_of_guests=" + repr(v["guests"]) + ", room="
+                   + repr(v["room"]) + ", notes=" + repr(v["notes"]) + ", files=" + repr(v["file_path"])
+                   + ")\nanswer = None\n")),
+    "tickets": Spec(
+        "update_ticket", lambda app: [dict(v) for v in trace_repeat.VARIANTS["tickets"]], trace_repeat.tickets_first,
+        trace_repeat.tickets_again, lambda app, v, _answer, done: app.check_for(v, done),
+        lambda app, used: dict(DRIFT["tickets"]),
+        lambda v: (f"result = await tools.update_ticket(page, ticket={v['ticket']!r}, "
+                   f"customer_typed={v['customer_typed']!r}, customer={v['customer']!r}, assignee={v['agent']!r})\n"
+                   "answer = None\n")),
+}
+
+
+def drift_round(agent: EgoAgent, url: str, space: str, spec: Spec, params: dict) -> dict:
     """The tool on the drifted app: its outcome as the round saw it ({ok, code, step, answer})."""
-    agent.round(HEAD.format(space=space) + f"await page.goto({url!r})\nprint(await page.snapshot(interactive=True))\n")
-    args = {"product": task["product"], "price": task["price"], "stock": task["stock"]}
     out = agent.round(HEAD.format(space=space) + f"""
 import json
+await page.goto({url!r})
 try:
-    result = await tools.edit_product(page, **{json.dumps(args)})
-    print(json.dumps({{"ok": bool(result.get("ok")), "answer": await page.input_value("[name=price]")}}))
+{textwrap.indent(spec.call(params), "    ")}    print(json.dumps({{"ok": bool(result.get("ok")), "answer": answer}}))
 except EgoError as e:
     print(json.dumps({{"ok": False, "code": e.code, "step": getattr(e, "step", None), "message": str(e)[:300]}}))
 await task.finish(keep=[])
@@ -61,62 +140,128 @@ await task.finish(keep=[])
 
 
 def _row(kind: str, cost: agents.Cost, ok: bool, why: str, latency: float) -> dict:
+    # a round that had to start the host says how long that took (the 3rd attempt's restart)
+    starts = [float(m) for out in cost.transcript
+              for m in re.findall(r"done: starting the browser host .*? after ([\d.]+) s", out)]
     return {"attempt": kind, "turns": cost.turns, "seconds": cost.seconds, "bytes": cost.bytes,
-            "experienced": cost.seconds + cost.turns * latency, "ok": ok, "why": why}
+            "experienced": cost.seconds + cost.turns * latency, "ok": ok, "why": why, "host_start": sum(starts)}
 
 
-def run_catalog(latency: float, log=print) -> list[dict]:
-    task = registry.TASKS["catalog"]
+def listing_in_context(agent: EgoAgent, home: str) -> None:
+    """The agent starts with the machine's tool listing in its context (what ``ego-browser mcp``
+    puts in its tool's description): its bytes are read, it costs no turn."""
+    from ego_browser.learning import learned
+
+    text = learned.listing(Path(home) / "learned")
+    if not text:
+        raise TraceFailed("no learned tool listed for the agent's context")
+    agent.cost.add(0.0, text, calls=0, turn=False)
+
+
+def run_task(key: str, latency: float, log=print, listing: str = "round") -> list[dict]:
+    spec = SPECS[key]
+    task = registry.TASKS[key]
     app = task.app()
-    variants = trace_repeat.fill_variants(app)
+    variants = spec.prepare(app)
     home = tempfile.mkdtemp(prefix="ego-bench-repeat-")
     rows: list[dict] = []
+    done: set[str] = set()  # what the attempts so far handled (the comments' authors)
     first = EgoAgent(home)
     try:
         with app.serve() as srv:
             url = srv.url(task.start)
-            try:
-                answer = trace_repeat.catalog_first(first, url, "repeat-1", variants[0])
-                ok, why = trace_repeat.check_catalog(app, variants[0], answer)
-            except TraceFailed as e:
-                ok, why = False, str(e)[-300:]
-            rows.append(_row("1st (explores, learns)", first.cost, ok, why, latency))
-            log(f"  catalog 1st: {rows[-1]['turns']} turns, ok={ok}")
-            for n, data in enumerate(variants[1:], 2):
+            for n, params in enumerate(variants, 1):
                 if n == 3:
                     first.stop()  # the host restarts: the tool is in the user's home, not the host
-                again = EgoAgent(home)
+                agent = first if n == 1 else EgoAgent(home)
                 try:
-                    answer = trace_repeat.catalog_again(again, url, f"repeat-{n}", data)
-                    ok, why = trace_repeat.check_catalog(app, data, answer)
+                    if n == 1:
+                        answer = spec.first(agent, url, f"repeat-{n}", params)
+                    else:
+                        if listing == "context":
+                            listing_in_context(agent, home)
+                        answer = spec.again(agent, url, f"repeat-{n}", params, listing)
+                    ok, why = spec.check(app, params, answer, done)
                 except TraceFailed as e:
                     ok, why = False, str(e)[-300:]
-                label = "2nd (other record)" if n == 2 else "3rd (after a host restart)"
-                rows.append(_row(label, again.cost, ok, why, latency))
-                log(f"  catalog {label}: {again.cost.turns} turns, ok={ok}")
-            used = {v["product"] for v in variants}
-            product = next(p["name"] for p in app.products if p["name"] not in used)
-            data = {"product": product, **DRIFT["catalog"]}
+                done |= {str(v) for v in params.values()}
+                label = {1: "1st (explores, learns)", 2: "2nd (other record)", 3: "3rd (after a host restart)"}[n]
+                rows.append(_row(label, agent.cost, ok, why, latency))
+                log(f"  {key} {label}: {agent.cost.turns} turns, {agent.cost.bytes} bytes, ok={ok} {why if not ok else ''}")
+            params = spec.drift(app, variants)
             app.drift = True
             drift = EgoAgent(home)
-            outcome = catalog_drift(drift, url, "repeat-drift", data)
-            right, why = trace_repeat.check_catalog(app, data, outcome.get("answer"))
+            try:
+                outcome = drift_round(drift, url, "repeat-drift", spec, params)
+            except TraceFailed as e:
+                outcome = {"ok": False, "code": None, "message": str(e)[-300:]}
+            right, why = spec.check(app, params, outcome.get("answer"), done)
             if outcome.get("ok"):
-                kind, ok = ("healed", True) if right else ("WRONG SUCCESS", False)
+                kind, ok = ("healed", True) if right else (f"WRONG SUCCESS ({why})", False)
             elif outcome.get("code") in STEP_ERRORS:
                 kind, ok = f"step error {outcome['code']} (step {outcome.get('step')})", True
             else:
                 kind, ok = f"other failure {outcome.get('code')}: {outcome.get('message')}", False
             rows.append(_row("drift", drift.cost, ok, kind, latency))
-            log(f"  catalog drift: {kind}")
+            log(f"  {key} drift: {kind}")
     finally:
         first.stop()
         shutil.rmtree(home, ignore_errors=True)
     return rows
 
 
-def render(results: dict[str, list[dict]], latency: float) -> str:
-    lines = ["### Repeat variants (issue 28 §7)", "",
+def ab_seconds(key: str, log=print) -> float | None:
+    """agent-browser's tool time on the task (it remembers nothing: every attempt explores), or
+    None when it is not installed (benchmarks/setup_peers.sh) or its trace failed."""
+    import peers
+    import trace_ab
+
+    if peers.missing("agent-browser"):
+        log(f"  {key} agent-browser: not installed (benchmarks/setup_peers.sh), no comparison")
+        return None
+    task = registry.TASKS[key]
+    app = task.app()
+    ab = agents.AgentBrowser(f"repeat-{key}-{os.getpid()}")
+    try:
+        ab.start()
+        ab.cost = agents.Cost()  # its daemon's start is set-up, as in run.py
+        with app.serve() as srv, tempfile.TemporaryDirectory() as tmp:
+            import run as task_run
+
+            answer = trace_ab.TRACES[key](ab, srv.url(task.start), task_run.task_data(task, tmp))
+        ok, why = app.check(answer)
+        if not ok:  # a run that did not do the task is no yardstick
+            log(f"  {key} agent-browser did not do the task ({why}): no comparison")
+            return None
+        log(f"  {key} agent-browser: {ab.cost.seconds:.1f} s tool time, {ab.cost.turns} turns")
+        return ab.cost.seconds
+    except Exception as e:  # noqa: BLE001 - a comparison that failed is reported as missing
+        log(f"  {key} agent-browser failed: {str(e)[:300]}")
+        return None
+    finally:
+        ab.stop()
+
+
+def _ratios(rows: list[dict]) -> dict[str, float]:
+    base, later = rows[0], [r for r in rows[1:] if r["attempt"] != "drift"]
+    return {k: sum(r[k] for r in later) / (len(later) * base[k]) if base[k] else float("nan")
+            for k in ("turns", "experienced", "bytes", "seconds")}
+
+
+TARGETS = {"turns": 0.3, "experienced": 0.3, "bytes": 0.2}
+
+
+def _verdict(value: float, target: float) -> str:
+    return f"{value:.2f}x ({'met' if value <= target else 'MISSED'}, target <= {target}x)"
+
+
+def render(results: dict[str, list[dict]], latency: float, ab: dict[str, float | None] | None = None,
+           listing: str = "round") -> str:
+    ab = ab or {}
+    how = ("the agent opens the start page in a round of its own; the round's end names the site's tools"
+           if listing == "round" else "the agent starts with the machine's tool listing in its context (the MCP "
+           "tool's description; its bytes counted, no turn) and calls the tool in its first round")
+    lines = ["### Repeat variants (issue 28 §7)", "", f"2nd and 3rd attempts: {how}.", "",
              f"Agent-experienced time = tool time + {latency:g} s per turn. Ratios are against the 1st attempt "
              "(targets: turns and experienced time <= 0.3x, bytes <= 0.2x; drift: healed or a step error, "
              "never a wrong success).", "",
@@ -133,28 +278,74 @@ def render(results: dict[str, list[dict]], latency: float) -> str:
                 what += f" ({r['why']})"
             lines.append(f"| {key} | {r['attempt']} | {r['turns']} | {r['seconds']:.1f} | {r['experienced']:.1f} | "
                          f"{r['bytes']:,} | {ratio} | {what} |")
+    lines += ["", "2nd and 3rd attempts against the 1st (mean of the two), and their tool time against "
+              "agent-browser's on the same task (target <= 0.7x):", ""]
+    everything = [r for rows in results.values() for r in rows]
+    for key, rows in [*results.items(), ("overall", None)]:
+        if rows is None:
+            firsts = [rs[0] for rs in results.values()]
+            later = [r for rs in results.values() for r in rs[1:] if r["attempt"] != "drift"]
+            per = max(1, len(later) // max(1, len(firsts)))
+            ratio = {k: sum(r[k] for r in later) / (per * sum(f[k] for f in firsts)) if sum(f[k] for f in firsts)
+                     else float("nan") for k in ("turns", "experienced", "bytes", "seconds")}
+            ab_s = [v for v in ab.values() if v]
+            mean_later = sum(r["seconds"] for r in later) / len(later) if later else 0.0
+            ab_ratio = mean_later / (sum(ab_s) / len(ab_s)) if ab_s and len(ab_s) == len(results) else None
+            ok = all(r["ok"] for r in everything)
+        else:
+            ratio = _ratios(rows)
+            later = [r for r in rows[1:] if r["attempt"] != "drift"]
+            mean_later = sum(r["seconds"] for r in later) / len(later) if later else 0.0
+            ab_ratio = mean_later / ab[key] if ab.get(key) else None
+            ok = all(r["ok"] for r in rows)
+        vs_ab = _verdict(ab_ratio, 0.7) if ab_ratio is not None else "n/a (agent-browser not run)"
+        lines.append(f"- **{key}**: turns {_verdict(ratio['turns'], TARGETS['turns'])}, experienced "
+                     f"{_verdict(ratio['experienced'], TARGETS['experienced'])}, bytes "
+                     f"{_verdict(ratio['bytes'], TARGETS['bytes'])}; tool time vs agent-browser {vs_ab}; "
+                     f"success {'100%' if ok else 'NOT 100%'}")
+        if rows is not None and len(rows) > 2:
+            # the restart's own cost apart: agent-browser's daemon start is set-up, not task time
+            second, third = rows[1], rows[2]
+            ab_2nd = f"{second['seconds'] / ab[key]:.2f}x" if ab.get(key) else "n/a"
+            start = (f"the 3rd's host start: {third['host_start']:.1f} s of its {third['seconds']:.1f} s tool time"
+                     if third["host_start"] else f"the 3rd took {third['seconds'] - second['seconds']:.1f} s more "
+                     "than the 2nd (its first round started the host)")
+            lines.append(f"  - 2nd alone: experienced {second['experienced'] / rows[0]['experienced']:.2f}x, tool "
+                         f"time vs agent-browser {ab_2nd}; {start}")
     return "\n".join(lines) + "\n"
 
 
-RUNNERS = {"catalog": run_catalog}
+RUNNERS = {key: (lambda latency, log, listing, key=key: run_task(key, latency, log, listing)) for key in SPECS}
 
 
-def run(keys: list[str] | None = None, latency: float = 3.0, log=print) -> str:
-    results = {}
-    for key in keys or list(RUNNERS):
-        if key not in RUNNERS:
-            raise SystemExit(f"no repeat variants for task {key!r} (have: {', '.join(RUNNERS)})")
+def run(keys: list[str] | None = None, latency: float = 3.0, log=print, compare: bool = True,
+        listing: str = "round") -> str:
+    results, ab = {}, {}
+    chosen = [k for k in keys or list(RUNNERS) if k in RUNNERS]
+    skipped = [k for k in keys or () if k not in RUNNERS]
+    if keys and not chosen:
+        raise SystemExit(f"no repeat variants for tasks {', '.join(keys)} (have: {', '.join(RUNNERS)})")
+    for key in skipped:
+        log(f"repeat variants: {key} has none yet (have: {', '.join(RUNNERS)})")
+    for key in chosen:
         log(f"repeat variants: {key}")
-        results[key] = RUNNERS[key](latency, log)
-    return render(results, latency)
+        results[key] = RUNNERS[key](latency, log, listing)
+        if compare:
+            ab[key] = ab_seconds(key, log)
+    return render(results, latency, ab, listing)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tasks", default="", help="comma-separated task keys (default: every task with variants)")
     ap.add_argument("--latency", type=float, default=3.0, help="seconds an agent's turn costs (default 3)")
+    ap.add_argument("--no-compare", action="store_true", help="leave out agent-browser's run of each task")
+    ap.add_argument("--listing", choices=("round", "context"), default="round",
+                    help="how a later attempt learns the tool exists: a round that opens the start page (its end "
+                         "names the site's tools), or the listing already in the agent's context (ego-browser mcp)")
     args = ap.parse_args()
-    print(run([k for k in args.tasks.split(",") if k] or None, args.latency))
+    print(run([k for k in args.tasks.split(",") if k] or None, args.latency, compare=not args.no_compare,
+              listing=args.listing))
     return 0
 
 

@@ -497,6 +497,9 @@ def main() -> int:
                     help=f"leave out the {DIAGNOSTIC} contender (the round processes' cost)")
     ap.add_argument("--repeat", action="store_true",
                     help="only the repeat variants (issue 28 §7: learn, repeat, restart, drift), in their own section")
+    ap.add_argument("--listing", choices=("round", "context"), default="round",
+                    help="with --repeat: a later attempt opens the start page to see the tools (round) or starts "
+                         "with the tool listing in its context (context: ego-browser mcp's tool description)")
     ap.add_argument("--mcp", action="store_true",
                     help="only the admin tasks over MCP: ego-browser mcp against Playwright MCP (mcp_bench.py)")
     args = ap.parse_args()
@@ -510,7 +513,7 @@ def main() -> int:
     if args.repeat:  # its own section (repeat.py); it writes no figures into the docs
         import repeat
 
-        print(repeat.run(keys))
+        print(repeat.run(keys, listing=args.listing))
         return 0
     try:
         section = run(args.runs, keys, write_doc=not args.no_docs, diagnostic=not args.no_diagnostic, only=only)[0]

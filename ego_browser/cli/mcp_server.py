@@ -16,7 +16,7 @@ import asyncio
 import os
 import sys
 
-__all__ = ["main", "TOOL_DESCRIPTION", "run_round"]
+__all__ = ["main", "TOOL_DESCRIPTION", "run_round", "tool_description"]
 
 TOOL_DESCRIPTION = (
     "Run one ego_browser round: Python with top-level await driving a real Chromium. "
@@ -27,6 +27,26 @@ TOOL_DESCRIPTION = (
 )
 INSTRUCTIONS = ("Drive a real browser by running short Python rounds with the browser_round tool; "
                 "read ego-browser://guide first.")
+
+
+def tool_description() -> str:
+    """The tool's description with the learned tools of this machine (issue 28 §4): an agent sees
+    what it can call before its first round, so a task done before takes one call."""
+    from ..learning.learned import listing
+
+    listed = listing()
+    if not listed:
+        return TOOL_DESCRIPTION
+    if len(listed) > LISTING_MAX:  # the schema stays small: the rest is one command away
+        kept = listed[:LISTING_MAX].rsplit("\n", 1)[0] if "\n" in listed[:LISTING_MAX] else ""
+        more = listed.count("\n") + 1 - (kept.count("\n") + 1 if kept else 0)
+        listed = (kept + "\n" if kept else "") + f"(+{more} more sites: ego-browser learnings list)"
+    return (TOOL_DESCRIPTION + " Learned site tools (call one instead of exploring; learn_context(url) for docs):\n"
+            + listed)
+
+
+#: the learned-tools listing's share of the tool description (characters)
+LISTING_MAX = 1200
 #: a round has its own deadlines; this only keeps a wedged round from holding the server forever
 ROUND_LIMIT_S = 900.0
 
@@ -70,7 +90,7 @@ def main(argv: list[str]) -> int:
 
     server: MCPServer = MCPServer("ego-browser", instructions=INSTRUCTIONS, version=__version__)
 
-    @server.tool(name="browser_round", description=TOOL_DESCRIPTION, structured_output=False)
+    @server.tool(name="browser_round", description=tool_description(), structured_output=False)
     async def browser_round(code: str) -> str:
         return await run_round(code)
 

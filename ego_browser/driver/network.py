@@ -133,6 +133,8 @@ class NetworkLog:
             "id": no, "cdp_id": cdp_id, "sid": sid or "", "url": url, "method": req.get("method", "GET"),
             "resource_type": (p.get("type") or "Other").lower(), "frame_id": p.get("frameId"),
             "request_headers": req.get("headers") or {}, "has_post_data": bool(req.get("hasPostData")),
+            # the body Chromium sends inline (small ones): the journal reads a JSON body's shape
+            "post_data": _inline_body(req),
             "action": action, "redirected_from": prev_no if redirect is not None else None,
             "wall_time": p.get("wallTime"), "start_ts": p.get("timestamp"), "response_ts": None, "end_ts": None,
             "status": None, "status_text": None, "mime_type": None, "response_headers": None, "from_cache": False,
@@ -142,7 +144,7 @@ class NetworkLog:
         }
         self._by_cdp[cdp_id] = no
         self.records[no] = rec
-        self._weigh(rec, 400 + len(url) + _headers_weight(rec["request_headers"]))
+        self._weigh(rec, 400 + len(url) + _headers_weight(rec["request_headers"]) + len(rec["post_data"] or ""))
         self._touch(rec, "request")
 
     def _weigh(self, rec: dict[str, Any], weight: int) -> None:
@@ -253,6 +255,25 @@ class NetworkLog:
         if is_b64:
             return {"base64": data, "size": len(raw)}
         return {"text": data, "size": len(raw)}
+
+
+#: an inline request body longer than this is not kept (the journal wants a form's JSON, not uploads)
+POST_DATA_KEPT = 16_384
+
+
+def _inline_body(req: dict[str, Any]) -> str | None:
+    data = req.get("postData")
+    if isinstance(data, str) and len(data) <= POST_DATA_KEPT:
+        return data
+    entries = req.get("postDataEntries")  # newer Chromium: base64 parts instead of postData
+    if isinstance(entries, list) and entries:
+        try:
+            raw = b"".join(base64.b64decode(e.get("bytes") or "") for e in entries if isinstance(e, dict))
+        except (ValueError, TypeError):
+            return None
+        if len(raw) <= POST_DATA_KEPT:
+            return raw.decode("utf-8", "replace")
+    return None
 
 
 def _headers_weight(headers: dict[str, Any]) -> int:

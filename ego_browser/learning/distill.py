@@ -10,7 +10,8 @@ and what the last page showed in, the draft (source and facts) out. The draft is
   role+name, href), never a ref;
 * waits are what was observed: a step that navigated waits for the URL it reached;
 * a GET form whose result URL carries the typed values becomes one ``goto`` of that URL with
-  the parameters filled in (the site's own lever);
+  the parameters filled in (the site's own lever); a form the page submits to a JSON API with
+  the typed values becomes one ``page.fetch`` of that API (``distill_api.py``);
 * it ends with a post-condition from the last page (its message, heading and URL), checked
   before the tool reports success.
 """
@@ -24,13 +25,14 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from ..errors import LearnJournalEmpty, LearnRoundFailed, LearnUnknownParam
+from .distill_api import api_lever, render_fetch, rename_fetch
 
 __all__ = ["Draft", "distill", "origin_of", "param_name"]
 
 #: operations a tool replays (waits and dialogs are steps too; reads are not)
 _REPLAYED = {"page.goto", "page.click", "page.dblclick", "page.fill", "page.type", "page.press",
              "page.select_option", "page.check", "page.uncheck", "page.set_checked", "page.wait_for_selector",
-             "page.hover", "keyboard.type", "keyboard.insert_text", "keyboard.press"}
+             "page.hover", "keyboard.type", "keyboard.insert_text", "keyboard.press", "page.set_input_files"}
 #: operations whose value becomes a parameter
 _VALUED = {"page.fill", "page.type", "page.select_option", "keyboard.type", "keyboard.insert_text"}
 
@@ -46,11 +48,13 @@ class Draft:
     rounds: list[int]
     steps: list[dict[str, Any]] = field(default_factory=list)
     lever: str | None = None
+    #: what the draft does not replay and the agent should know (actions on another page)
+    warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "origin": self.origin, "path_prefix": self.path_prefix, "source": self.source,
                 "params": dict(self.params), "postcondition": dict(self.postcondition), "rounds": list(self.rounds),
-                "lever": self.lever}
+                "lever": self.lever, "warnings": list(self.warnings)}
 
 
 def origin_of(url: str | None) -> str:
@@ -111,7 +115,14 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
             f"task.learn: round {last['n']} (the last one to learn from) failed ({last.get('error')}); a tool is "
             "learned from a run that worked: finish the task in a round that succeeds, or pass rounds= ending with "
             "one that succeeded", tool=name, reason="last_round_failed")
+    actions = _drop_retries(actions)
     page = actions[-1].get("page")
+    others = sorted({str(a.get("page")) for a in actions if a.get("page") != page})
+    left_out = sum(1 for a in actions if a.get("page") != page)
+    # a tool replays one page: a popup's pick (or another tab's) is not in it, and the agent must
+    # know, or the tool would do less than the run did and still find the last page's message
+    warnings = [f"{left_out} action(s) on {', '.join(others)} (another page than {page}: a popup or a tab) are not "
+                "replayed: if the task needs them, edit the tool (or learn from rounds on one page)"] if others else []
     actions = [a for a in actions if a.get("page") == page]
     final_url = actions[-1].get("url_after") or actions[-1].get("url_before") or ""
     origin = origin_of(final_url) or origin_of(actions[0].get("url_before"))
@@ -127,13 +138,28 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
         op = action["op"].split(".", 1)[1]
         if action["op"].startswith("keyboard."):
             op = "key_" + op  # keyboard input goes wherever the focus is: no locator
-        step: dict[str, Any] = {"op": op, "url_before": action.get("url_before"), "url_after": action.get("url_after")}
+        step: dict[str, Any] = {"op": op, "url_before": action.get("url_before"), "url_after": action.get("url_after"),
+                                "recorded": action.get("value")}
+        if op in ("click", "dblclick", "press", "key_press"):
+            # the fetch/XHR calls it caused: the JSON-API lever (distill_api.py) reads them
+            step["requests"] = [r for r in action.get("requests") or () if r.get("resource_type") in ("fetch", "xhr")]
         if op == "goto":
             step["url"] = action.get("value") or action.get("url_after")
         elif not op.startswith("key_"):
             step["locator"], step["expect"] = _locator(action)
             step["form"] = (action.get("target") or {}).get("form")
-        if action["op"] in _VALUED and isinstance(action.get("value"), str) and not action["value"].startswith("["):
+            if op == "set_input_files" and not step["locator"]:
+                # given by the ref of the control that opens the chooser: the page's file input
+                # stands in (a step error, never a guess, when the page has several)
+                step["locator"] = 'css=input[type="file"]'
+                step["expect"] = {**step["expect"], "locator": step["locator"]}
+        if action["op"] == "page.set_input_files":
+            # the journal keeps file names only (never a path): the tool takes the files each call
+            pname = param_name((action.get("target") or {}).get("label") or (action.get("target") or {}).get("field")
+                               or "files", taken)
+            step["param"] = pname
+            values[pname] = None
+        elif action["op"] in _VALUED and isinstance(action.get("value"), str) and not action["value"].startswith("["):
             target = action.get("target") or action.get("_focus") or {}
             pname = param_name(target.get("label") or target.get("field") or target.get("name"), taken)
             step["param"] = pname
@@ -161,7 +187,7 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
         if moved and op != "goto":
             step["wait_url"] = _url_pattern(action.get("url_after") or "", {})
         steps.append(step)
-    lever = _get_lever(steps, values)
+    lever = _get_lever(steps, values) or api_lever(steps, origin)
     renames = dict(params or {})
     unknown = [k for k in renames if k not in values]
     if unknown:
@@ -177,15 +203,47 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
     for step in steps:
         if "param" in step:
             step["param"] = rename[step["param"]]
+        if step["op"] == "fetch_json":
+            rename_fetch(step, rename)
         if step["op"] == "goto_template":
             step["query"] = [(k, "{" + rename[v[1:-1]] + "}" if v.startswith("{") and v[1:-1] in rename else v)
                              for k, v in step["query"]]
     values = {rename[k]: v for k, v in values.items()}
-    post = _postcondition(final_url, last_page, values)
+    api = next((s for s in steps if s["op"] == "fetch_json"), None)
+    # the API's answer is the post-condition of a call: the page's UI never showed this one
+    post = {"status": api["status"] or "2xx"} if api else _postcondition(final_url, last_page, values)
     prefix = _prefix([s.get("url_after") or s.get("url") or "" for s in steps])
-    source = _render(name, origin, prefix, steps, values, post, [r["n"] for r in chosen], lever)
+    source = _render(name, origin, prefix, steps, values, post, [r["n"] for r in chosen], lever, warnings)
     return Draft(name=name, origin=origin, path_prefix=prefix, source=source, params=values, postcondition=post,
-                 rounds=[r["n"] for r in chosen], steps=steps, lever=lever)
+                 rounds=[r["n"] for r in chosen], steps=steps, lever=lever, warnings=warnings)
+
+
+def _drop_retries(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A field typed again on the same page (no URL change between) was a value the page refused
+    (a phone in the wrong format): the first value goes, and so does a submit between the two
+    that is clicked again later (the attempt the page sent back with its error)."""
+    out = list(actions)
+    i = 0
+    while i < len(out):
+        a = out[i]
+        loc = (a.get("target") or {}).get("locator")
+        again = None
+        if a["op"] in ("page.fill", "page.type") and loc:
+            for j in range(i + 1, len(out)):
+                b = out[j]
+                if b.get("page") != a.get("page") or (b.get("url_before") or "") != (a.get("url_before") or ""):
+                    break
+                if b["op"] in ("page.fill", "page.type") and (b.get("target") or {}).get("locator") == loc:
+                    again = j
+                    break
+        if again is None:
+            i += 1
+            continue
+        later = {(x.get("target") or {}).get("locator") for x in out[again + 1:] if x["op"] == "page.click"}
+        kept = [x for x in out[i + 1:again]
+                if not (x["op"] == "page.click" and (x.get("target") or {}).get("locator") in later)]
+        out = out[:i] + kept + out[again:]  # position i holds the next action now: look at it again
+    return out
 
 
 def _prefix(urls: list[str]) -> str:
@@ -230,9 +288,11 @@ def _get_lever(steps: list[dict[str, Any]], values: dict[str, Any]) -> str | Non
 
 def _url_pattern(url: str, values: dict[str, Any]) -> str:
     """The URL's origin and path as a pattern; a path segment that is a number (a record's id)
-    matches any segment, so another record's page matches too."""
+    matches any segment, and a number inside one (``BK-1041``, ``order-2027-0042``) any number, so
+    another record's page matches too."""
     parts = urlsplit(url)
-    segments = [r"[^/]+" if seg.isdigit() else re.escape(seg) for seg in parts.path.split("/")]
+    segments = [r"[^/]+" if seg.isdigit() else r"\d+".join(re.escape(p) for p in re.split(r"\d{2,}", seg))
+                for seg in parts.path.split("/")]
     return "^" + re.escape(f"{parts.scheme}://{parts.netloc}") + "/".join(segments) + r"(\?|#|$)"
 
 
@@ -240,10 +300,21 @@ def _postcondition(final_url: str, last_page: dict[str, Any] | None, values: dic
     post: dict[str, Any] = {"url": _url_pattern(final_url, values) if final_url else None}
     if last_page and last_page.get("url") == final_url:
         for key in ("message", "heading"):
-            text = (last_page.get(key) or "").strip()
+            text = _stable(_template((last_page.get(key) or "").strip()[:200], values))
             if text:
-                post[key] = _template(text[:200], values)
+                post[key] = text
     return post
+
+
+def _stable(template: str) -> str:
+    """What of a message holds for another run: a number of three digits or more that no parameter
+    put there (a booking's number, a count of records) differs next time, so the longest part
+    without one stands for the message (none under 8 characters: no message check)."""
+    parts = [p.strip() for p in re.split(r"\d{3,}", template)]
+    if len(parts) == 1:
+        return template
+    best = max(parts, key=len)
+    return best if len(best) >= 8 else ""
 
 
 def _template(text: str, values: dict[str, Any]) -> str:
@@ -256,7 +327,7 @@ def _template(text: str, values: dict[str, Any]) -> str:
 
 
 def _render(name: str, origin: str, prefix: str, steps: list[dict[str, Any]], values: dict[str, Any],
-            post: dict[str, Any], rounds: list[int], lever: str | None) -> str:
+            post: dict[str, Any], rounds: list[int], lever: str | None, warnings: list[str]) -> str:
     sig = ", ".join(f"{p}={v!r}" if v is not None else p for p, v in
                     sorted(values.items(), key=lambda kv: kv[1] is not None))
     lines = [
@@ -275,6 +346,8 @@ def _render(name: str, origin: str, prefix: str, steps: list[dict[str, Any]], va
     ]
     if lever:
         lines.append(f"    # the site's own lever: {lever}")
+    for warning in warnings:
+        lines.append(f"    # NOT REPLAYED: {warning}")
     n = 0
     for step in steps:
         n += 1
@@ -289,6 +362,9 @@ def _render(name: str, origin: str, prefix: str, steps: list[dict[str, Any]], va
             wait = f", wait_url={step['wait_url']!r}" if step.get("wait_url") else ""
             lines.append(f"    await s.key_press({n}, {step.get('key')!r}{wait})")
             continue
+        if op == "fetch_json":
+            lines.append(render_fetch(n, step))
+            continue
         if op == "goto_template":
             query = ", ".join(f"({k!r}, {v[1:-1]})" if v.startswith("{") and v.endswith("}") else f"({k!r}, {v!r})"
                               for k, v in step["query"])
@@ -300,7 +376,7 @@ def _render(name: str, origin: str, prefix: str, steps: list[dict[str, Any]], va
                                  if v) + "}"
         wait = f", wait_url={step['wait_url']!r}" if step.get("wait_url") else ""
         head = f"{n}, {_literal(loc, values) if isinstance(loc, str) else repr(loc)}"
-        if op in ("fill", "type", "select_option"):
+        if op in ("fill", "type", "select_option", "set_input_files"):
             lines.append(f"    await s.{op}({head}, {step['param']}, expect={expect}{wait})")
         elif op == "press":
             lines.append(f"    await s.press({head}, {step.get('key')!r}, expect={expect}{wait})")
@@ -310,6 +386,9 @@ def _render(name: str, origin: str, prefix: str, steps: list[dict[str, Any]], va
             lines.append(f"    await s.wait({head}, state={step.get('state')!r}, expect={expect})")
         else:
             lines.append(f"    await s.{op}({head}, expect={expect}{wait})")
+    if "status" in post:
+        lines.append(f"    return await s.done_api(status={post['status']!r})")
+        return "\n".join(lines) + "\n"
     args = ", ".join(f"{k}={v!r}" for k, v in post.items() if v and k != "message" and k != "heading")
     texts = []
     for key in ("message", "heading"):

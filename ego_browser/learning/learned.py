@@ -291,5 +291,20 @@ def header_line(url: str, root: Path | None = None) -> str:
     return "[learned tools: " + ", ".join(parts) + " — await tools.NAME(page, ...); learn_context() for docs]"
 
 
+def listing(root: Path | None = None) -> str:
+    """Every site's learned tools, one header line a site (``[learned tools on ORIGIN: ...]``),
+    for an agent's context before its first round (the MCP tool's description): "" when none."""
+    try:
+        found, _ = packs(root)
+    except Exception:  # noqa: BLE001 - a broken pack never breaks what lists the others
+        return ""
+    lines = []
+    for pack in found:
+        line = header_line(pack["origin"] + "/", root) if pack.get("origin") else ""
+        if line:
+            lines.append(line.replace("[learned tools: ", f"[learned tools on {pack['origin']}: ", 1))
+    return "\n".join(sorted(set(lines)))
+
+
 def now() -> float:
     return time.time()

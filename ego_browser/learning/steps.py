@@ -12,6 +12,7 @@ page that does not show it.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -26,6 +27,25 @@ STEP_WAIT_MS = 5000
 _SHOWN = 8
 
 
+#: roles where the element's name says which one was chosen: a locator that still matches one
+#: element of another name (a list's first option, now another customer) would act on the wrong one
+_CHOICES = {"option", "link", "button", "menuitem", "menuitemradio", "menuitemcheckbox", "tab", "radio", "checkbox",
+            "treeitem", "gridcell", "row"}
+
+
+def _norm(text: Any) -> str:
+    # words only: the journal's name and find's may differ in icons and marks (an aria-hidden 🔍)
+    return " ".join(re.findall(r"\w+", str(text or "").casefold()))
+
+
+def _same_choice(found: dict[str, Any], expect: dict[str, Any]) -> bool:
+    """Whether the element found is the one the run chose: for a choice (option, link, button ...)
+    whose expected name is known and whose locator does not itself name it, the names agree."""
+    name, role = expect.get("name"), expect.get("role")
+    if not name or role not in _CHOICES or found.get("role") != role or found.get("name") is None:
+        return True
+    got, want = _norm(found.get("name")), _norm(name)
+    return got == want or bool(got and want and (got in want or want in got))
 
 
 def _origin(url: str) -> str:
@@ -40,11 +60,17 @@ class Steps:
         self.origin = origin
         #: the step running now (the error of a failed run names it)
         self.step: int | None = None
+        #: the last API call's response (fetch_json)
+        self.answer: dict[str, Any] | None = None
+        #: the page may have left the URL last checked (a click that was not seen navigating):
+        #: the next step checks the origin again (a fill or a navigation waited for leaves it False)
+        self._moved = True
 
     # -- checks ------------------------------------------------------------------------------
 
     async def _on_origin(self, step: int | None) -> str:
         url: str = await self.page.url()
+        self._moved = False
         if _origin(url) != self.origin:
             raise LearnedToolOffOrigin(
                 f"learned tool {self.tool}: step {step} left its site: the page is on {_origin(url)}, the tool "
@@ -65,15 +91,24 @@ class Steps:
 
     async def _target(self, step: int, locator: str, expect: dict[str, Any]) -> str:
         self.step = step
-        await self._on_origin(step)
-        try:
-            await self.page.wait_for_selector(locator, state="attached", timeout=STEP_WAIT_MS)
-        except EgoTimeout:
-            found: list[Any] = []
-        else:
-            found = await self.page.find(locator, limit=3)
-        if len(found) != 1:
+        if self._moved:
+            await self._on_origin(step)
+        # one call when the element is there (the usual case); a wait only when it is not yet
+        found: list[Any] = await self.page.find(locator, limit=3)
+        if not found:
+            try:
+                await self.page.wait_for_selector(locator, state="attached", timeout=STEP_WAIT_MS)
+            except EgoTimeout:
+                pass
+            else:
+                found = await self.page.find(locator, limit=3)
+        if len(found) == 1 and not _same_choice(found[0], expect):
+            how = f"names {found[0].get('role')} {found[0].get('name')!r}, another one than the run chose"
+        elif len(found) != 1:
             how = "matches nothing" if not found else f"matches {len(found)} elements"
+        else:
+            how = ""
+        if how:
             cands = await self.candidates(expect)
             want = ", ".join(f"{k} {v!r}" for k, v in expect.items() if v) or repr(locator)
             raise LearnedStepNotFound(
@@ -84,10 +119,12 @@ class Steps:
                 candidates=cands)
         return locator
 
-    async def _after(self, step: int, wait_url: str | None) -> None:
+    async def _after(self, step: int, wait_url: str | None, *, may_move: bool = True) -> None:
         if wait_url:
             await self.page.wait_for_url(re.compile(wait_url), timeout=10000)
-        await self._on_origin(step)
+            await self._on_origin(step)
+        elif may_move:
+            self._moved = True  # checked by the next step (or done) before it acts
 
     # -- steps ---------------------------------------------------------------------------------
 
@@ -104,10 +141,26 @@ class Steps:
         """The site's own lever: a GET form's result URL with the parameters filled in."""
         await self.goto(step, base + ("?" + urlencode([(k, str(v)) for k, v in query]) if query else ""))
 
+    async def fetch_json(self, step: int, method: str, base: str, *, query: list[tuple[str, Any]],
+                         body: Any) -> None:
+        """The site's own lever: the JSON API the page called, called with ``page.fetch`` from the
+        site's page (its cookies, its origin); the answer is kept for :meth:`done_api`."""
+        self.step = step
+        url = base + ("?" + urlencode([(k, str(v)) for k, v in query]) if query else "")
+        if _origin(url) != self.origin:
+            raise LearnedToolOffOrigin(f"learned tool {self.tool}: step {step} would call {url}, off its site "
+                                       f"{self.origin}", tool=self.tool, step=step,
+                                       expected={"origin": self.origin}, candidates=[])
+        await self._on_origin(step)
+        self.answer = await self.page.fetch(
+            url, method=method, body=None if body is None else json.dumps(body),
+            headers={"content-type": "application/json", "accept": "application/json"} if body is not None
+            else {"accept": "application/json"})
+
     async def fill(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
                    wait_url: str | None = None) -> None:
         await self.page.fill(await self._target(step, locator, expect), value)
-        await self._after(step, wait_url)
+        await self._after(step, wait_url, may_move=False)
 
     async def type(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
                    wait_url: str | None = None) -> None:
@@ -116,7 +169,7 @@ class Steps:
     async def select_option(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
                             wait_url: str | None = None) -> None:
         await self.page.select_option(await self._target(step, locator, expect), value)
-        await self._after(step, wait_url)
+        await self._after(step, wait_url, may_move=False)
 
     async def click(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
         await self.page.click(await self._target(step, locator, expect))
@@ -142,6 +195,11 @@ class Steps:
     async def uncheck(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
         await self.page.uncheck(await self._target(step, locator, expect))
         await self._after(step, wait_url)
+
+    async def set_input_files(self, step: int, locator: str, files: Any, *, expect: dict[str, Any],
+                              wait_url: str | None = None) -> None:
+        await self.page.set_input_files(await self._target(step, locator, expect), files)
+        await self._after(step, wait_url, may_move=False)
 
     async def set_checked(self, step: int, locator: str, checked: bool, *, expect: dict[str, Any],
                           wait_url: str | None = None) -> None:
@@ -177,6 +235,25 @@ class Steps:
 
         seen: dict[str, Any] = await self.page.evaluate(jsbundle.function("main", "learned_page_read"))
         return seen
+
+    async def done_api(self, *, status: int | str = "2xx") -> dict[str, Any]:
+        """The post-condition of an API call: the status the first run got (any 2xx when it was not
+        seen); the tool's result carries the answer's JSON (its text when it is not JSON)."""
+        self.step = None
+        res = self.answer or {}
+        got = res.get("status")
+        ok = isinstance(got, int) and (got == status if isinstance(status, int) else 200 <= got < 300)
+        text = res.get("body") or ""
+        try:
+            answer: Any = json.loads(text)
+        except ValueError:
+            answer = text[:2000]
+        if not ok:
+            raise LearnedPostconditionFailed(
+                f"learned tool {self.tool}: its post-condition does not hold: the API answered {got} "
+                f"({str(text)[:200]!r}), expected {status}. It did NOT succeed: look at the page before trying "
+                "again", tool=self.tool, step=None, expected={"status": status}, candidates=[])
+        return {"ok": True, "tool": self.tool, "status": got, "answer": answer}
 
     async def done(self, *, url: str | None = None, message: str | None = None,
                    heading: str | None = None) -> dict[str, Any]:

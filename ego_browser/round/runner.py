@@ -87,6 +87,10 @@ async def _report_pages(source: str | None = None, status: int = 0, error: str |
         report = {"pages": report}
     if report.get("notice"):
         print(f"[ego-browser:notice]\n{report['notice']}")
+    for line in report.get("learned_tools") or ():
+        # the site's learned tools, once per space: call one instead of exploring (on stderr: the
+        # script's own output stays what it printed)
+        print(line, file=sys.stderr)
     for row in report.get("person_notes") or ():
         print(f"[ego-browser:person] the person gave space {row['space_id']} back with a note: {row['note']}")
     rows = report.get("pages") or []

@@ -374,8 +374,8 @@ print((await task.record_video(path))["frames"])
 M("TaskSpace.learn", [P("name", "str+", doc="the tool's name, a Python identifier (add_book)"), "*",
                       P("rounds", "list?", None, doc="round numbers to learn from (default: every round kept)"),
                       P("params", "dict?", None, doc="renames of the parameters found: {\"title\": \"book_title\"}")],
-  "{name, origin, path_prefix, source, params, postcondition, rounds, lever, space_id, profile_id, isolated, "
-  "draft_file}",
+  "{name, origin, path_prefix, source, params, postcondition, rounds, lever, warnings, space_id, profile_id, "
+  "isolated, draft_file}",
   "Distil the space's journal into a draft tool: an async run(page, ...) whose parameters are the values typed or "
   "chosen (named from the fields' labels), whose steps use stable locators only and which ends by checking what the "
   "last page showed. Nothing is saved: read (and edit) source, then task.save_tool.",
@@ -387,7 +387,9 @@ print(draft["lever"])
 print(draft["source"])
 """,
   errors=("LearnJournalEmpty", "LearnRoundFailed", "LearnNameTaken", "LearnUnknownParam", "LearnedToolInvalid"),
-  details="A GET form whose result URL carries the typed values becomes one goto of that URL (lever says so). "
+  details="A GET form whose result URL carries the typed values becomes one goto of that URL, a form the page "
+          "posts to a JSON API one page.fetch of that API (lever says which). warnings names what is not replayed "
+          "(actions on a popup or another tab): edit the source if the task needs them. "
           "The journal of the last round learned from must have succeeded; a parameter renamed must have appeared; "
           "a name shipped with ego_browser for the site is refused.")
 

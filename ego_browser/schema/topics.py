@@ -483,8 +483,9 @@ EOF
 
 ## Learned tools: look before exploring
 
-When the snapshot header has a `[learned tools: NAME(params) ...]` line, you (or another agent)
-did a task on this site before: call the tool instead of exploring, `await tools.NAME(page, ...)`
+When the snapshot header has a `[learned tools: NAME(params) ...]` line (a round that only opened
+the site ends with it too, `[learned tools on ORIGIN: ...]`), you (or another agent) did a task
+on this site before: call the tool instead of exploring, `await tools.NAME(page, ...)`
 (`learn_context()` shows its parameters and recorded values). It checks its result and fails at
 the exact step if the site changed (`EGO_LEARNED_STEP_NOT_FOUND` lists what the page has now).
 After a task that worked and may repeat, keep it: `task.learn(name)` drafts it from the space's

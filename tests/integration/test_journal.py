@@ -90,3 +90,16 @@ def test_journal_goes_with_a_finished_space(rounds, app):
     proc = rounds.run(f"task = await task_space({space!r})\nprint(len((await task.journal())['rounds']))\n")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "0"  # a new space of that name starts with an empty journal
+
+
+def test_a_select_inside_its_label_is_found_again_by_its_name(rounds, server):
+    # the label's text includes every option: a label= locator made of it would match nothing later
+    url = server.page("/journal-wrapped-select", "<form><label>Action: <select name=action><option>---</option>"
+                      "<option>Delete selected</option></select></label><button>Go</button></form>")
+    space = "journal-wrapped-select"
+    _round(rounds, f'task = await task_space({space!r})\np = task.page("p1")\nawait p.goto({url!r})\n'
+                   'await p.select_option("select", "Delete selected")\n')
+    action = _journal(rounds, space)["rounds"][0]["actions"][-1]
+    assert action["op"] == "page.select_option"
+    assert action["target"]["locator"] == 'css=select[name="action"]'
+    assert not any(c["kind"] == "label" for c in action["target"]["locators"])

@@ -66,6 +66,12 @@ def test_learn_verify_save_find_and_call_a_tool(rounds, app):
     assert pack["tools"]["add_book"]["runs"] == 1 and pack["tools"]["add_book"]["successes"] == 1
     # found when needed: the snapshot header of a page of the site names it, with its parameters
     other = f"use-{app.prefix.strip('/')}"
+    # a round that only opens the site is told its tools at its end (once per space): no snapshot needed
+    opened = run(rounds, f'task = await task_space({other!r})\nawait task.page("p1").goto({app.url("/new")!r})\n')
+    assert opened.stderr.startswith("[learned tools on http://127.0.0.1:") and "add_book(" in opened.stderr
+    assert len((opened.stdout + opened.stderr).encode()) < 300 and not opened.stdout
+    again = run(rounds, f'task = await task_space({other!r})\nawait task.page("p1").goto({app.url("/")!r})\n')
+    assert "learned tools" not in again.stdout + again.stderr
     snap = run(rounds, f'task = await task_space({other!r})\np = task.page("p1")\nawait p.goto({app.url("/")!r})\n'
                        'print(await p.snapshot())\n').stdout
     header = snap.splitlines()[1]
@@ -156,6 +162,10 @@ def test_a_repaired_run_learned_again_saves_a_new_version_and_keeps_the_old(roun
     failed = run(rounds, f'task = await task_space({space!r})\nawait tools.heal_book(task.page("p1"), title="Kim")\n',
                  ok=False)
     assert "EGO_LEARNED_STEP_NOT_FOUND" in failed.stderr
+    # the step error names the tool, the step, what it expected and what the page has now
+    assert "learned tool heal_book: step 2 expected" in failed.stderr and "data-testid=book-title" in failed.stderr
+    assert "Book name" in failed.stderr and "the page offers:" in failed.stderr
+    assert all(b["title"] != "Kim" for b in app.books)
     # one repair round on the changed page, then learn again from it
     run(rounds, f'task = await task_space({space!r})\np = task.page("p1")\nawait p.goto({app.url("/new")!r})\n'
                 'await p.fill("label=Book name", "Kim")\nawait p.fill("label=Writer", "Kipling")\n'
@@ -188,3 +198,50 @@ def test_learnings_make_from_the_command_line(rounds, app):
     assert any(t["name"] == "cli_book" and t["trusted"] for t in listed["tools"])
     bad = rounds.cli("learnings", "make", space_id, "cli_book2", "--param", "nope=x")
     assert bad.returncode == 1 and "EGO_LEARN_UNKNOWN_PARAM" in bad.stderr
+
+
+def quick_add_round(space, app, title="Dune", pages="412", pin=None):
+    return (f'task = await task_space({space!r})\np = task.page("p1")\nawait p.goto({app.url("/quick")!r})\n'
+            f'await p.fill("#qt", {title!r})\nawait p.fill("#qa", "Herbert")\nawait p.fill("#qp", {pages!r})\n'
+            f'await p.fill("#pin", {pin or app.pin!r})\nawait p.click("role=button[name=\\"Add\\"]")\n'
+            'await p.wait_for_selector("text=Saved book #")\n')
+
+
+def test_a_form_the_page_posts_as_json_becomes_one_api_call(rounds, app):
+    space = f"api-{app.prefix.strip('/')}"
+    run(rounds, quick_add_round(space, app))
+    assert app.api_calls[-1] == {"book": {"title": "Dune", "author": "Herbert", "pages": 412}, "pin": app.pin,
+                                 "source": "quick-add"}
+    journal = last_json(run(rounds, f'task = await task_space({space!r})\nprint(json.dumps(await task.journal()))\n'))
+    posted = [r for rnd in journal["rounds"] for a in rnd["actions"] for r in a.get("requests") or ()
+              if r["url"].endswith("/api/books")]
+    assert posted and posted[0]["method"] == "POST" and posted[0]["json_body"]["pin"] == "[password]"
+    assert posted[0]["json_body"]["book"] == {"title": "Dune", "author": "Herbert", "pages": 412}
+    assert app.pin not in json.dumps(journal)
+    draft = last_json(run(rounds, f'task = await task_space({space!r})\n'
+                                  'print(json.dumps(await task.learn("quick_add")))\n'))
+    source = draft["source"]
+    assert draft["lever"] == f"JSON API: POST {app.prefix}/api/books"
+    assert "await s.fetch_json(" in source and f"'{app.url('/api/books')}'" in source
+    assert "{'book': {'title': title, 'author': author, 'pages': int(pages)}, 'pin': librarian_pin" in source
+    assert "s.fill" not in source and "s.click" not in source  # no UI step replayed
+    assert app.pin not in source and "librarian_pin," in source  # the PIN is a parameter, never a literal
+    saved = last_json(run(rounds, f'task = await task_space({space!r})\n'
+                                  'print(json.dumps(await task.save_tool("quick_add", args={"title": "Emma", '
+                                  f'"librarian_pin": {app.pin!r}}})))\n'))
+    assert saved["verified"] is True and app.books[-1]["title"] == "Emma"  # verified in a fresh space
+    out = last_json(run(rounds, f'task = await task_space("use-{space}")\np = task.page("p1")\n'
+                                f'await p.goto({app.url("/")!r})\n'
+                                'print(json.dumps(await tools.quick_add(p, title="Kim", author="Kipling", pages="300", '
+                                f'librarian_pin={app.pin!r})))\n'))
+    assert out["ok"] is True and out["status"] == 201 and out["answer"]["title"] == "Kim"
+    assert app.books[-1] == {"title": "Kim", "author": "Kipling", "genre": "", "pages": 300}
+    # the API refuses (a wrong PIN): the tool fails, it never reports success
+    count = len(app.books)
+    refused = run(rounds, f'task = await task_space("use-{space}")\n'
+                          'await tools.quick_add(task.page("p1"), title="X", librarian_pin="0000")\n', ok=False)
+    assert "EGO_LEARNED_POSTCONDITION_FAILED" in refused.stderr and "403" in refused.stderr
+    assert len(app.books) == count
+    for path in learned_root(rounds).rglob("*"):
+        if path.is_file():
+            assert app.pin.encode() not in path.read_bytes(), path

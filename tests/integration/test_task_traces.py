@@ -52,7 +52,8 @@ def test_ego_trace_does_the_task(key, ego_agent_home, tmp_path):
 
 def test_repeat_variants_learn_then_call_the_tool(ego_agent_home):
     """Issue 28 §7: the first attempt learns a tool; later ones (another product, another price;
-    one after a host restart) find it in the snapshot header and do the task in two rounds."""
+    one after a host restart) open the start page, whose round names the tool, and do the task in
+    two rounds."""
     import trace_repeat
 
     task = registry.TASKS["catalog"]
@@ -73,6 +74,25 @@ def test_repeat_variants_learn_then_call_the_tool(ego_agent_home):
             ok, why = trace_repeat.check_catalog(app, data, answer)
             assert ok, why + "\n" + "\n---\n".join(again.cost.transcript)[-6000:]
             assert again.cost.turns == 2 < first_turns
+
+
+@pytest.mark.parametrize("key", ["comments", "tickets", "booking"])
+def test_repeat_variants_heal_or_stop_at_their_step(key, ego_agent_home):
+    """Issue 28 §7 on the comments, tickets and booking tasks: the exploring attempt learns (and edits the
+    draft: the rows by id become the author's rows; the popup's pick the draft names as not
+    replayed is added); two other records go in two rounds each (one after a host restart), each
+    attempt reading a fraction of the first's bytes; on the redesigned app the tool stops with its
+    step error (or heals), never a success with a wrong result."""
+    import repeat
+
+    rows = repeat.run_task(key, 3.0, log=lambda *_: None)
+    assert [r["attempt"] for r in rows] == ["1st (explores, learns)", "2nd (other record)",
+                                            "3rd (after a host restart)", "drift"]
+    assert all(r["ok"] for r in rows), rows
+    first = rows[0]
+    for later in rows[1:3]:
+        assert later["turns"] == 2 < first["turns"] and later["bytes"] <= 0.2 * first["bytes"], rows
+    assert rows[3]["why"] == "healed" or rows[3]["why"].startswith("step error EGO_LEARNED_"), rows[3]
 
 
 def test_spa_trace_edits_and_reruns_with_no_stale_ref_and_no_relook(ego_agent_home, monkeypatch):

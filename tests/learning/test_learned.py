@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -248,3 +249,176 @@ def test_a_locator_naming_a_typed_value_follows_the_parameter():
     src = distill(j, "open_product").source
     compile(src, "t", "exec")
     assert "await s.click(4, f'role=link[name=\"{search}\"]', expect={'role': 'link', 'name': f'{search}'," in src
+
+
+def _quick(body, *, status=201, pin_typed="[password]"):
+    page = f"{ORIGIN}/lib/quick"
+    click = act("page.click", "button", 'role=button[name="Add"]', role="button", name="Add", before=page)
+    click["requests"] = [{"method": "POST", "url": f"{ORIGIN}/lib/api/books", "resource_type": "fetch",
+                          "status": status, "json_body": body}]
+    return journal(("ok", [
+        act("page.goto", value=page, before="about:blank", after=page),
+        act("page.fill", "#qt", "id=qt", "Dune", before=page, label="Title"),
+        act("page.fill", "#qp", "id=qp", "412", before=page, label="Pages"),
+        act("page.fill", "#pin", "id=pin", pin_typed, before=page, label="Librarian PIN"),
+        click,
+    ]))
+
+
+def test_json_api_lever_calls_the_api_with_the_parameters_in_its_body():
+    body = {"book": {"title": "Dune", "pages": 412}, "pin": "[password]", "source": "quick-add"}
+    draft = distill(_quick(body), "quick_add")
+    src = draft.source
+    compile(src, "draft", "exec")
+    assert draft.lever == "JSON API: POST /lib/api/books"
+    assert ("await s.fetch_json(2, 'POST', 'http://shop.test:8080/lib/api/books', query=[], body={'book': "
+            "{'title': title, 'pages': int(pages)}, 'pin': librarian_pin, 'source': 'quick-add'})") in src
+    assert "s.fill" not in src and "s.click" not in src and "s.goto(" not in src.split("fetch_json")[1]
+    assert "async def run(page, *, librarian_pin, title='Dune', pages='412'):" in src
+    assert "return await s.done_api(status=201)" in src and draft.postcondition == {"status": 201}
+    renamed = distill(_quick(body), "quick_add", params={"title": "book_title"})
+    assert "'title': book_title" in renamed.source
+
+
+def test_json_api_lever_is_refused_when_the_call_needs_what_the_tool_cannot_know():
+    # a masked token the page added: replaying the form is the only way
+    draft = distill(_quick({"title": "Dune", "pages": 412, "pin": "[password]", "csrf": "[secret]"}), "q")
+    assert draft.lever is None and "s.fill" in draft.source and "fetch_json" not in draft.source
+    # a typed value the call does not carry
+    assert distill(_quick({"title": "Dune", "pin": "[password]"}), "q").lever is None
+
+
+def test_journal_json_bodies_never_keep_a_password_or_secret():
+    from ego_browser.host.core.journal_json import json_body, sensitive_key
+
+    def mask(text):
+        return text.replace("tok-SECRET-9", "[secret:api]")
+
+    headers = {"Content-Type": "application/json"}
+    text = json.dumps({"user": "ann", "pw": "hunter2-pass", "nested": [{"authToken": "abc123"}],
+                       "auth": "x:hunter2-pass", "key": "tok-SECRET-9", "note": "my tok-SECRET-9 here",
+                       "author": "Herbert", "pinned": True, "pages": 412})
+    out = json_body(headers, text, {"hunter2-pass"}, mask)
+    assert out == {"user": "ann", "pw": "[password]", "nested": [{"authToken": "[secret]"}], "auth": "[secret]",
+                   "key": "[secret:api]", "note": "[secret]", "author": "Herbert", "pinned": True, "pages": 412}
+    assert "hunter2" not in json.dumps(out) and "SECRET-9" not in json.dumps(out)
+    assert json_body({"content-type": "application/x-www-form-urlencoded"}, "a=1", set(), mask) is None
+    assert json_body({}, "not json", set(), mask) is None
+    assert sensitive_key("userPassword") and sensitive_key("api_key") and sensitive_key("csrf-token")
+    assert not sensitive_key("author") and not sensitive_key("pinned") and not sensitive_key("passage")
+
+
+def test_the_listing_names_every_sites_tools_for_the_agents_context(root):
+    from ego_browser.cli import mcp_server
+
+    assert learned.listing(root) == ""
+    save(root, "async def run(page, *, title='Dune', author='Herbert'):\n    return {'ok': True}\n")
+    listed = learned.listing(root)
+    assert listed.startswith(f"[learned tools on {ORIGIN}: add_book(title, author)") and "\n" not in listed
+    assert len(listed) < 200
+    described = mcp_server.tool_description()
+    assert described.startswith(mcp_server.TOOL_DESCRIPTION) and listed in described
+
+
+def test_actions_on_a_popup_are_named_as_not_replayed():
+    # the run picked a value in a popup window: a draft of the main page alone does less than the run
+    pick = act("page.click", "@5", 'role=link[name="Ann"]', role="link", name="Ann", before=f"{ORIGIN}/lookup")
+    pick["page"] = "p2"
+    run = journal(("ok", [*ADD["rounds"][0]["actions"][:4], pick, ADD["rounds"][0]["actions"][4]]))
+    draft = distill(run, "add_book", last_page=LAST)
+    assert draft.warnings and "1 action(s) on p2" in draft.warnings[0]
+    assert "# NOT REPLAYED: 1 action(s) on p2" in draft.source and "Ann" not in draft.source
+    compile(draft.source, "draft", "exec")
+    assert distill(ADD, "add_book", last_page=LAST).warnings == []
+
+
+class _ListPage:
+    """A page whose list's first option is now another customer (the locator is positional)."""
+
+    def __init__(self, name):
+        self.name = name
+        self.clicked = []
+
+    async def url(self):
+        return f"{ORIGIN}/ticket/1/change/"
+
+    async def find(self, selector, limit=3):
+        if selector.startswith("role=option"):
+            return [{"ref": "@9", "role": "option", "name": self.name}]
+        return [{"ref": "@3", "role": "option", "name": self.name}]
+
+    async def click(self, selector):
+        self.clicked.append(selector)
+
+
+def test_a_step_whose_locator_now_names_another_choice_fails_instead_of_choosing_it():
+    from ego_browser.errors import LearnedStepNotFound
+    from ego_browser.learning.steps import Steps
+
+    expect = {"role": "option", "name": "Nordwind Logistik GmbH", "locator": "id=customer-opt-0"}
+    page = _ListPage("Nordstern Bau AG")
+    with pytest.raises(LearnedStepNotFound) as err:
+        asyncio.run(Steps(page, tool="t", origin=ORIGIN).click(4, "id=customer-opt-0", expect=expect))
+    assert page.clicked == [] and "Nordstern Bau AG" in err.value.message and err.value.step == 4
+    same = _ListPage("Nordwind  Logistik GmbH ")
+    asyncio.run(Steps(same, tool="t", origin=ORIGIN).click(4, "id=customer-opt-0", expect=expect))
+    assert same.clicked == ["id=customer-opt-0"]
+    # an icon or mark the two name computations see differently is no other choice
+    icon = _ListPage("Look up assignee")
+    asyncio.run(Steps(icon, tool="t", origin=ORIGIN).click(5, "id=lookup", expect={
+        "role": "option", "name": "🔍Look up assignee", "locator": "id=lookup"}))
+    assert icon.clicked == ["id=lookup"]
+
+
+def test_a_record_number_inside_a_path_segment_matches_another_records_page():
+    from ego_browser.learning.distill import _url_pattern
+
+    pattern = _url_pattern(f"{ORIGIN}/book/done/BK-1041/", {})
+    assert re.search(pattern, f"{ORIGIN}/book/done/BK-1042/") and re.search(pattern, f"{ORIGIN}/book/done/BK-7/")
+    assert re.search(pattern, f"{ORIGIN}/book/done/XX-1042/") is None
+    assert re.search(_url_pattern(f"{ORIGIN}/item/77/edit", {}), f"{ORIGIN}/item/1234/edit?x=1")
+    assert re.search(_url_pattern(f"{ORIGIN}/v2/page", {}), f"{ORIGIN}/v2/page")  # one digit stays as it is
+
+
+def test_a_value_the_page_refused_and_an_upload_are_replayed_as_the_run_ended():
+    page = f"{ORIGIN}/book/step1/"
+    nxt = dict(given="@9", loc='css=input[type="submit"]', role="button", name="Next")
+    run = journal(("ok", [
+        act("page.goto", value=page, before="about:blank", after=page),
+        act("page.fill", "@3", "id=id_phone", "030 1234567", before=page, label="Phone"),
+        act("page.click", before=page, **nxt),  # the page sent it back: the phone's format
+        act("page.fill", "@5", "id=id_phone", "+49 30 1234567", before=page, label="Phone"),
+        act("page.click", before=page, after=f"{ORIGIN}/book/step2/", nav={}, **nxt),
+        act("page.set_input_files", "@7", "id=id_attachment", ["plan.txt"], before=f"{ORIGIN}/book/step2/",
+            label="Floor plan", role="button"),
+    ]))
+    draft = distill(run, "book")
+    src = draft.source
+    compile(src, "draft", "exec")
+    assert draft.params == {"phone": "+49 30 1234567", "floor_plan": None}
+    assert "030 1234567" not in src and src.count("s.click(") == 1
+    assert "await s.set_input_files(4, 'id=id_attachment', floor_plan," in src
+    assert "async def run(page, *, floor_plan, phone='+49 30 1234567'):" in src
+    given_by_ref = journal(("ok", [act("page.goto", value=page, before="about:blank", after=page),
+                                   act("page.set_input_files", None, None, ["plan.txt"], before=page)]))
+    assert "await s.set_input_files(2, 'css=input[type=\"file\"]', files," in distill(given_by_ref, "up").source
+
+
+def test_a_number_the_page_made_up_is_left_out_of_the_postcondition():
+    last = {"url": f"{ORIGIN}/lib/add", "heading": "Thank you!",
+            "message": "Your booking request BK-1041 was received for Dune."}
+    draft = distill(ADD, "add_book", last_page=last)
+    assert draft.postcondition["message"] == "was received for {title}." and draft.postcondition["heading"] == \
+        "Thank you!"
+    kept = distill(ADD, "add_book", last_page={**last, "message": "Added “Dune” (1 copy)"}).postcondition
+    assert kept["message"] == "Added “{title}” (1 copy)"
+
+
+def test_the_mcp_listing_stays_small_with_many_sites(monkeypatch):
+    from ego_browser.cli import mcp_server
+
+    lines = [f"[learned tools on https://site{i}.example: tool_{i}(a, b) — await tools.NAME(page, ...)]" for i in range(40)]
+    monkeypatch.setattr(learned, "listing", lambda root=None: "\n".join(lines))
+    described = mcp_server.tool_description()
+    assert len(described) <= len(mcp_server.TOOL_DESCRIPTION) + mcp_server.LISTING_MAX + 200
+    assert lines[0] in described and described.endswith("more sites: ego-browser learnings list)")

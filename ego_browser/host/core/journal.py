@@ -72,6 +72,11 @@ class Journal:
         #: (space, page label) -> the last element acted on is a password field (keyboard input
         #: that follows goes there: its text is masked too)
         self.password_focus: dict[tuple[int, str], bool] = {}
+        #: (space, origin) whose learned tools a round's end already named (memory only)
+        self.told: set[tuple[int, str]] = set()
+        #: space -> the literal passwords typed in it (memory only): a JSON body that carries one
+        #: is stored with the placeholder in its place (journal_json.py)
+        self.passwords: dict[int, set[str]] = {}
 
     # -- writing ------------------------------------------------------------------------------
 
@@ -104,6 +109,9 @@ class Journal:
             if secret:
                 bucket = self._redact.setdefault((space_id, token), set())
                 bucket.add(secret)
+                typed = self.passwords.setdefault(space_id, set())
+                if len(typed) < 64:
+                    typed.add(secret)
                 while len(self._redact) > 256:
                     self._redact.pop(next(iter(self._redact)))
             (count, seq) = self.db.execute(
@@ -163,8 +171,25 @@ class Journal:
                 self.db.execute(f"DELETE FROM {table} WHERE space_id=?", (space_id,))  # noqa: S608 - fixed names
             for key in [k for k in self._redact if k[0] == space_id]:
                 self._redact.pop(key, None)
+            self.passwords.pop(space_id, None)
+            self.told = {t for t in self.told if t[0] != space_id}
 
     # -- reading ------------------------------------------------------------------------------
+
+    def round_pages(self, space_id: int, token: str) -> list[tuple[str, str | None]]:
+        """``(op, url after)`` of each action of the round ``token`` in this space, in order."""
+        with contextlib.suppress(sqlite3.Error):
+            row = self.db.execute("SELECT n FROM journal_rounds WHERE space_id=? AND token=? ORDER BY n DESC LIMIT 1",
+                                  (space_id, token)).fetchone()
+            if row is None:
+                return []
+            out = []
+            for (data,) in self.db.execute("SELECT data FROM journal_actions WHERE space_id=? AND n=? ORDER BY seq",
+                                           (space_id, int(row[0]))):
+                record = orjson.loads(data)
+                out.append((str(record.get("op")), record.get("url_after")))
+            return out
+        return []
 
     def read(self, space_id: int, rounds: list[int] | None = None) -> dict[str, Any]:
         """``{format, space_id, caps, rounds: [{n, ..., actions: [...]}]}``, oldest round first."""

@@ -21,8 +21,10 @@ from typing import Any
 
 from ...driver.network import requests_for_action
 from ...driver.witness import WITNESS
+from ...learning.distill import origin_of
 from ..core.host import Host
 from ..core.journal import PASSWORD, Journal, masked_value
+from ..core.journal_json import json_body
 from ..core.dispatch import OPS, op
 
 __all__ = ["JOURNALED", "journal_of"]
@@ -89,14 +91,23 @@ def _url(host: Host, at: dict[str, Any]) -> str | None:
     return main.url if main is not None else (row.url if row is not None else None)
 
 
-def _requests(driver: Any, before: int | None) -> list[dict[str, Any]] | None:
-    """The requests the action started (None: it started no action on the page's network log)."""
+def _requests(host: Host, space: int, driver: Any, before: int | None) -> list[dict[str, Any]] | None:
+    """The requests the action started (None: it started no action on the page's network log),
+    a JSON body's shape with them (``journal_json.py``: no password or secret in it)."""
     action_id = driver.network.last_action_id if driver is not None else None
     if action_id is None or action_id == before:
         return None
     keys = ("id", "method", "url", "resource_type", "status", "mime_type", "failure", "from_cache", "timing", "sizes")
-    return [{**{k: r.get(k) for k in keys}, "main_frame": r["frame"]["main"]}
-            for r in requests_for_action(driver, action_id)][:MAX_REQUESTS]
+    passwords = journal_of(host).passwords.get(space) or set()
+    out = []
+    for r in requests_for_action(driver, action_id)[:MAX_REQUESTS]:
+        row = {**{k: r.get(k) for k in keys}, "main_frame": r["frame"]["main"]}
+        raw = driver.network.records.get(r["id"]) or {}
+        body = json_body(r.get("request_headers") or {}, raw.get("post_data"), passwords, host.secrets.mask_text)
+        if body is not None:
+            row["json_body"] = body
+        out.append(row)
+    return out
 
 
 def _caused(result: Any) -> dict[str, Any]:
@@ -149,7 +160,7 @@ def _record(host: Host, at: dict[str, Any], name: str, kwargs: dict[str, Any], s
         "error": None if error is None else (getattr(error, "code", None) or type(error).__name__),
         "note": at.get("note"),  # the action's words for the person watching (note=...)
         "started": started, "ms": ms,
-        "requests": _requests(driver, network_before),
+        "requests": _requests(host, space, driver, network_before),
         # the trace's pictures (host/features/trace_pictures.py): file names, taken once the action returned
         "picture_before": before,
         "picture_after": None if name in _LOOKS else _picture(host, space, label, driver, started),
@@ -212,9 +223,46 @@ def _wrap_report() -> None:
                                                    started=started)
         except Exception:  # the report's other work goes on without the journal
             logger.warning("journal: the end of round %s was not recorded", token, exc_info=True)
-        return await inner(host, at, **kwargs)
+        result = await inner(host, at, **kwargs)
+        if token and host.store is not None and isinstance(result, dict):
+            try:
+                result["learned_tools"] = _learned_lines(host, kwargs.get("spaces") or (), token)
+            except Exception:  # a listing is a courtesy: the report goes on without it
+                logger.warning("journal: no learned-tools line for round %s", token, exc_info=True)
+        return result
 
     spec.fn = report
+
+
+def _learned_lines(host: Host, spaces: Any, token: str) -> list[str]:
+    """The learned tools of each site the round's pages reached, named once per space and site
+    (issue 28 §4): a round that only opened the site tells the agent its tools, so it needs no
+    snapshot to find them. A site the round took a snapshot of is skipped (its header said it)."""
+    from ..learning.learned import header_line
+
+    book = journal_of(host)
+    lines: list[str] = []
+    for space in spaces:
+        if not isinstance(space, int):
+            continue
+        seen: dict[str, str] = {}
+        looked: set[str] = set()
+        for op_name, url in book.round_pages(space, token):
+            origin = origin_of(url)
+            if not origin:
+                continue
+            seen.setdefault(origin, url or "")
+            if op_name == "page.snapshot":
+                looked.add(origin)
+        for origin, url in seen.items():
+            if (space, origin) in book.told:
+                continue
+            line = header_line(url)
+            if line and origin not in looked:
+                lines.append(line.replace("[learned tools: ", f"[learned tools on {origin}: ", 1))
+            if line:
+                book.told.add((space, origin))
+    return lines
 
 
 def _wrap_finish() -> None:

@@ -23,6 +23,9 @@ function journal_target() {
   const labelText = (e) => {
     const ls = e.labels;
     if (!ls || !ls.length) return null;
+    // a label wrapping a select or a text area reads its options and text too (label=Action
+    // --------- Delete ...): no locator the label engine would match again
+    if (ls[0].querySelector('select, textarea')) return null;
     const t = (ls[0].innerText || ls[0].textContent || '').replace(/\s+/g, ' ').trim().replace(/\s*[*:]\s*$/, '');
     return t || null;
   };

@@ -1,0 +1,125 @@
+"""The JSON-API lever of a draft (issue 28 §2): the page itself called a JSON API with the values
+the agent typed, so the tool calls that API with ``page.fetch`` in the logged-in space instead of
+replaying the form.
+
+The journal keeps, per action, the requests it caused and a JSON body's shape
+(``host/core/journal_json.py``: passwords and secrets masked). A submit step whose fetch/XHR request
+carries *every* value typed into the form since the last ``goto`` (in its JSON body or its query)
+becomes one ``fetch_json`` step: the form page's ``goto`` stays (the call runs from the site's
+page, with its cookies and origin), the fills and the submit go, the values are the tool's
+parameters in the body (a number the page sent as a number is sent as one). A body with a value
+the tool cannot know (a masked token, a password it was not typed with) keeps the UI steps.
+The post-condition is the answer: a 2xx status (the recorded one when the journal saw it); the
+tool returns the answer's JSON.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+__all__ = ["api_lever", "render_fetch", "rename_fetch"]
+
+_SUBMITS = ("click", "press", "key_press", "dblclick")
+_FILLS = ("fill", "type", "select_option", "key_type", "key_insert_text")
+_MASKS = re.compile(r"\[(password|secret(:[^\]]+)?)\]")
+
+
+def _same(leaf: Any, recorded: Any) -> bool:
+    """A body leaf carries the recorded value: the same text, or the same number typed as text."""
+    if isinstance(leaf, bool) or leaf is None or recorded is None:
+        return False
+    if isinstance(leaf, str):
+        return isinstance(recorded, str) and leaf == recorded
+    if isinstance(leaf, (int, float)) and isinstance(recorded, str):
+        try:
+            return float(recorded) == float(leaf)
+        except ValueError:
+            return False
+    return False
+
+
+def _template(tree: Any, recorded: dict[str, Any], used: set[str]) -> Any:
+    """``tree`` with each leaf that carries a parameter's value as ``{"$param": name, "$type": ...}``;
+    raises LookupError on a masked leaf no parameter stands for."""
+    if isinstance(tree, dict):
+        return {k: _template(v, recorded, used) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [_template(v, recorded, used) for v in tree]
+    for pname, value in recorded.items():
+        if _same(tree, value):
+            used.add(pname)
+            kind = "int" if isinstance(tree, int) else "float" if isinstance(tree, float) else "str"
+            return {"$param": pname, "$type": kind}
+    if isinstance(tree, str) and _MASKS.fullmatch(tree):
+        raise LookupError(tree)
+    return tree
+
+
+def api_lever(steps: list[dict[str, Any]], origin: str) -> str | None:
+    """Turn the form a JSON API call stands for into one ``fetch_json`` step (in place); the
+    lever's description, or None when the journal shows no such call."""
+    for i, step in enumerate(steps):
+        if step["op"] not in _SUBMITS or step.get("wait_url") or any(
+                s["op"] not in ("wait_for_selector",) for s in steps[i + 1:]):
+            continue
+        start = max((j for j in range(i) if steps[j]["op"] == "goto"), default=-1) + 1
+        span = steps[start:i]
+        fills = [s for s in span if "param" in s]
+        if not fills or any(s["op"] not in (*_FILLS, *_SUBMITS, "set_checked", "check", "uncheck") for s in span):
+            continue
+        recorded = {s["param"]: s.get("recorded") for s in fills}
+        if any(isinstance(v, str) and v.startswith("[secret:") for v in recorded.values()):
+            continue  # a secret is resolved for a typed field only, never inside a JSON body: keep the form
+        for req in step.get("requests") or ():
+            if req.get("resource_type") not in ("fetch", "xhr") or not str(req.get("url") or "").startswith(origin):
+                continue
+            used: set[str] = set()
+            parts = urlsplit(req["url"])
+            try:
+                body = _template(req["json_body"], recorded, used) if "json_body" in req else None
+                query = [(k, _template(v, recorded, used)) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+            except LookupError:
+                continue
+            if used != set(recorded) or any(s["op"] in ("set_checked", "check", "uncheck") for s in span):
+                continue  # the call does not carry all the form says: replaying the form is safer
+            method = str(req.get("method") or "GET").upper()
+            status = req.get("status") if isinstance(req.get("status"), int) and 200 <= req["status"] < 300 else None
+            steps[start:] = [{"op": "fetch_json", "method": method, "base": f"{origin}{parts.path}", "query": query,
+                              "body": body, "status": status, "url_after": step.get("url_after"),
+                              "params": sorted(used)}]
+            return f"JSON API: {method} {parts.path}"
+    return None
+
+
+def rename_fetch(step: dict[str, Any], rename: dict[str, str]) -> None:
+    """Apply the agent's parameter renames to a ``fetch_json`` step's templates."""
+    def walk(tree: Any) -> Any:
+        if isinstance(tree, dict) and "$param" in tree:
+            return {**tree, "$param": rename.get(tree["$param"], tree["$param"])}
+        if isinstance(tree, dict):
+            return {k: walk(v) for k, v in tree.items()}
+        if isinstance(tree, list):
+            return [walk(v) for v in tree]
+        return tree
+    step["body"] = walk(step["body"])
+    step["query"] = [(k, walk(v)) for k, v in step["query"]]
+
+
+def _py(tree: Any) -> str:
+    """Python source for a template: parameters as expressions, constants as literals."""
+    if isinstance(tree, dict) and "$param" in tree:
+        kind = tree.get("$type")
+        return f"{kind}({tree['$param']})" if kind in ("int", "float") else str(tree["$param"])
+    if isinstance(tree, dict):
+        return "{" + ", ".join(f"{k!r}: {_py(v)}" for k, v in tree.items()) + "}"
+    if isinstance(tree, list):
+        return "[" + ", ".join(_py(v) for v in tree) + "]"
+    return repr(tree)
+
+
+def render_fetch(n: int, step: dict[str, Any]) -> str:
+    query = "[" + ", ".join(f"({k!r}, {_py(v)})" for k, v in step["query"]) + "]"
+    body = "None" if step["body"] is None else _py(step["body"])
+    return f"    await s.fetch_json({n}, {step['method']!r}, {step['base']!r}, query={query}, body={body})"
