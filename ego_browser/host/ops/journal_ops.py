@@ -238,7 +238,7 @@ def _learned_lines(host: Host, spaces: Any, token: str) -> list[str]:
     """The learned tools of each site the round's pages reached, named once per space and site
     (issue 28 §4): a round that only opened the site tells the agent its tools, so it needs no
     snapshot to find them. A site the round took a snapshot of is skipped (its header said it)."""
-    from ..learning.learned import header_line
+    from ...learning.learned import header_line
 
     book = journal_of(host)
     lines: list[str] = []
