@@ -31,22 +31,23 @@ def parse_ref(value: Any) -> int | None:
 
 
 def header(host: Host, ctx: PageCtx, title: str) -> str:
-    """``[p1 "Checkout" | space "shopping"(12): 2 managed, 1 untracked — p1* "Checkout", p2 "Cart"]``."""
+    """``[p1 "Checkout" | space "shopping"(12) with p2 "Cart", 1 untracked]``: this page, its space,
+    and the space's other pages and untracked tabs when there are any (``[p1 "Checkout" | space
+    "shopping"(12)]`` alone: the page's own title said twice and "1 managed, 0 untracked" were a
+    sixth of a look's bytes on the SPA tasks, docs/architecture.md "The header")."""
     assert host.store is not None
     space = ctx.space
     try:
         rows = [r for r in host.store.pages(space.id) if host.browser.is_live_page(r.target_id)]
         managed = [r for r in rows if r.state == OPEN]
-        untracked = [r for r in rows if r.state == UNMANAGED]
-        pages = []
-        for r in managed:
-            t = title if r.label == ctx.page.label else (host.browser.targets.get(r.target_id or "") or {}).get("title", "")
-            star = "*" if r.label == ctx.page.label else ""
-            pages.append(f'{r.label}{star} "{_q(t)}"')
-        text = (
-            f'[{ctx.page.label} "{_q(title)}" | space "{_q(space.name)}"({space.id}): {len(managed)} managed, '
-            f'{len(untracked)} untracked — {", ".join(pages)}'
-        )
+        untracked = sum(1 for r in rows if r.state == UNMANAGED)
+        others = [f'{r.label} "{_q((host.browser.targets.get(r.target_id or "") or {}).get("title", ""))}"'
+                  for r in managed if r.label != ctx.page.label]
+        if untracked:
+            others.append(f"{untracked} untracked")
+        text = f'[{ctx.page.label} "{_q(title)}" | space "{_q(space.name)}"({space.id})'
+        if others:
+            text += " with " + ", ".join(others)
         limit = config.page_budget()
         if len(managed) >= limit - 1:
             text += f" | budget {len(managed)}/{limit}"

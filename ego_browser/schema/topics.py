@@ -103,7 +103,7 @@ on every use. Building one never touches the page.
 """
 
 TOPICS["snapshot"] = """\
-    [p1 "Checkout" | space "shopping"(12): 2 managed, 1 untracked — p1* "Checkout", p2 "Cart"]
+    [p1 "Checkout" | space "shopping"(12) with p2 "Cart", 1 untracked]
     root
      heading "Checkout" [level=1]
      form "Sign in"
@@ -119,7 +119,7 @@ TOPICS["snapshot"] = """\
      iframe [ref=12]
       root
        button "Pay" [ref=13]
-- Header: label, title, space and its Pages (* this one); a later look in the same round whose
+- Header: label, title, space, its other pages and untracked tabs; a later look in the same round whose
   header has not changed prints "[p1]" only. "(changing: ...)" after it: the page was still
   drawing or fetching; page.wait_for_settled(), then look again.
 - One node per line, one space per level: role "name" [state]... [ref=N, url=...]: value; a

@@ -399,11 +399,14 @@ COMPACT = """
 async def test_b75_header_budget_and_compaction(task, server):
     page = task.page("p1")
     await page.goto(server.page("/s75", COMPACT))
+    alone = (await page.snapshot()).split("\n", 1)[0]
+    # a page alone in its space: its label, title and space, nothing said twice
+    assert re.fullmatch(r'\[p1 "[^"]*" \| space "[^"]+"\(\d+\)\]', alone), alone
     p2 = await task.new_page()
     await p2.goto(server.page("/s75b", "<p>second</p>"))
     text = await page.snapshot(scope="full_page")
     header = text.split("\n", 1)[0]
-    assert header.endswith(" | budget 2/3]"), header
+    assert re.search(r' with p2 "[^"]*" \| budget 2/3\]$', header), header
     lines = body(text).splitlines()
     # whitespace-only / zero-width text and empty unnamed wrappers never appear
     for ln in lines:
