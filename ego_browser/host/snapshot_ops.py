@@ -129,12 +129,14 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
     ctx.driver.snapshot_prev = (options, body, doc)
     full_head = header(host, ctx, title)
     busy = f" (changing: {note}; page.wait_for_settled())" if note and not loading else ""
-    # the learned and WebMCP tools' lines belong to the header: once per round too
+    # the learned and WebMCP tools' lines belong to the header's space part: printed when changed
     learned = _learned(ctx) + await _webmcp_line(ctx)
-    shown = look_header(ctx, at, full_head + learned)
-    head = (full_head if shown == full_head + learned else shown) + (" (loading)" if loading else "") + busy
-    if shown == full_head + learned:
-        head += learned
+    page_part = f'[{ctx.page.label} "{_q(title)}"'
+    if not full_head.startswith(page_part):  # the short form: the inventory could not be read
+        page_part = f"[{ctx.page.label}"
+    shown = look_header(ctx, at, page_part, full_head[len(page_part):] + learned)
+    first, nl, tools = shown.partition("\n")
+    head = first + (" (loading)" if loading else "") + busy + nl + tools
     if to_file:
         path = await _save_look(ctx, full_head + "\n" + body)
         return f"{head}\n[snapshot saved to {path}: {summary_of(body)}; search it with open(), or use grep=]"
@@ -176,15 +178,21 @@ def summary_of(body: str) -> str:
     return summary(body)
 
 
-def look_header(ctx: PageCtx, at: dict[str, Any], full: str) -> str:
-    """The header once per round while it has not changed: a later look in the same round
-    whose header would repeat the last one printed for this page shows ``[p1]`` only."""
+def look_header(ctx: PageCtx, at: dict[str, Any], page_part: str, rest: str) -> str:
+    """The look's header: ``page_part + rest`` (``[p1 "Title"`` and `` | space ...]`` with the
+    learned and WebMCP tool lines) when ``rest`` changed since the page's last look, else
+    ``[p1 "Title"]``; ``[p1]`` for a later look in the same round whose header is the same.
+
+    The space part is what the agent set up itself and the page's last look said: a page-to-page
+    flow reprinted it on every look (docs/architecture.md "The header")."""
     proc = at.get("proc")
     last = ctx.driver.snapshot_header
-    ctx.driver.snapshot_header = (proc, full)
-    if proc is not None and last == (proc, full):
+    ctx.driver.snapshot_header = (proc, page_part, rest)
+    if last is None or last[2] != rest:
+        return page_part + rest
+    if proc is not None and last[0] == proc and last[1] == page_part:
         return f"[{ctx.page.label}]"
-    return full
+    return page_part + "]"
 
 
 _saved = itertools.count(1)
