@@ -17,7 +17,7 @@ The oracle is ``ego_browser.snapshot.fidelity`` (the one the fidelity tests use)
 - **bytes and time**: our first full-page snapshot after a navigation (and the
   ``interactive=True`` mode) vs Playwright's first ``aria_snapshot(mode="ai")``.
 
-    .venv/bin/python benchmarks/bench_corpus.py [--limit N]
+    .venv/bin/python benchmarks/bench_corpus.py [--limit N] [--only TEXT] [--every N]
 """
 
 from __future__ import annotations
@@ -100,12 +100,13 @@ def _p90(xs: list[float]) -> float:
     return xs[min(len(xs) - 1, int(round(0.9 * (len(xs) - 1))))] if xs else float("nan")
 
 
-async def collect(limit: int | None = None, only: str | None = None) -> tuple[list[dict], str | None]:
+async def collect(limit: int | None = None, only: str | None = None,
+                  every: int = 1) -> tuple[list[dict], str | None]:
     interactive = True
     rows: list[dict] = []
     with corpus.serve() as site, peers.ego_chromium(site.browser_args()) as bp:
         paths = [p for p in site.paths if only is None or only in p]
-        paths = paths[:limit] if limit else paths
+        paths = paths[::every][:limit] if limit else paths[::every]
         conn = await Connection.connect(bp.ws_url)
         t = await CdpSnapshotTarget.new_page(conn)
         await site.keep_hosts_that_load(t)
@@ -248,6 +249,7 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--limit", type=int, default=None, help="measure only the first N pages")
     ap.add_argument("--only", default=None, help="measure only the pages whose path contains this")
+    ap.add_argument("--every", type=int, default=1, help="measure every N-th page (a small run across all sources)")
     a = ap.parse_args()
-    r, m = asyncio.run(collect(a.limit, a.only))
+    r, m = asyncio.run(collect(a.limit, a.only, a.every))
     print(report(r, m))
