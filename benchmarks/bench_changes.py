@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import peers  # noqa: E402
 
 from ego_browser.cdp.connection import Connection  # noqa: E402
-from ego_browser.host.snapshot_ops import _changes  # noqa: E402
+from ego_browser.host.ops.snapshot_ops import _changes  # noqa: E402
 from ego_browser.snapshot import CdpSnapshotTarget, RefLedger, take_snapshot  # noqa: E402
 
 SITE = ROOT / "demo" / "site"

@@ -231,7 +231,7 @@ async def _latency(page: Any, viewer_page: Any, n: int) -> list[float]:
 
 async def main() -> list[str]:
     import ego_browser
-    from ego_browser.hostctl import call
+    from ego_browser.cli.hostctl import call
 
     srv, url = _serve()
     rows: dict[str, tuple[list[float], list[float]]] = {}

@@ -105,9 +105,9 @@ def _cpu_seconds(groups: dict[str, list[int]]) -> dict[str, float]:
 
 async def _host_runs(kind: str, grid_url: str | None, url: str, grid: object = None) -> list[dict]:
     from ego_browser.client.channel import InProcessChannel, reset_channel, use_channel
-    from ego_browser.host import features
-    from ego_browser.host.core import Host
-    from ego_browser.host.ops import load_all
+    from ego_browser.host.core import features
+    from ego_browser.host.core.host import Host
+    from ego_browser.host.core.dispatch import load_all
 
     load_all()
     home = Path(tempfile.mkdtemp(prefix=f"ego-bench-scale-{kind}-"))

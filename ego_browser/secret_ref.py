@@ -2,7 +2,7 @@
 
 The marker is a one-key dict, ``{"$secret": "github"}``, so it travels to the host as exactly
 that (orjson sends dict subclasses as dicts; the journal records that shape as
-``[secret:github]``). The host swaps in the value at the moment it types it (``host/secret_book``)
+``[secret:github]``). The host swaps in the value at the moment it types it (``host/core/secret_book``)
 and masks the value in everything it answers; printing the marker shows ``[secret:github]``.
 """
 

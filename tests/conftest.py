@@ -134,9 +134,9 @@ async def grid_host(grid):
     spaces need two Grid sessions), with a private home; the channel is set per test."""
     import shutil
 
-    from ego_browser.host import features
-    from ego_browser.host.core import Host
-    from ego_browser.host.ops import load_all
+    from ego_browser.host.core import features
+    from ego_browser.host.core.host import Host
+    from ego_browser.host.core.dispatch import load_all
 
     load_all()
     home = Path(tempfile.mkdtemp(prefix="ego-test-grid-"))

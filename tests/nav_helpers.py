@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ego_browser.client.models import ActionReceipt
 from ego_browser.driver.receipts import run_action
-from ego_browser.host.page_site import PageSite
+from ego_browser.host.core.page_site import PageSite
 
 
 async def click(host, page, selector: str, *, api: str = "page.click") -> ActionReceipt:

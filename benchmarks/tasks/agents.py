@@ -106,7 +106,7 @@ class InProcessEgoAgent(EgoAgent):
         import contextlib
         import io
 
-        from ego_browser import runner
+        from ego_browser.round import runner
 
         saved = {k: os.environ.get(k) for k in ("EGO_BROWSER_HOME", "EGO_BROWSER_CHROMIUM")}
         os.environ.update({k: self.env[k] for k in saved})

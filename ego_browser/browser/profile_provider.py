@@ -4,7 +4,7 @@ Bookmarks, history, saved logins and extensions load only from a browser's own p
 directory (``browser_profiles/chromium_dir.py``), so a space on an imported profile runs in a
 Chromium of its own beside the host's browser: this provider launches it (keeper and pipe,
 as the local provider does), the host's ``BrowserLink.open_extra`` adds it to the routed
-connection, and ``host/profile_contexts.py`` stops it when the profile's last space finishes and
+connection, and ``host/features/profile_contexts.py`` stops it when the profile's last space finishes and
 when the host stops. It is never reattached by a later host: it dies with the host (the
 launch runs on the host's own launcher thread, which lives until the host stops, so the
 kernel's parent-death signal fires when that thread or the process ends, and never with a

@@ -10,7 +10,7 @@
   last space is finished and when the host stops.
 
 ``open()`` gives an ``OpenedBrowser`` (a CDP ``Connection`` plus where it lives); the host
-uses every one of them exactly as it uses a local browser (``host/browser.py``).
+uses every one of them exactly as it uses a local browser (``host/core/browser.py``).
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ class LocalProvider(Provider):
 
     def __init__(self, home: Path, run_dir: Path, *, embedded: bool, window_name: str = "") -> None:
         self.home, self.run_dir, self.embedded = home, run_dir, embedded
-        #: headed: the launch window's title (the person's own space, host/windows.py)
+        #: headed: the launch window's title (the person's own space, host/spaces/windows.py)
         self.window_name = window_name
 
     @property
@@ -159,7 +159,7 @@ class LocalProvider(Provider):
         config.ensure_private_dir(self._profile.parent)
         config.ensure_private_dir(self._profile)
         headed = not headless_enabled()
-        # headed: the launch window is the person's own (host/windows.py), titled as their space
+        # headed: the launch window is the person's own (host/spaces/windows.py), titled as their space
         extra = [f"--window-name={self.window_name}"] if headed and self.window_name else []
         if self.embedded:
             # launched from the loop's own thread: the death signal follows this thread, and

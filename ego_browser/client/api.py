@@ -56,9 +56,9 @@ async def profiles() -> list[dict[str, Any]]:
 @contextlib.asynccontextmanager
 async def embedded() -> AsyncIterator[Any]:
     """Run the host inside this process for the duration of the block (no daemon)."""
-    from ..host import features
-    from ..host.core import Host
-    from ..host.ops import load_all
+    from ..host.core import features
+    from ..host.core.host import Host
+    from ..host.core.dispatch import load_all
 
     load_all()
     import fcntl

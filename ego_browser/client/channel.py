@@ -5,7 +5,7 @@ host on first use when none answers (a detached ``ego-browser host serve`` that
 reports readiness through a pipe), multiplexes concurrent calls over one connection, and
 turns a lost connection into ``HostDisconnected`` for every call in flight.
 
-Every call has a deadline: the host's own deadline for the request (``host/ops.py``) plus
+Every call has a deadline: the host's own deadline for the request (``host/core/dispatch.py``) plus
 ``REPLY_MARGIN``. A host that takes the connection but never answers (frozen, SIGSTOP'd)
 costs the round ``HostUnresponsive`` at that point, never a hang. Arguments with no JSON form
 are the caller's ``InvalidArgument`` on both channels, so embedded and daemon hosts agree.
@@ -27,8 +27,8 @@ import orjson
 
 from .. import config, jsonsafe
 from ..errors import BrowserUnavailable, HostDisconnected, HostUnresponsive, InvalidArgument, from_wire
-from ..host import wire
-from ..host.ops import request_deadline
+from ..wire import protocol as wire
+from ..host.core.dispatch import request_deadline
 
 logger = logging.getLogger("ego_browser.client")
 
@@ -271,7 +271,7 @@ async def start_host() -> None:
     """Start the background host (if no other round is starting it) and wait until it answers."""
     config.ensure_home()
     run_dir = config.ensure_private_dir(config.run_dir())
-    from ..host.lockfile import nudge, running_host
+    from ..wire.lockfile import nudge, running_host
 
     pid = running_host(run_dir)
     if pid is not None:
@@ -364,7 +364,7 @@ def _socket_file(path: str) -> tuple[int, int] | None:
 def connect_ahead(loop: asyncio.AbstractEventLoop) -> None:
     """Open the connection to this home's host on ``loop`` now, for the round's first call.
 
-    Used by the warm worker's spare child (``round_spare.py``): ≈1 ms of the round's path.
+    Used by the warm worker's spare child (``round/spare.py``): ≈1 ms of the round's path.
     The host serves connections that never send a request, and its idle limit counts requests,
     not connections. A connection the round cannot use (another home in the round's
     environment, a host gone meanwhile) is dropped and the round connects as usual.

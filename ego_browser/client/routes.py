@@ -33,7 +33,7 @@ _UNSET: Any = object()
 #: ms each long poll of a handler route waits (below the host's lease, route_handlers.LEASE)
 _POLL_MS = 2000
 
-#: as ``host/route_ops.ROUTE_BODY_MAX``: refused here before 32 MiB cross the socket
+#: as ``host/ops/route_ops.ROUTE_BODY_MAX``: refused here before 32 MiB cross the socket
 ROUTE_BODY_MAX = 32 * 1024 * 1024
 
 

@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from ..host.store import OPEN, UNMANAGED
+from ..host.core.store import OPEN, UNMANAGED
 
 __all__ = ["Activity", "LOG_SIZE"]
 

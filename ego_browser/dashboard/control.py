@@ -15,7 +15,7 @@ import math
 from typing import Any
 
 from ..errors import CdpError, EgoError, InvalidArgument, InvalidState
-from ..host.store import OPEN, UNMANAGED
+from ..host.core.store import OPEN, UNMANAGED
 from ..states import OpenedBy, Ownership
 from .model import pending_chooser
 

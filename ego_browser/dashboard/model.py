@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..host.store import OPEN, UNMANAGED
+from ..host.core.store import OPEN, UNMANAGED
 
 __all__ = ["overview", "page_rows", "pending_chooser"]
 

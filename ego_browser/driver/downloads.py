@@ -2,7 +2,7 @@
 
 Downloads themselves are the browser's (``Browser.downloadWillBegin``/``downloadProgress`` on
 the browser connection, files named by guid in a folder per browser): the host keeps them
-(``host/downloads.py``). What belongs to a page is its one armed waiter: armed at call time
+(``host/features/downloads.py``). What belongs to a page is its one armed waiter: armed at call time
 (``page.arm_download``, before the action that starts the download is sent), it takes the next
 download that page begins, which the host offers it with :meth:`PageDownloads.offer`.
 """

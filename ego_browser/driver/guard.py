@@ -19,7 +19,7 @@ CSP only ever adds restrictions, and an ``about:blank`` or ``srcdoc`` iframe inh
 parent's. A dedicated worker's WebSocket follows its own script's policy (none added): a gap.
 
 Confirmation rules that act on requests (a form post to a listed origin, a download, a payment
-card number sent: ``host/consent_holds.py``) use the same interception: ``hold(space_id, params)``
+card number sent: ``host/features/consent_holds.py``) use the same interception: ``hold(space_id, params)``
 is asked about every request the list lets through (and every document's response) and may
 return an awaitable yes/no; the request stays paused until it resolves, then continues or fails
 (a refused document with ``Aborted``: the tab stays where it was, nothing reached the server).

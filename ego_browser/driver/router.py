@@ -10,7 +10,7 @@ disabled when the last goes, so a page nobody routes pays nothing.
 
 A route is ``{id, pattern, regex, action, times}``: ``action`` is ``{"fulfill": {...}}``,
 ``{"abort": reason}`` or ``{"continue": {...}}`` (declarative: it outlives the round that made
-it), or ``{"handler": queue}`` (the round decides: ``host/route_ops.py``). The page's own routes
+it), or ``{"handler": queue}`` (the round decides: ``host/ops/route_ops.py``). The page's own routes
 come first, newest first (Playwright's order), then its space's (``space_routes``, set by the
 host). A request no route takes continues unchanged.
 """
@@ -51,7 +51,7 @@ class _Page(Protocol):
 
 
 def new_route(pattern: str, regex: str, flags: int, action: dict[str, Any], times: int | None) -> dict[str, Any]:
-    """A route (``regex`` compiled by the caller's checks already: ``host/route_ops.py``)."""
+    """A route (``regex`` compiled by the caller's checks already: ``host/ops/route_ops.py``)."""
     return {"id": next(_route_ids), "pattern": pattern, "rx": re.compile(regex, flags), "action": action,
             "times": times, "used": 0}
 
@@ -160,7 +160,7 @@ class Router:
                     if route["times"] is not None and route["used"] >= route["times"]:
                         self._drop(route)
                     action = route["action"]
-                    if "handler" in action:  # a round decides (host/route_handlers.HandlerQueue)
+                    if "handler" in action:  # a round decides (host/features/route_handlers.HandlerQueue)
                         queue = action["handler"]
                         decision = await queue.decide(info)
                         if queue.gone:

@@ -1,7 +1,7 @@
 """What the page driver needs from whoever hosts it, as small typed interfaces.
 
 The driver never imports the host: the host hands these in with each call that needs them
-(``host/page_site.py`` implements both for one page of one task space).
+(``host/core/page_site.py`` implements both for one page of one task space).
 """
 
 from __future__ import annotations

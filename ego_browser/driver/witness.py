@@ -1,6 +1,6 @@
 """What the journal learns about an action's target while the action runs.
 
-The host's journal (``host/journal_ops.py``) sets :data:`WITNESS` around an element action; the
+The host's journal (``host/ops/journal_ops.py``) sets :data:`WITNESS` around an element action; the
 action's first resolver is then wrapped so that the element it resolves to is described once,
 in the page, before any input (``js/utility/journal_target.js``: role, name, the stable
 locators and whether each is unique). Nothing runs when no journal listens, and a description

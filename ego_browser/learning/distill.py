@@ -1,4 +1,4 @@
-"""Distilling a space's journal (``host/journal.py``) into a draft learned tool (issue 28 §2).
+"""Distilling a space's journal (``host/core/journal.py``) into a draft learned tool (issue 28 §2).
 
 :func:`distill` is pure: the journal, the span of rounds, the tool's name, the agent's renames
 and what the last page showed in, the draft (source and facts) out. The draft is an

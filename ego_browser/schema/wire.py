@@ -4,7 +4,7 @@ A round sends ``{"op": <name>, "a": {...}}``. The op's name is its member's ``ap
 (``Page.click`` -> ``"page.click"``, ``TaskSpace.pages`` -> ``"task.pages"``); the arguments
 are the member's parameters plus an *envelope* saying where the call applies (the space id,
 the page label, the round's input token). The host binds them once against this form
-(``host/ops.py``): declared defaults, the compiled checks, unknown names refused.
+(``host/core/dispatch.py``): declared defaults, the compiled checks, unknown names refused.
 
 Most members go over the wire exactly as declared. What differs is written here, once:
 

@@ -1,6 +1,6 @@
 """A space's trace as a video with captions: ``task.record_video`` and ``trace export --video``.
 
-Frames: the trace's pictures (one after each journaled action, ``host/trace_pictures.py``),
+Frames: the trace's pictures (one after each journaled action, ``host/features/trace_pictures.py``),
 each shown :data:`SECONDS` seconds under a caption that names the round (and the agent's last
 status note in it, ``task.set_status``), the action, its target and value (or its error). Encoder: Debian's ``ffmpeg`` program (docs/architecture.md,
 "Video", says why), run as a child with a deadline: WebM (VP8), which every Chromium plays,

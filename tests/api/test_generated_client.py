@@ -26,7 +26,7 @@ def test_generated_modules_are_up_to_date():
 
 def test_public_names_come_from_the_schema():
     import ego_browser
-    from ego_browser import runner
+    from ego_browser.round import runner
     from ego_browser.schema.spec import CLASSES, FUNCTIONS, OBJECTS
 
     from ego_browser import errors

@@ -10,7 +10,7 @@ import pytest
 
 from ego_browser import errors
 from ego_browser.driver.handles import ElementHandle
-from ego_browser.host.store import Store
+from ego_browser.host.core.store import Store
 from ego_browser.states import CreatedBy, OpenedBy, Ownership, PageState
 
 DOCS = Path(__file__).resolve().parent.parent.parent / "docs" / "api.md"

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from ego_browser.errors import HostOverloaded
-from ego_browser.host.admission import Admission, admitted
+from ego_browser.host.core.admission import Admission, admitted
 
 
 @pytest.mark.asyncio

@@ -8,7 +8,7 @@ import logging
 import sqlite3
 
 from ego_browser.errors import PageClosed, StateStoreUnwritable
-from ego_browser.host.core import Host
+from ego_browser.host.core.host import Host
 
 
 async def _fail(exc: BaseException) -> None:

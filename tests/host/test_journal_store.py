@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from ego_browser.host import journal as jmod
-from ego_browser.host.journal import Journal, masked_value
+from ego_browser.host.core import journal as jmod
+from ego_browser.host.core.journal import Journal, masked_value
 
 
 def book() -> Journal:

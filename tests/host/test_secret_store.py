@@ -19,9 +19,9 @@ from keyring.backend import KeyringBackend
 from keyring.backends import fail
 
 from ego_browser.errors import InvalidArgument, SecretNotFound
-from ego_browser.host.secret_book import MaskingFilter, SecretBook
+from ego_browser.host.core.secret_book import MaskingFilter, SecretBook
 from ego_browser.secret_ref import Secret, marker_name, secret
-from ego_browser.secret_store import SecretStore, secret_key_path
+from ego_browser.host.core.secret_store import SecretStore, secret_key_path
 
 ROOT = Path(__file__).resolve().parents[2]
 VALUE = "pa55/w&rd-42"

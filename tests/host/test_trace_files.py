@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import base64
 
-from ego_browser.host import trace_pictures
-from ego_browser.host.trace_pictures import Pictures
+from ego_browser.host.features import trace_pictures
+from ego_browser.host.features.trace_pictures import Pictures
 from ego_browser.trace.playwright_script import locator_code, playwright_script
 
 

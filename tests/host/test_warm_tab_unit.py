@@ -1,5 +1,5 @@
 """The spare tab is made when the host is quiet, not while a new space's first round runs
-(host/warm_tab.py): without a browser, the maker is replaced by an event."""
+(host/spaces/warm_tab.py): without a browser, the maker is replaced by an event."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ego_browser.host import warm_tab
+from ego_browser.host.spaces import warm_tab
 
 
 class QuietHost:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from ego_browser import cli, commands
+from ego_browser import cli
+from ego_browser.cli import commands
 from tests.conftest import ROOT
 
 BOUND = 180  # a host start on a loaded machine; never reached when all is well

@@ -10,7 +10,7 @@ import pytest
 
 import ego_browser
 from ego_browser.errors import HostOverloaded
-from ego_browser.host.admission import Admission
+from ego_browser.host.core.admission import Admission
 
 pytestmark = pytest.mark.asyncio
 

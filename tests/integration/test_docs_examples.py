@@ -107,7 +107,7 @@ async def test_snippet(name, source, host, shop, monkeypatch, capsys):
         assert proc.returncode == 0, f"{name} failed:\n{proc.stderr}"
         return
     import ego_browser
-    from ego_browser.runner import compile_script, script_globals
+    from ego_browser.round.runner import compile_script, script_globals
 
     monkeypatch.setenv("EGO_BROWSER_LEARNINGS_DIR", str(LEARNINGS))
     before = {s["id"] for s in await ego_browser.list_task_spaces()}

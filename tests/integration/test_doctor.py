@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ego_browser import doctor
+from ego_browser.cli import doctor
 from tests.conftest import ROOT
 
 BOUND = 240

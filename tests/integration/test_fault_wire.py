@@ -20,7 +20,7 @@ import ego_browser
 from ego_browser import jsonsafe
 from ego_browser.cdp import Connection
 from ego_browser.errors import CdpError, HostUnresponsive, InvalidArgument
-from ego_browser.host import wire
+from ego_browser.wire import protocol as wire
 from tests.cdp.test_transport import FakePeer
 
 SURROGATE_PAGE = """<title>t</title><p id=x>ok</p><input id=q>
@@ -150,7 +150,7 @@ def test_wire_mends_surrogates_and_names_unencodable_values():
 
 
 def test_host_answers_even_when_its_reply_cannot_be_encoded():
-    from ego_browser.host.server import _encode_reply
+    from ego_browser.host.core.server import _encode_reply
 
     frame = _encode_reply(7, "page.evaluate", {"i": 7, "r": {"x": object()}})
     msg = wire.decode(frame[wire.HEADER.size:])

@@ -35,7 +35,7 @@ def _status(r: Rounds) -> str:
 
 def _no_orphan(r: Rounds, listed: int) -> bool:
     """``listed`` tabs in spaces, none that no space lists; the host may have prepared one spare
-    tab for the next new space in the background (host/warm_tab.py), which status counts."""
+    tab for the next new space in the background (host/spaces/warm_tab.py), which status counts."""
     tabs, orphans = _tabs(r)
     return orphans == 0 and tabs in (listed, listed + 1)
 
@@ -273,7 +273,7 @@ def test_a_full_disk_gives_a_documented_error_no_orphan_tab_and_keeps_the_snapsh
 
 
 def test_closed_pages_and_finished_spaces_are_pruned(tmp_path):
-    from ego_browser.host.store import CLOSED, CLOSED_PAGES_KEPT, CLOSED_SPACES_KEPT, Store
+    from ego_browser.host.core.store import CLOSED, CLOSED_PAGES_KEPT, CLOSED_SPACES_KEPT, Store
 
     store = Store(tmp_path / "state.sqlite3")
     keeper, _ = store.create_space_with_page(name="long", isolated=False, context_id=None, profile_id="default",

@@ -44,7 +44,7 @@ async def test_spaces_spread_over_both_nodes_and_sessions_go_back_after_finish(o
 
 
 def test_doctor_checks_the_grid(grid):
-    from ego_browser.doctor import check_grid
+    from ego_browser.cli.doctor import check_grid
 
     from tests.grid import free_port
 

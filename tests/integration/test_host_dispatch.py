@@ -12,7 +12,7 @@ import inspect
 import pytest
 
 from ego_browser.errors import InvalidArgument
-from ego_browser.host import ops
+from ego_browser.host.core import dispatch as ops
 from ego_browser.schema import wire
 from ego_browser.schema.spec import OMIT, members
 
@@ -20,7 +20,7 @@ from ego_browser.schema.spec import OMIT, members
 @pytest.fixture(scope="module")
 def table() -> dict[str, ops.OpSpec]:
     ops.load_all()
-    import ego_browser.host.server  # noqa: F401 - registers host.status
+    import ego_browser.host.core.server  # noqa: F401 - registers host.status
 
     return ops.OPS
 

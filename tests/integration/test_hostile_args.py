@@ -16,7 +16,7 @@ import pytest
 
 import ego_browser
 from ego_browser.errors import InvalidArgument
-from ego_browser.host.ops import MARGIN
+from ego_browser.host.core.dispatch import MARGIN
 from ego_browser.schema import validate
 
 PAGE = ("<button id=b style='width:200px;height:60px' onclick='window.n = (window.n || 0) + 1'>b</button>"

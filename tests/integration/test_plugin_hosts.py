@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from ego_browser import plugins
+from ego_browser.cli import plugins
 from tests.conftest import ROOT
 
 BIN = ROOT / ".deps" / "plugin-hosts" / "node_modules" / ".bin"

@@ -215,7 +215,7 @@ import asyncio, sys
 import ego_browser
 from ego_browser.client.channel import InProcessChannel, set_default_channel
 from ego_browser.browser_profiles import store
-from ego_browser.host.spaces import list_task_spaces
+from ego_browser.host.ops.spaces import list_task_spaces
 
 async def main():
     prof = store.create("Work", created_from="a closed Chromium")  # imported: its own browser

@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 import ego_browser
-from ego_browser import config, profile_commands
+from ego_browser import config
+from ego_browser.cli import profile_commands
 from ego_browser.client.channel import current_channel
 from ego_browser.errors import InvalidArgument, InvalidState, ProfileNotFound
 from ego_browser.browser_profiles import aes, crypto, leveldb, store

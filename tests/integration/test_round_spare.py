@@ -1,4 +1,4 @@
-"""The warm worker's spare child (round_spare.py) and its package watch (pkgwatch.py): a real
+"""The warm worker's spare child (round/spare.py) and its package watch (round/pkgwatch.py): a real
 host and worker. Every wait is on a condition with a deadline, never a sleep for luck."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from ego_browser import pkgwatch
+from ego_browser.round import pkgwatch
 from tests.conftest import ROOT, Rounds
 from tests.integration.test_round_worker import _wait_worker, kill_round_then_wait_for_its_child
 from tests.procs import process_tree
@@ -56,7 +56,7 @@ def test_two_rounds_in_a_row_each_see_only_their_own_state(rounds, tmp_path):
         "import os, sys, ego_browser\n"
         "print(os.getpid(), os.getcwd(), os.environ.get('ROUND_VAR'), sys.argv[1:] == ['-e', sys.argv[2]])\n"
         "print('kept' in globals(), 'LEAKED' in os.environ, 'leaked_module' in sys.modules,\n"
-        "      hasattr(ego_browser, 'leaked'), '/leaked' in sys.path, 'ego_browser.round_worker' in sys.modules)\n"
+        "      hasattr(ego_browser, 'leaked'), '/leaked' in sys.path, 'ego_browser.round.worker' in sys.modules)\n"
         "t = await task_space('spare-b')\nprint(await t.page('p1').url())\n"
     )
     outs = []
@@ -88,7 +88,7 @@ def test_an_edited_package_file_is_used_by_the_next_round(tmp_path):
     shutil.copytree(ROOT / "ego_browser", site / "ego_browser", ignore=shutil.ignore_patterns("__pycache__"))
     r = Rounds(str(tmp_path / "home"))
     r.env["PYTHONPATH"] = str(site)
-    probe = "import ego_browser, sys\nprint(ego_browser.__file__, ego_browser.__version__, 'ego_browser.round_worker' in sys.modules)\n"
+    probe = "import ego_browser, sys\nprint(ego_browser.__file__, ego_browser.__version__, 'ego_browser.round.worker' in sys.modules)\n"
     def run(script: str) -> subprocess.CompletedProcess:  # not from the checkout (-m puts cwd first)
         return subprocess.run([sys.executable, "-m", "ego_browser", "-e", script], env=r.env, capture_output=True,
                               text=True, timeout=60, cwd=str(tmp_path))

@@ -42,7 +42,7 @@ def test_a_forgotten_await_on_the_last_line_prints_only_the_error(rounds, server
     assert proc.returncode == 1, proc.stderr
     assert "EGO_MISSING_AWAIT" in proc.stderr and "at line 4: print(p.title())" in proc.stderr
     assert "Traceback" not in proc.stderr and "CancelledError" not in proc.stderr, proc.stderr
-    assert "ego_browser/runner.py" not in proc.stderr
+    assert "ego_browser/round/runner.py" not in proc.stderr
 
 
 def test_the_same_round_with_await_is_clean(rounds, server):

@@ -26,12 +26,12 @@ def _wait_worker(rounds) -> None:
 
 
 def _in_worker(rounds, **kw) -> subprocess.CompletedProcess:
-    return rounds.run("import sys\nprint('ego_browser.round_worker' in sys.modules)\n", **kw)
+    return rounds.run("import sys\nprint('ego_browser.round.worker' in sys.modules)\n", **kw)
 
 
 def test_socket_path_matches_config(monkeypatch, tmp_path):
     from ego_browser import config
-    from ego_browser.round_client import worker_socket_path
+    from ego_browser.cli.round_client import worker_socket_path
 
     monkeypatch.setenv("EGO_BROWSER_HOME", str(tmp_path / "h"))
     assert worker_socket_path() == str(config.run_dir() / "worker.sock")
@@ -75,8 +75,8 @@ def test_trivial_round_imports_neither_asyncio_nor_ssl(rounds):
                           env=rounds.env, capture_output=True, text=True, timeout=60)
     assert proc.stdout == "1\n"
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
-    assert "ego_browser.round_client" in imported
-    assert not imported & {"asyncio", "ssl", "_ssl", "typing", "ego_browser.runner", "ego_browser.client.channel"}
+    assert "ego_browser.cli.round_client" in imported
+    assert not imported & {"asyncio", "ssl", "_ssl", "typing", "ego_browser.round.runner", "ego_browser.client.channel"}
     # nor the error classes (~1 ms): the package names them lazily, and a round's process raises none
     assert "ego_browser.errors" not in imported
 
@@ -91,7 +91,7 @@ def test_round_process_start_runs_no_import_finder(rounds):
                           env=rounds.env, capture_output=True, text=True, timeout=60)
     assert proc.stdout == "1\n"
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
-    assert "ego_browser.round_client" in imported
+    assert "ego_browser.cli.round_client" in imported
     assert not {name for name in imported if name.startswith("__editable__")}
     assert not imported & {"pathlib", "re", "fnmatch"}  # the finder's (runpy imports importlib.util)
 
@@ -154,13 +154,13 @@ def test_worker_leaves_with_the_host(tmp_path):
         pytest.fail("the round worker outlived `host stop`")
     assert not os.path.exists(tmp_path / "home" / "run" / "worker.sock")
     # with no host (and so no worker) a round still runs, in its own process
-    proc = r.run("import sys\nprint('ego_browser.round_worker' in sys.modules)\n")
+    proc = r.run("import sys\nprint('ego_browser.round.worker' in sys.modules)\n")
     assert proc.stdout == "False\n"
 
 
 def test_fingerprint_sees_a_changed_code_file(tmp_path):
     """Unit check of the fallback staleness test (no inotify): any code file's change shows."""
-    from ego_browser import pkgwatch
+    from ego_browser.round import pkgwatch
 
     pkg = tmp_path / "pkg"
     (pkg / "sub").mkdir(parents=True)

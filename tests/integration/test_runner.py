@@ -60,7 +60,7 @@ def test_other_exceptions_show_script_frames_only(rounds):
     assert proc.returncode == 1 and proc.stdout == "x\n"
     assert "ZeroDivisionError: division by zero" in proc.stderr
     assert "at line 2: return 1 / 0" in proc.stderr
-    assert "runner.py" not in proc.stderr and "asyncio" not in proc.stderr
+    assert "round/runner.py" not in proc.stderr and "asyncio" not in proc.stderr
 
 
 def test_trivial_round_does_not_start_a_host(tmp_path):

@@ -156,7 +156,7 @@ from pathlib import Path
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG, as on a full disk
 out, previous = Path(sys.argv[1]), Path(sys.argv[2])
 from ego_browser.errors import TraceUnwritable
-from ego_browser.host.trace_pictures import Pictures
+from ego_browser.host.features.trace_pictures import Pictures
 from ego_browser.trace.bundle import write_zip
 resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
 journal = {"format": 1, "space_id": 1, "rounds": [{"n": 1, "script": __import__("os").urandom(100_000).hex(), "status": "ok", "actions": []}]}

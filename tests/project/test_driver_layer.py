@@ -40,4 +40,4 @@ def test_driver_modules_import_nothing_above_them() -> None:
 def test_the_check_sees_a_host_import(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
     probe.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..host.core import Host\n")
-    assert "ego_browser.host.core" in _imported(probe)
+    assert "ego_browser.host.core.host" in _imported(probe)

@@ -1,6 +1,6 @@
 """Small modules (issue 10): no module of ego_browser is longer than 600 lines.
 
-A module past that size holds more than one concern; split it by concern (host/spaces.py became
+A module past that size holds more than one concern; split it by concern (host/ops/spaces.py became
 spaces, space_control and space_pages) rather than raising the limit.
 """
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from ego_browser import plugins
+from ego_browser.cli import plugins
 from ego_browser._version import __version__
 from ego_browser.learning.install import skill_source
 from tests.conftest import ROOT

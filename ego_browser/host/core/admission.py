@@ -1,0 +1,133 @@
+"""Admission: how many agent calls the host works on at once, and who goes next.
+
+Fifty agents on two cores all want the browser at the same moment; letting every call in
+at once makes each one slower and the slowest unbounded (whoever loses the race for the
+event loop and the renderer loses it again). So at most ``EGO_BROWSER_MAX_ACTIVE`` calls
+run; the rest wait in arrival order (a freed turn goes straight to the oldest waiter, so
+no agent starves), and past ``EGO_BROWSER_MAX_QUEUED`` waiting, or ``EGO_BROWSER_QUEUE_WAIT``
+seconds in the queue, a call is refused at once with ``EGO_HOST_OVERLOADED``: a clear
+error that nothing ran, not a hang until the call's own deadline.
+
+The wait for a turn is not taken from the call's own time: once admitted, the request's
+deadline starts again, so a click with a 3 s timeout still gets its 3 s (+ margin) on the
+page after waiting its turn. The wait is capped below the round's reply margin
+(``client.channel.REPLY_MARGIN``), so the round never gives up on a call the host still runs.
+
+Calls that wait for something another call causes (``wait_*``, arming a waiter, dialogs),
+the person's operations and the ones that free resources (``finish``, ``release``) are
+never queued: holding a turn while waiting, or refusing a clean-up, could wedge the host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from ... import config
+from ...client.channel import REPLY_MARGIN
+from ...errors import HostOverloaded
+
+__all__ = ["Admission", "admitted"]
+
+_FREE_PREFIXES = ("host.", "dashboard.", "spaces.", "profiles")
+_FREE_PARTS = ("wait", "arm_", "dialog", "events", "gate", "url_watch", "nav_mark", "control", "take_over",
+               "claim", "report", "finish", "release", "hand_off", "set_status", "list_task_spaces")
+
+
+def admitted(op: str) -> bool:
+    """Whether ``op`` takes a turn (is queued at the limit)."""
+    return not (op.startswith(_FREE_PREFIXES) or any(part in op for part in _FREE_PARTS))
+
+
+class Admission:
+    def __init__(self, limit: int | None = None, queue_max: int | None = None, wait: float | None = None) -> None:
+        self.limit = limit or config.max_active()
+        self.queue_max = queue_max or config.max_queued()
+        # past the round's margin the round would give up on a call the host still serves
+        self.wait = min(wait or config.queue_wait(), REPLY_MARGIN - 2)
+        self.active = 0
+        self._waiters: deque[asyncio.Future[None]] = deque()
+        #: calls refused, and the longest any admitted call waited for its turn (seconds)
+        self.refused = 0
+        self.longest_wait = 0.0
+        #: ``fn()`` after each change of ``active`` or ``queued`` (tests wait on it)
+        self.watchers: list[Callable[[], None]] = []
+
+    @property
+    def queued(self) -> int:
+        return len(self._waiters)
+
+    @asynccontextmanager
+    async def turn(self, op: str, deadline: float, timer: asyncio.Timeout | None = None) -> AsyncIterator[None]:
+        """Hold one turn for ``op`` while the block runs; ``timer`` (the request's deadline) is
+        set to ``deadline`` from the moment the turn is given, after any wait."""
+        if not admitted(op):
+            yield
+            return
+        if self.active < self.limit and not self._waiters:
+            self.active += 1
+            self._tell()
+        else:
+            loop = asyncio.get_running_loop()
+            if timer is not None and timer.when() is not None:
+                timer.reschedule(loop.time() + self.wait + deadline)  # the queue's refusal comes first
+            await self._queue(op)
+            if timer is not None and timer.when() is not None:
+                timer.reschedule(loop.time() + deadline)
+        try:
+            yield
+        finally:
+            self._release()
+
+    async def _queue(self, op: str) -> None:
+        if len(self._waiters) >= self.queue_max:
+            self.refused += 1
+            raise self._error(op, f"{len(self._waiters)} calls already wait for a turn", 0.0)
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(fut)
+        self._tell()
+        started = time.monotonic()
+        limit = self.wait
+        try:
+            async with asyncio.timeout(limit):
+                await fut
+        except BaseException as exc:
+            if fut.done() and not fut.cancelled():
+                self._release()  # the turn was handed over just as the wait ended: pass it on
+            else:
+                fut.cancel()
+                try:
+                    self._waiters.remove(fut)
+                except ValueError:
+                    pass
+                self._tell()
+            if isinstance(exc, TimeoutError):
+                self.refused += 1
+                raise self._error(op, f"it waited {limit:.1f}s for a turn", limit) from None
+            raise
+        self.longest_wait = max(self.longest_wait, time.monotonic() - started)
+
+    def _release(self) -> None:
+        while self._waiters:
+            fut = self._waiters.popleft()
+            if not fut.done():
+                fut.set_result(None)  # the turn passes straight on: ``active`` stays
+                self._tell()
+                return
+        self.active -= 1
+        self._tell()
+
+    def _tell(self) -> None:
+        for fn in list(self.watchers):
+            fn()
+
+    def _error(self, op: str, why: str, waited: float) -> HostOverloaded:
+        return HostOverloaded(
+            f"{op}: the host is at its admission limit ({self.active} calls running, {len(self._waiters)} waiting) "
+            f"and {why}; nothing of the call ran. Pause and repeat it, run fewer agents on this host, or raise "
+            "EGO_BROWSER_MAX_ACTIVE / EGO_BROWSER_MAX_QUEUED (docs/scale-out.md has the sizing rule)",
+            api=op, active=self.active, queued=len(self._waiters), waited_ms=round(waited * 1000),
+        )

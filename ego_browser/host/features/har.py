@@ -1,0 +1,179 @@
+"""Recording a space's requests as a HAR 1.2 file (``task.record_har``), until stopped or the
+space finishes.
+
+The recorder listens to the request log of each page of the space (``driver/network.py``):
+a request that ended becomes an entry; with ``content="embed"`` its body is read from
+Chromium then (``Network.getResponseBody``: the moment it is surely there) and put in the entry
+(text, or base64); ``"attach"`` writes it to a file beside the HAR (``content._file``, as
+Playwright's ``route_from_har`` reads it); ``"omit"`` reads no body. The file is written when the
+recording stops (atomically: a temporary file renamed), so a recording that fails leaves the
+previous file, never half of one. At most ``HAR_ENTRY_CAP`` entries are kept (the oldest go).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import datetime
+import hashlib
+import os
+import re
+from collections import deque
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlsplit
+
+import orjson
+
+from ..._version import __version__
+from ...errors import EgoError, HarUnwritable
+
+if TYPE_CHECKING:
+    from ...driver.page import PageDriver
+
+__all__ = ["HarRecorder", "HAR_ENTRY_CAP", "check_writable"]
+
+HAR_ENTRY_CAP = 5000
+
+
+def check_writable(api: str, path: str) -> None:
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK | os.X_OK) or os.path.isdir(path) or (
+            os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise HarUnwritable(f"{api}: cannot write a HAR file at {path} (its folder must exist and be writable); "
+                            "pick a writable absolute path", api=api, path=path)
+
+
+def _headers(h: dict[str, Any] | None) -> list[dict[str, str]]:
+    out = []
+    for k, v in (h or {}).items():
+        for line in str(v).split("\n"):  # CDP joins repeated headers with newlines
+            out.append({"name": str(k), "value": line})
+    return out
+
+
+def _iso(wall: float | None) -> str:
+    when = datetime.datetime.fromtimestamp(wall or 0, tz=datetime.timezone.utc)
+    return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class HarRecorder:
+    def __init__(self, path: str, content: str, url_regex: str | None, flags: int) -> None:
+        self.path = path
+        self.content = content
+        self.rx = re.compile(url_regex, flags) if url_regex else None
+        self.entries: deque[dict[str, Any]] = deque(maxlen=HAR_ENTRY_CAP)
+        self._pending: set[asyncio.Task[None]] = set()
+        self._offs: list[Any] = []
+        self._files = 0
+
+    def watch(self, driver: PageDriver) -> None:
+        def listener(rec: dict[str, Any], kind: str) -> None:
+            if kind in ("finished", "failed") and (self.rx is None or self.rx.search(rec["url"])):
+                task = asyncio.get_running_loop().create_task(self._entry(driver, dict(rec)))
+                self._pending.add(task)
+                task.add_done_callback(self._pending.discard)
+
+        driver.network.listeners.append(listener)
+
+        def off() -> None:
+            if listener in driver.network.listeners:
+                driver.network.listeners.remove(listener)
+
+        self._offs.append(off)
+
+    async def _body(self, driver: PageDriver, rec: dict[str, Any], part: str) -> bytes | None:
+        try:
+            got = await driver.network.body(rec["id"], part, "task.record_har")
+        except EgoError:
+            return None
+        if got.get("path"):
+            with open(got["path"], "rb") as f:
+                raw = f.read()
+            os.unlink(got["path"])
+            return raw
+        if got.get("base64") is not None:
+            return base64.b64decode(got["base64"])
+        text = got.get("text")
+        return None if text is None else str(text).encode()
+
+    async def _entry(self, driver: PageDriver, rec: dict[str, Any]) -> None:
+        if rec["state"] == "failed" or rec["status"] is None:
+            return  # nothing came back: route_from_har could not replay it
+        body = None
+        post = None
+        if self.content != "omit":
+            if rec["has_post_data"]:
+                post = await self._body(driver, rec, "request")
+            if not (300 <= rec["status"] < 400):
+                body = await self._body(driver, rec, "response")
+        start, resp, end = rec["start_ts"], rec["response_ts"], rec["end_ts"]
+        wait = max(0.0, ((resp or start or 0) - (start or 0)) * 1000)
+        receive = max(0.0, ((end or resp or 0) - (resp or end or 0)) * 1000)
+        mime = rec["mime_type"] or "x-unknown"
+        content: dict[str, Any] = {"size": len(body) if body is not None else -1, "mimeType": mime}
+        if body is not None:
+            if self.content == "attach":
+                name = hashlib.sha1(body).hexdigest() + _ext(mime)
+                with open(os.path.join(os.path.dirname(self.path) or ".", name), "wb") as f:
+                    f.write(body)
+                content["_file"] = name
+            else:
+                try:
+                    content["text"] = body.decode("utf-8")
+                except UnicodeDecodeError:
+                    content["text"] = base64.b64encode(body).decode()
+                    content["encoding"] = "base64"
+        url = rec["url"]
+        resp_headers = rec["response_headers"] or {}
+        request: dict[str, Any] = {
+            "method": rec["method"], "url": url, "httpVersion": rec["protocol"] or "HTTP/1.1", "cookies": [],
+            "headers": _headers(rec["request_headers"]),
+            "queryString": [{"name": k, "value": v} for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True)],
+            "headersSize": -1, "bodySize": len(post) if post is not None else 0,
+        }
+        if post is not None:
+            ctype = next((str(v) for k, v in (rec["request_headers"] or {}).items() if k.lower() == "content-type"),
+                         "application/octet-stream")
+            request["postData"] = {"mimeType": ctype, "text": post.decode("utf-8", "replace"), "params": []}
+        location = next((str(v) for k, v in resp_headers.items() if k.lower() == "location"), "")
+        self.entries.append({
+            "startedDateTime": _iso(rec["wall_time"]), "time": round(wait + receive, 3), "request": request,
+            "response": {
+                "status": rec["status"], "statusText": rec["status_text"] or "", "httpVersion": rec["protocol"] or
+                "HTTP/1.1", "cookies": [], "headers": _headers(resp_headers), "content": content,
+                "redirectURL": location, "headersSize": -1,
+                "bodySize": (rec["encoded_size"] - (rec["headers_size"] or 0)) if rec["encoded_size"] else -1,
+            },
+            "cache": {}, "timings": {"send": 0, "wait": round(wait, 3), "receive": round(receive, 3)},
+            "_resourceType": rec["resource_type"], "serverIPAddress": rec["remote_address"] or "",
+        })
+
+    async def stop(self, api: str) -> str:
+        """Write the file (after the bodies being read) and stop listening; returns its path."""
+        for off in self._offs:
+            off()
+        self._offs.clear()
+        if self._pending:
+            await asyncio.wait(set(self._pending), timeout=10.0)
+        entries = sorted(self.entries, key=lambda e: e["startedDateTime"])
+        har = {"log": {"version": "1.2", "creator": {"name": "ego_browser", "version": __version__},
+                       "pages": [], "entries": entries}}
+        tmp = f"{self.path}.tmp-{os.getpid()}"
+        try:
+            with open(tmp, "wb") as f:
+                f.write(orjson.dumps(har, option=orjson.OPT_INDENT_2))
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise HarUnwritable(f"{api}: writing {self.path} failed ({exc.strerror}); the previous file is "
+                                "unchanged", api=api, path=self.path) from None
+        return self.path
+
+
+def _ext(mime: str) -> str:
+    return {"application/json": ".json", "text/html": ".html", "text/css": ".css", "text/plain": ".txt",
+            "application/javascript": ".js", "text/javascript": ".js", "image/png": ".png", "image/jpeg": ".jpg",
+            "image/svg+xml": ".svg", "text/csv": ".csv"}.get(mime.split(";")[0].strip(), ".dat")

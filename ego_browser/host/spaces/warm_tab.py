@@ -1,0 +1,128 @@
+"""The spare tab, prepared in the background: the next new task space starts in it.
+
+A new space used to cost a new window, an attach and the page set-up on the agent's time
+(≈0.3 s idle, over 1 s under load). After a space in the default context is made, the host
+prepares the next ``host.spare_tab`` (``unlisted_tabs.py``: the one tab no space lists, taken
+by the next ``task_space("new name")``): a window opened in the background (a front window
+would hide the agent's pages, and hidden pages throttle their timers), attached, 1280×720.
+The first one is made after the host's first new space (at start-up it would compete with
+the round that started the host). Isolated spaces need their own context and do not use it.
+
+It is made once the host is quiet (no request for ``QUIET`` seconds: an agent's turn, between
+rounds), not as soon as a space took the last one: made at once, its window, renderer and
+attach competed with the new space's first navigation (on the whole-task traces its
+``Page.navigate`` took ~70 ms instead of ~20). A new space that finds one still to be made
+has it made at once and waits for it, as it waited for one being made before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING, Protocol
+
+from ..core.browser import BrowserLink
+from .viewports import DEFAULT_VIEWPORT, apply_viewport
+
+if TYPE_CHECKING:
+    from ...driver.page import PageDriver
+
+__all__ = ["WarmHost", "WarmTab"]
+
+logger = logging.getLogger(__name__)
+
+#: longest a new space waits for a spare that is being prepared
+READY_WAIT = 10.0
+#: seconds without a request before the spare is made (rounds of a task follow each other
+#: within a few ms; an agent's turn between them takes seconds)
+QUIET = 0.15
+#: the spare is made after this long even if the host never went quiet
+LATEST = 10.0
+
+
+class WarmHost(Protocol):
+    """What the spare-tab maker needs of the ``Host`` (``core`` is above it): the browser, the
+    spare tab, and attaching to a tab."""
+
+    browser: BrowserLink
+    spare_tab: str | None
+    #: requests being served, and when the last one began or ended (``time.monotonic``)
+    busy: int
+    last_request: float
+
+    async def driver(self, target_id: str) -> PageDriver: ...
+
+
+class WarmTab:
+    """The host's spare-tab maker (one per host)."""
+
+    def __init__(self, host: WarmHost) -> None:
+        self.host = host
+        self.task: asyncio.Task[None] | None = None
+        self.stopped = False
+        #: set when a new space needs the spare now (it waits in ``wait_ready``)
+        self.hurry = asyncio.Event()
+
+    async def _make(self) -> None:
+        host = self.host
+        conn = host.browser.conn
+        if conn is None or host.spare_tab is not None:
+            return
+        res = await conn.send("Target.createTarget", {"url": "about:blank", "newWindow": True, "background": True},
+                              timeout=10.0)
+        tid = res["targetId"]
+        host.browser.targets.setdefault(tid, {"targetId": tid, "type": "page", "url": "about:blank", "title": ""})
+        if self.stopped or host.spare_tab is not None:
+            await conn.send("Target.closeTarget", {"targetId": tid}, timeout=5.0)
+            return
+        host.spare_tab = tid  # listed as the spare at once: never an orphan
+        driver = await host.driver(tid)
+        await apply_viewport(driver, DEFAULT_VIEWPORT)
+
+    def refill(self) -> None:
+        if self.stopped or not self.host.browser.owned or self.host.spare_tab is not None:
+            return
+        if self.host.browser.headed:
+            return  # each space opens a window titled with its name (windows.py): no spare
+        if self.task is not None and not self.task.done():
+            return
+        self.hurry = asyncio.Event()
+        self.task = asyncio.get_running_loop().create_task(self._make_when_quiet())
+        self.task.add_done_callback(self._done)
+
+    async def _make_when_quiet(self) -> None:
+        loop = asyncio.get_running_loop()
+        latest = loop.time() + LATEST
+        while not self.hurry.is_set() and loop.time() < latest:
+            quiet_for = time.monotonic() - self.host.last_request
+            if self.host.busy == 0 and quiet_for >= QUIET:
+                break
+            # a bounded look again, not a wait for page state: the host's requests set no event
+            pause = QUIET - quiet_for if self.host.busy == 0 else QUIET
+            try:
+                await asyncio.wait_for(self.hurry.wait(), max(0.01, min(pause, latest - loop.time())))
+            except TimeoutError:
+                pass
+        await self._make()
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            logger.warning("could not prepare a spare tab: %r", task.exception())
+
+    async def wait_ready(self) -> None:
+        if self.task is not None and not self.task.done():
+            self.hurry.set()
+            try:
+                await asyncio.wait_for(asyncio.shield(self.task), READY_WAIT)
+            except Exception:  # noqa: BLE001 - the space takes a new window instead
+                pass
+
+    def on_driver(self, driver: object) -> None:
+        pass
+
+    def stop(self) -> None:
+        self.stopped = True
+        if self.task is not None:
+            self.task.cancel()
+
