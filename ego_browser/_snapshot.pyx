@@ -267,6 +267,19 @@ def render_tree(list depth, list role, list name, list flags, list key, list url
                     c = next_sibling[c]
                 eff[i] = -1 if count == 0 else i
                 wnode[i] = 1 if count == 1 else 0
+            elif rl == 9 and r == "paragraph" and not (fl[i] & C_FLAG_REF) and is_blank(<str>name[i]) \
+                    and PyUnicode_GET_LENGTH(<str>state[i]) == 0 and PyUnicode_GET_LENGTH(<str>value[i]) == 0:
+                # a bare paragraph of one node prints that node in its place (twin.render_tree)
+                count = 0
+                c = first_child[i]
+                while c != -1:
+                    if eff[c] != -1:
+                        count += 1
+                        if count > 1:
+                            break
+                    c = next_sibling[c]
+                eff[i] = i
+                wnode[i] = 1 if count == 1 else 0
             else:
                 eff[i] = i
         for i in range(n - 1, -1, -1):
@@ -294,6 +307,15 @@ def render_tree(list depth, list role, list name, list flags, list key, list url
                             single = eff[c]
                         c = next_sibling[c]
                 eff[i] = single if count == 1 else i
+            elif wnode[i] and rl == 9 and r == "paragraph":
+                # wnode: bare, one child that prints (first pass); that child's printed node
+                c = first_child[i]
+                single = -1
+                while c != -1:
+                    if eff[c] != -1:
+                        single = eff[c]
+                    c = next_sibling[c]
+                eff[i] = single
             elif rl == 9 and r == "container" and not (fl[i] & C_FLAG_REF) and is_blank(<str>name[i]):
                 count = 0
                 single = -1

@@ -102,6 +102,11 @@ def run_one(task: registry.Task, tool: str, run: int, ctx: dict) -> dict:
             rec["loads"] = _settle(app)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    if os.environ.get("BENCH_TASK_TRANSCRIPTS"):  # where the bytes go: every round's output, to read
+        out_dir = Path(os.environ["BENCH_TASK_TRANSCRIPTS"])
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / f"{task.key}-{tool}-r{run}.txt").write_text(
+            "".join(f"=== round {i + 1} ({len(t.encode())} bytes)\n{t}\n" for i, t in enumerate(cost.transcript)))
     rec.update(seconds=cost.seconds, turns=cost.turns, calls=cost.calls, bytes=cost.bytes, floor=sum(rec["loads"]),
                stale_failures=cost.stale_failures, other_failures=len(cost.failed_rounds) - cost.stale_failures,
                failed_rounds=cost.failed_rounds, relooks=cost.relooks, changing_looks=cost.changing_looks)

@@ -93,8 +93,8 @@ class PageDriver:
         # (options, text, main document's loader id) of the last snapshot printed, for
         # snapshot(changes=True); memory only
         self.snapshot_prev: tuple[Any, str, str | None] | None = None
-        # (round token, header) of the last snapshot header printed: once per round (snapshot_ops)
-        self.snapshot_header: tuple[Any, str] | None = None
+        # (round token, page part, space part) of the last snapshot header printed (snapshot_ops)
+        self.snapshot_header: tuple[Any, str, str] | None = None
         self._offs: list[Callable[[], None]] = []
         self._waiters: list[asyncio.Future[None]] = []
         #: the page's native file choosers (``driver/choosers.py``); the host may hand in one it

@@ -103,7 +103,7 @@ on every use. Building one never touches the page.
 """
 
 TOPICS["snapshot"] = """\
-    [p1 "Checkout" | space "shopping"(12): 2 managed, 1 untracked — p1* "Checkout", p2 "Cart"]
+    [p1 "Checkout" | space "shopping"(12) with p2 "Cart", 1 untracked]
     root
      heading "Checkout" [level=1]
      form "Sign in"
@@ -119,33 +119,27 @@ TOPICS["snapshot"] = """\
      iframe [ref=12]
       root
        button "Pay" [ref=13]
-- Header: label, title, space and its Pages (* this one); a later look in the same round whose
-  header has not changed prints "[p1]" only. "(changing: ...)" after it: the page was still
-  drawing or fetching; page.wait_for_settled(), then look again.
-- One node per line, one space per level: role "name" [state]... [ref=N, url=...]: value; a
-  quoted string alone is text. ref= marks what a pointer can act on. url= only where
-  the name does not say where a link goes (no name, a name shared by links to other places;
-  another site as its host). Web components' shadow and slotted content prints where it shows.
+- Header: the page, its space and the space's other pages, printed whole when that part
+  changed, else [p1 "Title"] ([p1] later in the same round). "(changing: ...)": the page was
+  still drawing; page.wait_for_settled(), then look again.
+- A line: role "name" [state]... [ref=N, url=...]: value, one space per level; a quoted string
+  alone is text. ref= marks what a pointer can act on; url= only where the name does not tell
+  where a link goes (another site: its host). Shadow and slotted content prints where it shows.
 - States: [checked(=mixed)] [pressed] [selected] [expanded]/[collapsed] [disabled] [required]
   [invalid] [readonly] [focused] [level=N]. ": value" is the live value (100 chars; a password
-  ": ***"). Wrappers, repeated labels and lone cells add no line; no text is dropped.
+  ": ***"). Wrappers and repeated labels add no line; no text is dropped.
 - scope: only_within_viewport (default), full_page, subtree (root= a ref or a selector).
-- interactive=True: what you act on, with the headings, landmarks and row cells that locate it;
-  a ref with no name carries its text (listitem [ref=7]: Rename F2).
-- grep="text" or "/regex/": only matching lines, under the ancestors and heading that locate them.
-- to_file=True: write the look to a file; prints its path and a one-line summary.
-- changes=True: what changed since the previous look with the same options ("+ " added, "- "
-  removed, "~ " changed, under their ancestors). After a navigation: the new document, each
-  landmark printed as before shown as one line: navigation "Main" = unchanged (13 lines, @40-@51
-  were @3-@14) — the k-th ref of the range is the k-th before.
-- max_length=N cuts at a line; the last line says "[… cut ...]".
-- Refs are per Page, durable across rounds, never reused. A number names one role, name and link
-  target: a node that became something else gets a new number and the old one raises StaleRef
-  saying what it is now (nothing is acted on); a node replaced by an identical one is followed.
-  After a navigation, nodes that survived (same frame, landmarks, role, name, target: header,
-  sidebar) keep their refs; other refs raise StaleRef. For code you will reuse (a later round, a fresh load), ask for locators:
-  snapshot(locators=True) prints loc=css:#email / loc=href:/terms where unique, and
-  page.locator_of("@4") returns one ("loc=css:#email") or None.
+- interactive=True: what you act on and the headings, landmarks and row cells that locate it; a
+  nameless ref carries its text (listitem [ref=7]: Rename F2).
+- grep="text" or "/regex/": matching lines under what locates them. to_file=True: a file to
+  search, its path and a summary printed. max_length=N cuts at a line ("[… cut ...]").
+- changes=True: what changed since the last look with the same options (+ added, - removed,
+  ~ changed). After a navigation a landmark as before is one line: navigation "Main" =
+  unchanged (13 lines, @40-@51 were @3-@14), the k-th ref for the k-th before.
+- Refs are per page, durable across rounds, never reused; one names one role, name and target.
+  After a navigation, nodes that survived (header, sidebar) keep theirs. A ref whose node is
+  gone or became something else raises StaleRef (nothing is acted on). For code you reuse,
+  snapshot(locators=True) adds loc=css:#email / loc=href:/terms; page.locator_of("@4") gives one.
 """
 
 TOPICS["runner"] = """\
@@ -308,13 +302,11 @@ also after a navigation), `interactive=True` (only what you act on), `grep="Orde
 
 ## Refs and loc=
 
-A ref (`@12`) names exactly the node the snapshot showed; use it in the next round
-(`await page.click("@12")`). Refs survive rounds, and navigation where the node survives
-(same landmarks, role, name and target: the site's header and sidebar); other refs of the old
-document are stale (`StaleRef`: take a new snapshot), as is a ref whose node became something
-else. For scripts you reuse, `page.locator_of("@12")` (or `snapshot(locators=True)`) gives a
-`loc=` selector (`loc=href:/product.html?id=k3`, `loc=css:#q`) that also works after navigation.
-Text and CSS work too (`text=Add to cart`, `#q`).
+A ref (`@12`) names the node the snapshot showed; use it in the next round
+(`await page.click("@12")`). Refs last across rounds, and across navigation where the node did
+(the site's header and sidebar); others raise `StaleRef` (look again). For scripts you reuse,
+`page.locator_of("@12")` gives a `loc=` selector (`loc=href:/product.html?id=k3`) that works
+after navigation. Text and CSS work too (`text=Add to cart`, `#q`).
 
 ```bash
 ego-browser <<'EOF'

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from ..errors import InvalidArgument
 
-__all__ = ["lean_urls", "grep_lines", "document_delta", "summary", "LANDMARKS"]
+__all__ = ["lean_urls", "grep_lines", "document_delta", "summary", "line_parents", "LANDMARKS"]
 
 
 #: targets that leave the site (a same-origin target prints as a path)
@@ -72,7 +72,9 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
-def _parents(lines: list[str]) -> list[int]:
+def line_parents(lines: list[str]) -> list[int]:
+    """The index of each printed line's parent line (by indentation), -1 for a top line: the one
+    line parser of ``grep_lines``, ``document_delta`` and ``modes.diff_lines``."""
     parent = [-1] * len(lines)
     stack: list[tuple[int, int]] = []
     for i, line in enumerate(lines):
@@ -90,7 +92,7 @@ def grep_lines(body: str, grep: str) -> str:
     heading above it that locate it (printed once), then a count line."""
     match = _pattern(grep)
     lines = body.split("\n") if body else []
-    parent = _parents(lines)
+    parent = line_parents(lines)
     keep = [False] * len(lines)
     hits = 0
     heading = -1

@@ -14,6 +14,7 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 from typing import Any
 
+from .looks import line_parents
 from .twin import FLAG_REF
 
 __all__ = ["interactive_table", "diff_lines", "DIFF_MAX_LINES"]
@@ -115,19 +116,6 @@ def _carry_text(depth: list[Any], role: list[Any], name: list[Any], flags: list[
 DIFF_MAX_LINES = 4000
 
 
-def _parents(lines: list[str]) -> list[int]:
-    parent = [-1] * len(lines)
-    stack: list[tuple[int, int]] = []  # (indent, index)
-    for i, line in enumerate(lines):
-        ind = len(line) - len(line.lstrip(" "))
-        while stack and stack[-1][0] >= ind:
-            stack.pop()
-        if stack:
-            parent[i] = stack[-1][1]
-        stack.append((ind, i))
-    return parent
-
-
 def _identity(line: str) -> str:
     """What names a line's node across snapshots: its ref, else its indent, role and name."""
     at = line.find("[ref=")
@@ -195,7 +183,7 @@ def diff_lines(old: list[str], new: list[str]) -> tuple[list[str], dict[str, int
                 block.append(("+", j))
         entries.extend(("-", i) for i in range(i1, i2) if i not in paired)
         entries.extend(block)
-    po, pn = _parents(old), _parents(new)
+    po, pn = line_parents(old), line_parents(new)
     out: list[str] = []
     shown: list[str] = []  # the chain of lines printed above the current point
     for mark, i in entries:

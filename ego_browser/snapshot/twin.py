@@ -24,7 +24,9 @@ Compaction (order kept, idempotent): drop blank text (whitespace, NBSP, zero-wid
 an unnamed, ref-less ``container`` left with no child is dropped, with one child is replaced
 by that child, with several is kept; an unnamed, ref-less, stateless ``cell`` directly in a
 ``row`` (``listitem`` directly in a ``list``) with exactly one child is replaced by that child
-(each cell still prints one line in its row, so columns stay aligned); every other node is kept.
+(each cell still prints one line in its row, so columns stay aligned), and so is a ``paragraph``
+with no ref, name, state or value of its own (a paragraph of one text prints that text's line);
+every other node is kept.
 """
 
 from __future__ import annotations
@@ -70,6 +72,12 @@ def _lone_item(i: int, r: str, parent: list[Any], role: list[Any], name: list[An
         p = parent[p]
     if p == -1 or role[p] != ("row" if r == "cell" else "list"):
         return False
+    return not (flags[i] & FLAG_REF) and is_blank(name[i]) and not state[i] and not value[i]
+
+
+def _bare(i: int, flags: list[Any], name: list[Any], state: list[Any], value: list[Any]) -> bool:
+    """No ref, name, state or value of its own: a paragraph like that holding one node prints
+    that node in its place (its text line)."""
     return not (flags[i] & FLAG_REF) and is_blank(name[i]) and not state[i] and not value[i]
 
 
@@ -138,6 +146,9 @@ def render_tree(
             count = sum(1 for c in _children(i, first_child, next_sibling) if eff[c] != -1)
             eff[i] = -1 if count == 0 else i
             transparent[i] = count == 1
+        elif r == "paragraph" and _bare(i, flags, name, state, value):
+            eff[i] = i
+            transparent[i] = sum(1 for c in _children(i, first_child, next_sibling) if eff[c] != -1) == 1
         else:
             eff[i] = i
     # effective node per index: itself (kept), a descendant (replaced container) or -1 (dropped)
@@ -145,7 +156,8 @@ def render_tree(
         r = role[i]
         if r == "text":
             eff[i] = -1 if is_blank(name[i]) else i
-        elif (r == "cell" or r == "listitem") and _lone_item(i, r, parent, role, name, flags, state, value, transparent):
+        elif ((r == "cell" or r == "listitem") and _lone_item(i, r, parent, role, name, flags, state, value, transparent)) \
+                or (r == "paragraph" and _bare(i, flags, name, state, value)):
             c = first_child[i]
             single = -1
             count = 0

@@ -399,11 +399,14 @@ COMPACT = """
 async def test_b75_header_budget_and_compaction(task, server):
     page = task.page("p1")
     await page.goto(server.page("/s75", COMPACT))
+    alone = (await page.snapshot()).split("\n", 1)[0]
+    # a page alone in its space: its label, title and space, nothing said twice
+    assert re.fullmatch(r'\[p1 "[^"]*" \| space "[^"]+"\(\d+\)\]', alone), alone
     p2 = await task.new_page()
     await p2.goto(server.page("/s75b", "<p>second</p>"))
     text = await page.snapshot(scope="full_page")
     header = text.split("\n", 1)[0]
-    assert header.endswith(" | budget 2/3]"), header
+    assert re.search(r' with p2 "[^"]*" \| budget 2/3\]$', header), header
     lines = body(text).splitlines()
     # whitespace-only / zero-width text and empty unnamed wrappers never appear
     for ln in lines:
@@ -414,9 +417,10 @@ async def test_b75_header_budget_and_compaction(task, server):
     # two sibling groups stay distinct
     g1 = next(i for i, ln in enumerate(lines) if "Group one first" in ln)
     g2 = next(i for i, ln in enumerate(lines) if "Group two first" in ln)
+    # (each paragraph of one text prints as that text, under its group's container)
     for g in (g1, g2):
-        assert lines[g - 1].strip() == "paragraph" and lines[g - 2].strip() == "container"
-    assert g2 - g1 == 5 and lines[g1 - 2] == lines[g2 - 2]
+        assert lines[g - 1].strip() == "container" and lines[g + 1].strip() == f'"Group {"one" if g == g1 else "two"} second"'
+    assert g2 - g1 == 3 and lines[g1 - 1] == lines[g2 - 1]
     # an empty table cell, an image, an SVG and a canvas remain
     cells = [ln.strip() for ln in lines if ln.strip().startswith("cell")]
     assert 'cell "Filled"' in cells and "cell" in cells

@@ -75,7 +75,7 @@ def _expected_frames(url: str) -> int:
 
 
 async def snap(page, ledger, **kw):
-    return await take_snapshot(page, ledger, header="[p1 \"T\" | space \"s\"(1): 1 managed, 0 untracked — p1* \"T\"]", **kw)
+    return await take_snapshot(page, ledger, header="[p1 \"T\" | space \"s\"(1)]", **kw)
 
 
 async def click_ref(page, ledger, ref: int) -> None:

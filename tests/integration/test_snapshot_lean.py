@@ -114,14 +114,23 @@ async def test_to_file_writes_the_look_and_prints_its_path_and_a_summary(task, s
         os.unlink(path)
 
 
-async def test_the_header_prints_once_per_round_while_it_has_not_changed(task, server):
+async def test_the_header_prints_its_space_part_when_it_changed(task, server):
     page = task.page("p1")
     await page.goto(server.page("/lean-head", "<button>Go</button>", title="Once"))
     first = (await page.snapshot()).split("\n", 1)[0]
     assert first.startswith('[p1 "Once"')
     assert (await page.snapshot()).split("\n", 1)[0] == "[p1]"
     await page.evaluate("document.title = 'Twice'")
-    assert (await page.snapshot()).split("\n", 1)[0].startswith('[p1 "Twice"')
+    # a new title: the page part prints; the space part has not changed since the last look
+    assert (await page.snapshot()).split("\n", 1)[0] == '[p1 "Twice"]'
+    # a later round: the title, not the space again
+    page._round.token = "a later round"
+    assert (await page.snapshot()).split("\n", 1)[0] == '[p1 "Twice"]'
+    # a second page in the space changes the space part: printed whole
+    p2 = await task.new_page()
+    assert re.fullmatch(r'\[p1 "Twice" \| space "[^"]+"\(\d+\) with p2 "[^"]*"(?: \| budget 2/3)?\]',
+                        (await page.snapshot()).split("\n", 1)[0])
+    await p2.close()
 
 
 def _site(main: str) -> str:

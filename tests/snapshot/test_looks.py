@@ -164,3 +164,14 @@ def test_no_text_and_no_control_is_lost_across_documents(docs):
             assert f"@{min(refs)}" in line and (f"@{max(refs)}" in line)
         pos += count
     assert pos == len(new_lines)
+
+
+def test_one_line_parser_for_grep_deltas_and_diffs():
+    """grep, document deltas and changes=True read a printed tree with the same parser."""
+    from ego_browser.snapshot import modes
+    from ego_browser.snapshot.looks import line_parents
+
+    assert modes.line_parents is line_parents
+    lines = ["root", " main", '  "a"', "  list", '   "b"', ' "c"']
+    assert line_parents(lines) == [-1, 0, 1, 1, 3, 0]
+    assert line_parents([]) == []

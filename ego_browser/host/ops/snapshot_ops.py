@@ -31,22 +31,23 @@ def parse_ref(value: Any) -> int | None:
 
 
 def header(host: Host, ctx: PageCtx, title: str) -> str:
-    """``[p1 "Checkout" | space "shopping"(12): 2 managed, 1 untracked — p1* "Checkout", p2 "Cart"]``."""
+    """``[p1 "Checkout" | space "shopping"(12) with p2 "Cart", 1 untracked]``: this page, its space,
+    and the space's other pages and untracked tabs when there are any (``[p1 "Checkout" | space
+    "shopping"(12)]`` alone: the page's own title said twice and "1 managed, 0 untracked" were a
+    sixth of a look's bytes on the SPA tasks, docs/architecture.md "The header")."""
     assert host.store is not None
     space = ctx.space
     try:
         rows = [r for r in host.store.pages(space.id) if host.browser.is_live_page(r.target_id)]
         managed = [r for r in rows if r.state == OPEN]
-        untracked = [r for r in rows if r.state == UNMANAGED]
-        pages = []
-        for r in managed:
-            t = title if r.label == ctx.page.label else (host.browser.targets.get(r.target_id or "") or {}).get("title", "")
-            star = "*" if r.label == ctx.page.label else ""
-            pages.append(f'{r.label}{star} "{_q(t)}"')
-        text = (
-            f'[{ctx.page.label} "{_q(title)}" | space "{_q(space.name)}"({space.id}): {len(managed)} managed, '
-            f'{len(untracked)} untracked — {", ".join(pages)}'
-        )
+        untracked = sum(1 for r in rows if r.state == UNMANAGED)
+        others = [f'{r.label} "{_q((host.browser.targets.get(r.target_id or "") or {}).get("title", ""))}"'
+                  for r in managed if r.label != ctx.page.label]
+        if untracked:
+            others.append(f"{untracked} untracked")
+        text = f'[{ctx.page.label} "{_q(title)}" | space "{_q(space.name)}"({space.id})'
+        if others:
+            text += " with " + ", ".join(others)
         limit = config.page_budget()
         if len(managed) >= limit - 1:
             text += f" | budget {len(managed)}/{limit}"
@@ -128,12 +129,14 @@ async def snapshot(host: Host, at: dict[str, Any], *, scope: str, root: str | No
     ctx.driver.snapshot_prev = (options, body, doc)
     full_head = header(host, ctx, title)
     busy = f" (changing: {note}; page.wait_for_settled())" if note and not loading else ""
-    # the learned and WebMCP tools' lines belong to the header: once per round too
+    # the learned and WebMCP tools' lines belong to the header's space part: printed when changed
     learned = _learned(ctx) + await _webmcp_line(ctx)
-    shown = look_header(ctx, at, full_head + learned)
-    head = (full_head if shown == full_head + learned else shown) + (" (loading)" if loading else "") + busy
-    if shown == full_head + learned:
-        head += learned
+    page_part = f'[{ctx.page.label} "{_q(title)}"'
+    if not full_head.startswith(page_part):  # the short form: the inventory could not be read
+        page_part = f"[{ctx.page.label}"
+    shown = look_header(ctx, at, page_part, full_head[len(page_part):] + learned)
+    first, nl, tools = shown.partition("\n")
+    head = first + (" (loading)" if loading else "") + busy + nl + tools
     if to_file:
         path = await _save_look(ctx, full_head + "\n" + body)
         return f"{head}\n[snapshot saved to {path}: {summary_of(body)}; search it with open(), or use grep=]"
@@ -175,15 +178,21 @@ def summary_of(body: str) -> str:
     return summary(body)
 
 
-def look_header(ctx: PageCtx, at: dict[str, Any], full: str) -> str:
-    """The header once per round while it has not changed: a later look in the same round
-    whose header would repeat the last one printed for this page shows ``[p1]`` only."""
+def look_header(ctx: PageCtx, at: dict[str, Any], page_part: str, rest: str) -> str:
+    """The look's header: ``page_part + rest`` (``[p1 "Title"`` and `` | space ...]`` with the
+    learned and WebMCP tool lines) when ``rest`` changed since the page's last look, else
+    ``[p1 "Title"]``; ``[p1]`` for a later look in the same round whose header is the same.
+
+    The space part is what the agent set up itself and the page's last look said: a page-to-page
+    flow reprinted it on every look (docs/architecture.md "The header")."""
     proc = at.get("proc")
     last = ctx.driver.snapshot_header
-    ctx.driver.snapshot_header = (proc, full)
-    if proc is not None and last == (proc, full):
+    ctx.driver.snapshot_header = (proc, page_part, rest)
+    if last is None or last[2] != rest:
+        return page_part + rest
+    if proc is not None and last[0] == proc and last[1] == page_part:
         return f"[{ctx.page.label}]"
-    return full
+    return page_part + "]"
 
 
 _saved = itertools.count(1)

@@ -6,8 +6,20 @@ function visible_texts() {
   // a parent with display: contents (a <slot>'s assigned text, a custom element host) has no box
   // and checkVisibility() says false: the text is shown when it is laid out itself
   const range = document.createRange();
+  // a host's text is shown only through a slot that is itself in the flat tree: a slot that sits
+  // as a light child of another host that no slot of its own shows renders nothing
+  const inFlatTree = (x) => {
+    while (x) {
+      const up = x.parentNode;
+      if (x.assignedSlot) { x = x.assignedSlot; continue; }
+      if (up && up.nodeType === 1 && up.shadowRoot) return false;  // a host's child no slot shows
+      x = up instanceof ShadowRoot ? up.host : up;
+      if (x === document) return true;
+    }
+    return false;
+  };
   const shown = (n, p) => {
-    if (p.shadowRoot && !n.assignedSlot) return false;  // a host's text that no slot shows
+    if (p.shadowRoot && !inFlatTree(n)) return false;  // a host's text that no slot shows
     if (p.checkVisibility({visibilityProperty: true})) return true;
     if (getComputedStyle(p).display !== 'contents' || getComputedStyle(p).visibility !== 'visible') return false;
     range.selectNodeContents(n);
