@@ -48,6 +48,34 @@ def declared(name: str, **given: Any) -> dict[str, Any]:
     return out
 
 
+class Declared:
+    """A driver Mouse or Keyboard called as a round calls ``page.mouse`` / ``page.keyboard``: the
+    driver's methods take every argument explicitly, so an argument left out gets the schema's
+    default (``owner`` is "Page.mouse" or "Page.keyboard"), as the host's binder gives it."""
+
+    def __init__(self, device: Any, owner: str) -> None:
+        self._device = device
+        self._owner = owner
+
+    def __getattr__(self, name: str) -> Any:
+        from ego_browser.schema import wire
+        from ego_browser.schema.spec import REQUIRED
+
+        attr = getattr(self._device, name)
+        try:
+            params = wire.declaration(f"{self._owner}.{name}").params
+        except (KeyError, ValueError):
+            return attr
+        # the caption and the navigation switch are the envelope's and the receipt's, not the device's
+        defaults = {p.name: p.default for p in params
+                    if p.default is not REQUIRED and p.name not in ("label", "note", "no_wait_after")}
+
+        def call(*args: Any, **given: Any) -> Any:
+            return attr(*args, **{**defaults, **given})
+
+        return call
+
+
 class Tab:
     """One attached tab: page session, utility world, mouse and keyboard."""
 
@@ -56,8 +84,10 @@ class Tab:
         self.session = session
         self.target_id = target_id
         self.server = server
-        self.keyboard = Keyboard(session.send)
-        self.mouse = Mouse(session.send, self.keyboard)
+        self.driver_keyboard = Keyboard(session.send)
+        self.driver_mouse = Mouse(session.send, self.driver_keyboard)
+        self.keyboard: Any = Declared(self.driver_keyboard, "Page.keyboard")
+        self.mouse: Any = Declared(self.driver_mouse, "Page.mouse")
         self._n = 0
         self.context_id: int | None = None
 
@@ -122,7 +152,7 @@ class Tab:
 
     def ctx(self, css: str, api: str = "page.click") -> handles.ActionContext:
         return handles.ActionContext(
-            mouse=self.mouse, keyboard=self.keyboard, selector=css, api=api
+            mouse=self.driver_mouse, keyboard=self.driver_keyboard, selector=css, api=api
         )
 
 

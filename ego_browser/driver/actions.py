@@ -303,7 +303,7 @@ async def _scroll_into_view(ctx: ActionContext, h: ElementHandle, action: str, p
             break
         ox, oy = await h.offset()
         before = step["pos"]  # the position before the wheel, read by the same call as the step
-        await ctx.mouse.move(step["x"] + ox, step["y"] + oy)
+        await ctx.mouse.move(step["x"] + ox, step["y"] + oy, steps=1)
         await ctx.mouse.wheel(step["dx"], step["dy"])
         if not await _settle_scroll(h, action, before):
             stuck += 1
@@ -327,7 +327,7 @@ async def _scroll_into_view(ctx: ActionContext, h: ElementHandle, action: str, p
             return
         dx = px - vw / 2 if not (0 <= px <= vw) else 0
         dy = py - vh / 2 if not (0 <= py <= vh) else 0
-        await ctx.mouse.move(vw / 2, vh / 2)
+        await ctx.mouse.move(vw / 2, vh / 2, steps=1)
         await ctx.mouse.wheel(dx, dy)
         await call(h, "raf", 2)
         nx, ny = await h.offset()
@@ -412,7 +412,7 @@ async def _point_at(
             await _hit(h, action, fx, fy)
     if prep is not None and prep.get("armed"):
         return x, y  # the caller moves and presses in one go; the hit is tested as the press lands
-    await ctx.mouse.move(x, y)
+    await ctx.mouse.move(x, y, steps=1)
     # an overlay created on mouseenter is caught here; then re-read the box right before
     # pressing (moving elements are still hit)
     after = await call(h, "afterMove", action, fx, fy, force)
@@ -423,7 +423,7 @@ async def _point_at(
     x2, y2 = fx2 + ox, fy2 + oy
     h.last_call_js = True  # afterMove was the last call, unless the pointer moves again
     if abs(x2 - x) > 0.5 or abs(y2 - y) > 0.5:
-        await ctx.mouse.move(x2, y2)
+        await ctx.mouse.move(x2, y2, steps=1)
         h.last_call_js = False
         x, y = x2, y2
     return x, y
@@ -538,7 +538,7 @@ async def drag_and_drop(
         if not pressed:
             src = await _pick(ctx, resolve_source, "drag")
             sx, sy = await _point_at(ctx, src, "drag", source_position, force)
-            await ctx.mouse.down(button=button)
+            await ctx.mouse.down(button=button, click_count=1)
             pressed = True
         dst = await _pick(tctx, resolve_target, "drag")
         await _scroll_into_view(tctx, dst, "drag", target_position)
@@ -553,12 +553,12 @@ async def drag_and_drop(
                 pass
         _, _, x2, y2 = await _press_point(dst, "drag", target_position)
         if abs(x2 - x) > 0.5 or abs(y2 - y) > 0.5:
-            await ctx.mouse.move(x2, y2)
-        await ctx.mouse.up(button=button)
+            await ctx.mouse.move(x2, y2, steps=1)
+        await ctx.mouse.up(button=button, click_count=1)
         return {"x": x2, "y": y2}
 
     try:
         return await _retry(ctx, timeout_ms, attempt)
     finally:
         if button in ctx.mouse.buttons:
-            await ctx.mouse.up(button=button)
+            await ctx.mouse.up(button=button, click_count=1)

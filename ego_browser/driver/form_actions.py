@@ -51,7 +51,7 @@ async def fill(
     async def insert(h: ElementHandle, before: str) -> dict[str, Any]:
         if value == "":
             if clear_first and before != "":
-                await ctx.keyboard.press("Delete")
+                await ctx.keyboard.press("Delete", delay=0)
         else:
             await ctx.keyboard.insert_text(value)
         verified: dict[str, Any] = await call(h, "fillVerify", value, before, clear_first)
@@ -105,7 +105,7 @@ async def fill(
                 selector=ctx.selector, timeout_ms=None, reason="unsafe_activation",
             )
         await _hit(h, "fill", fx, fy)
-        await ctx.mouse.click(x, y)
+        await ctx.mouse.click(x, y, button="left", click_count=1, delay=0)
         delivered = True
         await call(h, "focusForFill", clear_first)
         res = await insert(h, (await call(h, "fillPrepare", value, clear_first))["before"] if not clear_first else before)

@@ -216,13 +216,7 @@ def describe_key(name: str) -> KeyDescription:
 
 def split_chord(key: str) -> list[str]:
     """``"Shift+Tab"`` → ``["Shift", "Tab"]``; ``"+"`` → ``["+"]``; ``"Control++"`` → ``["Control", "+"]``."""
-    if not isinstance(key, str) or key == "":
-        raise InvalidArgument(
-            f"keyboard.press: key must be a non-empty string (got {key!r})",
-            api="keyboard.press",
-            option="key",
-            expected="str",
-        )
+    assert isinstance(key, str) and key, "the schema checks the key"
     tokens: list[str] = []
     building = ""
     for ch in key:
@@ -332,7 +326,7 @@ class Keyboard:
             },
         )
 
-    async def press(self, key: str, *, delay: float = 0) -> None:
+    async def press(self, key: str, *, delay: float) -> None:
         """Press a key or chord. Unknown keys raise ``InvalidArgument`` before anything is sent
         for them; modifiers already pressed by the chord are released first."""
         tokens = split_chord(key)
@@ -359,7 +353,7 @@ class Keyboard:
             for token in reversed(held):
                 await self.up(token)
 
-    async def type(self, text: str, *, delay: float = 0) -> None:
+    async def type(self, text: str, *, delay: float) -> None:
         """One keydown/keyup per character on the US layout; other characters as native text."""
         for ch in text:
             if ch in US_LAYOUT:
@@ -408,7 +402,7 @@ class Keyboard:
             },
         )
         saved = ((res.get("result") or {}).get("value") or {}).get("saved")
-        await self.press(_platform_control_or_meta() + "+V")
+        await self.press(_platform_control_or_meta() + "+V", delay=0)
         if saved is not None:
             try:
                 await self._send(
@@ -435,21 +429,11 @@ def _json(value: Any) -> str:
     return json.dumps(value)
 
 
-def _paste_content(content: Any) -> tuple[str, str | None]:
+def _paste_content(content: str | dict[str, Any]) -> tuple[str, str | None]:
     if isinstance(content, str):
         return content, None
-    if isinstance(content, dict) and isinstance(content.get("text"), str) and set(content) <= {"text", "html"}:
-        html = content.get("html")
-        if html is not None and not isinstance(html, str):
-            raise InvalidArgument(
-                f"keyboard.paste: content['html'] must be a str or None (got {html!r})",
-                api="keyboard.paste", option="content", expected='str or {"text": str, "html": str | None}',
-            )
-        return content["text"], html
-    raise InvalidArgument(
-        f"keyboard.paste: content must be a str or {{'text': str, 'html': str | None}} (got {content!r})",
-        api="keyboard.paste", option="content", expected='str or {"text": str, "html": str | None}',
-    )
+    assert isinstance(content, dict) and isinstance(content.get("text"), str), "the schema checks the content"
+    return content["text"], content.get("html")
 
 
 def chord_is_valid(key: str) -> bool:

@@ -38,7 +38,7 @@ class Mouse:
             mask |= BUTTONS[b]
         return mask
 
-    async def move(self, x: float, y: float, *, steps: int = 1) -> None:
+    async def move(self, x: float, y: float, *, steps: int) -> None:
         assert steps >= 1, "the schema checks the steps"
         fx, fy = self.x, self.y
         self.x, self.y = float(x), float(y)
@@ -56,13 +56,13 @@ class Mouse:
                 },
             )
 
-    async def down(self, *, button: str = "left", click_count: int = 1) -> None:
+    async def down(self, *, button: str, click_count: int) -> None:
         assert button in BUTTONS, "the schema checks the button"
         self._last_button = button
         self.buttons.add(button)
         await self._button_event("mousePressed", button, click_count, force=0.5)
 
-    async def up(self, *, button: str = "left", click_count: int = 1) -> None:
+    async def up(self, *, button: str, click_count: int) -> None:
         assert button in BUTTONS, "the schema checks the button"
         self._last_button = "none"
         self.buttons.discard(button)
@@ -82,19 +82,17 @@ class Mouse:
             params["force"] = force
         await self._send("Input.dispatchMouseEvent", params)
 
-    async def click(
-        self, x: float, y: float, *, button: str = "left", click_count: int = 1, delay: float = 0
-    ) -> None:
+    async def click(self, x: float, y: float, *, button: str, click_count: int, delay: float) -> None:
         """Move to (x, y), then ``click_count`` press/release pairs (clickCount 1..n)."""
         assert button in BUTTONS, "the schema checks the button"
-        await self.move(x, y)
+        await self.move(x, y, steps=1)
         await self.press_here(button=button, click_count=click_count, delay=delay)
 
-    async def click_from_move(self, x: float, y: float, *, button: str = "left", click_count: int = 1) -> None:
+    async def click_from_move(self, x: float, y: float, *, button: str, click_count: int) -> None:
         """The move to (x, y) and ``click_count`` press/release pairs, all in flight at once (see
         ``driver/actions._click_in_one_go``); the state is as after ``click``."""
         assert button in BUTTONS, "the schema checks the button"
-        steps: list[Coroutine[Any, Any, None]] = [self.move(x, y)]
+        steps: list[Coroutine[Any, Any, None]] = [self.move(x, y, steps=1)]
         for cc in range(1, click_count + 1):
             steps += [self.down(button=button, click_count=cc), self.up(button=button, click_count=cc)]
         try:
@@ -105,7 +103,7 @@ class Mouse:
                 release.add_done_callback(drop_outcome)
             raise
 
-    async def press_here(self, *, button: str = "left", click_count: int = 1, delay: float = 0) -> None:
+    async def press_here(self, *, button: str, click_count: int, delay: float) -> None:
         for cc in range(1, click_count + 1):
             if not delay:
                 # press and release back to back: one wait for the renderer instead of two

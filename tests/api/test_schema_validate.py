@@ -72,6 +72,35 @@ def test_value_shapes():
         check("task_space", True)
 
 
+def test_input_device_rules_live_in_the_schema():
+    """The driver's Mouse and Keyboard take every argument explicitly and re-check none (issue
+    35): each rule they used to enforce is the schema's, refused before any request."""
+    for name, args, option, bad in (
+        ("Page.mouse.click", (1, 2), "button", "back"),
+        ("Page.mouse.click", (1, 2), "click_count", 0),
+        ("Page.mouse.click", (1, 2), "click_count", True),
+        ("Page.mouse.click", (1, 2), "delay", -1),
+        ("Page.mouse.up", (), "button", "forward"),
+        ("Page.mouse.up", (), "click_count", 11),
+        ("Page.mouse.down", (), "click_count", 1.5),
+        ("Page.mouse.move", (1, 2), "steps", 1.0),
+        ("Page.mouse.move", (1, 2), "steps", 1001),
+        ("Page.keyboard.press", ("Enter",), "delay", math.nan),
+        ("Page.keyboard.type", ("a",), "delay", 10_001),
+    ):
+        assert fails(name, *args, **{option: bad}).option == option, (name, option, bad)
+    # a key must be a non-empty str (the key table then checks its name)
+    for name, args in (("Page.keyboard.press", ()), ("Page.keyboard.down", ()), ("Page.keyboard.up", ()),
+                       ("Page.press", ("#a",))):
+        for bad in ("", 5, None, ["Enter"]):
+            assert fails(name, *args, bad).option == "key", (name, bad)
+    # paste: a str or exactly {"text": str, "html": str | None}
+    for bad in ({"text": "a", "html": 1}, {"text": "a", "extra": "b"}, {"html": "<b>a</b>"}, {"text": 1}, 5, None):
+        assert fails("Page.keyboard.paste", bad).option == "content", bad
+    check("Page.keyboard.paste", None, {"text": "a"})
+    check("Page.keyboard.paste", None, "a")
+
+
 def test_checker_is_compiled_once():
     assert checker("Page.goto") is checker("Page.goto")
 

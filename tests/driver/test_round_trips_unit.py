@@ -37,7 +37,7 @@ class PairedSend:
 async def test_a_click_sends_its_release_before_the_press_is_answered():
     send = PairedSend("mousePressed", "mouseReleased")
     mouse = Mouse(send, Keyboard(send))
-    await asyncio.wait_for(mouse.click(10, 20, click_count=2), STUCK)
+    await asyncio.wait_for(mouse.click(10, 20, button="left", click_count=2, delay=0), STUCK)
     assert send.sent == ["mouseMoved", "mousePressed", "mouseReleased", "mousePressed", "mouseReleased"]
     assert not mouse.buttons  # nothing is left held
 
@@ -47,7 +47,7 @@ async def test_a_click_in_one_go_sends_its_press_before_the_move_is_answered():
     press and release on the wire before that answer (the fake answers the move only then)."""
     send = PairedSend("mouseMoved", "mouseReleased")
     mouse = Mouse(send, Keyboard(send))
-    await asyncio.wait_for(mouse.click_from_move(30, 40, click_count=2), STUCK)
+    await asyncio.wait_for(mouse.click_from_move(30, 40, button="left", click_count=2), STUCK)
     assert send.sent == ["mouseMoved", "mousePressed", "mouseReleased", "mousePressed", "mouseReleased"]
     assert (mouse.x, mouse.y) == (30.0, 40.0) and not mouse.buttons
 
@@ -55,7 +55,7 @@ async def test_a_click_in_one_go_sends_its_press_before_the_move_is_answered():
 async def test_a_key_press_sends_its_key_up_before_the_key_down_is_answered():
     send = PairedSend("keyDown", "keyUp")
     keyboard = Keyboard(send)
-    await asyncio.wait_for(keyboard.press("Enter"), STUCK)
+    await asyncio.wait_for(keyboard.press("Enter", delay=0), STUCK)
     assert send.sent == ["keyDown", "keyUp"]
 
 
@@ -70,7 +70,7 @@ async def test_a_press_that_fails_still_has_its_release_sent_and_raises():
 
     mouse = Mouse(send, Keyboard(send))
     try:
-        await mouse.press_here()
+        await mouse.press_here(button="left", click_count=1, delay=0)
     except RuntimeError as exc:
         assert "dialog" in str(exc)
     else:
@@ -134,5 +134,5 @@ async def test_a_page_closing_on_the_click_before_the_press_is_answered_is_the_c
         return {}  # the release: forgiven, as act.input_state's sender does for a closed page
 
     mouse = Mouse(gone, Keyboard(gone))
-    await asyncio.wait_for(mouse.press_here(), STUCK)
+    await asyncio.wait_for(mouse.press_here(button="left", click_count=1, delay=0), STUCK)
     assert not mouse.buttons

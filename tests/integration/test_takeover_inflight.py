@@ -92,8 +92,8 @@ async def test_input_dispatch_rechecks_the_gate(task, host, server):
     mouse, keyboard = input_state(driver, "probe")
     await host.handle("spaces.take_over", {"space": task.space_id})
     try:
-        for attempt in (lambda: mouse.click(50, 20), lambda: keyboard.insert_text("typed"),
-                        lambda: keyboard.press("a")):
+        for attempt in (lambda: mouse.click(50, 20, button="left", click_count=1, delay=0),
+                        lambda: keyboard.insert_text("typed"), lambda: keyboard.press("a", delay=0)):
             with pytest.raises(TaskSpaceUserInControl):
                 await attempt()
     finally:
