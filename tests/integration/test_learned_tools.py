@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,14 @@ _apps = itertools.count(1)
 @pytest.fixture
 def app(server):
     return LibraryApp(server, f"/tool{next(_apps)}")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _packs_stay_in_this_module(rounds):
+    """The tools learned here are on the session's test server, whose origin every other module's
+    rounds visit too: a round there would name them (its last line), so they go with the module."""
+    yield
+    shutil.rmtree(Path(rounds.home) / "learned", ignore_errors=True)
 
 
 def run(rounds, script, ok=True):

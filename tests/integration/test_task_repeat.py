@@ -18,7 +18,7 @@ import repeat  # noqa: E402
 
 
 def test_catalog_repeats_and_drift_never_a_wrong_success():
-    rows = repeat.run_catalog(3.0, log=lambda _s: None)
+    rows = repeat.run_task("catalog", 3.0, log=lambda *_: None)
     assert [r["attempt"] for r in rows] == ["1st (explores, learns)", "2nd (other record)",
                                             "3rd (after a host restart)", "drift"]
     assert all(r["ok"] for r in rows), [(r["attempt"], r["why"]) for r in rows]

@@ -46,8 +46,10 @@ CAPTURE_TIMEOUT = 3.0
 MAX_SPACE_BYTES = 32 * 1024 * 1024
 MAX_SPACES = 64
 #: seconds a picture waits for a running cast's next frame (a watched cast sends one at most
-#: 0.15 s after a change, one more interval if it had paused), then it is captured
-CAST_WAIT = 0.5
+#: 0.15 s after a change on a quiet machine, one more interval if it had paused), then it is
+#: captured. The wait is in the background (no action waits for a picture), and a busy machine
+#: delays frames by a second and more: at 0.5 s a loaded run fell back to captures throughout
+CAST_WAIT = 1.5
 #: a cast's frames narrower than this (device pixels: the dashboard's list thumbnails) are not
 #: kept as pictures; the page is captured instead
 CAST_MIN_WIDTH = 480
