@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import config
+from ..browser.launcher import pid_alive
 from ..errors import BrowserUnavailable, InvalidArgument, InvalidState
 
 __all__ = ["SUMMARY", "SYNOPSIS", "configure", "run", "site_dir"]
@@ -161,23 +162,10 @@ def _stop() -> int:
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _alive(pid):
+    while time.monotonic() < deadline and pid_alive(pid):
         time.sleep(0.05)
     with contextlib.suppress(OSError):
         if _read_state() == state:
             _state_file().unlink()
     print(f"stopped the demo site on {state['url']}")
     return 0
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    with contextlib.suppress(ChildProcessError):
-        if os.waitpid(pid, os.WNOHANG)[0]:
-            return False
-    return True

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ...errors import InvalidArgument
 
-__all__ = ["write_file", "copy_file"]
+__all__ = ["write_file", "copy_file", "write_atomic"]
 
 
 def _bad_path(api: str, option: str, path: str, exc: BaseException) -> InvalidArgument:
@@ -26,7 +26,8 @@ def _bad_path(api: str, option: str, path: str, exc: BaseException) -> InvalidAr
     )
 
 
-def _write(path: str, data: bytes) -> None:
+def write_atomic(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all (a temporary file beside it, then a rename)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name[:40]}.", suffix=".part")
@@ -60,7 +61,7 @@ def _copy(src: str, dest: str) -> None:
 
 async def write_file(api: str, option: str, path: str, data: bytes) -> None:
     try:
-        await asyncio.to_thread(_write, path, data)
+        await asyncio.to_thread(write_atomic, path, data)
     except (OSError, ValueError) as exc:
         raise _bad_path(api, option, path, exc) from exc
 

@@ -28,6 +28,7 @@ import orjson
 from ..._version import __version__
 from ...driver.network import body_size
 from ...errors import EgoError, HarUnwritable
+from ..core.user_files import write_atomic
 
 if TYPE_CHECKING:
     from ...driver.page import PageDriver
@@ -121,7 +122,7 @@ class HarRecorder:
             if self.content == "attach":
                 name = hashlib.sha1(body).hexdigest() + _ext(mime)
                 try:
-                    _write_atomic(os.path.join(os.path.dirname(self.path) or ".", name), body)
+                    write_atomic(os.path.join(os.path.dirname(self.path) or ".", name), body)
                     content["_file"] = name
                 except OSError as exc:  # a full disk: the entry stays, without its body
                     self.unwritten += 1
@@ -186,20 +187,6 @@ class HarRecorder:
                                 f"({self.reason}); the HAR is written, their entries without them: free some space "
                                 "or record to another path", api=api, path=self.path)
         return self.path
-
-
-def _write_atomic(path: str, data: bytes) -> None:
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _ext(mime: str) -> str:
