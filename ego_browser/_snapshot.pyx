@@ -169,6 +169,20 @@ cdef bint g_busy = False
 DEF KEEP_BYTES = 16 * 1024 * 1024
 
 
+cdef inline Py_ssize_t _printed_children(const Py_ssize_t *first_child, const Py_ssize_t *next_sibling,
+                                          const Py_ssize_t *eff, Py_ssize_t i) noexcept:
+    """How many of node i's children print (0, 1, or 2 meaning "more than one")."""
+    cdef Py_ssize_t count = 0
+    cdef Py_ssize_t c = first_child[i]
+    while c != -1:
+        if eff[c] != -1:
+            count += 1
+            if count > 1:
+                break
+        c = next_sibling[c]
+    return count
+
+
 def render_tree(list depth, list role, list name, list flags, list key, list url, list loc,
                 list state, list value, dict refs, long next_ref, bint marks, bint locs):
     """Compact and print the node table; see ``twin.render_tree``."""
@@ -257,27 +271,13 @@ def render_tree(list depth, list role, list name, list flags, list key, list url
             if rl == 4 and r == "text":
                 eff[i] = -1 if is_blank(<str>name[i]) else i
             elif rl == 9 and r == "container" and not (fl[i] & C_FLAG_REF) and is_blank(<str>name[i]):
-                count = 0
-                c = first_child[i]
-                while c != -1:
-                    if eff[c] != -1:
-                        count += 1
-                        if count > 1:
-                            break
-                    c = next_sibling[c]
+                count = _printed_children(first_child, next_sibling, eff, i)
                 eff[i] = -1 if count == 0 else i
                 wnode[i] = 1 if count == 1 else 0
             elif rl == 9 and r == "paragraph" and not (fl[i] & C_FLAG_REF) and is_blank(<str>name[i]) \
                     and PyUnicode_GET_LENGTH(<str>state[i]) == 0 and PyUnicode_GET_LENGTH(<str>value[i]) == 0:
                 # a bare paragraph of one node prints that node in its place (twin.render_tree)
-                count = 0
-                c = first_child[i]
-                while c != -1:
-                    if eff[c] != -1:
-                        count += 1
-                        if count > 1:
-                            break
-                    c = next_sibling[c]
+                count = _printed_children(first_child, next_sibling, eff, i)
                 eff[i] = i
                 wnode[i] = 1 if count == 1 else 0
             else:

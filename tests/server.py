@@ -21,6 +21,15 @@ from urllib.parse import urlsplit
 __all__ = ["TestServer", "Response"]
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver listens with a backlog of 5. Chromium opens several connections at once, and
+    # when the accept thread is slow to get the GIL (the embedded host shares this process) the
+    # kernel drops the SYNs past the backlog: Chromium retries after 1, 3, 7, 15 s, so a goto
+    # "did not commit" in 15 s. Measured: 4 listen drops in one second during a whole-suite run.
+    request_queue_size = 1024
+    daemon_threads = True
+
+
 class Response:
     def __init__(self, body: bytes | str = b"", *, status: int = 200, content_type: str = "text/html; charset=utf-8",
                  headers: dict[str, str] | None = None, delay: float = 0.0, chunks: list[tuple[Any, bytes]] | None = None) -> None:
@@ -112,8 +121,7 @@ class TestServer:
             def do_OPTIONS(self) -> None:
                 self._serve()
 
-        self.httpd = ThreadingHTTPServer((host, 0), H)
-        self.httpd.daemon_threads = True
+        self.httpd = _Server((host, 0), H)
         if tls is not None:
             self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
         self.scheme = "https" if tls is not None else "http"

@@ -66,6 +66,13 @@ def run(ns: argparse.Namespace) -> int:
     return _serve(ns.port)
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    # socketserver's backlog of 5 drops a browser's burst of connections (it retries a dropped
+    # SYN only after 1, 3, 7 s): a page load then stalls for seconds
+    request_queue_size = 1024
+    daemon_threads = True
+
+
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         pass
@@ -74,7 +81,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 def _serve(port: int) -> int:
     handler = functools.partial(_Quiet, directory=str(site_dir()))
     try:
-        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+        httpd = _Server(("127.0.0.1", port), handler)
     except OSError as exc:
         raise InvalidArgument(f"demo-site: cannot listen on 127.0.0.1:{port} ({exc.strerror}); "
                               "leave --port out to take a free port") from exc

@@ -439,21 +439,8 @@ async def test_b75_header_budget_and_compaction(task, server):
 # -- rounds ---------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def own_server():
-    """A server of this test's own. In both whole-suite runs of 2026-12-06 the first goto to the
-    session's shared server did not commit in 15 s here (alone it always did; the cause, likely
-    a connection an earlier test left open to that server, is not found yet): what this test
-    checks is refs across rounds, not that server's state."""
-    from tests.server import TestServer
-
-    srv = TestServer()
-    yield srv
-    srv.close()
-
-
-def test_b65_refs_survive_into_the_next_round(rounds, own_server):
-    url = own_server.page("/s65", "<button>Round button</button><input aria-label='Round field'>")
+def test_b65_refs_survive_into_the_next_round(rounds, server):
+    url = server.page("/s65", "<button>Round button</button><input aria-label='Round field'>")
     first = rounds.run(
         "task = await task_space('snapshot-rounds')\n"
         "page = task.page('p1')\n"

@@ -11,6 +11,7 @@ import asyncio
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from ...errors import InvalidArgument
@@ -26,30 +27,14 @@ def _bad_path(api: str, option: str, path: str, exc: BaseException) -> InvalidAr
     )
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` whole or not at all (a temporary file beside it, then a rename)."""
+def _replace_atomic(path: str, fill: Callable[[str], object]) -> None:
+    """``fill`` writes a temporary file beside ``path``, then a rename: whole or not at all."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name[:40]}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _copy(src: str, dest: str) -> None:
-    target = Path(dest)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name[:40]}.", suffix=".part")
     os.close(fd)
     try:
-        shutil.copyfile(src, tmp)
+        fill(tmp)
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -57,6 +42,15 @@ def _copy(src: str, dest: str) -> None:
         except OSError:
             pass
         raise
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all."""
+    _replace_atomic(path, lambda tmp: Path(tmp).write_bytes(data))
+
+
+def _copy(src: str, dest: str) -> None:
+    _replace_atomic(dest, lambda tmp: shutil.copyfile(src, tmp))
 
 
 async def write_file(api: str, option: str, path: str, data: bytes) -> None:
