@@ -43,6 +43,9 @@ def test_the_cap_per_browser_still_holds_and_odd_counts_differ_by_one():
     assert all(n <= 2 for counts in per_browser.values() for n in counts), per_browser
     per_node, _ = place_one_by_one(16, limit=8)
     assert per_node == {A: 8, B: 8}
+    # past the cap: a second session on each node, the nodes still even (docs/scale-out.md)
+    per_node, per_browser = place_one_by_one(20, limit=8)
+    assert per_node == {A: 10, B: 10} and per_browser == {A: [8, 2], B: [8, 2]}
 
 
 def test_a_browser_with_room_wins_over_a_new_session_at_equal_counts():
