@@ -81,3 +81,25 @@ async def test_spaces_spread_evenly_over_both_nodes_and_a_profiles_spaces_share_
         for t in opened:
             await t.finish(keep=[])
     assert len(host.browser.members) == 0  # every session given back
+
+
+async def test_spaces_opened_at_once_spread_evenly_with_one_session_per_node(on_spread, grid):
+    # many agents start together: each placement waits its turn and counts the ones before it,
+    # so six spaces opened at once are three per node, each node's in one session (cap 8)
+    import asyncio
+
+    host = on_spread
+    spaces = await asyncio.gather(*(ego_browser.task_space(f"burst-{i}") for i in range(6)))
+    try:
+        listing = {s["name"]: s for s in await ego_browser.list_task_spaces()}
+        where = [_where(listing, f"burst-{i}") for i in range(6)]
+        per_node = Counter(node for node, _ in where)
+        assert len(per_node) == 2 and sorted(per_node.values()) == [3, 3], per_node
+        assert len({session for _, session in where}) == 2, where
+        running = grid.sessions()
+        for node, session in where:
+            assert session in running[node], (node, session, running)
+    finally:
+        for t in spaces:
+            await t.finish(keep=[])
+    assert len(host.browser.members) == 0
