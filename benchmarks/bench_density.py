@@ -17,7 +17,8 @@ home, its own Chromium). The site runs in its own process, counted nowhere.
 
 The same bench runs against agent-browser (one daemon and Chromium per session) as the
 baseline row, where it is installed (``benchmarks/setup_peers.sh``); ``--grid`` also places
-spaces on a two-node Selenium Grid (``tests/grid.py``) and counts the spaces on each node.
+spaces on a two-node Selenium Grid (``tests/grid.py``) and reports the spaces and sessions on
+each node (checked against the nodes' own session lists) and their evenness (fewest / most).
 
     .venv/bin/python benchmarks/bench_density.py --sizes 1,10,25,50 --rounds 20 --write-docs
     .venv/bin/python benchmarks/bench_density.py --sizes 2,5 --rounds 3       # a check (~2 min)
@@ -72,7 +73,8 @@ class Run:
     refused: int = 0  # calls refused with EGO_HOST_OVERLOADED (then repeated after a pause)
     idle_cpu: dict[str, float] = field(default_factory=dict)  # CPU % of a core per space: before/after freezing
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    nodes: dict[str, int] = field(default_factory=dict)  # Grid: spaces per node
+    nodes: dict[str, int] = field(default_factory=dict)  # Grid: spaces per node (every node, 0 included)
+    node_browsers: dict[str, int] = field(default_factory=dict)  # Grid: our sessions per node
     cdp: dict[str, float] = field(default_factory=dict)  # CDP commands/events per round, by method
 
 
@@ -205,10 +207,14 @@ def _per_space(now: dict[str, float], base: dict[str, float], n: int) -> dict[st
     return out
 
 
-async def _placement(run: Run) -> None:
-    """Spaces per Grid node, from each space's "browser" ("grid NODE session ID")."""
+async def _placement(run: Run, grid: Any) -> None:
+    """Spaces and sessions per Grid node, from each space's "browser" ("grid NODE session ID"),
+    every node the hub lists counted (an unused node counts 0); a session the node itself does
+    not list is a failure (the listing would be wrong about where the space runs)."""
     import ego_browser
 
+    run.nodes = {str(n.get("uri", "")).rstrip("/"): 0 for n in grid.status().get("nodes", [])}
+    running = grid.sessions()  # asked of each node
     sessions: dict[str, set[str]] = {}
     for info in await ego_browser.list_task_spaces():
         if not str(info.get("name", "")).startswith("density-"):
@@ -216,7 +222,16 @@ async def _placement(run: Run) -> None:
         node, _, session = str(info.get("browser") or "?").removeprefix("grid ").partition(" session ")
         run.nodes[node] = run.nodes.get(node, 0) + 1
         sessions.setdefault(node, set()).add(session)
-    run.nodes = {f"{k} ({len(sessions[k])} browsers)": v for k, v in run.nodes.items()}
+        if session not in running.get(node, []):
+            run.failures.append(f"{info.get('name')}: session {session} is not on node {node}")
+    run.node_browsers = {k: len(sessions.get(k, ())) for k in run.nodes}
+
+
+def evenness(nodes: dict[str, int]) -> tuple[float, int]:
+    """(fewest / most spaces per node: 1.0 is even, 0 a node left idle; most − fewest)."""
+    if not nodes or not max(nodes.values()):
+        return 0.0, 0
+    return min(nodes.values()) / max(nodes.values()), max(nodes.values()) - min(nodes.values())
 
 
 async def _wait_frozen(n: int, limit: float) -> int:
@@ -284,7 +299,7 @@ async def ego_size(n: int, rounds: int, port: int, freeze_idle: float, grid: Any
         run.cpu = {k: v / max(1, run.rounds) for k, v in used.items()}
         after = await _status()
         if grid_url:
-            await _placement(run)
+            await _placement(run, grid)
         for kind, key in (("command", "cdp_commands"), ("event", "cdp_events")):
             old = before.get(key) or {}
             for method, count in (after.get(key) or {}).items():
@@ -372,10 +387,11 @@ def section(runs: list[Run], rounds: int, freeze_idle: float, peer_note: str = "
     out += ["", *targets(ego, one)]
     for r in runs:
         if r.nodes:
-            spread = max(r.nodes.values()) - min(r.nodes.values()) if len(r.nodes) > 1 else r.agents
-            out += ["", f"Grid placement at {r.agents} agents (spaces per node; even means they differ by at most "
-                    f"one: {'met' if spread <= 1 else '**not met**'}): "
-                    + ", ".join(f"{k}: {v}" for k, v in sorted(r.nodes.items())) + "."]
+            even, spread = evenness(r.nodes)
+            out += ["", f"Grid placement at {r.agents} agents over {len(r.nodes)} nodes, spaces per node (their "
+                    "sessions): " + ", ".join(f"{k}: {v} ({r.node_browsers.get(k, 0)})" for k, v in sorted(r.nodes.items()))
+                    + f"; evenness (fewest / most spaces per node) {even:.2f}, most − fewest {spread} (even: at most "
+                    f"one apart, {_verdict(spread <= 1)})."]
     problems = [p for r in runs for p in (r.failures + r.crosstalk)[:5]]
     if problems:
         out += ["", "First failures and cross-talk seen:", "", *(f"- {p}" for p in problems[:20])]

@@ -7,6 +7,7 @@ need the background daemon and separate rounds use ``rounds`` instead.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import subprocess
@@ -132,6 +133,13 @@ def grid():
 async def grid_host(grid):
     """An in-process host whose spaces live on the Grid (two spaces per browser, so a few
     spaces need two Grid sessions), with a private home; the channel is set per test."""
+    async with open_grid_host(grid, spaces_per_browser="2") as h:
+        yield h
+
+
+@contextlib.asynccontextmanager
+async def open_grid_host(grid, *, spaces_per_browser: str | None):
+    """An in-process host on the Grid with a private home (None: the default cap per browser)."""
     import shutil
 
     from ego_browser.host.core import features
@@ -142,7 +150,10 @@ async def grid_host(grid):
     home = Path(tempfile.mkdtemp(prefix="ego-test-grid-"))
     saved = {k: os.environ.get(k) for k in ("EGO_BROWSER_GRID_URL", "EGO_BROWSER_SPACES_PER_BROWSER")}
     os.environ["EGO_BROWSER_GRID_URL"] = grid.url
-    os.environ["EGO_BROWSER_SPACES_PER_BROWSER"] = "2"
+    if spaces_per_browser is None:
+        os.environ.pop("EGO_BROWSER_SPACES_PER_BROWSER", None)
+    else:
+        os.environ["EGO_BROWSER_SPACES_PER_BROWSER"] = spaces_per_browser
     h = Host(features=features.build, home=home, embedded=True)
     try:
         await h.start()

@@ -23,7 +23,7 @@ import orjson
 
 from ..errors import BrowserUnavailable
 
-__all__ = ["GridClient", "GridSession"]
+__all__ = ["GridClient", "GridSession", "free_slots"]
 
 #: seconds for a new session: the Grid queues it, the node starts chromedriver and Chromium
 NEW_SESSION_TIMEOUT = 90.0
@@ -196,6 +196,26 @@ class GridClient:
     async def status(self) -> dict[str, Any]:
         reply = await self.call("GET", "/status")
         return (reply or {}).get("value") or {}
+
+
+def free_slots(status: dict[str, Any]) -> dict[str, int]:
+    """Node URI -> how many more Chromium sessions it takes now, from the hub's ``/status``
+    (every node that is up, 0 for a full one): its free chrome slots, capped by its
+    ``maxSessions`` less the sessions it runs (a node may offer more slots than it runs at once)."""
+    out: dict[str, int] = {}
+    for node in status.get("nodes") or []:
+        uri = str(node.get("uri") or "").rstrip("/")
+        if not uri or str(node.get("availability") or "UP").upper() != "UP":
+            continue
+        slots = node.get("slots") or []
+        busy = sum(1 for slot in slots if slot.get("session"))
+        free = sum(1 for slot in slots if not slot.get("session")
+                   and str((slot.get("stereotype") or {}).get("browserName") or "").lower() == "chrome")
+        most = node.get("maxSessions")
+        if isinstance(most, int) and not isinstance(most, bool) and most > 0:
+            free = min(free, max(0, most - busy))
+        out[uri] = free
+    return out
 
 
 def _zipped(path: str) -> str:

@@ -30,7 +30,7 @@ from .. import config
 from ..cdp import Connection
 from ..cdp.pipe import UNIX_PREFIX, connect_unix
 from ..errors import BrowserUnavailable, EgoError, InvalidArgument
-from .grid import GridClient, GridSession
+from .grid import GridClient, GridSession, free_slots
 from .launcher import (
     REQUIRED_FLAGS,
     BrowserProcess,
@@ -85,14 +85,27 @@ class OpenedBrowser:
     download_dir: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def node(self) -> str:
+        """The machine it runs on, as its provider names it (a Grid node's URI); "" if unknown."""
+        return self.grid.node if self.grid is not None else ""
+
 
 class Provider:
     kind = ""
     #: can open more than one browser (placement then spreads spaces over them)
     many = False
 
+    #: its browsers run on nodes it can list (a Grid): placement spreads spaces over the nodes
+    spreads = False
+
     async def open(self) -> OpenedBrowser:
         raise NotImplementedError
+
+    async def free_slots(self) -> dict[str, int] | None:
+        """Node -> how many more browsers it can open there now (``spreads`` providers);
+        None when it cannot say."""
+        return None
 
     async def release(self, browser: OpenedBrowser, *, kill: bool) -> None:
         """Let go of one browser: close the connection; end it if it is ours (``kill``)."""
@@ -252,6 +265,7 @@ class GridProvider(Provider):
 
     kind = "grid"
     many = True
+    spreads = True
 
     def __init__(self, url: str) -> None:
         self.client = GridClient(url)
@@ -280,6 +294,13 @@ class GridProvider(Provider):
         return OpenedBrowser(conn=conn, kind=self.kind, endpoint=conn.url,
                              instance=browser_target or f"grid-{session.session_id}", owned=False,
                              where=where, grid=session, download_dir=download_dir)
+
+    async def free_slots(self) -> dict[str, int] | None:
+        try:
+            return free_slots(await self.client.status())
+        except (BrowserUnavailable, TimeoutError) as exc:
+            logger.warning("the Grid's /status did not answer (%s); spaces go to the sessions already open", exc)
+            return None
 
     async def _connect(self, session: GridSession) -> Connection:
         """CDP to the session's node itself when we can reach it, else through the hub.

@@ -27,9 +27,11 @@ async def test_a_lost_browser_fails_only_its_spaces_and_they_come_back(on_grid, 
     url_a = server.page("/grid-lost-a", "<p>a</p>", title="A")
     url_b = server.page("/grid-lost-b", "<p>b</p>", title="B")
     url_c = server.page("/grid-lost-c", "<p>c</p>", title="C")
+    # new spaces alternate over the two nodes (the one with fewer of ours), two per browser:
+    # a and b share a browser, c is on the other node
     a = await ego_browser.task_space("lost-a")
+    c = await ego_browser.task_space("lost-c")
     b = await ego_browser.task_space("lost-b")
-    c = await ego_browser.task_space("lost-c")  # two spaces per browser: c is on another one
     await a.page("p1").goto(url_a)
     await a.page("p1").goto(url_a + "?second")
     await b.page("p1").goto(url_b)

@@ -6,8 +6,9 @@ it, see ``browser/keeper.py``), ``cdp`` (``EGO_BROWSER_CDP_URL``) or ``grid``
 (``EGO_BROWSER_GRID_URL``). A provider that gives one browser is used as before: ``conn`` is
 that browser's connection and its loss stops the host (the next start reopens the pages).
 A provider that gives several (the grid, several CDP URLs) puts each space on a browser by
-the placement policy (``place``: fill a browser up to ``EGO_BROWSER_SPACES_PER_BROWSER``
-spaces, then open another); ``conn`` is then a ``RoutedConnection`` that sends each call to
+the placement policy (``place``: several CDP URLs fill a browser up to
+``EGO_BROWSER_SPACES_PER_BROWSER`` spaces, then open another; a Grid spreads the spaces over
+its nodes, ``spread.py``); ``conn`` is then a ``RoutedConnection`` that sends each call to
 the browser it concerns, and a browser that goes away is reported to ``on_member_lost``
 while the others carry on.
 
@@ -29,6 +30,7 @@ from ...browser.providers import OpenedBrowser, Provider, select_provider, space
 from ...browser.router import RoutedConnection
 from ...cdp import Connection
 from ...errors import CdpChannelUnavailable, EgoError
+from . import spread
 
 __all__ = ["BrowserLink", "Member", "PERSON_SPACE"]
 
@@ -368,9 +370,10 @@ class BrowserLink:
     async def place(self, space_counts: Callable[[], dict[str, int]], *, prefer: str | None = None,
                     token: int | None = None) -> str:
         """The browser a new space goes to: ``prefer`` if it is open (a profile's context lives
-        there), else the first browser with fewer than EGO_BROWSER_SPACES_PER_BROWSER spaces
-        (``space_counts()``: open spaces per instance, read once it is this space's turn: spaces
-        placed and stored while it waited count), else a new one from the provider.
+        there); else, on a Grid, the node with the fewest of our spaces (``_spread``); else the
+        first browser with fewer than EGO_BROWSER_SPACES_PER_BROWSER spaces; else a new one from
+        the provider. ``space_counts()`` (open spaces per instance) is read once it is this
+        space's turn: spaces placed and stored while it waited count.
         ``token`` counts the space as placed there until ``placed_done`` (it is not stored yet)."""
         if not self.many:
             member = self.current()
@@ -380,19 +383,36 @@ class BrowserLink:
             chosen = prefer
         else:
             limit = spaces_per_browser()
-            assert self._opening is not None
+            assert self._opening is not None and self.provider is not None
             async with self._opening:  # two spaces arriving together: one new browser, not two
-                counts = space_counts()
-                chosen = next((i for i in self.members
-                               if counts.get(i, 0) + len(self._placed.get(i, ())) < limit), "")
+                stored = space_counts()
+                counts = {i: stored.get(i, 0) + len(self._placed.get(i, ())) for i in self.members}
+                if self.provider.spreads:
+                    choice = await self._spread(counts, limit)
+                else:
+                    choice = spread.Choice(next((i for i in self.members if counts[i] < limit), ""), "")
+                chosen = choice.instance
                 if not chosen:
                     member = await self._open()
                     if self.primary is None:
                         self.primary = member
                     chosen = member.instance
+                    if choice.node and member.opened.node and member.opened.node != choice.node:
+                        logger.info("placement: the new browser meant for node %s runs on %s (the Grid's "
+                                    "choice: other sessions weigh on the first)", choice.node, member.opened.node)
         if token is not None:
             self._placed.setdefault(chosen, set()).add(token)
         return chosen
+
+    async def _spread(self, counts: dict[str, int], limit: int) -> spread.Choice:
+        """A provider with nodes (a Grid): the node with the fewest of our spaces (``spread.py``).
+        A new browser (no instance chosen) is put by the Grid on its least loaded node: the one
+        we want unless other clients' sessions weigh on it (the space then goes where it landed)."""
+        assert self.provider is not None
+        free = await self.provider.free_slots()
+        # an imported profile's own browser (``open_extra``) takes its profile's spaces only
+        ours = [(i, m.opened.node) for i, m in self.members.items() if m.provider is None]
+        return spread.choose(ours, counts, limit, free)
 
     def next_token(self) -> int:
         self._tokens += 1

@@ -4,8 +4,10 @@ Only matters when the provider gives several browsers (``EGO_BROWSER_GRID_URL``,
 ``EGO_BROWSER_CDP_URL``s); with one browser every function here is a no-op.
 
 - Placement (docs/scale-out.md): a new space goes to the browser its profile's context lives
-  in, else to the first open browser holding fewer than ``EGO_BROWSER_SPACES_PER_BROWSER``
-  (default 8) open spaces, else to a new browser (a new Grid session: the Grid picks the node).
+  in; else, on a Grid, to the node with the fewest of our spaces (a browser of ours there with
+  fewer than ``EGO_BROWSER_SPACES_PER_BROWSER`` (default 8) open spaces, else a new session
+  there: ``host/core/spread.py``); with several CDP URLs, to the first open browser with room,
+  else to a new browser.
 - A browser that goes away fails its spaces' calls at once with ``EGO_BROWSER_LOST`` while the
   host reopens their pages at their last URLs on another browser (labels kept, refs unknown:
   the restart path of ``spaces.reopen_space``); other spaces are untouched.
