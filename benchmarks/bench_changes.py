@@ -28,6 +28,7 @@ import peers  # noqa: E402
 from ego_browser.cdp.connection import Connection  # noqa: E402
 from ego_browser.host.ops.snapshot_ops import _changes  # noqa: E402
 from ego_browser.snapshot import CdpSnapshotTarget, RefLedger, take_snapshot  # noqa: E402
+from ego_browser.cli.demo_site import LocalHTTPServer  # noqa: E402
 
 SITE = ROOT / "demo" / "site"
 
@@ -37,8 +38,8 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def _serve() -> tuple[http.server.ThreadingHTTPServer, str]:
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE)))
+def _serve() -> tuple[LocalHTTPServer, str]:
+    httpd = LocalHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
 

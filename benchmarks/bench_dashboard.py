@@ -64,7 +64,9 @@ PAGE = b"""<!doctype html><meta charset=utf-8><title>bench</title>
 
 def _serve() -> tuple[Any, str]:
     import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from http.server import BaseHTTPRequestHandler
+
+    from ego_browser.cli.demo_site import LocalHTTPServer
 
     class H(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
@@ -77,7 +79,7 @@ def _serve() -> tuple[Any, str]:
         def log_message(self, *a: Any) -> None:
             pass
 
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
+    srv = LocalHTTPServer(("127.0.0.1", 0), H)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     return srv, f"http://127.0.0.1:{srv.server_address[1]}/"
 

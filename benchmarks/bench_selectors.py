@@ -34,6 +34,7 @@ from ego_browser.browser.launcher import launch_chromium  # noqa: E402
 from ego_browser.cdp.connection import Connection  # noqa: E402
 from ego_browser.selectors import engine  # noqa: E402
 from ego_browser.selectors.standalone import PageFrames, open_page  # noqa: E402
+from ego_browser.cli.demo_site import LocalHTTPServer  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 PW_ARGS = [
@@ -87,7 +88,7 @@ class _Server:
             def log_message(self, *a: Any) -> None:
                 pass
 
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.httpd = LocalHTTPServer(("127.0.0.1", 0), H)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/large"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 

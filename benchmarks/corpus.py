@@ -40,9 +40,10 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+from ego_browser.cli.demo_site import LocalHTTPServer
 
 __all__ = ["OUTSIDE", "SOURCES", "Corpus", "missing_sources", "pick", "serve"]
 
@@ -176,8 +177,7 @@ def serve(outside: bool = True) -> Iterator[Corpus]:
     sources = SOURCES + (OUTSIDE if outside else ())
     roots = {prefix: Path(d) for prefix, d, _, _ in sources if Path(d).is_dir()}
     paths = [f"/{prefix}/{rel}" for prefix, d, n, _ in sources if prefix in roots for rel in pick(d, n)]
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(roots))
-    httpd.daemon_threads = True
+    httpd = LocalHTTPServer(("127.0.0.1", 0), _handler(roots))
     t = threading.Thread(target=httpd.serve_forever, daemon=True)
     t.start()
     try:

@@ -15,8 +15,9 @@ from __future__ import annotations
 import html
 import re
 import sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
+from ego_browser.cli.demo_site import LocalHTTPServer
 
 __all__ = ["agent_origin", "check", "page"]
 
@@ -101,8 +102,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def main() -> None:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    server.daemon_threads = True
+    server = LocalHTTPServer(("127.0.0.1", 0), _Handler)
     print(server.server_address[1], flush=True)
     try:
         server.serve_forever()

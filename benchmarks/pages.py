@@ -20,7 +20,8 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+from ego_browser.cli.demo_site import LocalHTTPServer
 
 __all__ = ["LARGE_ROWS", "PAGES", "Site", "actions_page", "large_page", "login_page", "serve"]
 
@@ -135,7 +136,7 @@ class _Handler(BaseHTTPRequestHandler):
 class Site:
     """A running page server; ``url("/large")`` gives an absolute URL."""
 
-    def __init__(self, server: ThreadingHTTPServer) -> None:
+    def __init__(self, server: LocalHTTPServer) -> None:
         self.server = server
         self.port = server.server_address[1]
         self.base = f"http://127.0.0.1:{self.port}"
@@ -146,8 +147,7 @@ class Site:
 
 @contextlib.contextmanager
 def serve() -> Iterator[Site]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    server.daemon_threads = True
+    server = LocalHTTPServer(("127.0.0.1", 0), _Handler)
     thread = threading.Thread(target=server.serve_forever, name="bench-pages", daemon=True)
     thread.start()
     try:

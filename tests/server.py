@@ -13,21 +13,14 @@ import ssl
 import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ego_browser.cli.demo_site import LocalHTTPServer
+
 __all__ = ["TestServer", "Response"]
-
-
-class _Server(ThreadingHTTPServer):
-    # socketserver listens with a backlog of 5. Chromium opens several connections at once, and
-    # when the accept thread is slow to get the GIL (the embedded host shares this process) the
-    # kernel drops the SYNs past the backlog: Chromium retries after 1, 3, 7, 15 s, so a goto
-    # "did not commit" in 15 s. Measured: 4 listen drops in one second during a whole-suite run.
-    request_queue_size = 1024
-    daemon_threads = True
 
 
 class Response:
@@ -121,7 +114,7 @@ class TestServer:
             def do_OPTIONS(self) -> None:
                 self._serve()
 
-        self.httpd = _Server((host, 0), H)
+        self.httpd = LocalHTTPServer((host, 0), H)
         if tls is not None:
             self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
         self.scheme = "https" if tls is not None else "http"

@@ -20,8 +20,9 @@ import time
 from collections.abc import Callable
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlencode, urlsplit
+from ego_browser.cli.demo_site import LocalHTTPServer
 
 esc = html.escape
 
@@ -339,12 +340,11 @@ class Server:
             def log_message(self, *args: object) -> None:
                 pass
 
-        class Quiet(ThreadingHTTPServer):
+        class Quiet(LocalHTTPServer):
             def handle_error(self, request, client_address) -> None:  # noqa: ANN001
                 pass  # a dropped connection is the browser's business, not a benchmark error
 
         self.httpd = Quiet(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 

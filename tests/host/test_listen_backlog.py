@@ -1,4 +1,4 @@
-"""The HTTP servers we start take a browser's burst of connections even while their accept
+"""The HTTP server we start for pages takes a browser's burst of connections even while their accept
 loop is busy: a dropped SYN is retried only after 1, 3, 7 s, and a page load stalls that long."""
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import time
 import pytest
 
 from ego_browser.cli import demo_site
-from tests.server import _Server as SuiteServer
 
 BURST = 40  # more than any browser opens to one host at once, across a few tabs
 
@@ -46,12 +45,9 @@ def _handshakes_completed(address: tuple[str, int], count: int, within: float) -
     return done
 
 
-@pytest.mark.parametrize("make", [
-    lambda: demo_site._Server(("127.0.0.1", 0), functools.partial(http.server.SimpleHTTPRequestHandler)),
-    lambda: SuiteServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler),
-], ids=["demo-site", "test-server"])
-def test_a_burst_of_connections_waits_in_the_backlog_not_in_syn_retries(make):
-    server = make()
+def test_a_burst_of_connections_waits_in_the_backlog_not_in_syn_retries():
+    # the demo shop's server; the tests' and the benchmarks' servers are the same class
+    server = demo_site.LocalHTTPServer(("127.0.0.1", 0), functools.partial(http.server.SimpleHTTPRequestHandler))
     try:
         # nobody accepts (serve_forever never runs): every handshake must still complete in the
         # kernel's queue; with socketserver's default backlog of 5 only 6 do, and the SYNs of the
