@@ -328,9 +328,10 @@ def body_size(rec: dict[str, Any]) -> int | None:
     ``loadingFinished`` counts the headers and the body, except for some loads it counts the body
     alone (an image answered 404: its total equals the decoded bytes ``dataReceived`` brought,
     found against Chromium's NetLog, benchmarks/bench_har.py); a total smaller than its headers
-    cannot include them either."""
+    cannot include them either. Nothing came back (a failed request): None, though Chromium
+    counts the error page it shows for a failed navigation."""
     encoded, headers = rec["encoded_size"], rec["headers_size"]
-    if not isinstance(encoded, (int, float)):
+    if rec["status"] is None or not isinstance(encoded, (int, float)):
         return None
     if encoded == rec.get("decoded") or not isinstance(headers, (int, float)) or encoded < headers:
         return int(encoded)

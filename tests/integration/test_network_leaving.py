@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from ego_browser import NavigationFailed
+
 from tests.server import Response
 
 
@@ -73,3 +75,16 @@ async def test_a_request_keeps_its_url_fragment(task, server, tmp_path):
     await task.stop_har()
     entries = json.loads(Path(har).read_text())["log"]["entries"]
     assert server.url("/frag/a.js#part=1") in [e["request"]["url"] for e in entries]
+
+
+async def test_a_failed_navigation_has_no_body_in_the_har(task, tmp_path):
+    page = task.page("p1")
+    har = str(tmp_path / "failed.har")
+    await task.record_har(har, content="omit")
+    with pytest.raises(NavigationFailed):
+        await page.goto("http://nothing-here.invalid/")
+    await task.stop_har()
+    entries = json.loads(Path(har).read_text())["log"]["entries"]
+    listed = [e for e in entries if e["request"]["url"] == "http://nothing-here.invalid/"]
+    # nothing came back: no body (Chromium counts the error page it shows instead)
+    assert [(e["response"]["status"], e["response"]["bodySize"]) for e in listed] == [(-1, -1)]
