@@ -202,7 +202,12 @@ def compare(ref: list[Request], har: dict[str, Any]) -> dict[str, Any]:
         elif r.status is not None and r.status not in (204, 301, 302, 303, 307, 308) and body != r.size:
             sizes.append((r.url, r.size, body))
     matched = len(pairs)
-    extra = [e["request"]["url"] for k in pool.values() for e in k]
-    return {"upgrade_hops": [e["request"]["url"] for e in upgrades], "reference": len(ref), "matched": matched, "share": matched / len(ref) if ref else 1.0,
+    left = [e for k in pool.values() for e in k]
+    # failed with net::ERR_ABORTED and nothing back: the page asked, then its document went
+    # (or it dropped the request) before the request left the renderer (Blink holds a loading
+    # page's low-priority requests back): the network stack never saw it, DevTools lists it
+    cancelled = [e["request"]["url"] for e in left if _status(e) is None and e.get("_failureText") == "net::ERR_ABORTED"]
+    extra = [e["request"]["url"] for e in left if not (_status(e) is None and e.get("_failureText") == "net::ERR_ABORTED")]
+    return {"upgrade_hops": [e["request"]["url"] for e in upgrades], "cancelled": cancelled, "reference": len(ref), "matched": matched, "share": matched / len(ref) if ref else 1.0,
             "missing": missing, "status_mismatches": statuses, "size_mismatches": sizes, "aborted_bodies": aborted,
             "varied": varied, "extra": extra}
