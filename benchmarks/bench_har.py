@@ -22,7 +22,8 @@ in a URL, an image a later tag asks again after the first try failed, a timer's 
 those differences are printed, not hidden. ``--separate-only`` runs the second alone.
 
 Not misses, and listed apart (``netlog_ref.compare`` says why): ``varied``, a reference request
-matched to a HAR entry whose URL differs only in a number or hex id of its query (the time or a
+matched to a HAR entry whose URL differs only in a number or hex id of its query, or a long number
+in its path (the time or a
 random number the page put in it: two loads never share it); the HTTPS-Upgrades hops of a
 navigation (a 307 the protocol shows and the network stack never saw); ``cancel``, HAR entries
 that failed with ``net::ERR_ABORTED`` and nothing back and that no NetLog lists: requests the page

@@ -124,10 +124,17 @@ def reference(url: str, *, extra_args: Sequence[str] = (), budget_ms: int = 0, t
 _MADE_UP = re.compile(r"[0-9a-fA-F]{6,}|[0-9]+")
 
 
+#: ... and in a path, only long numbers (an ad server's random "ord=7855552371523865" among the
+#: path's ";" parameters, or a path segment "/7859792660/"): a short one is an id of the page's
+_MADE_UP_IN_PATH = re.compile(r"[0-9]{8,}")
+
+
 def _shape(url: str) -> str:
-    """``url`` with the numbers and hex ids of its query and fragment blanked."""
+    """``url`` with the numbers and hex ids of its query and fragment blanked, and its path's long
+    numbers."""
     parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}{parts.path}?{_MADE_UP.sub('#', parts.query)}#{_MADE_UP.sub('#', parts.fragment)}"
+    path = _MADE_UP_IN_PATH.sub("#", parts.path)
+    return f"{parts.scheme}://{parts.netloc}{path}?{_MADE_UP.sub('#', parts.query)}#{_MADE_UP.sub('#', parts.fragment)}"
 
 
 def _status(e: dict[str, Any]) -> int | None:
@@ -151,7 +158,8 @@ def compare(ref: list[Request], har: dict[str, Any]) -> dict[str, Any]:
     URL fetched twice needs two entries): matched share, status and size mismatches.
 
     A reference request left without its URL in the HAR is then matched to a HAR entry left over
-    whose URL differs only in the numbers and hex ids of its query (``_shape``): the page put the
+    whose URL differs only in the numbers and hex ids of its query or a long number in its path
+    (``_shape``): the page put the
     time or a random number in it, which no two loads share (the reference is another load of the
     page). Those are counted as matched and listed apart (``varied``), never hidden."""
     entries = [e for e in har["log"]["entries"] if e["request"]["url"].startswith(("http:", "https:"))]
