@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -39,6 +40,9 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 #: the network traffic annotation of Chromium's favicon loader (its requests carry it in the
 #: NetLog's REQUEST_ALIVE)
 FAVICON_ANNOTATION = 112189210
+#: the reference's window: Chromium runs the page's timers up to this much virtual time after the
+#: navigation began (time jumps ahead while the network is quiet), then exits
+BUDGET_MS = 3000
 #: the window the host's pages have (a page's media queries decide what it loads)
 WINDOW = "--window-size=1280,720"
 
@@ -101,8 +105,9 @@ def parse(path: str) -> list[Request]:
     return out
 
 
-def reference(url: str, *, extra_args: Sequence[str] = (), budget_ms: int = 3000, timeout: float = 120) -> list[Request]:
+def reference(url: str, *, extra_args: Sequence[str] = (), budget_ms: int = 0, timeout: float = 120) -> list[Request]:
     """The requests Chromium's network stack made loading ``url`` (see the module's doc)."""
+    budget_ms = budget_ms or BUDGET_MS
     work = tempfile.mkdtemp(prefix="ego-netlog-")
     try:
         log = os.path.join(work, "netlog.json")
@@ -114,23 +119,88 @@ def reference(url: str, *, extra_args: Sequence[str] = (), budget_ms: int = 3000
         shutil.rmtree(work, ignore_errors=True)
 
 
+#: what a page makes up afresh on each load, in a query: a number (a time, a random "cache
+#: buster": rnd=1796555417476) or a run of hex digits (a random id: statsentryviewab59bbc66d96e8)
+_MADE_UP = re.compile(r"[0-9a-fA-F]{6,}|[0-9]+")
+
+
+#: ... and in a path, only long numbers (an ad server's random "ord=7855552371523865" among the
+#: path's ";" parameters, or a path segment "/7859792660/"): a short one is an id of the page's
+_MADE_UP_IN_PATH = re.compile(r"[0-9]{8,}")
+
+
+def _shape(url: str) -> str:
+    """``url`` with the numbers and hex ids of its query and fragment blanked, and its path's long
+    numbers."""
+    parts = urlsplit(url)
+    path = _MADE_UP_IN_PATH.sub("#", parts.path)
+    return f"{parts.scheme}://{parts.netloc}{path}?{_MADE_UP.sub('#', parts.query)}#{_MADE_UP.sub('#', parts.fragment)}"
+
+
+def _status(e: dict[str, Any]) -> int | None:
+    return None if e["response"]["status"] in (0, -1) else e["response"]["status"]  # -1: failed
+
+
+def _upgrade(e: dict[str, Any]) -> bool:
+    """A hop Chromium's HTTPS-Upgrades made (an http navigation tried as https first)."""
+    return e["response"]["status"] == 307 and any(
+        h["name"].lower() == "non-authoritative-reason" and h["value"] == "HttpsUpgrades" for h in e["response"]["headers"])
+
+
+def _fell_back(r: Request, e: dict[str, Any]) -> bool:
+    """The https try of an HTTPS upgrade failed (the NetLog: a network error) and the navigation
+    fell back to http: DevTools, so Chromium's own HAR, shows that hop as a 307 to the http URL."""
+    return r.status is None and _upgrade(e) and e["response"].get("redirectURL", "").startswith("http:")
+
+
 def compare(ref: list[Request], har: dict[str, Any]) -> dict[str, Any]:
     """Each reference request matched to a HAR entry of the same method and URL (in order, so a
-    URL fetched twice needs two entries): matched share, status and size mismatches."""
+    URL fetched twice needs two entries): matched share, status and size mismatches.
+
+    A reference request left without its URL in the HAR is then matched to a HAR entry left over
+    whose URL differs only in the numbers and hex ids of its query or a long number in its path
+    (``_shape``): the page put the
+    time or a random number in it, which no two loads share (the reference is another load of the
+    page). Those are counted as matched and listed apart (``varied``), never hidden."""
     entries = [e for e in har["log"]["entries"] if e["request"]["url"].startswith(("http:", "https:"))]
+    # an HTTPS upgrade's first hop (http, "307" to https): the navigation rewrote the URL before
+    # any request, so the network stack never saw it; Chromium's DevTools (its own HAR) shows it
+    upgrades = [e for e in entries if _upgrade(e) and e["response"].get("redirectURL", "").startswith("https:")]
     pool: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for e in entries:
-        pool.setdefault((e["request"]["method"], e["request"]["url"]), []).append(e)
-    matched, missing, statuses, sizes, aborted = 0, [], [], [], []
+        if not any(e is u for u in upgrades):
+            pool.setdefault((e["request"]["method"], e["request"]["url"]), []).append(e)
+    pairs: list[tuple[Request, dict[str, Any]]] = []
+    unmatched: list[Request] = []
     for r in ref:
         candidates = pool.get((r.method, r.url)) or []
-        if not candidates:
+        if candidates:
+            # the same URL fetched more than once: the hop that ended alike first (a failed
+            # navigation retried by the error page is the same URL, failed each time)
+            alike = [e for e in candidates if _status(e) == r.status or _fell_back(r, e)]
+            e = (alike or candidates)[0]
+            candidates.remove(e)
+            pairs.append((r, e))
+        else:
+            unmatched.append(r)
+    by_shape: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for (method, url), left in pool.items():
+        for e in left:
+            by_shape.setdefault((method, _shape(url)), []).append(e)
+    missing, varied = [], []
+    for r in unmatched:
+        alike = by_shape.get((r.method, _shape(r.url))) or []
+        if not alike:
             missing.append(r.url)
             continue
-        e = candidates.pop(0)
-        matched += 1
-        status = None if e["response"]["status"] in (0, -1) else e["response"]["status"]  # -1: failed
-        if status != r.status:
+        e = alike.pop(0)
+        pool[(e["request"]["method"], e["request"]["url"])].remove(e)
+        pairs.append((r, e))
+        varied.append((r.url, e["request"]["url"]))
+    statuses, sizes, aborted = [], [], []
+    for r, e in pairs:
+        status = _status(e)
+        if status != r.status and not _fell_back(r, e):
             statuses.append((r.url, r.status, status))
         body = e["response"].get("bodySize", -1)
         if e.get("_failureText") and body == -1 and r.status is not None:
@@ -139,6 +209,13 @@ def compare(ref: list[Request], har: dict[str, Any]) -> dict[str, Any]:
             aborted.append((r.url, r.size, e["_failureText"]))
         elif r.status is not None and r.status not in (204, 301, 302, 303, 307, 308) and body != r.size:
             sizes.append((r.url, r.size, body))
-    extra = [e["request"]["url"] for k in pool.values() for e in k]
-    return {"reference": len(ref), "matched": matched, "share": matched / len(ref) if ref else 1.0,
-            "missing": missing, "status_mismatches": statuses, "size_mismatches": sizes, "aborted_bodies": aborted, "extra": extra}
+    matched = len(pairs)
+    left = [e for k in pool.values() for e in k]
+    # failed with net::ERR_ABORTED and nothing back: the page asked, then its document went
+    # (or it dropped the request) before the request left the renderer (Blink holds a loading
+    # page's low-priority requests back): the network stack never saw it, DevTools lists it
+    cancelled = [e["request"]["url"] for e in left if _status(e) is None and e.get("_failureText") == "net::ERR_ABORTED"]
+    extra = [e["request"]["url"] for e in left if not (_status(e) is None and e.get("_failureText") == "net::ERR_ABORTED")]
+    return {"upgrade_hops": [e["request"]["url"] for e in upgrades], "cancelled": cancelled, "reference": len(ref), "matched": matched, "share": matched / len(ref) if ref else 1.0,
+            "missing": missing, "status_mismatches": statuses, "size_mismatches": sizes, "aborted_bodies": aborted,
+            "varied": varied, "extra": extra}

@@ -212,9 +212,10 @@ class Page(PageBase["Download", "FileChooser"]):
         wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load",
         on_beforeunload: Literal["raise", "accept"] = "raise", note: str | None = None,
     ) -> ActionReceipt:
-        """Navigate and wait for wait_until. A page with unsaved edits may ask to confirm leaving (beforeunload):
-        goto raises NavigationBlocked with the dialog open (accept_dialog() leaves, dismiss_dialog() stays)
-        unless on_beforeunload="accept"."""
+        """Navigate and wait for wait_until (of the page it went to, if a script sends it on before: as
+        Playwright's goto). A page with unsaved edits may ask to confirm leaving (beforeunload): goto raises
+        NavigationBlocked with the dialog open (accept_dialog() leaves, dismiss_dialog() stays) unless
+        on_beforeunload="accept"."""
         return ActionReceipt.from_wire(await self._call(
             "page.goto", url=url, referer=referer, timeout=timeout, wait_until=wait_until,
             on_beforeunload=on_beforeunload, note=note,

@@ -341,17 +341,28 @@ async def goto(
     if loader_id is None:
         # same-document navigation (fragment or history): nothing more to wait for
         return {"url": url}
+    # the commit is reported by frameNavigated for the new loader; a page that leaves itself at
+    # once (a script in its head) may be on the next document before this wait looks
+    committed_ours = False
+
+    def note(frame: Any, _old: str | None) -> None:
+        nonlocal committed_ours
+        committed_ours = committed_ours or (frame.is_main and frame.loader_id == loader_id)
+
+    driver.frames.on_document.append(note)
     try:
-        # the commit is reported by frameNavigated for the new loader
         await driver.wait_until(
-            lambda: (m := driver.frames.main) is not None and m.loader_id == loader_id,
+            lambda: committed_ours or ((m := driver.frames.main) is not None and m.loader_id == loader_id),
             timeout=max(0.0, deadline - loop.time()),
         )
         if wait_until != "commit":
-            await _wait_state(driver, wait_until, deadline, 500, loader_id)
+            # the state of the frame's document from now on, as Playwright's goto waits: ours,
+            # unless the page leaves itself for another before reaching it (a script in its head
+            # sets location): then the document it went to (ours will never load)
+            await _wait_state(driver, wait_until, deadline, 500, None)
     except TimeoutError:
         main = driver.frames.main
-        committed = main is not None and main.loader_id == loader_id
+        committed = main is not None and main.loader_id not in (before, None)
         ready = await _ready_state(driver)
         hint = (
             "; the new document has committed, continue with page.wait_for_load_state(\"load\")"
@@ -362,7 +373,8 @@ async def goto(
             api=api, timeout_ms=round(timeout_ms), committed=committed,
             url=(main.url if committed and main else url), ready_state=ready,
         ) from None
-    _ = before
+    finally:
+        driver.frames.on_document.remove(note)
     return {"url": url}
 
 

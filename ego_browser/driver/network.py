@@ -112,7 +112,9 @@ class NetworkLog:
 
     def _will_be_sent(self, p: dict[str, Any], sid: str | None) -> None:
         req = p.get("request") or {}
-        url = req.get("url", "")
+        # with its fragment, as the page asked for it (DevTools, Chromium's own log and HAR
+        # writers keep it; CDP sends it apart)
+        url = req.get("url", "") + (req.get("urlFragment") or "")
         if url.startswith("data:") or (p.get("type") == "Other" and url.endswith("/favicon.ico")):
             return  # the browser's own favicon fetch is not the page's (Playwright lists none either)
         cdp_id = p["requestId"]
@@ -132,6 +134,7 @@ class NetworkLog:
         rec: dict[str, Any] = {
             "id": no, "cdp_id": cdp_id, "sid": sid or "", "url": url, "method": req.get("method", "GET"),
             "resource_type": (p.get("type") or "Other").lower(), "frame_id": p.get("frameId"),
+            "loader_id": p.get("loaderId"),
             "request_headers": req.get("headers") or {}, "has_post_data": bool(req.get("hasPostData")),
             # the body Chromium sends inline (small ones): the journal reads a JSON body's shape
             "post_data": _inline_body(req),
@@ -208,6 +211,25 @@ class NetworkLog:
             if p.get("blockedReason"):
                 rec["failure"] = f'{rec["failure"]} ({p["blockedReason"]})'
             self._touch(rec, "failed")
+
+    def document_gone(self, frame_id: str, loader_id: str | None) -> int:
+        """Frame ``frame_id`` committed document ``loader_id`` (None: the frame went away): the
+        subresource requests of the documents it replaced that are still pending failed (as
+        Chromium cancels them: ``net::ERR_ABORTED``), since no event will ever end them when the
+        new document lives in another renderer. A document's own request is left to the browser,
+        which ends it. Returns how many ended."""
+        ended = 0
+        for rec in list(self.records.values()):
+            if rec["state"] != "pending" or rec["frame_id"] != frame_id:
+                continue
+            if loader_id is not None and (rec["resource_type"] == "document" or not rec["loader_id"]
+                                          or rec["loader_id"] == loader_id):
+                continue
+            rec["state"] = "failed"
+            rec["failure"] = "net::ERR_ABORTED"
+            self._touch(rec, "failed")
+            ended += 1
+        return ended
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -306,9 +328,10 @@ def body_size(rec: dict[str, Any]) -> int | None:
     ``loadingFinished`` counts the headers and the body, except for some loads it counts the body
     alone (an image answered 404: its total equals the decoded bytes ``dataReceived`` brought,
     found against Chromium's NetLog, benchmarks/bench_har.py); a total smaller than its headers
-    cannot include them either."""
+    cannot include them either. Nothing came back (a failed request): None, though Chromium
+    counts the error page it shows for a failed navigation."""
     encoded, headers = rec["encoded_size"], rec["headers_size"]
-    if not isinstance(encoded, (int, float)):
+    if rec["status"] is None or not isinstance(encoded, (int, float)):
         return None
     if encoded == rec.get("decoded") or not isinstance(headers, (int, float)) or encoded < headers:
         return int(encoded)

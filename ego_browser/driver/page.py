@@ -71,6 +71,8 @@ class PageDriver:
         self.target_id = target_id
         self.session = Session(conn, session_id)
         self.frames = FrameTree(self.session)
+        self.frames.on_document.append(lambda frame, _old: self._document_gone(frame.frame_id, frame.loader_id))
+        self.frames.on_detach.append(lambda frame: self._document_gone(frame.frame_id, None))
         self.sessions: dict[str, Session] = {session_id: self.session}
         #: child session id -> target id (out-of-process iframes)
         self.child_targets: dict[str, str] = {}
@@ -83,10 +85,12 @@ class PageDriver:
         self.url_log: deque[tuple[int, str]] = deque(maxlen=64)
         self.closed = False
         self.input_lock = asyncio.Lock()
-        #: request id -> (session id, url) still in flight, for network idle. Keyed by request id
-        #: alone: an out-of-process frame's document request starts on the parent's session
-        #: and finishes on the frame's own.
-        self.inflight: dict[str, tuple[str, str]] = {}
+        #: request id -> (session id, url, frame id, loader id) still in flight, for network
+        #: idle. Keyed by request id alone: an out-of-process frame's document request starts on
+        #: the parent's session and finishes on the frame's own. The loader id is the document
+        #: that made a subresource request ("" for a document's own request, which the browser
+        #: always ends): when that document goes, so does the request (``_document_gone``).
+        self.inflight: dict[str, tuple[str, str, str, str]] = {}
         self.last_network_activity = time.monotonic()
         self.ledger: RefLedger | None = None  # the snapshot engine's, set by the host (host/core/ledgers.py)
         self.ledger_key: tuple[int, str] | None = None  # (space id, label) it is stored under
@@ -344,12 +348,28 @@ class PageDriver:
         if url.startswith("data:"):
             return
         # a redirect reuses the request id: still one request in flight
-        self.inflight[key] = (sid or "", url)
+        loader = "" if params.get("type") == "Document" else str(params.get("loaderId") or "")
+        self.inflight[key] = (sid or "", url, str(params.get("frameId") or ""), loader)
         self.last_network_activity = time.monotonic()
         self._bump()
 
     def _request_ended(self, params: dict[str, Any], sid: str | None) -> None:
         if self.inflight.pop(params["requestId"], None) is not None:
+            self.last_network_activity = time.monotonic()
+            self._bump()
+
+    def _document_gone(self, frame_id: str, loader_id: str | None) -> None:
+        """Frame ``frame_id`` committed document ``loader_id`` (None: the frame went away): the
+        requests the documents it replaced had in flight are over. Chromium cancels them but
+        reports nothing when the new document commits in another renderer (a page that leaves
+        for another site, or for an error page, before it has loaded): left in flight, they kept
+        network idle from ever coming (benchmarks/bench_har.py's test_tags_deadline.html).
+        Playwright forgets a frame's requests on a new document too."""
+        gone = [k for k, (_s, _u, frame, loader) in self.inflight.items()
+                if frame == frame_id and (loader_id is None or (loader and loader != loader_id))]
+        for key in gone:
+            del self.inflight[key]
+        if self.network.document_gone(frame_id, loader_id) or gone:
             self.last_network_activity = time.monotonic()
             self._bump()
 

@@ -182,7 +182,8 @@ print(sorted({event["method"] for event in page.events()})[:5])
 M("Page.goto", [P("url", "str+"), "*", P("referer", "str?", None), P("timeout", "ms>0", 15000),
                 P("wait_until", _WAIT_UNTIL, "load"),
                 _ON_BEFOREUNLOAD],
-  "ActionReceipt", "Navigate and wait for wait_until. A page with unsaved edits may ask to confirm leaving "
+  "ActionReceipt", "Navigate and wait for wait_until (of the page it went to, if a script sends it on "
+  "before: as Playwright's goto). A page with unsaved edits may ask to confirm leaving "
   "(beforeunload): goto raises NavigationBlocked with the dialog open (accept_dialog() leaves, "
   "dismiss_dialog() stays) unless on_beforeunload=\"accept\".",
   """

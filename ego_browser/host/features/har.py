@@ -19,7 +19,7 @@ import datetime
 import hashlib
 import os
 import re
-from collections import deque
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -64,7 +64,9 @@ class HarRecorder:
         self.path = path
         self.content = content
         self.rx = re.compile(url_regex, flags) if url_regex else None
-        self.entries: deque[dict[str, Any]] = deque(maxlen=HAR_ENTRY_CAP)
+        #: (page, request number) -> entry: a request ended twice (failed when its document went,
+        #: then ended by Chromium after all) is listed once, as it ended last
+        self.entries: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
         self._pending: set[asyncio.Task[None]] = set()
         self._offs: list[Any] = []
         self._files = 0
@@ -147,7 +149,9 @@ class HarRecorder:
                          "application/octet-stream")
             request["postData"] = {"mimeType": ctype, "text": post.decode("utf-8", "replace"), "params": []}
         location = next((str(v) for k, v in resp_headers.items() if k.lower() == "location"), "")
-        self.entries.append({
+        key = (id(driver), rec["id"])
+        self.entries.pop(key, None)
+        self.entries[key] = {
             "startedDateTime": _iso(rec["wall_time"]), "time": round(wait + receive, 3), "request": request,
             "response": {
                 "status": -1 if rec["status"] is None else rec["status"], "statusText": rec["status_text"] or "",
@@ -158,7 +162,9 @@ class HarRecorder:
             "cache": {}, "timings": {"send": 0, "wait": round(wait, 3), "receive": round(receive, 3)},
             "_resourceType": rec["resource_type"], "serverIPAddress": rec["remote_address"] or "",
             **({"_failureText": rec["failure"] or "failed"} if failed else {}),
-        })
+        }
+        while len(self.entries) > HAR_ENTRY_CAP:
+            self.entries.popitem(last=False)
 
     async def stop(self, api: str) -> str:
         """Write the file (after the bodies being read) and stop listening; returns its path."""
@@ -167,7 +173,7 @@ class HarRecorder:
         self._offs.clear()
         if self._pending:
             await asyncio.wait(set(self._pending), timeout=10.0)
-        entries = sorted(self.entries, key=lambda e: e["startedDateTime"])
+        entries = sorted(self.entries.values(), key=lambda e: e["startedDateTime"])
         har = {"log": {"version": "1.2", "creator": {"name": "ego_browser", "version": __version__},
                        "pages": [], "entries": entries}}
         tmp = f"{self.path}.tmp-{os.getpid()}"
