@@ -4,6 +4,10 @@ Routes map a path to a static body or a handler; a ``fallback`` handler answers 
 route names (a page built from the request, a folder of files). Helpers cover what the
 behaviours need: delayed headers, slowly streamed bodies, redirects, downloads, cookies.
 Requests are recorded so tests can count them.
+
+The ``server`` fixture's routes live for the whole session: a site-wide path (``/favicon.ico``,
+which every page load asks for) routed to something slow holds the browsers' connections to
+this server in every later test; such a test takes a server of its own.
 """
 
 from __future__ import annotations

@@ -299,6 +299,14 @@ async def _ready_state(driver: PageDriver) -> str | None:
         return None
 
 
+def _why_no_answer(driver: PageDriver, url: str) -> str:
+    """Why a navigation may get no answer. The browser announces a request before it has a
+    connection for it, so "sent" cannot be told from "waiting for a connection": both are said."""
+    return ("no answer yet: the server is slow, or the browser is waiting for a free connection to "
+            "that host (at most 6 at once per browser context; pages of other spaces in the same "
+            "context may hold them)")
+
+
 async def goto(
     driver: PageDriver,
     url: str,
@@ -322,7 +330,7 @@ async def goto(
     except EgoTimeout:
         raise NavigationTimeout(
             f"{api} timed out after {round(timeout_ms)}ms: navigation to {url} did not commit "
-            "(the server has not answered yet)",
+            f"({_why_no_answer(driver, url)})",
             api=api, timeout_ms=round(timeout_ms), committed=False, url=url, ready_state=await _ready_state(driver),
         ) from None
     except InvalidUrl as exc:
