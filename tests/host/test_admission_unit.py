@@ -90,3 +90,16 @@ async def test_the_wait_for_a_turn_is_not_taken_from_the_calls_own_time():
     release.set()
     assert await call == "done"
     await holder
+
+
+def test_the_host_runs_one_call_more_than_it_has_cores(monkeypatch):
+    """More calls at once than the cores only share them, each slower and dearer (issue 31 §2:
+    50 agents on 2 cores cost 1.42x one agent's CPU per round at 8 at once, 1.14x at 2)."""
+    from ego_browser import config
+
+    monkeypatch.delenv("EGO_BROWSER_MAX_ACTIVE", raising=False)
+    for cores, limit in ((1, 2), (2, 3), (8, 9)):
+        monkeypatch.setattr("os.cpu_count", lambda cores=cores: cores)
+        assert config.max_active() == limit and Admission().limit == limit
+    monkeypatch.setenv("EGO_BROWSER_MAX_ACTIVE", "12")
+    assert Admission().limit == 12

@@ -120,6 +120,29 @@ class Admission:
         self.active -= 1
         self._tell()
 
+    def waiting(self) -> bool:
+        """Whether any call waits for a turn (background work, such as a trace's pictures, yields then)."""
+        return bool(self._waiters)
+
+    async def quiet(self, limit: float) -> None:
+        """Return once no call waits for a turn (at once if none does), or after ``limit`` seconds."""
+        if not self._waiters:
+            return
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def changed() -> None:
+            if not self._waiters and not done.done():
+                done.set_result(None)
+
+        self.watchers.append(changed)
+        try:
+            async with asyncio.timeout(limit):
+                await done
+        except TimeoutError:
+            pass
+        finally:
+            self.watchers.remove(changed)
+
     def _tell(self) -> None:
         for fn in list(self.watchers):
             fn()

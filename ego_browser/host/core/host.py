@@ -127,7 +127,7 @@ class Host:
         self.browser = BrowserLink(self.home, self.run_dir, embedded=embedded)
         self.drivers: dict[str, PageDriver] = {}
         #: the trace's pictures (``host/features/trace_pictures.py``): one after each journaled action
-        self.pictures = Pictures(self.home / "traces")
+        self.pictures = Pictures(self.home / "traces", admission=lambda: self.admission)
         self._attaching: dict[str, asyncio.Future[PageDriver]] = {}
         self.active: dict[int, str] = {}  # space id -> target id made active last
         self.started_at = time.time()
