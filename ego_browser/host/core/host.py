@@ -250,7 +250,7 @@ class Host:
         if listeners:
             self._tell(listeners, op, args, "start", None)
         try:
-            async with asyncio.timeout(deadline) as req.timeout, self.admission.turn(op, deadline, req.timeout):
+            async with asyncio.timeout(deadline) as req.timeout, self.admission.turn(op, deadline, req.timeout, called):
                 result = await spec.fn(self, at, **kwargs)
             if op.startswith(_PAGE_OPS):
                 result = page_text.mark(result)
