@@ -58,7 +58,7 @@ async def test_a_full_queue_refuses_at_once():
 
 def test_waits_the_persons_operations_and_clean_ups_never_queue():
     for op in ("page.wait_popup", "page.arm_download", "page.accept_dialog", "spaces.take_over", "task.finish",
-               "host.status", "page.events", "dashboard.open"):
+               "host.status", "page.events", "dashboard.open", "task_space", "list_task_spaces"):
         assert not admitted(op), op
     for op in ("page.goto", "page.click", "page.snapshot", "page.fill", "page.evaluate", "page.cdp"):
         assert admitted(op), op

@@ -21,6 +21,9 @@ for a turn meanwhile (``QueueClock``; the click may wait up to ``EGO_BROWSER_QUE
 Calls that wait for something another call causes (``wait_*``, arming a waiter, dialogs),
 the person's operations and the ones that free resources (``finish``, ``release``) are
 never queued: holding a turn while waiting, or refusing a clean-up, could wedge the host.
+Nor is opening a space (``task_space``): it mostly waits for a browser (a Grid session takes
+seconds to start), and with cores + 1 turns six spaces opened at once on a Grid would hold every
+turn while the rest of the agents' calls were refused.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ _TIMER: ContextVar[asyncio.Timeout | None] = ContextVar("ego_request_timer", def
 
 _FREE_PREFIXES = ("host.", "dashboard.", "spaces.", "profiles")
 _FREE_PARTS = ("wait", "arm_", "dialog", "events", "gate", "url_watch", "nav_mark", "control", "take_over",
-               "claim", "report", "finish", "release", "hand_off", "set_status", "list_task_spaces")
+               "claim", "report", "finish", "release", "hand_off", "set_status", "task_space")
 
 
 def admitted(op: str) -> bool:
