@@ -71,6 +71,8 @@ class Run:
     frozen: int = 0
     churn: tuple[int, int] = (0, 0)  # tabs frozen and woken while the rounds ran (each costs a GC)
     refused: int = 0  # calls refused with EGO_HOST_OVERLOADED (then repeated after a pause)
+    limit: int = 0  # the host's admission limit (calls at once)
+    yielded: int = 0  # trace captures that waited for the agents' calls (and were shared)
     idle_cpu: dict[str, float] = field(default_factory=dict)  # CPU % of a core per space: before/after freezing
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
     nodes: dict[str, int] = field(default_factory=dict)  # Grid: spaces per node (every node, 0 included)
@@ -115,18 +117,23 @@ async def ego_round(page: Any, origin: str, who: str, i: int, crosstalk: list[st
     if saved != f"saved {who} round {i} by {who}":
         crosstalk.append(f"{who} round {i} click: read {saved!r}")
     if i % 4 == 1:
-        async with page.expect_event("popup") as info:
-            await call(lambda: page.click("#pop"))
-        popup = await info.value
+        popup = await call(lambda: _expect(page, "popup", "#pop"))
         check(await call(popup.snapshot), who, i, "popup", crosstalk)
         await call(popup.close)
     if i % 4 == 3:
-        waiter = page.wait_for_event("download")
-        await call(lambda: page.click("#dl"))
-        download = await waiter
+        download = await call(lambda: _expect(page, "download", "#dl"))
         body = Path(await call(download.path)).read_text()
         check(body[:100].replace("report of ", "tag ").replace(" round ", "/"), who, i, "download", crosstalk)
         await call(download.delete)
+
+
+async def _expect(page: Any, event: str, selector: str) -> Any:
+    """Click ``selector`` and return the ``event`` it causes. A click the host refuses (nothing of it
+    ran) leaves this step with its waiter cancelled, so the agent repeats the step with a fresh one:
+    the waiter's time is the clicked page's, not the queue's."""
+    async with page.expect_event(event) as info:
+        await page.click(selector)
+    return await info.value
 
 
 async def _polite(call: Any, run: Run, tries: int = 5) -> Any:
@@ -305,6 +312,8 @@ async def ego_size(n: int, rounds: int, port: int, freeze_idle: float, grid: Any
             for method, count in (after.get(key) or {}).items():
                 if count - old.get(method, 0):
                     run.cdp[f"{kind}:{method}"] = (count - old.get(method, 0)) / max(1, run.rounds)
+        run.limit = int(after.get("calls_limit", 0))
+        run.yielded = int(after.get("pictures_yielded", 0)) - int(before.get("pictures_yielded", 0))
         run.churn = (int(after.get("freezes", 0)) - int(before.get("freezes", 0)),
                      int(after.get("wakes", 0)) - int(before.get("wakes", 0)))
         cores = os.cpu_count() or 1
@@ -432,6 +441,10 @@ def cdp_per_round(runs: list[Run]) -> list[str]:
                       key=lambda kv: -abs(kv[1]))[:8]
         out.append(f"Per round at {top.agents} agents against 1, the largest changes: "
                    + ", ".join(f"{k.split(':', 1)[1]} ({k.split(':', 1)[0]}) {v:+.1f}" for k, v in grew) + ".")
+    out.append("Trace captures per round (each costs the renderer, the GPU process and the browser a frame; they "
+               "yield to calls waiting for a turn, shared by the actions meanwhile): "
+               + "; ".join(f"{r.agents} agents: {r.cdp.get('command:Page.captureScreenshot', 0.0):.1f} "
+                           f"({r.yielded} yielded; {r.limit} calls at once)" for r in ego) + ".")
     churn = [f"{r.agents} agents: {r.churn[0]} frozen, {r.churn[1]} woken" for r in ego if any(r.churn)]
     if churn:
         out.append("Tabs frozen and woken while the rounds ran (each freeze collects the page's garbage): "

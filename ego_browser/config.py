@@ -179,8 +179,12 @@ def _positive(name: str, default: str, *, zero_ok: bool = False) -> float:
 
 
 def max_active() -> int:
-    """How many agent calls the host works on at once (the rest wait their turn in order)."""
-    return int(_positive("EGO_BROWSER_MAX_ACTIVE", str(max(8, 4 * (os.cpu_count() or 1)))))
+    """How many agent calls the host works on at once (the rest wait their turn in order): one
+    more than the cores. A round's calls keep the machine's processes busy (host, browser, GPU,
+    renderer); more of them at once only share the cores, each slower, and every running page's
+    renderer competes for the caches: at 4 x cores, 50 agents on 2 cores spent 1.42x one agent's
+    CPU per round (1.14x at 2 at once) and did fewer rounds per second (docs/scale-out.md)."""
+    return int(_positive("EGO_BROWSER_MAX_ACTIVE", str(max(2, (os.cpu_count() or 1) + 1))))
 
 
 def max_queued() -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -68,14 +69,21 @@ class PageDownloads(Generic[R]):
         waiter.fut.set_result(record)
         return waiter.dir
 
-    async def wait(self, token: int, timeout_ms: float) -> R:
-        """The download the armed waiter ``token`` takes (``InvalidState`` if it is not armed)."""
+    async def wait(self, token: int, timeout_ms: float, remaining: Callable[[], float] | None = None) -> R:
+        """The download the armed waiter ``token`` takes (``InvalidState`` if it is not armed);
+        ``remaining()`` says the seconds left, when the host moves the deadline (time the space's
+        calls waited for a turn is not the waiter's)."""
         waiter = self._waiter
         if waiter is None or waiter.token != token:
             raise InvalidState(f"{_API}: this download waiter is no longer armed", api=_API)
-        try:
-            return await asyncio.wait_for(asyncio.shield(waiter.fut), timeout_ms / 1000)
-        except asyncio.TimeoutError:
+        left = timeout_ms / 1000
+        while True:
+            try:
+                return await asyncio.wait_for(asyncio.shield(waiter.fut), left)
+            except asyncio.TimeoutError:
+                left = remaining() if remaining is not None else 0.0
+                if left > 0:
+                    continue
             if self._waiter is waiter:
                 self._waiter = None
             waiter.fut.cancel()

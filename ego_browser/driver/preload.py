@@ -40,5 +40,6 @@ def actions_install() -> str:
 @lru_cache(maxsize=None)
 def scripts() -> tuple[tuple[str, str], ...]:
     """(world name, source) of each new-document script a page session registers."""
-    utility = engine_source() + ";\n" + actions_install() + ";"
+    # (and a caret that does not blink: js/utility/steady_caret.js says why)
+    utility = engine_source() + ";\n" + actions_install() + ";\n" + jsbundle.program("utility", "steady_caret") + ";"
     return ((UTILITY_WORLD, utility), (SNAPSHOT_WORLD, jsbundle.program("snapshot", "snapshot_walker")))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 
+from ego_browser.host.core.admission import Admission
 from ego_browser.host.features import trace_pictures
 from ego_browser.host.features.trace_pictures import Pictures
 from ego_browser.trace.playwright_script import locator_code, playwright_script
@@ -135,6 +136,66 @@ async def test_a_cast_that_shows_nothing_newer_falls_back_to_a_capture(tmp_path,
     assert kept[during].read_bytes() == b"\xff\xd8during"
     assert all(kept[n].read_bytes() == b"\xff" * 10 for n in (stale, thumb, paused, gone))
     assert driver.session.calls == 4 and pictures.from_cast == 1
+
+
+async def test_captures_yield_to_agents_calls_waiting_for_a_turn(tmp_path, monkeypatch):
+    """Many agents, few turns (issue 31 §2): while calls wait for a turn a capture not yet started
+    waits too, and the page's actions meanwhile share it (each still has a picture after it); a
+    trace export takes it at once. With no call waiting, a capture starts at once, as before."""
+    monkeypatch.setenv("EGO_BROWSER_TRACE_PICTURES", "1")
+    adm = Admission(limit=1, queue_max=8, wait=30)
+    pictures = Pictures(tmp_path, admission=lambda: adm)
+    driver = _Driver("t1")
+    alone = pictures.schedule(1, "p1", driver)
+    await pictures.settle()
+    assert driver.session.calls == 1 and alone in pictures.files(1) and pictures.yielded == 0
+
+    release = asyncio.Event()
+
+    async def hold() -> None:
+        async with adm.turn("page.goto", 60):
+            await release.wait()
+
+    calls = [asyncio.ensure_future(hold()) for _ in range(2)]
+    while adm.queued < 1:
+        await asyncio.sleep(0)
+    names = []
+    for _ in range(3):  # three actions, each returning while another agent's call waits
+        names.append(pictures.schedule(1, "p1", driver))
+        for _ in range(10):
+            await asyncio.sleep(0)  # the capture task runs as far as it can
+    assert driver.session.calls == 1 and pictures.pending("t1") and len(set(names)) == 1
+    await pictures.settle()  # an export does not wait for the agents
+    assert driver.session.calls == 2 and names[0] in pictures.files(1) and not pictures.pending("t1")
+    assert pictures.yielded == 1 and pictures.last[(1, "p1")] == names[-1]
+    release.set()
+    await asyncio.gather(*calls)
+
+
+async def test_a_yielding_capture_starts_once_no_call_waits(tmp_path, monkeypatch):
+    monkeypatch.setenv("EGO_BROWSER_TRACE_PICTURES", "1")
+    adm = Admission(limit=1, queue_max=8, wait=30)
+    pictures = Pictures(tmp_path, admission=lambda: adm)
+    driver = _Driver("t1")
+    release = asyncio.Event()
+
+    async def hold() -> None:
+        async with adm.turn("page.goto", 60):
+            await release.wait()
+
+    calls = [asyncio.ensure_future(hold()) for _ in range(2)]
+    while adm.queued < 1:
+        await asyncio.sleep(0)
+    name = pictures.schedule(1, "p1", driver)
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert driver.session.calls == 0
+    release.set()  # the waiting call gets its turn: nobody waits any more
+    await asyncio.gather(*calls)
+    task = pictures._queued.get("t1") or pictures._running.get("t1")
+    if task is not None:
+        await asyncio.wait_for(task, 10)
+    assert driver.session.calls == 1 and name in pictures.files(1)
 
 
 async def test_pictures_off(tmp_path, monkeypatch):

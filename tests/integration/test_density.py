@@ -193,3 +193,35 @@ async def test_a_space_is_idle_from_its_last_calls_end_not_its_start(host, task,
     finally:
         host.idle.configure(before)
     assert await page.evaluate("window.froze") == 0
+
+
+async def test_a_popup_waiter_does_not_count_the_time_its_click_waits_for_a_turn(host, task, server):
+    """50 agents (issue 31 §2): a popup waiter armed before its click timed out while the click
+    waited for its turn. The seconds the space's own calls wait for a turn are not the waiter's."""
+    server.page("/density-pop-child", "<p>the details</p>")
+    page = task.page("p1")
+    await page.goto(server.page("/density-pop", "<a id=pop href='/density-pop-child' target=_blank>open</a>"))
+    other = await ego_browser.task_space(f"density-pop-other-{time.monotonic_ns()}")
+    opage = other.page("p1")
+    await opage.goto(server.page("/density-hold3", "<p>hold</p><script>window.hold = new Promise(r => window.go = r)</script>"))
+    saved = host.admission
+    host.admission = Admission(limit=1, queue_max=8, wait=30)
+    loop = asyncio.get_running_loop()
+    try:
+        holder = asyncio.ensure_future(opage.evaluate("window.hold.then(() => 'released')"))
+        await _until(host.admission, lambda a: a.active == 1)  # another agent's call has the only turn
+        async with page.expect_event("popup", timeout=500) as info:
+            click = asyncio.ensure_future(page.click("#pop"))
+            await _until(host.admission, lambda a: a.queued == 1)
+            past = loop.create_future()
+            loop.call_later(1.5, past.set_result, None)  # the click waits three times the waiter's time
+            await past
+            await host.drivers[_target(host, other.space_id)].session.send(
+                "Runtime.evaluate", {"expression": "window.go()"})
+            await asyncio.wait_for(click, 30)
+        popup = await asyncio.wait_for(info.value, 30)
+        assert "/density-pop-child" in await popup.url()
+        assert await asyncio.wait_for(holder, 30) == "released"
+    finally:
+        host.admission = saved
+        await other.finish(keep=[])

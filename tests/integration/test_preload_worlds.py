@@ -67,3 +67,17 @@ async def test_a_document_from_before_the_attach_still_gets_its_worlds(host, tas
         assert await page.title() == "clicked Grace"
         assert 'button "Go"' in await page.snapshot()
     assert "Page.createIsolatedWorld" in rec.methods()
+
+
+async def test_a_focused_field_has_a_steady_caret_and_the_page_is_otherwise_unchanged(host, task, server):
+    """A blinking caret repaints its page twice a second (issue 31 §2: ~6 ms of CPU a second per
+    space while an agent that filled a field thinks or waits for its turn): the caret is steady."""
+    page = task.page("p1")
+    server.page("/pw-caret", "<input id=name aria-label=Name><p id=out>-</p>"
+                "<script>document.querySelector('#out').textContent = getComputedStyle(document.body).color</script>")
+    await page.goto(server.url("/pw-caret"))
+    await page.fill("#name", "Ada")
+    assert await page.evaluate("document.activeElement.id") == "name"
+    assert await page.evaluate("getComputedStyle(document.activeElement).caretAnimation") == "manual"
+    assert await page.evaluate("document.querySelector('#name').value") == "Ada"
+    assert "rgb(0, 0, 0)" in await page.snapshot()  # the page's own styles and script ran as before

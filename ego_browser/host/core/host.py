@@ -127,7 +127,7 @@ class Host:
         self.browser = BrowserLink(self.home, self.run_dir, embedded=embedded)
         self.drivers: dict[str, PageDriver] = {}
         #: the trace's pictures (``host/features/trace_pictures.py``): one after each journaled action
-        self.pictures = Pictures(self.home / "traces")
+        self.pictures = Pictures(self.home / "traces", admission=lambda: self.admission)
         self._attaching: dict[str, asyncio.Future[PageDriver]] = {}
         self.active: dict[int, str] = {}  # space id -> target id made active last
         self.started_at = time.time()
@@ -250,7 +250,7 @@ class Host:
         if listeners:
             self._tell(listeners, op, args, "start", None)
         try:
-            async with asyncio.timeout(deadline) as req.timeout, self.admission.turn(op, deadline, req.timeout):
+            async with asyncio.timeout(deadline) as req.timeout, self.admission.turn(op, deadline, req.timeout, called):
                 result = await spec.fn(self, at, **kwargs)
             if op.startswith(_PAGE_OPS):
                 result = page_text.mark(result)

@@ -199,6 +199,8 @@ async def status(host: Host, at: dict[str, Any]) -> dict[str, Any]:
         "requests": host.requests,
         # many agents (issue 31): calls running and waiting for a turn, tabs frozen while idle
         "calls_running": host.admission.active,
+        "calls_limit": host.admission.limit,
+        "pictures_yielded": host.pictures.yielded,
         "calls_waiting": host.admission.queued,
         "calls_refused": host.admission.refused,
         "longest_wait_ms": round(host.admission.longest_wait * 1000),

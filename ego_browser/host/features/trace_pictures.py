@@ -19,6 +19,13 @@ Files: ``HOME/traces/SPACE/aNANOSECONDS.jpg``. Caps per space: :data:`MAX_SPACE_
 pictures go first); at most :data:`MAX_SPACES` spaces keep pictures (the least recently
 written go first). A space's pictures go with its journal (``Journal.forget``).
 
+A capture is background work: while agents' calls wait for a turn (``host/core/admission.py``:
+more agents than the host runs at once), a capture that has not started waits too, until no call
+waits or :data:`YIELD_MAX` seconds pass, and the actions that come on that page meanwhile share
+it. One agent alone never waits; fifty agents on two cores took a capture after nearly every
+action (3.5 a round against 2 alone, each costing the renderer, the GPU process and the browser
+process a frame), which made each round dearer the more spaces ran (issue 31 §2).
+
 ``EGO_BROWSER_TRACE_PICTURES=0`` turns pictures off (the journal itself is always on).
 A capture or a write that fails (a full disk, a read-only home) is logged and skipped: the
 action it follows has succeeded already and the trace so far stays as it was.
@@ -33,11 +40,12 @@ import logging
 import os
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 __all__ = ["Pictures", "QUALITY", "CAPTURE_TIMEOUT", "CAST_WAIT", "CAST_MIN_WIDTH", "MAX_SPACE_BYTES", "MAX_SPACES",
-           "enabled"]
+           "YIELD_MAX", "enabled"]
 
 logger = logging.getLogger("ego_browser.host")
 
@@ -53,6 +61,8 @@ CAST_WAIT = 1.5
 #: a cast's frames narrower than this (device pixels: the dashboard's list thumbnails) are not
 #: kept as pictures; the page is captured instead
 CAST_MIN_WIDTH = 480
+#: seconds a capture not yet started yields to agents' calls waiting for a turn, at most
+YIELD_MAX = 5.0
 
 
 class _Cast:
@@ -79,8 +89,10 @@ def enabled() -> bool:
 class Pictures:
     """The pictures folder of every space, under ``root`` (``HOME/traces``)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, admission: Callable[[], Any] | None = None) -> None:
         self.root = root
+        #: the host's admission (``host/core/admission.py``; read when used: tests swap it)
+        self._admission = admission
         self._running: dict[str, asyncio.Task[None]] = {}  # target id -> its newest capture
         self._queued: dict[str, asyncio.Task[None]] = {}  # target id -> a capture waiting for the one before
         self._bytes: dict[int, int] = {}  # space -> bytes written (from the folder on first use)
@@ -94,6 +106,10 @@ class Pictures:
         #: pictures taken from a running cast's frames, and by ``Page.captureScreenshot``
         self.from_cast = 0
         self.captured = 0
+        #: set while a trace export waits for the pictures (``settle``): nothing yields then
+        self._flush = asyncio.Event()
+        #: captures that yielded to agents' calls (each shared by the actions that came meanwhile)
+        self.yielded = 0
 
     # -- frames the browser makes anyway ------------------------------------------------------
 
@@ -172,9 +188,9 @@ class Pictures:
         previous = running if running is not None and not running.done() else None
         task = asyncio.ensure_future(self._capture(space_id, name, driver, previous))
         self._names[task] = name
-        if previous is None:
+        if previous is None and not self.backlog():
             self._running[target] = task
-        else:
+        else:  # behind the running capture, or yielding to waiting calls: later actions share it
             self._queued[target] = task
         task.add_done_callback(lambda t: self._done(target, t))
         self.last[(space_id, label)] = name
@@ -191,12 +207,38 @@ class Pictures:
         """Wait for the captures still running (a trace export reads their files)."""
         tasks = [*self._running.values(), *self._queued.values()]
         if tasks:
-            await asyncio.wait(tasks, timeout=timeout)
+            self._flush.set()
+            try:
+                await asyncio.wait(tasks, timeout=timeout)
+            finally:
+                self._flush.clear()
+
+    def backlog(self) -> bool:
+        """Whether agents' calls wait for a turn (captures yield to them)."""
+        return self._admission is not None and bool(self._admission().waiting())
+
+    def pending(self, target_id: str) -> bool:
+        """Whether a picture of that page is still to be taken (the idle sweep leaves its tab awake)."""
+        return any(t is not None and not t.done() for t in (self._running.get(target_id), self._queued.get(target_id)))
+
+    async def _yield(self) -> None:
+        """Wait while agents' calls wait for a turn (at most YIELD_MAX s; not during an export)."""
+        if self._admission is None or not self.backlog() or self._flush.is_set():
+            return
+        self.yielded += 1
+        waits = [asyncio.ensure_future(self._admission().quiet(YIELD_MAX)), asyncio.ensure_future(self._flush.wait())]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waits:
+                w.cancel()
 
     async def _capture(self, space_id: int, name: str, driver: Any, previous: asyncio.Task[None] | None) -> None:
         if previous is not None and not previous.done():
             await asyncio.wait([previous])
         target = str(getattr(driver, "target_id", "") or id(driver))
+        if target not in self._casts:  # a cast's frames cost nothing more: never deferred
+            await self._yield()
         current = asyncio.current_task()
         if self._queued.get(target) is current and current is not None:
             self._queued.pop(target, None)

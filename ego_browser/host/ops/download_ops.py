@@ -5,6 +5,8 @@ behaviour and the records, are the ``Downloads`` feature (``downloads.py``).
 
 from __future__ import annotations
 
+import asyncio
+
 import contextlib
 import os
 from typing import TYPE_CHECKING, Any
@@ -60,7 +62,10 @@ async def wait_download(host: Host, at: dict[str, Any], *, token: int, dir: str,
             if rec.target_id == ctx.driver.target_id and rec.dir == dir:
                 return _wire(rec)
         raise InvalidState(f"{api}: this download waiter is no longer armed", api=api)
-    return _wire(await page.wait(token, timeout))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout / 1000
+    with host.admission.clock(ctx.space.id) as queued:  # the click that starts it may wait its turn
+        return _wire(await page.wait(token, timeout, lambda: queued.remaining(deadline)))
 
 
 @op("Download.path")

@@ -13,6 +13,7 @@ Popup waiters are armed synchronously (``page.arm_popup`` returns a token at cal
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from ...driver import settle, waits
@@ -20,6 +21,7 @@ from ...driver.page import PageDriver
 from ...errors import CdpChannelUnavailable, EgoTimeout, HostDisconnected
 from ..core.host import Host
 from ..core.dispatch import op, sync_op
+from ..core.page_ctx import PageCtx
 from ..core.page_site import PageSite
 from ..core.store import OPEN
 
@@ -200,12 +202,16 @@ def arm_popup(host: Host, at: dict[str, Any]) -> int:
 
 @op("page.wait_popup")
 async def wait_popup(host: Host, at: dict[str, Any], *, token: int, timeout: float) -> dict[str, Any]:
-    api = "page.wait_for_event"
     ctx = await host.page_ctx(at, gated=False)
+    deadline = asyncio.get_running_loop().time() + timeout / 1000
+    with host.admission.clock(ctx.space.id) as queued:  # the click that opens it may wait its turn
+        return await _popup(host, ctx, token, timeout, lambda: queued.remaining(deadline))
+
+
+async def _popup(host: Host, ctx: PageCtx, token: int, timeout_ms: float,
+                 remaining_time: Callable[[], float]) -> dict[str, Any]:
+    api = "page.wait_for_event"
     log = host.features.popups
-    timeout_ms = timeout
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_ms / 1000
     assert host.store is not None
     while True:
         if log.stopped:
@@ -216,7 +222,7 @@ async def wait_popup(host: Host, at: dict[str, Any], *, token: int, timeout: flo
                 for row in host.store.pages(ctx.space.id):
                     if row.target_id == target:
                         return {"label": row.label, "target_id": target, "opened_by": row.opened_by}
-        remaining = deadline - loop.time()
+        remaining = remaining_time()
         if remaining <= 0:
             raise EgoTimeout(
                 f'{api}("popup") timed out after {round(timeout_ms)}ms', api=api, timeout_ms=round(timeout_ms)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ...driver.page import PageDriver
     from ..core.browser import BrowserLink
     from ..core.store import Store
+    from ..features.trace_pictures import Pictures
 
 __all__ = ["IdleFreezer"]
 
@@ -55,6 +56,7 @@ class FreezeHost(Protocol):
 
     store: Store | None
     browser: BrowserLink
+    pictures: Pictures
 
     def busy_spaces(self) -> Any: ...
 
@@ -176,7 +178,9 @@ class IdleFreezer:
                 continue
             for row in store.pages(space.id):
                 tid = row.target_id
-                if row.state == OPEN and tid and tid not in self.frozen and self.host.browser.is_live_page(tid):
+                # a page whose trace picture is still to be taken (it yields to busy agents) waits
+                if (row.state == OPEN and tid and tid not in self.frozen and self.host.browser.is_live_page(tid)
+                        and not self.host.pictures.pending(tid)):
                     self.host.browser.use(space.browser_instance)
                     await self._freeze(space.id, tid)
 
