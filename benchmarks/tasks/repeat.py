@@ -124,6 +124,10 @@ SPECS = {
                    "answer = None\n")),
 }
 
+import repeat_more  # noqa: E402  (the orders task and the SPA set, in a file of their own)
+
+SPECS.update(repeat_more.specs(Spec))
+
 
 def drift_round(agent: EgoAgent, url: str, space: str, spec: Spec, params: dict) -> dict:
     """The tool on the drifted app: its outcome as the round saw it ({ok, code, step, answer})."""
