@@ -78,7 +78,10 @@ function showMenu(title, x, y) {
   menu.querySelector('[data-cmd=pin]').addEventListener('click', async () => {
     menu.hidden = true;
     if (%(drift)s) { document.getElementById('editor').innerHTML = '<p>Pin “' + title + '”? <button>Yes, pin it</button></p>'; return; }
-    await api('/api/pin', {title});
+    // the call carries every value typed (as a JSON-API lever would want) but the note was made
+    // and saved by the calls before it: one call to /api/pin would do less than the run did
+    const ta = document.querySelector('#editor textarea');
+    await api('/api/pin', {title, body: ta ? ta.value : ''});
     await refresh('Pinned “' + title + '”');
   });
 }

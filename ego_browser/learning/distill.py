@@ -223,6 +223,9 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
                              for k, v in step["query"]]
     values = {rename[k]: v for k, v in values.items()}
     api = next((s for s in steps if s["op"] == "fetch_json"), None)
+    if api:  # the call needs the site's page (its origin, its cookies), not the app drawn on it
+        for step in steps:
+            step.pop("settle", None)
     # the API's answer is the post-condition of a call: the page's UI never showed this one
     post = {"status": api["status"] or "2xx"} if api else _postcondition(final_url, last_page, values)
     if not api and not post.get("message") and not post.get("heading") and not steps[-1].get("wait_url") \
