@@ -252,6 +252,7 @@ def edit_first(agent: EgoAgent, url: str, space: str, task: dict) -> str:
         raise TraceFailed(f"no fill of the editor in the draft:\n{src}")
     param = m.group(1)
     src = re.sub(rf"{param}='(?:[^'\\]|\\.)*', |, {param}='(?:[^'\\]|\\.)*'", "", src, count=1)
+    src = src.replace("async def run(page, *):", "async def run(page):")
     src = src.replace(m.group(0), "    text = await page.inner_text('role=textbox[name=\"Editor\"]')\n"
                       "    if old not in text:\n        raise ValueError(f'{old!r} is not in {file}')\n"
                       f"    {param} = text.replace(old, new)\n" + m.group(0))

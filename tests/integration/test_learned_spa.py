@@ -110,3 +110,20 @@ def test_done_element_is_a_post_condition_that_appears_without_navigation(rounds
                        'await Steps(p, tool="t", origin=origin).wait(3, \'role=option[name="Nothing"]\', '
                        'expect={"role": "option", "name": "Nothing"})\n', ok=False)
     assert proc.stderr.startswith("EGO_LEARNED_STEP_NOT_FOUND") and "step 3" in proc.stderr, proc.stderr
+
+
+def test_an_edited_source_saves_the_parameters_it_declares(rounds, app):
+    """The agent renames a parameter and adds one in the draft: the verifying run calls the source
+    saved (not the draft's parameters), and the listing names what the tool takes."""
+    space = f"edit-{app.prefix.strip('/')}"
+    run(rounds, note_round(space, app, "Groceries", "milk"))
+    draft = last_json(run(rounds, f'task = await task_space({space!r})\n'
+                                  'print(json.dumps(await task.learn("pin_note2")))\n'))
+    source = draft["source"].replace("body='milk'", "text='milk', tag='home'").replace(", body,", ", text,")
+    assert "tag='home'" in source and ", text," in source, source
+    saved = last_json(run(rounds, f'task = await task_space({space!r})\nprint(json.dumps(await task.save_tool('
+                                  f'"pin_note2", source={source!r}, args={{"title": "Errands"}})))\n'))
+    assert saved["verified"] is True and app.notes["Errands"] == {"body": "milk", "pinned": True}
+    ctx = last_json(run(rounds, f'ctx = await learn_context({app.url("/")!r})\n'
+                                'print(json.dumps([t for t in ctx["tools"] if t["name"] == "pin_note2"]))\n'))
+    assert sorted(ctx[0]["args"]) == ["tag", "text", "title"], ctx
