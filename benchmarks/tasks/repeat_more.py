@@ -33,6 +33,7 @@ import json
 import re
 from typing import Any
 
+import app_spa
 import trace_ego
 import trace_ego_spa
 from agents import EgoAgent, TraceFailed
@@ -69,11 +70,15 @@ def _param(source: str, literal: str, name: str, default: Any) -> str:
     """The agent's edit: every string literal holding ``literal`` says ``{name}`` instead, and the
     signature takes ``name``."""
     def sub(m: re.Match[str]) -> str:
-        prefix, body = m.group(1), m.group(2)
+        body = m.group(2)
         if literal not in body:
             return m.group(0)
         return "f'" + body.replace(literal, "{" + name + "}") + "'"
-    source = re.sub(r"(f?)'((?:[^'\\\n]|\\.)*)'", sub, source)
+    return _with_param(re.sub(r"(f?)'((?:[^'\\\n]|\\.)*)'", sub, source), name, default)
+
+
+def _with_param(source: str, name: str, default: Any) -> str:
+    """The signature takes ``name`` too (the agent's edit uses it)."""
     return source.replace("async def run(page, *, ", f"async def run(page, *, {name}={default!r}, ", 1).replace(
         "async def run(page):", f"async def run(page, *, {name}={default!r}):", 1)
 
@@ -206,7 +211,7 @@ def orders_check(app: Any, v: dict, answer: object, _done: set) -> tuple[bool, s
 # -- the SPA set ------------------------------------------------------------------------------------
 
 def _spa_first(key: str, agent: EgoAgent, url: str, space: str, task: dict) -> str:
-    data = {**__import__("app_spa").TASKS[key], **task}
+    data = {**app_spa.TASKS[key], **task}
     return trace_ego_spa.TRACES[key](_Agent(agent), url, space, data)
 
 
@@ -231,7 +236,7 @@ def run_first(agent: EgoAgent, url: str, space: str, task: dict) -> str:
     lines = src.splitlines()
     at = next(i for i, line in enumerate(lines) if 'name="New File"' in line)
     lines.insert(at + 1, "    await s.fill(0, 'label=\"Name\"', name, expect={'role': 'textbox', 'name': 'Name'})")
-    src = _param(_renumber("\n".join(lines) + "\n"), "\0", "name", task["name"])
+    src = _with_param(_renumber("\n".join(lines) + "\n"), "name", task["name"])
     _save(agent, space, "run_code", _done(src, "message='Saved'", OUTPUT),
           args={"name": "verify.py", "code": task["code"]})
     return answer
@@ -256,8 +261,8 @@ def edit_first(agent: EgoAgent, url: str, space: str, task: dict) -> str:
     src = src.replace(m.group(0), "    text = await page.inner_text('role=textbox[name=\"Editor\"]')\n"
                       "    if old not in text:\n        raise ValueError(f'{old!r} is not in {file}')\n"
                       f"    {param} = text.replace(old, new)\n" + m.group(0))
-    src = _param(_param(_param(src, task["file"], "file", task["file"]), "\0", "old", task["old"]), "\0", "new",
-                 task["new"])
+    src = _with_param(_with_param(_param(src, task["file"], "file", task["file"]), "old", task["old"]), "new",
+                      task["new"])
     _save(agent, space, "edit_and_run", _done(src, "message='Saved'", OUTPUT),
           skip="it edits the file: a second run would change it again")
     return answer
