@@ -36,6 +36,10 @@ class OrdersApp(App):
     title = "Shop administration"
     users = {"alice": "wonderland-42", "bob": "builder-7"}
     login_required = True
+    #: issue 28 §7's drift run: a redesign renamed ids and classes (the search box, the table, the
+    #: express column), moved the Search button before the box, and a search asks for a
+    #: confirmation page ("Show results") before it lists anything
+    drift = False
 
     def setup(self) -> None:
         rng = random.Random(1101)
@@ -95,6 +99,8 @@ class OrdersApp(App):
             p = max(1, int(req.query.get("p", "1")))
         except ValueError:
             p = 1
+        if self.drift and q and req.query.get("confirmed") != "1":
+            return self._confirm_search(req, status, country, q)
         rows = self.matching(status, country, q)
         pages = max(1, (len(rows) + PER_PAGE - 1) // PER_PAGE)
         p = min(p, pages)
@@ -145,8 +151,17 @@ class OrdersApp(App):
         pag.append(f'{len(rows)} orders</p>')
         body = ('<h1>Select order to change</h1><ul class="object-tools"><li><a href="/admin/shop/order/add/" class="addlink">'
                 'Add order</a></li></ul>' + toolbar + table + "".join(pag))
+        if self.drift:
+            body = _drifted(body)
         return Response(self.page("Select order to change", body, req, crumbs=[("Shop", "/admin/shop/"), ("Orders", "")],
                                   sidebar="".join(side)))
+
+    def _confirm_search(self, req: Request, status: str, country: str, q: str) -> Response:
+        hidden = "".join(f'<input type="hidden" name="{k}" value="{esc(v)}">' for k, v in
+                         (("status", status), ("country", country), ("q", q), ("confirmed", "1")) if v)
+        body = (f'<h1>Search orders</h1><p>Search {len(self.orders)} orders for “{esc(q)}”? Large searches are slow.</p>'
+                f'<form method="get">{hidden}<input type="submit" value="Show results"></form>')
+        return Response(self.page("Search orders", body, req, crumbs=[("Shop", "/admin/shop/"), ("Orders", "")]))
 
     def change(self, req: Request, oid: str) -> Response:
         o = next((o for o in self.orders if o["id"] == int(oid)), None)
@@ -156,3 +171,12 @@ class OrdersApp(App):
                 f'{o["status"].title()} · €{o["total"]:,.2f} · express: {"yes" if o["express"] else "no"}</p>')
         return Response(self.page(o["number"], body, req, crumbs=[("Shop", "/admin/shop/"), ("Orders", "/admin/shop/order/"),
                                                                   (o["number"], "")]))
+
+
+def _drifted(body: str) -> str:
+    """The change list after a redesign: other ids and classes, the Search button before the box."""
+    body = body.replace('id="searchbar"', 'id="cl-search"').replace('for="searchbar"', 'for="cl-search"')
+    body = body.replace('id="result_list"', 'id="orders-table"').replace('class="field-', 'class="col-')
+    box = body[body.index('<input type="text" size="40" name="q"'):]
+    box = box[:box.index(">") + 1]
+    return body.replace(box, "").replace(' <input type="submit" value="Search">', '<input type="submit" value="Search"> ' + box)

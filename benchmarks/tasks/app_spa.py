@@ -90,6 +90,10 @@ def run_code(code: str) -> str:
 
 class SpaApp(App):
     title = "Scratchpad"
+    #: issue 28 §7's drift run: a redesign renamed ids and classes, moved the toolbars' buttons
+    #: (Run before Save, New File before New Folder) and asks for a confirmation before a save and
+    #: a theme change (nothing is saved or changed until it is confirmed)
+    drift = False
 
     def setup(self) -> None:
         self.scale = float(os.environ.get("SPA_DELAY_SCALE", "1"))
@@ -250,7 +254,7 @@ class SpaApp(App):
             '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Scratchpad</title>'
             f'<style>{CSS}</style></head><body class="theme-light">'
             '<div id="splash" role="status">Loading Scratchpad…</div><div id="app" hidden></div>'
-            f'<script>window.SPA = {json.dumps({"extensions": EXTENSIONS, "theme": self.settings["theme"]})};</script><script>{JS}</script></body></html>')
+            f'<script>window.SPA = {json.dumps({"extensions": EXTENSIONS, "theme": self.settings["theme"], "drift": self.drift})};</script><script>{JS}</script></body></html>')
 
 
 def _code(text: str) -> str:

@@ -33,6 +33,19 @@ JS = r"""
 (function () {
   'use strict';
   var cwd = '', doc = null, dirty = false, pending = 0;
+  // issue 28's drift run (app_spa.SpaApp.drift): a redesign renamed ids and classes, moved the
+  // toolbars' buttons and asks for a confirmation before a save and a theme change
+  var D = !!SPA.drift, DOC_STATUS = D ? 'status-doc' : 'doc-status', THEME_STATUS = D ? 'status-theme' : 'theme-status';
+  function confirmFirst(title, okLabel, go) {
+    if (!D) return go();
+    var d = document.createElement('div');
+    d.setAttribute('role', 'dialog'); d.setAttribute('aria-modal', 'true'); d.setAttribute('aria-label', title);
+    d.innerHTML = '<p>' + esc(title) + '</p><p><button type="button" class="ok">' + esc(okLabel) +
+      '</button> <button type="button" class="cancel">Cancel</button></p>';
+    document.body.appendChild(d);
+    d.querySelector('.ok').addEventListener('click', function () { d.remove(); go(); });
+    d.querySelector('.cancel').addEventListener('click', function () { d.remove(); });
+  }
   function api(path, body) {
     var opts = body === undefined ? {} : {method: 'POST', headers: {'Content-Type': 'application/json'},
                                             body: JSON.stringify(body)};
@@ -93,8 +106,10 @@ JS = r"""
       var s = this.attachShadow({mode: 'open'});
       s.innerHTML = '<style>ul{list-style:none;margin:0;padding:4px;min-height:320px}li{padding:2px 6px;cursor:default}' +
         'li[aria-selected=true]{background:#def}nav{padding:4px;font-size:12px}</style>' +
-        '<x-toolbar aria-label="file browser"><x-button label="New Folder" cmd="new-folder" icon="\ud83d\udcc1"></x-button>' +
-        '<x-button label="New File" cmd="new-file" icon="\ud83d\udcc4"></x-button>' +
+        '<x-toolbar aria-label="file browser">' + (D ? '<x-button label="New File" cmd="new-file" icon="\ud83d\udcc4"></x-button>' +
+        '<x-button label="New Folder" cmd="new-folder" icon="\ud83d\udcc1"></x-button>' :
+        '<x-button label="New Folder" cmd="new-folder" icon="\ud83d\udcc1"></x-button>' +
+        '<x-button label="New File" cmd="new-file" icon="\ud83d\udcc4"></x-button>') +
         '<x-button label="Upload" cmd="upload" icon="\u2b06"></x-button>' +
         '<x-button label="Refresh" cmd="refresh" icon="\u21bb"></x-button></x-toolbar>' +
         '<nav aria-label="Path"></nav><ul role="listbox" tabindex="0" aria-label="Files"></ul>';
@@ -225,13 +240,14 @@ JS = r"""
     if (cmd === 'restart') { if (doc) doc.panel.querySelector('pre').textContent = ''; return; }
     if (cmd && cmd.indexOf('theme:') === 0) {
       var t = cmd.slice(6);
-      return api('/api/settings', {theme: t}).then(function (s) { applyTheme(s.theme); });
+      return confirmFirst('Apply the ' + t + ' theme?', 'Apply', function () {
+        return api('/api/settings', {theme: t}).then(function (s) { applyTheme(s.theme); }); });
     }
   }
   function applyTheme(t) {
     document.body.dataset.theme = t;
     document.body.className = 'theme-' + t.toLowerCase().replace(/ /g, '-');
-    document.getElementById('theme-status').textContent = 'Theme: ' + t;
+    document.getElementById(THEME_STATUS).textContent = 'Theme: ' + t;
   }
   function refreshList() {
     var fb = document.querySelector('x-filebrowser');
@@ -253,10 +269,11 @@ JS = r"""
     main.innerHTML = '<div role="tablist" aria-label="Documents"><div role="tab" aria-selected="true">' + esc(name) +
       '<span class="dirty" aria-hidden="true"></span></div></div>' +
       '<section class="doc" aria-label="' + esc(name) + '"><x-toolbar aria-label="document">' +
-      '<x-button label="Save" cmd="save" icon="\ud83d\udcbe"></x-button><x-button label="Run" cmd="run" icon="\u25b6">' +
+      (D ? '<x-button label="Run" cmd="run" icon="\u25b6"></x-button><x-button label="Save" cmd="save" icon="\ud83d\udcbe">'
+         : '<x-button label="Save" cmd="save" icon="\ud83d\udcbe"></x-button><x-button label="Run" cmd="run" icon="\u25b6">') +
       '</x-button><x-button label="Restart" cmd="restart" icon="\u21bb"></x-button>' +
       '<x-select label="Language" options="Python,Text"></x-select></x-toolbar><div class="editor-host"></div>' +
-      '<section class="output" aria-label="Output"><pre></pre></section></section>';
+      '<section class="' + (D ? 'result' : 'output') + '" aria-label="Output"><pre></pre></section></section>';
     doc.panel = main.querySelector('section.doc');
     var host = doc.panel.querySelector('.editor-host');
     if (content === null) {
@@ -299,14 +316,16 @@ JS = r"""
     dirty = v;
     var mark = document.querySelector('[role=tab] .dirty');
     if (mark) mark.textContent = v ? ' \u25cf' : '';
-    document.getElementById('doc-status').textContent = v ? 'Modified' : 'Saved';
+    document.getElementById(DOC_STATUS).textContent = v ? 'Modified' : 'Saved';
     window.onbeforeunload = v ? function (e) { e.preventDefault(); e.returnValue = ''; return ''; } : null;
   }
   function save() {
     if (!doc) return;
     var text = editorText();
-    return api('/api/contents/save', {path: doc.path, content: text}).then(function () {
-      setDirty(false); renderDoc(text, doc.panel.querySelector('pre').textContent);
+    return confirmFirst('Save changes to ' + doc.path.split('/').pop() + '?', 'Yes, save', function () {
+      return api('/api/contents/save', {path: doc.path, content: text}).then(function () {
+        setDirty(false); renderDoc(text, doc.panel.querySelector('pre').textContent);
+      });
     });
   }
   function runDoc() {
@@ -327,7 +346,7 @@ JS = r"""
     var app = document.getElementById('app');
     app.innerHTML = '<x-menubar></x-menubar><x-filebrowser></x-filebrowser>' +
       '<main id="main" aria-label="Main area"><p>Open a file, or create one with New File.</p></main>' +
-      '<footer><span id="doc-status">Saved</span> \u00b7 <span id="theme-status"></span></footer>';
+      '<footer><span id="' + DOC_STATUS + '">Saved</span> \u00b7 <span id="' + THEME_STATUS + '"></span></footer>';
     ctxMenu = makeMenu('Context menu'); topMenu = makeMenu('Menu'); subMenu = makeMenu('Submenu');
     applyTheme(SPA.theme);
     document.addEventListener('command', function (e) { run(e.detail.cmd, e.detail.arg); });

@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/tasks/repeat.py [--tasks catalog] [--latency 3]
     .venv/bin/python benchmarks/tasks/run.py --repeat            # the same, from the task runner
 
-For each task with variants (``trace_repeat.VARIANTS``; the catalog task so far), one sequence
+For each task with variants (``trace_repeat.VARIANTS``: catalog, comments, booking, tickets;
+``repeat_more.py``: orders and the SPA set), one sequence
 on one host home: the *first* attempt explores and ends with ``task.learn``/``task.save_tool``;
 the *second* and *third* use other parameters and start from the tool listing (the third after
 a host restart); the *drift* attempt runs the tool once more after the app's markup changed
@@ -123,6 +124,10 @@ SPECS = {
                    f"customer_typed={v['customer_typed']!r}, customer={v['customer']!r}, assignee={v['agent']!r})\n"
                    "answer = None\n")),
 }
+
+import repeat_more  # noqa: E402  (the orders task and the SPA set, in a file of their own)
+
+SPECS.update(repeat_more.specs(Spec))
 
 
 def drift_round(agent: EgoAgent, url: str, space: str, spec: Spec, params: dict) -> dict:

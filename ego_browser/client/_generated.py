@@ -258,7 +258,8 @@ class Page(PageBase["Download", "FileChooser"]):
         Single-page apps draw after load and redraw after server round trips with no navigation: call it after
         goto or an action that fetches, before snapshot() or a read, instead of sleeping and looking again.
         Never raises on timeout: settled is False and busy says what was still going on (a live page may never
-        settle; requests open for more than 5 s do not count)."""
+        settle; requests open for more than 5 s do not count, nor a fetch whose answer came and that has
+        received nothing for quiet_ms although the page never read its body)."""
         return await self._call(  # type: ignore[no-any-return]
             "page.wait_for_settled", quiet_ms=quiet_ms, timeout=timeout,
         )

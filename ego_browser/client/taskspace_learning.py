@@ -78,12 +78,15 @@ class LearningMixin:
                                   expected="a name given to task.learn") from exc
         text = draft["source"] if source is None else source
         learned_run.check_name(name, draft["origin"])
-        learned_run.run_source(text, f"<draft {name}>")  # invalid Python fails here: nothing is written
+        run = learned_run.run_source(text, f"<draft {name}>")  # invalid Python fails here: nothing is written
+        # the listing and the verifying call follow the source saved, not the draft it was edited from
+        declared = learned_run.source_params(run)
         if skip_verify is not None and not skip_verify.strip():
             raise LearnedToolInvalid("task.save_tool: skip_verify needs the reason the verifying run is skipped "
                                      "(it is kept with the tool)", tool=name, reason="no_skip_reason")
-        call_args = {k: v for k, v in (draft.get("params") or {}).items() if v is not None}
+        call_args = {k: v for k, v in (draft.get("params") or {}).items() if v is not None and k in declared}
         call_args.update(args or {})
+        draft = {**draft, "params": declared}
         result = None
         if skip_verify is None:
             isolated = bool(draft.get("isolated"))

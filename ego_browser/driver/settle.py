@@ -53,19 +53,51 @@ def _started(driver: PageDriver) -> dict[str, float]:
     return found
 
 
-def _network_quiet_ms(driver: PageDriver, seen: dict[str, float]) -> tuple[float, list[str]]:
+#: per page, when each fetch/XHR in flight got its last body bytes: a page that never
+#: reads a response's body (``await fetch(url)`` and no ``.text()``) leaves it "loading" in the
+#: protocol, with nothing left to come
+_ANSWERED: weakref.WeakKeyDictionary[PageDriver, dict[str, float]] = weakref.WeakKeyDictionary()
+
+
+def _answered(driver: PageDriver) -> dict[str, float]:
+    found = _ANSWERED.get(driver)
+    if found is None:
+        found = _ANSWERED[driver] = {}
+        table = found
+
+        def answered(params: dict[str, Any], _sid: str | None) -> None:
+            if params.get("type") in ("Fetch", "XHR"):
+                table[params.get("requestId", "")] = 0.0  # its headers: no body bytes yet
+
+        def data(params: dict[str, Any], _sid: str | None) -> None:
+            # its body's bytes arrived (a response whose body is held back stays busy)
+            if params.get("requestId") in table:
+                table[params["requestId"]] = time.monotonic()
+
+        for event, fn in (("Network.responseReceived", answered), ("Network.dataReceived", data)):
+            driver.on_close.append(driver.session.on(event, fn))
+    return found
+
+
+def _network_quiet_ms(driver: PageDriver, seen: dict[str, float],
+                      quiet_ms: float = 500.0) -> tuple[float, list[str]]:
     """(ms the network has been quiet, the short-lived requests in flight); ``seen`` keeps
-    when each in-flight request started or was first noticed."""
+    when each in-flight request started or was first noticed. A fetch/XHR whose answer came and
+    that received nothing for ``quiet_ms`` is done, whether or not the page read its body."""
     now = time.monotonic()
-    for key in list(seen):
-        if key not in driver.inflight:
-            del seen[key]
+    answered = _answered(driver)
+    for table in (seen, answered):
+        for key in list(table):
+            if key not in driver.inflight:
+                del table[key]
     for key in driver.inflight:
         seen.setdefault(key, now)
-    busy = [driver.inflight[k][1] for k in driver.inflight if now - seen[k] < LONG_REQUEST]
+    idle = {k for k, t in answered.items() if t and (now - t) * 1000 >= quiet_ms}
+    busy = [driver.inflight[k][1] for k in driver.inflight if now - seen[k] < LONG_REQUEST and k not in idle]
     if busy:
         return 0.0, busy
-    return (now - driver.last_network_activity) * 1000, []
+    last = max([driver.last_network_activity, *answered.values()])
+    return (now - last) * 1000, []
 
 
 def _top(driver: PageDriver) -> Any:
@@ -100,7 +132,7 @@ async def wait_for_settled(driver: PageDriver, *, quiet_ms: float, timeout: floa
             return result(False, "the document is still loading")
         # the network first: it is read here, with no round trip
         while True:
-            quiet, busy = _network_quiet_ms(driver, seen)
+            quiet, busy = _network_quiet_ms(driver, seen, quiet_ms)
             if quiet >= quiet_ms:
                 break
             remaining = deadline - loop.time()
@@ -109,8 +141,10 @@ async def wait_for_settled(driver: PageDriver, *, quiet_ms: float, timeout: floa
                               else "network: a request ended a moment ago")
             now = time.monotonic()
             # until the quiet time is up, a request ends or starts, or a long one stops counting
+            # (or an answered request has had nothing more for quiet_ms)
             wait = min([remaining, (quiet_ms - quiet) / 1000 if not busy else remaining]
-                       + [t for k in driver.inflight if k in seen and (t := seen[k] + LONG_REQUEST - now) > 0])
+                       + [t for k in driver.inflight if k in seen and (t := seen[k] + LONG_REQUEST - now) > 0]
+                       + [t for t0 in _answered(driver).values() if t0 and (t := t0 + quiet_ms / 1000 - now) > 0])
             fut = driver.changed()
             try:
                 await asyncio.wait_for(asyncio.shield(fut), max(0.0, wait) + 0.001)
@@ -125,7 +159,7 @@ async def wait_for_settled(driver: PageDriver, *, quiet_ms: float, timeout: floa
             if driver.dialog is not None:
                 raise dialog_open_error(api, driver.dialog)
             return result(False, "the DOM kept changing")
-        quiet, busy = _network_quiet_ms(driver, seen)
+        quiet, busy = _network_quiet_ms(driver, seen, quiet_ms)
         if driver.last_network_activity == marked and not busy:
             return result(True)
         # a request started or ended while the DOM was quiet: its answer may redraw the page

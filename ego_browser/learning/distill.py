@@ -33,6 +33,12 @@ __all__ = ["Draft", "distill", "origin_of", "param_name"]
 _REPLAYED = {"page.goto", "page.click", "page.dblclick", "page.fill", "page.type", "page.press",
              "page.select_option", "page.check", "page.uncheck", "page.set_checked", "page.wait_for_selector",
              "page.hover", "keyboard.type", "keyboard.insert_text", "keyboard.press", "page.set_input_files"}
+#: operations after which a tool waits for the page to settle when the run saw them fetch
+_SETTLED = {"page.goto", "page.click", "page.dblclick", "page.press", "page.select_option", "page.check",
+            "page.uncheck", "page.set_checked", "keyboard.press"}
+#: operations that fill a form's fields (between a refused value and its retry)
+_FIELD_OPS = {"page.fill", "page.type", "page.select_option", "page.check", "page.uncheck", "page.set_checked",
+              "page.set_input_files", "keyboard.type", "keyboard.insert_text"}
 #: operations whose value becomes a parameter
 _VALUED = {"page.fill", "page.type", "page.select_option", "keyboard.type", "keyboard.insert_text"}
 
@@ -140,9 +146,14 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
             op = "key_" + op  # keyboard input goes wherever the focus is: no locator
         step: dict[str, Any] = {"op": op, "url_before": action.get("url_before"), "url_after": action.get("url_after"),
                                 "recorded": action.get("value")}
+        fetched = [r for r in action.get("requests") or () if r.get("resource_type") in ("fetch", "xhr")]
         if op in ("click", "dblclick", "press", "key_press"):
             # the fetch/XHR calls it caused: the JSON-API lever (distill_api.py) reads them
-            step["requests"] = [r for r in action.get("requests") or () if r.get("resource_type") in ("fetch", "xhr")]
+            step["requests"] = fetched
+        if fetched and action["op"] in _SETTLED:
+            # a single-page app answers with a server round trip and a redraw, no navigation: the
+            # next step waits until the page settled (else it may act on the node the redraw replaces)
+            step["settle"] = True
         if op == "goto":
             step["url"] = action.get("value") or action.get("url_after")
         elif not op.startswith("key_"):
@@ -180,6 +191,8 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
             step["key"] = action.get("value")
         elif op == "set_checked":
             step["checked"] = bool(action.get("value"))
+        elif op in ("click", "dblclick") and isinstance(action.get("value"), dict) and action["value"].get("button"):
+            step["button"] = str(action["value"]["button"])  # a right click (a context menu)
         elif op == "wait_for_selector":
             step["state"] = action.get("value") or "visible"
         moved = action.get("navigation") or (action.get("url_after") and action.get("url_before")
@@ -210,8 +223,18 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
                              for k, v in step["query"]]
     values = {rename[k]: v for k, v in values.items()}
     api = next((s for s in steps if s["op"] == "fetch_json"), None)
+    if api:  # the call needs the site's page (its origin, its cookies), not the app drawn on it
+        for step in steps:
+            step.pop("settle", None)
     # the API's answer is the post-condition of a call: the page's UI never showed this one
     post = {"status": api["status"] or "2xx"} if api else _postcondition(final_url, last_page, values)
+    if not api and not post.get("message") and not post.get("heading") and not steps[-1].get("wait_url") \
+            and steps[-1]["op"] not in ("goto", "goto_template"):
+        # a single-page app's result shows with no navigation, message or heading: the same URL
+        # would hold on a page where the last step did nothing; the agent names what shows it
+        warnings.append("the post-condition checks the URL only (the last step did not navigate and the page shows "
+                        "no message or heading): add element='<locator of what shows the task done>' (or message=) "
+                        "to the tool's done(...) before saving, or a run that did nothing would report success")
     prefix = _prefix([s.get("url_after") or s.get("url") or "" for s in steps])
     source = _render(name, origin, prefix, steps, values, post, [r["n"] for r in chosen], lever, warnings)
     return Draft(name=name, origin=origin, path_prefix=prefix, source=source, params=values, postcondition=post,
@@ -236,12 +259,20 @@ def _drop_retries(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 if b["op"] in ("page.fill", "page.type") and (b.get("target") or {}).get("locator") == loc:
                     again = j
                     break
+        later = {(x.get("target") or {}).get("locator") for x in out[(again or 0) + 1:] if x["op"] == "page.click"}
+        later.discard(None)
+
+        def resent(x: dict[str, Any]) -> bool:
+            return x["op"] == "page.click" and (x.get("target") or {}).get("locator") in later
+        # a refused value is typed again with only other fields and the submit between; anything
+        # else between (a single-page app's next dialog, opened with no URL change) is a new field
+        if again is not None and any(not resent(x) and x["op"] not in _FIELD_OPS and x["op"] != "page.wait_for_selector"
+                                     for x in out[i + 1:again]):
+            again = None
         if again is None:
             i += 1
             continue
-        later = {(x.get("target") or {}).get("locator") for x in out[again + 1:] if x["op"] == "page.click"}
-        kept = [x for x in out[i + 1:again]
-                if not (x["op"] == "page.click" and (x.get("target") or {}).get("locator") in later)]
+        kept = [x for x in out[i + 1:again] if not resent(x)]
         out = out[:i] + kept + out[again:]  # position i holds the next action now: look at it again
     return out
 
@@ -347,20 +378,21 @@ def _render(name: str, origin: str, prefix: str, steps: list[dict[str, Any]], va
     if lever:
         lines.append(f"    # the site's own lever: {lever}")
     for warning in warnings:
-        lines.append(f"    # NOT REPLAYED: {warning}")
+        lines.append(f"    # {'CHECK' if warning.startswith('the post-condition') else 'NOT REPLAYED'}: {warning}")
     n = 0
     for step in steps:
         n += 1
         op = step["op"]
+        settle = ", settle=True" if step.get("settle") else ""
         if op == "goto":
-            lines.append(f"    await s.goto({n}, {step['url']!r})")
+            lines.append(f"    await s.goto({n}, {step['url']!r}{settle})")
             continue
         if op in ("key_type", "key_insert_text"):
             lines.append(f"    await s.{op}({n}, {step['param']})")
             continue
         if op == "key_press":
             wait = f", wait_url={step['wait_url']!r}" if step.get("wait_url") else ""
-            lines.append(f"    await s.key_press({n}, {step.get('key')!r}{wait})")
+            lines.append(f"    await s.key_press({n}, {step.get('key')!r}{wait}{settle})")
             continue
         if op == "fetch_json":
             lines.append(render_fetch(n, step))
@@ -374,7 +406,7 @@ def _render(name: str, origin: str, prefix: str, steps: list[dict[str, Any]], va
         # a locator naming what was typed before (the link to the product searched for) follows the parameter
         expect = "{" + ", ".join(f"{k!r}: {_literal(v, values)}" for k, v in (step.get("expect") or {}).items()
                                  if v) + "}"
-        wait = f", wait_url={step['wait_url']!r}" if step.get("wait_url") else ""
+        wait = (f", wait_url={step['wait_url']!r}" if step.get("wait_url") else "") + settle
         head = f"{n}, {_literal(loc, values) if isinstance(loc, str) else repr(loc)}"
         if op in ("fill", "type", "select_option", "set_input_files"):
             lines.append(f"    await s.{op}({head}, {step['param']}, expect={expect}{wait})")
@@ -384,6 +416,8 @@ def _render(name: str, origin: str, prefix: str, steps: list[dict[str, Any]], va
             lines.append(f"    await s.set_checked({head}, {step.get('checked')!r}, expect={expect}{wait})")
         elif op == "wait_for_selector":
             lines.append(f"    await s.wait({head}, state={step.get('state')!r}, expect={expect})")
+        elif step.get("button"):
+            lines.append(f"    await s.{op}({head}, button={step['button']!r}, expect={expect}{wait})")
         else:
             lines.append(f"    await s.{op}({head}, expect={expect}{wait})")
     if "status" in post:

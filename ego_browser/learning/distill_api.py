@@ -69,6 +69,10 @@ def api_lever(steps: list[dict[str, Any]], origin: str) -> str | None:
         fills = [s for s in span if "param" in s]
         if not fills or any(s["op"] not in (*_FILLS, *_SUBMITS, "set_checked", "check", "uncheck") for s in span):
             continue
+        if any(s.get("requests") for s in span):
+            # a click before the submit called the server too (a single-page app's "new file", then
+            # "save", then "run"): one call would do less than the run did
+            continue
         recorded = {s["param"]: s.get("recorded") for s in fills}
         if any(isinstance(v, str) and v.startswith("[secret:") for v in recorded.values()):
             continue  # a secret is resolved for a typed field only, never inside a JSON body: keep the form

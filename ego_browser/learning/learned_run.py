@@ -7,6 +7,8 @@ list it as stale), the last success and the last failure with its step and code.
 
 from __future__ import annotations
 
+import inspect
+
 import time
 from pathlib import Path
 from typing import Any
@@ -134,6 +136,19 @@ def run_source(source: str, filename: str) -> Any:
     namespace: dict[str, Any] = {"__name__": "ego_learned_draft"}
     exec(compile(source, filename, "exec", dont_inherit=True), namespace)  # noqa: S102 - the agent's own draft
     return namespace["run"]
+
+
+def source_params(run: Any) -> dict[str, Any]:
+    """The parameters the tool's ``run`` declares after ``page`` (an edited source may add, rename
+    or drop some of the draft's), each with its default (None: required; a default that is not
+    plain data is listed as required too)."""
+    out: dict[str, Any] = {}
+    for i, p in enumerate(inspect.signature(run).parameters.values()):
+        if i == 0 or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        plain = isinstance(p.default, (str, int, float, bool, list, dict))
+        out[p.name] = p.default if plain else None
+    return out
 
 
 async def verify(name: str, source: str, args: dict[str, Any], *, open_space: Any) -> dict[str, Any]:

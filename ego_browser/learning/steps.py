@@ -12,6 +12,7 @@ page that does not show it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from typing import Any
@@ -23,6 +24,9 @@ __all__ = ["Steps", "STEP_WAIT_MS"]
 
 #: how long a step waits for its element to appear (the page may still be loading)
 STEP_WAIT_MS = 5000
+#: a step that fetched waits for DOM and network to be quiet this long, at most SETTLE_MS
+SETTLE_QUIET_MS = 300
+SETTLE_MS = 15000
 #: candidates an error lists
 _SHOWN = 8
 
@@ -46,6 +50,19 @@ def _same_choice(found: dict[str, Any], expect: dict[str, Any]) -> bool:
         return True
     got, want = _norm(found.get("name")), _norm(name)
     return got == want or bool(got and want and (got in want or want in got))
+
+
+def _unmet(seen: dict[str, Any], url: str | None, message: str | None, heading: str | None) -> list[str]:
+    """What of the post-condition the page read (``learned_page_read``) does not show."""
+    problems = []
+    if url and not re.search(url, seen.get("url") or ""):
+        problems.append(f"the URL is {seen.get('url')!r}, expected one matching {url!r}")
+    if message and message.lower() not in (seen.get("message") or "").lower() and \
+            " ".join(message.split()).lower() not in (seen.get("text") or "").lower():
+        problems.append(f"the page does not show {message!r} (its message: {seen.get('message')!r})")
+    if heading and heading.lower() != (seen.get("heading") or "").lower():
+        problems.append(f"the heading is {seen.get('heading')!r}, expected {heading!r}")
+    return problems
 
 
 def _origin(url: str) -> str:
@@ -119,7 +136,11 @@ class Steps:
                 candidates=cands)
         return locator
 
-    async def _after(self, step: int, wait_url: str | None, *, may_move: bool = True) -> None:
+    async def _after(self, step: int, wait_url: str | None, *, may_move: bool = True, settle: bool = False) -> None:
+        if settle:
+            # the run saw this step fetch and the page redraw without navigating: the next step
+            # acts on what the redraw left (never raises: a page that does not settle goes on)
+            await self.page.wait_for_settled(quiet_ms=SETTLE_QUIET_MS, timeout=SETTLE_MS)
         if wait_url:
             await self.page.wait_for_url(re.compile(wait_url), timeout=10000)
             await self._on_origin(step)
@@ -128,13 +149,15 @@ class Steps:
 
     # -- steps ---------------------------------------------------------------------------------
 
-    async def goto(self, step: int, url: str) -> None:
+    async def goto(self, step: int, url: str, *, settle: bool = False) -> None:
         self.step = step
         if _origin(url) != self.origin:
             raise LearnedToolOffOrigin(f"learned tool {self.tool}: step {step} would open {url}, off its site "
                                        f"{self.origin}", tool=self.tool, step=step,
                                        expected={"origin": self.origin}, candidates=[])
         await self.page.goto(url)
+        if settle:  # a single-page app draws after load (chunks, then its data)
+            await self.page.wait_for_settled(quiet_ms=SETTLE_QUIET_MS, timeout=SETTLE_MS)
         await self._on_origin(step)
 
     async def goto_query(self, step: int, base: str, query: list[tuple[str, Any]]) -> None:
@@ -167,34 +190,41 @@ class Steps:
         await self.fill(step, locator, value, expect=expect, wait_url=wait_url)
 
     async def select_option(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
-                            wait_url: str | None = None) -> None:
+                            wait_url: str | None = None, settle: bool = False) -> None:
         await self.page.select_option(await self._target(step, locator, expect), value)
-        await self._after(step, wait_url, may_move=False)
+        await self._after(step, wait_url, may_move=False, settle=settle)
 
-    async def click(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
-        await self.page.click(await self._target(step, locator, expect))
-        await self._after(step, wait_url)
+    async def click(self, step: int, locator: str, *, expect: dict[str, Any], button: str | None = None,
+                    wait_url: str | None = None, settle: bool = False) -> None:
+        target = await self._target(step, locator, expect)
+        await (self.page.click(target, button=button) if button else self.page.click(target))
+        await self._after(step, wait_url, settle=settle)
 
-    async def dblclick(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
-        await self.page.dblclick(await self._target(step, locator, expect))
-        await self._after(step, wait_url)
+    async def dblclick(self, step: int, locator: str, *, expect: dict[str, Any], button: str | None = None,
+                       wait_url: str | None = None, settle: bool = False) -> None:
+        target = await self._target(step, locator, expect)
+        await (self.page.dblclick(target, button=button) if button else self.page.dblclick(target))
+        await self._after(step, wait_url, settle=settle)
 
-    async def hover(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
+    async def hover(self, step: int, locator: str, *, expect: dict[str, Any],
+                    wait_url: str | None = None, settle: bool = False) -> None:
         await self.page.hover(await self._target(step, locator, expect))
-        await self._after(step, wait_url)
+        await self._after(step, wait_url, settle=settle)
 
     async def press(self, step: int, locator: str, key: str, *, expect: dict[str, Any],
-                    wait_url: str | None = None) -> None:
+                    wait_url: str | None = None, settle: bool = False) -> None:
         await self.page.press(await self._target(step, locator, expect), key)
-        await self._after(step, wait_url)
+        await self._after(step, wait_url, settle=settle)
 
-    async def check(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
+    async def check(self, step: int, locator: str, *, expect: dict[str, Any],
+                    wait_url: str | None = None, settle: bool = False) -> None:
         await self.page.check(await self._target(step, locator, expect))
-        await self._after(step, wait_url)
+        await self._after(step, wait_url, settle=settle)
 
-    async def uncheck(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
+    async def uncheck(self, step: int, locator: str, *, expect: dict[str, Any],
+                    wait_url: str | None = None, settle: bool = False) -> None:
         await self.page.uncheck(await self._target(step, locator, expect))
-        await self._after(step, wait_url)
+        await self._after(step, wait_url, settle=settle)
 
     async def set_input_files(self, step: int, locator: str, files: Any, *, expect: dict[str, Any],
                               wait_url: str | None = None) -> None:
@@ -202,9 +232,9 @@ class Steps:
         await self._after(step, wait_url, may_move=False)
 
     async def set_checked(self, step: int, locator: str, checked: bool, *, expect: dict[str, Any],
-                          wait_url: str | None = None) -> None:
+                          wait_url: str | None = None, settle: bool = False) -> None:
         await self.page.set_checked(await self._target(step, locator, expect), checked)
-        await self._after(step, wait_url)
+        await self._after(step, wait_url, settle=settle)
 
     async def key_type(self, step: int, text: Any) -> None:
         """Keyboard input where the focus is (the previous step put it there)."""
@@ -217,15 +247,24 @@ class Steps:
         await self._on_origin(step)
         await self.page.keyboard.insert_text(text)
 
-    async def key_press(self, step: int, key: str, *, wait_url: str | None = None) -> None:
+    async def key_press(self, step: int, key: str, *, wait_url: str | None = None, settle: bool = False) -> None:
         self.step = step
         await self._on_origin(step)
         await self.page.keyboard.press(key)
-        await self._after(step, wait_url)
+        await self._after(step, wait_url, settle=settle)
 
     async def wait(self, step: int, locator: str, *, state: str = "visible", expect: dict[str, Any]) -> None:
         self.step = step
-        await self.page.wait_for_selector(locator, state=state, timeout=10000)
+        try:
+            await self.page.wait_for_selector(locator, state=state, timeout=10000)
+        except EgoTimeout:
+            # what the step waited for never came: the step's own error, with what the page has
+            cands = await self.candidates(expect)
+            raise LearnedStepNotFound(
+                f"learned tool {self.tool}: step {step} waited for {locator!r} ({state}) and the page never showed "
+                f"it; the page offers: {'; '.join(cands) or 'nothing like it'}. Repair the step or edit the tool",
+                tool=self.tool, step=step, expected={"role": expect.get("role"), "name": expect.get("name"),
+                                                     "locator": locator}, candidates=cands) from None
 
     # -- the post-condition ----------------------------------------------------------------------
 
@@ -256,23 +295,33 @@ class Steps:
         return {"ok": True, "tool": self.tool, "status": got, "answer": answer}
 
     async def done(self, *, url: str | None = None, message: str | None = None,
-                   heading: str | None = None) -> dict[str, Any]:
-        """Check the post-condition; the tool's result (with what it read off the page) when it holds."""
+                   heading: str | None = None, element: str | None = None) -> dict[str, Any]:
+        """Check the post-condition; the tool's result (with what it read off the page) when it holds.
+        ``element``: a locator of what the page shows once the task is done when no navigation,
+        message or heading says so (a single-page app's redrawn list: the renamed file's row)."""
         self.step = None
         await self._on_origin(None)
-        seen = await self.read()
-        problems = []
-        if url and not re.search(url, seen.get("url") or ""):
-            problems.append(f"the URL is {seen.get('url')!r}, expected one matching {url!r}")
-        if message and message.lower() not in (seen.get("message") or "").lower() and \
-                " ".join(message.split()).lower() not in (seen.get("text") or "").lower():
-            problems.append(f"the page does not show {message!r} (its message: {seen.get('message')!r})")
-        if heading and heading.lower() != (seen.get("heading") or "").lower():
-            problems.append(f"the heading is {seen.get('heading')!r}, expected {heading!r}")
+        problems: list[str] = []
+        if element:
+            try:  # the redraw may still be on its way: a bounded wait, never a guess
+                await self.page.wait_for_selector(element, state="visible", timeout=STEP_WAIT_MS)
+            except EgoTimeout:
+                problems.append(f"the page shows nothing matching {element!r}")
+        # a single-page app shows its result a while after the step's answer, with no navigation:
+        # the post-condition is read again until it holds or STEP_WAIT_MS have passed
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + STEP_WAIT_MS / 1000
+        while True:
+            seen = await self.read()
+            failed = _unmet(seen, url, message, heading)
+            if not failed or loop.time() >= deadline:
+                break
+            await self.page.wait_for_timeout(250)
+        problems += failed
         if problems:
             raise LearnedPostconditionFailed(
                 f"learned tool {self.tool}: its post-condition does not hold: {'; '.join(problems)}. It did NOT "
                 "succeed: look at the page (snapshot) before trying again", tool=self.tool, step=None,
-                expected={"url": url, "message": message, "heading": heading}, candidates=[])
+                expected={"url": url, "message": message, "heading": heading, "element": element}, candidates=[])
         return {"ok": True, "tool": self.tool, "url": seen.get("url"),
                 "read": {"heading": seen.get("heading"), "message": seen.get("message")}}

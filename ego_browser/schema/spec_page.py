@@ -267,7 +267,8 @@ M("Page.wait_for_settled", ["*", P("quiet_ms", "ms>0", 500, doc="how long DOM an
   "Single-page apps draw after load and redraw after server round trips with no navigation: call it after "
   "goto or an action that fetches, before snapshot() or a read, instead of sleeping and looking again. "
   "Never raises on timeout: settled is False and busy says what was still going on (a live page may "
-  "never settle; requests open for more than 5 s do not count).",
+  "never settle; requests open for more than 5 s do not count, nor a fetch whose answer came and that has "
+  "received nothing for quiet_ms although the page never read its body).",
   """
 await page.goto("https://shop.example/search.html?q=kettle")
 state = await page.wait_for_settled(timeout=8000)

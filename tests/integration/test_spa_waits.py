@@ -216,3 +216,21 @@ async def test_an_actions_own_change_does_not_mark_the_header(task, server):
     await page.click("#b")
     text = await page.snapshot()
     assert "Saved" in text and "(changing" not in text.splitlines()[0], text
+
+
+async def test_a_fetch_whose_body_the_page_never_reads_does_not_hold_the_settle_wait(task, server):
+    """An app that loads its chunks with ``await fetch(url)`` and never reads the bodies (no-store: no
+    cache drains them) leaves each
+    request "loading" in the protocol though its answer came: the page settles once the answers
+    are in, not when such requests are old enough to be taken for long polls (5 s)."""
+    server.route("/unread-chunk", Response("/* chunk */", content_type="text/javascript", delay=0.1,
+                                           headers={"Cache-Control": "no-store"}))
+    url = server.page("/unread-boot", """<p id=s>loading</p><script>
+(async () => { for (let i = 0; i < 4; i++) await fetch('/unread-chunk?' + i);
+               document.getElementById('s').textContent = 'ready'; })();
+</script>""")
+    page = task.page("p1")
+    await page.goto(url)
+    state = await page.wait_for_settled(timeout=4000)
+    assert state["settled"] is True and state["waited_ms"] < 3500, state
+    assert await page.inner_text("#s") == "ready"

@@ -76,14 +76,17 @@ def test_repeat_variants_learn_then_call_the_tool(ego_agent_home):
             assert again.cost.turns == 2 < first_turns
 
 
-@pytest.mark.parametrize("key", ["comments", "tickets", "booking"])
-def test_repeat_variants_heal_or_stop_at_their_step(key, ego_agent_home):
-    """Issue 28 §7 on the comments, tickets and booking tasks: the exploring attempt learns (and edits the
-    draft: the rows by id become the author's rows; the popup's pick the draft names as not
-    replayed is added); two other records go in two rounds each (one after a host restart), each
-    attempt reading a fraction of the first's bytes; on the redesigned app the tool stops with its
-    step error (or heals), never a success with a wrong result."""
+@pytest.mark.parametrize("key", ["comments", "tickets", "booking", "orders", "spa_theme"])
+def test_repeat_variants_heal_or_stop_at_their_step(key, ego_agent_home, monkeypatch):
+    """Issue 28 §7 on the comments, tickets, booking, orders and one SPA task: the exploring attempt
+    learns (and edits the draft: the rows by id become the author's rows; the popup's pick the draft
+    names as not replayed is added; the orders agent writes its counting loop; the SPA agent names
+    the post-condition the draft could not find); two other records go in two rounds each (one
+    after a host restart), each attempt reading a fraction of the first's bytes; on the redesigned
+    app the tool stops with its step error (or heals), never a success with a wrong result."""
     import repeat
+
+    monkeypatch.setenv("SPA_DELAY_SCALE", "0.3")  # the SPA's latencies (its app reads it when made)
 
     rows = repeat.run_task(key, 3.0, log=lambda *_: None)
     assert [r["attempt"] for r in rows] == ["1st (explores, learns)", "2nd (other record)",

@@ -61,6 +61,8 @@ def journal_of(host: Host) -> Journal:
 def _value(op_name: str, kwargs: dict[str, Any]) -> Any:
     if op_name in _CHECKS:
         return _CHECKS[op_name]
+    if op_name in ("page.click", "page.dblclick") and kwargs.get("button") not in (None, "left"):
+        return {"button": kwargs["button"]}  # a right click opens a context menu: a tool must replay it so
     key = JOURNALED.get(op_name)
     if key is None:
         return None

@@ -5,10 +5,35 @@
 // (the last two are counted only when none before is unique: role+name then says unique null).
 // `locator` is the first unique one, or null. Computed at action time, before any input.
 function journal_target() {
+  // the roles Chromium names from their content (ARIA's "name from: contents"): any other role's
+  // name, read off its text in the page, is not the name its role selector matches
+  const FROM_CONTENT = new Set(['button', 'link', 'heading', 'cell', 'columnheader', 'rowheader', 'checkbox',
+    'radio', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'switch', 'treeitem', 'tooltip',
+    'row', 'gridcell']);
   const el = this;
   const doc = el.ownerDocument || document;
   const sel = globalThis.__egoSel;
-  const d = sel ? sel.describe(el) : { tag: el.localName, id: el.id || null, role: null, name: null };
+  // a name from content leaves out what is hidden from assistive tech (an aria-hidden icon:
+  // Chromium names <li role=option><span aria-hidden>📄</span>draft.py</li> "draft.py"), and an
+  // empty one falls back to the title (an icon button titled "New File")
+  const contentText = (node) => {
+    let out = '';
+    for (let c = node.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3) out += c.nodeValue;
+      else if (c.nodeType === 1 && c.getAttribute('aria-hidden') !== 'true' && !/^(script|style)$/.test(c.localName)) {
+        out += contentText(c);
+      }
+    }
+    return out;
+  };
+  const accName = (e, o) => {
+    if (!o.role || !FROM_CONTENT.has(o.role) || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby') ||
+        /^(input|select|textarea|img|area)$/.test(e.localName)) return o;
+    const own = contentText(e).replace(/\s+/g, ' ').trim();
+    return { ...o, name: own || (e.getAttribute('title') || '').replace(/\s+/g, ' ').trim() || null };
+  };
+  const describe = (e) => accName(e, sel.describe(e));
+  const d = sel ? describe(el) : { tag: el.localName, id: el.id || null, role: null, name: null };
   const q = (s) => JSON.stringify(String(s));
   const count = (css) => { try { return doc.querySelectorAll(css).length; } catch (e) { return 0; } };
   const esc = (s) => (globalThis.CSS && CSS.escape) ? CSS.escape(s) : String(s).replace(/["\\]/g, '\\$&');
@@ -44,12 +69,28 @@ function journal_target() {
   // role+name is checked only when nothing more stable is unique: counting it describes every
   // element of the tag, which costs on a large page (an unchecked candidate says unique: null)
   const settled = cands.some((c) => c.unique);
-  if (d.role && d.name && sel && settled) cands.push({ kind: 'role', locator: `role=${d.role}[name=${q(d.name)}]`, unique: null });
-  if (d.role && d.name && sel && !settled) {
+  // a role Chromium does not name from its content (a menu's <li> whose label is in child
+  // elements) has no accessible name: role=listitem[name=...] would never match it again, so it
+  // is found by its text among the visible elements of its tag (a re-used menu keeps hidden ones)
+  const authored = el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') || el.getAttribute('title') || label ||
+    /^(input|select|textarea|img|area|fieldset|table)$/.test(el.localName);
+  if (d.role && d.name && sel && !authored && !FROM_CONTENT.has(d.role)) {
+    if (!settled) {
+      let n = 0, seen = 0;
+      for (const c of doc.querySelectorAll(el.localName)) {
+        if (++seen > 3000) { n = 2; break; }
+        if (c !== el && typeof c.checkVisibility === 'function' && !c.checkVisibility()) continue;
+        if (c === el || (describe(c).name || '').toLowerCase().includes(d.name.toLowerCase())) n++;
+      }
+      // :has-text (any case, a part): :text-is skips an element whose child holds the whole text
+      add('text', `css=${el.localName}:has-text(${q(d.name)}):visible`, n === 1);
+    }
+  } else if (d.role && d.name && sel && settled) cands.push({ kind: 'role', locator: `role=${d.role}[name=${q(d.name)}]`, unique: null });
+  else if (d.role && d.name && sel && !settled) {
     let n = 0, seen = 0;
     for (const c of doc.querySelectorAll(`${el.localName}, [role]`)) {
       if (++seen > 3000) { n = 2; break; }
-      const o = c === el ? d : sel.describe(c);
+      const o = c === el ? d : describe(c);
       if (o.role === d.role && o.name === d.name) n++;
     }
     add('role', `role=${d.role}[name=${q(d.name)}]`, n === 1);
