@@ -117,11 +117,23 @@ class Steps:
                 f"then task.learn again) or edit the tool", tool=self.tool, step=step,
                 expected={"role": expect.get("role"), "name": expect.get("name"), "locator": locator},
                 candidates=cands)
-        return locator
+        # act on the element just checked, by its ref: the action does not look for it again
+        # (a role+name locator costs the page an accessible name per candidate), and no other
+        # element can take its place between the check and the input
+        ref: str = found[0].get("ref") or locator
+        return ref
 
-    async def _after(self, step: int, wait_url: str | None, *, may_move: bool = True) -> None:
+    async def _after(self, step: int, wait_url: str | None, receipt: Any = None, *, may_move: bool = True) -> None:
         if wait_url:
-            await self.page.wait_for_url(re.compile(wait_url), timeout=10000)
+            # the navigation the action made, as its receipt saw it committed: no second look at
+            # the URL; then the document's own scripts have run (DOMContentLoaded), not its last
+            # image (load): the next step waits for its element as it always does
+            nav = getattr(receipt, "navigation", None) or {}
+            url = nav.get("url") if nav.get("committed") else None
+            if isinstance(url, str) and re.search(wait_url, url):
+                await self.page.wait_for_load_state("domcontentloaded", timeout=10000)
+            else:
+                await self.page.wait_for_url(re.compile(wait_url), timeout=10000, wait_until="domcontentloaded")
             await self._on_origin(step)
         elif may_move:
             self._moved = True  # checked by the next step (or done) before it acts
@@ -134,7 +146,8 @@ class Steps:
             raise LearnedToolOffOrigin(f"learned tool {self.tool}: step {step} would open {url}, off its site "
                                        f"{self.origin}", tool=self.tool, step=step,
                                        expected={"origin": self.origin}, candidates=[])
-        await self.page.goto(url)
+        # its scripts have run (DOMContentLoaded); the next step waits for its own element
+        await self.page.goto(url, wait_until="domcontentloaded")
         await self._on_origin(step)
 
     async def goto_query(self, step: int, base: str, query: list[tuple[str, Any]]) -> None:
@@ -159,8 +172,8 @@ class Steps:
 
     async def fill(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
                    wait_url: str | None = None) -> None:
-        await self.page.fill(await self._target(step, locator, expect), value)
-        await self._after(step, wait_url, may_move=False)
+        receipt = await self.page.fill(await self._target(step, locator, expect), value)
+        await self._after(step, wait_url, receipt, may_move=False)
 
     async def type(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
                    wait_url: str | None = None) -> None:
@@ -168,43 +181,43 @@ class Steps:
 
     async def select_option(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
                             wait_url: str | None = None) -> None:
-        await self.page.select_option(await self._target(step, locator, expect), value)
-        await self._after(step, wait_url, may_move=False)
+        receipt = await self.page.select_option(await self._target(step, locator, expect), value)
+        await self._after(step, wait_url, receipt, may_move=False)
 
     async def click(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
-        await self.page.click(await self._target(step, locator, expect))
-        await self._after(step, wait_url)
+        receipt = await self.page.click(await self._target(step, locator, expect))
+        await self._after(step, wait_url, receipt)
 
     async def dblclick(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
-        await self.page.dblclick(await self._target(step, locator, expect))
-        await self._after(step, wait_url)
+        receipt = await self.page.dblclick(await self._target(step, locator, expect))
+        await self._after(step, wait_url, receipt)
 
     async def hover(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
-        await self.page.hover(await self._target(step, locator, expect))
-        await self._after(step, wait_url)
+        receipt = await self.page.hover(await self._target(step, locator, expect))
+        await self._after(step, wait_url, receipt)
 
     async def press(self, step: int, locator: str, key: str, *, expect: dict[str, Any],
                     wait_url: str | None = None) -> None:
-        await self.page.press(await self._target(step, locator, expect), key)
-        await self._after(step, wait_url)
+        receipt = await self.page.press(await self._target(step, locator, expect), key)
+        await self._after(step, wait_url, receipt)
 
     async def check(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
-        await self.page.check(await self._target(step, locator, expect))
-        await self._after(step, wait_url)
+        receipt = await self.page.check(await self._target(step, locator, expect))
+        await self._after(step, wait_url, receipt)
 
     async def uncheck(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
-        await self.page.uncheck(await self._target(step, locator, expect))
-        await self._after(step, wait_url)
+        receipt = await self.page.uncheck(await self._target(step, locator, expect))
+        await self._after(step, wait_url, receipt)
 
     async def set_input_files(self, step: int, locator: str, files: Any, *, expect: dict[str, Any],
                               wait_url: str | None = None) -> None:
-        await self.page.set_input_files(await self._target(step, locator, expect), files)
-        await self._after(step, wait_url, may_move=False)
+        receipt = await self.page.set_input_files(await self._target(step, locator, expect), files)
+        await self._after(step, wait_url, receipt, may_move=False)
 
     async def set_checked(self, step: int, locator: str, checked: bool, *, expect: dict[str, Any],
                           wait_url: str | None = None) -> None:
-        await self.page.set_checked(await self._target(step, locator, expect), checked)
-        await self._after(step, wait_url)
+        receipt = await self.page.set_checked(await self._target(step, locator, expect), checked)
+        await self._after(step, wait_url, receipt)
 
     async def key_type(self, step: int, text: Any) -> None:
         """Keyboard input where the focus is (the previous step put it there)."""
@@ -220,8 +233,8 @@ class Steps:
     async def key_press(self, step: int, key: str, *, wait_url: str | None = None) -> None:
         self.step = step
         await self._on_origin(step)
-        await self.page.keyboard.press(key)
-        await self._after(step, wait_url)
+        receipt = await self.page.keyboard.press(key)
+        await self._after(step, wait_url, receipt)
 
     async def wait(self, step: int, locator: str, *, state: str = "visible", expect: dict[str, Any]) -> None:
         self.step = step
