@@ -5,7 +5,8 @@ load), the store, then Chromium's launch (the bulk: ≈0.4 s quiet, over 1 s und
 after the other. The launch needs none of the host's code, so ``host serve`` starts the keeper
 and its Chromium as soon as it holds the host lock (:func:`start`), imports the rest while
 Chromium boots, and ``LocalProvider.open`` takes that launch (:func:`take`) where it would
-have launched one. docs/architecture.md, "The host's start", has the measurements.
+have launched one. docs/architecture.md ("A learned tool's round and the host's start") has
+the measurements.
 
 Only where the provider would launch exactly this browser: no ``EGO_BROWSER_GRID_URL`` or
 ``EGO_BROWSER_CDP_URL``, no browser recorded to reattach to (``run/browser.json``), headless
