@@ -17,7 +17,7 @@ import re
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from ..errors import EgoTimeout, LearnedPostconditionFailed, LearnedStepNotFound, LearnedToolOffOrigin
+from ..errors import EgoTimeout, LearnedPostconditionFailed, LearnedStepNotFound, LearnedToolOffOrigin, StaleRef
 
 __all__ = ["Steps", "STEP_WAIT_MS"]
 
@@ -123,6 +123,15 @@ class Steps:
         ref: str = found[0].get("ref") or locator
         return ref
 
+    async def _act(self, step: int, locator: str, expect: dict[str, Any], act: Any) -> Any:
+        """``act(target)`` on the element the step's check found; when the page drew that element
+        again between the check and the action (its ref went stale: nothing was sent to it), the
+        step checks once more and acts on the element found then."""
+        try:
+            return await act(await self._target(step, locator, expect))
+        except StaleRef:
+            return await act(await self._target(step, locator, expect))
+
     async def _after(self, step: int, wait_url: str | None, receipt: Any = None, *, may_move: bool = True) -> None:
         if wait_url:
             # the navigation the action made, as its receipt saw it committed: no second look at
@@ -172,7 +181,7 @@ class Steps:
 
     async def fill(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
                    wait_url: str | None = None) -> None:
-        receipt = await self.page.fill(await self._target(step, locator, expect), value)
+        receipt = await self._act(step, locator, expect, lambda t: self.page.fill(t, value))
         await self._after(step, wait_url, receipt, may_move=False)
 
     async def type(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
@@ -181,42 +190,42 @@ class Steps:
 
     async def select_option(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
                             wait_url: str | None = None) -> None:
-        receipt = await self.page.select_option(await self._target(step, locator, expect), value)
+        receipt = await self._act(step, locator, expect, lambda t: self.page.select_option(t, value))
         await self._after(step, wait_url, receipt, may_move=False)
 
     async def click(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
-        receipt = await self.page.click(await self._target(step, locator, expect))
+        receipt = await self._act(step, locator, expect, lambda t: self.page.click(t))
         await self._after(step, wait_url, receipt)
 
     async def dblclick(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
-        receipt = await self.page.dblclick(await self._target(step, locator, expect))
+        receipt = await self._act(step, locator, expect, lambda t: self.page.dblclick(t))
         await self._after(step, wait_url, receipt)
 
     async def hover(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
-        receipt = await self.page.hover(await self._target(step, locator, expect))
+        receipt = await self._act(step, locator, expect, lambda t: self.page.hover(t))
         await self._after(step, wait_url, receipt)
 
     async def press(self, step: int, locator: str, key: str, *, expect: dict[str, Any],
                     wait_url: str | None = None) -> None:
-        receipt = await self.page.press(await self._target(step, locator, expect), key)
+        receipt = await self._act(step, locator, expect, lambda t: self.page.press(t, key))
         await self._after(step, wait_url, receipt)
 
     async def check(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
-        receipt = await self.page.check(await self._target(step, locator, expect))
+        receipt = await self._act(step, locator, expect, lambda t: self.page.check(t))
         await self._after(step, wait_url, receipt)
 
     async def uncheck(self, step: int, locator: str, *, expect: dict[str, Any], wait_url: str | None = None) -> None:
-        receipt = await self.page.uncheck(await self._target(step, locator, expect))
+        receipt = await self._act(step, locator, expect, lambda t: self.page.uncheck(t))
         await self._after(step, wait_url, receipt)
 
     async def set_input_files(self, step: int, locator: str, files: Any, *, expect: dict[str, Any],
                               wait_url: str | None = None) -> None:
-        receipt = await self.page.set_input_files(await self._target(step, locator, expect), files)
+        receipt = await self._act(step, locator, expect, lambda t: self.page.set_input_files(t, files))
         await self._after(step, wait_url, receipt, may_move=False)
 
     async def set_checked(self, step: int, locator: str, checked: bool, *, expect: dict[str, Any],
                           wait_url: str | None = None) -> None:
-        receipt = await self.page.set_checked(await self._target(step, locator, expect), checked)
+        receipt = await self._act(step, locator, expect, lambda t: self.page.set_checked(t, checked))
         await self._after(step, wait_url, receipt)
 
     async def key_type(self, step: int, text: Any) -> None:

@@ -110,3 +110,24 @@ def test_the_tools_first_page_is_ready_when_its_scripts_ran():
     asyncio.run(Steps(page, tool="edit", origin=ORIGIN).goto_query(1, f"{ORIGIN}/item/", [("q", "Birch")]))
     assert page.calls[0] == ("goto", f"{ORIGIN}/item/?q=Birch", "domcontentloaded")
     assert re.search("q=Birch", page._url)
+
+
+def test_an_element_drawn_again_between_the_check_and_the_action_is_checked_once_more():
+    from ego_browser.errors import StaleRef
+
+    class Redrawn(_Page):
+        async def click(self, selector):
+            if selector == "@7":  # the framework replaced the node the check found
+                self.calls.append(("click", selector))
+                raise StaleRef("Stale ref: @7; take a new snapshot", ref=7)
+            return await super().click(selector)
+
+        async def find(self, selector, limit=3):
+            self.calls.append(("find", selector))
+            n = sum(1 for c in self.calls if c[0] == "find")
+            return [{"ref": f"@{6 + n}", "role": "link", "name": "Birch Bread Bin"}]
+
+    page = Redrawn()
+    asyncio.run(Steps(page, tool="edit", origin=ORIGIN).click(2, "css=a.item", expect={"role": "link"}))
+    assert [c for c in page.calls if c[0] in ("find", "click")] == [
+        ("find", "css=a.item"), ("click", "@7"), ("find", "css=a.item"), ("click", "@8")]
