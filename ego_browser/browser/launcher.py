@@ -19,7 +19,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -32,6 +31,7 @@ __all__ = [
     "DISABLED_FEATURES",
     "REQUIRED_FLAGS",
     "BrowserProcess",
+    "KeeperLaunch",
     "check_display",
     "find_chromium",
     "headless_enabled",
@@ -40,6 +40,7 @@ __all__ = [
     "pid_alive",
     "process_matches",
     "resolve_cdp_url",
+    "start_keeper",
     "start_time",
 ]
 
@@ -293,6 +294,15 @@ def launch_chromium(
     Chromium, if the launching thread's process dies, even by SIGKILL; call it from a thread
     that lives as long as the process.
     """
+    if debugging_port:
+        profile, browser_args = _browser_args(user_data_dir, executable, extra_args, headless)
+        return _launch_with_port(profile, browser_args, timeout, log_path, die_with_parent)
+    return start_keeper(user_data_dir, executable=executable, extra_args=extra_args, headless=headless,
+                        log_path=log_path, die_with_parent=die_with_parent, socket_path=socket_path).ready(timeout)
+
+
+def _browser_args(user_data_dir: str | os.PathLike[str], executable: str | None, extra_args: list[str] | None,
+                  headless: bool | None) -> tuple[Path, list[str]]:
     executable = executable or find_chromium()
     profile = Path(user_data_dir).absolute()
     _private_dirs(profile)
@@ -300,15 +310,76 @@ def launch_chromium(
         headless = headless_enabled()
     if not headless:
         check_display()
-    browser_args = [
+    return profile, [
         executable,
         f"--user-data-dir={profile}",
         *merge_feature_switches([*REQUIRED_FLAGS, *(["--headless"] if headless else []),
                                  *extra_args_from_env(), *(extra_args or [])]),
         "about:blank",
     ]
-    if debugging_port:
-        return _launch_with_port(profile, browser_args, timeout, log_path, die_with_parent)
+
+
+@dataclass
+class KeeperLaunch:
+    """A keeper and its Chromium on their way up: :meth:`ready` waits for the keeper's word.
+
+    Split from the wait so that a host can start Chromium first and load itself while it boots
+    (``browser/early.py``)."""
+
+    proc: subprocess.Popen[bytes]
+    profile: Path
+    executable: str
+    socket_path: str
+    own_dir: str | None
+    log_path: str | os.PathLike[str] | None
+
+    def ready(self, timeout: float = 30.0) -> BrowserProcess:
+        """The launched browser once its keeper serves it; BrowserUnavailable if it did not start."""
+        proc = self.proc
+        assert proc.stdout is not None
+        line = b""
+        try:
+            ready, _, _ = select.select([proc.stdout], [], [], timeout)
+            line = proc.stdout.readline() if ready else b""
+        finally:
+            proc.stdout.close()
+        info = None
+        with contextlib.suppress(ValueError):
+            info = orjson.loads(line)
+        if not isinstance(info, dict) or "pid" not in info:
+            self.abandon()
+            why = info.get("error") if isinstance(info, dict) else (
+                f"no answer within {timeout:.0f}s" if not line else line[:200].decode(errors="replace"))
+            raise BrowserUnavailable(
+                f"Chromium ({self.executable}) did not start: {why or 'exited with status %s' % proc.poll()}"
+                + (f"; see {self.log_path}" if self.log_path else "") + "; run `ego-browser doctor`",
+                endpoint=self.executable,
+            )
+        return BrowserProcess(
+            pid=int(info["pid"]), ws_url="unix:" + self.socket_path, user_data_dir=str(self.profile), proc=proc,
+            leader=proc.pid, leader_start=start_time(proc.pid), instance=str(info.get("instance") or ""),
+            own_dir=self.own_dir,
+        )
+
+    def abandon(self) -> None:
+        """Stop the keeper and its Chromium (a launch nobody will use)."""
+        if self.proc.stdout is not None and not self.proc.stdout.closed:
+            self.proc.stdout.close()
+        BrowserProcess(self.proc.pid, "", str(self.profile), self.proc, own_dir=self.own_dir).terminate(timeout=2)
+
+
+def start_keeper(
+    user_data_dir: str | os.PathLike[str],
+    *,
+    executable: str | None = None,
+    extra_args: list[str] | None = None,
+    headless: bool | None = None,
+    log_path: str | os.PathLike[str] | None = None,
+    die_with_parent: bool = False,
+    socket_path: str | os.PathLike[str] | None = None,
+) -> KeeperLaunch:
+    """Start the keeper and its Chromium (``launch_chromium`` without the wait)."""
+    profile, browser_args = _browser_args(user_data_dir, executable, extra_args, headless)
     own_dir = None
     if socket_path is None:
         own_dir = tempfile.mkdtemp(prefix="ego-keeper-")
@@ -330,31 +401,7 @@ def launch_chromium(
     finally:
         if not isinstance(log, int):  # a file of ours (log_path given), not DEVNULL
             log.close()
-    assert proc.stdout is not None
-    line = b""
-    try:
-        ready, _, _ = select.select([proc.stdout], [], [], timeout)
-        line = proc.stdout.readline() if ready else b""
-    finally:
-        proc.stdout.close()
-    info = None
-    with contextlib.suppress(ValueError):
-        info = orjson.loads(line)
-    if not isinstance(info, dict) or "pid" not in info:
-        process = BrowserProcess(proc.pid, "", str(profile), proc, own_dir=own_dir)
-        process.terminate(timeout=2)
-        why = info.get("error") if isinstance(info, dict) else (
-            f"no answer within {timeout:.0f}s" if not line else line[:200].decode(errors="replace"))
-        raise BrowserUnavailable(
-            f"Chromium ({executable}) did not start: {why or 'exited with status %s' % proc.poll()}"
-            + (f"; see {log_path}" if log_path else "") + "; run `ego-browser doctor`",
-            endpoint=executable,
-        )
-    return BrowserProcess(
-        pid=int(info["pid"]), ws_url="unix:" + socket_path, user_data_dir=str(profile), proc=proc,
-        leader=proc.pid, leader_start=start_time(proc.pid), instance=str(info.get("instance") or ""),
-        own_dir=own_dir,
-    )
+    return KeeperLaunch(proc, profile, browser_args[0], socket_path, own_dir, log_path)
 
 
 _KEEPER = str(Path(__file__).with_name("keeper.py"))
@@ -446,6 +493,8 @@ def resolve_cdp_url(url: str, *, timeout: float = 5.0) -> str:
     if not url.startswith(("http://", "https://")):
         url = "http://" + url
     version_url = url.rstrip("/") + "/json/version"
+    import urllib.request  # only for a CDP URL given by address (http.client is no light import)
+
     try:
         with urllib.request.urlopen(version_url, timeout=timeout) as resp:  # noqa: S310 (local endpoint)
             info = orjson.loads(resp.read())

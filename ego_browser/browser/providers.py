@@ -30,6 +30,7 @@ from .. import config
 from ..cdp import Connection
 from ..cdp.pipe import UNIX_PREFIX, connect_unix
 from ..errors import BrowserUnavailable, EgoError, InvalidArgument
+from . import early
 from .grid import GridClient, GridSession, free_slots
 from .launcher import (
     REQUIRED_FLAGS,
@@ -174,7 +175,10 @@ class LocalProvider(Provider):
         headed = not headless_enabled()
         # headed: the launch window is the person's own (host/spaces/windows.py), titled as their space
         extra = [f"--window-name={self.window_name}"] if headed and self.window_name else []
-        if self.embedded:
+        launched = early.take(self._profile, str(socket_path))  # started before the host loaded itself
+        if launched is not None:
+            process = await asyncio.to_thread(launched.ready)
+        elif self.embedded:
             # launched from the loop's own thread: the death signal follows this thread, and
             # a worker thread of to_thread() may end before the process does
             process = launch_chromium(self._profile, log_path=log_path, die_with_parent=True, socket_path=socket_path,

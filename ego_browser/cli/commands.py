@@ -119,9 +119,19 @@ def _host_args(p: argparse.ArgumentParser) -> None:
 @command("host", "manage the background host that owns the browser", "start|stop|status", configure=_host_args)
 def _host(ns: argparse.Namespace) -> int:
     if ns.action == "serve":
+        from ..host.core import serve_early
+
+        # the lock, then Chromium, before the host's modules load: it boots while they do
+        lock = serve_early.begin(ns.ready_fd)
+        if lock is None:
+            return 3
+        from ..browser import early
         from ..host.core.server import serve
 
-        return asyncio.run(serve(ns.ready_fd))
+        try:
+            return asyncio.run(serve(ns.ready_fd, lock))
+        finally:
+            early.discard()  # a start that died before its browser's turn leaves no Chromium behind
     if ns.action == "worker":
         from ..round.worker import serve as serve_worker
 

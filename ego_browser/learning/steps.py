@@ -18,7 +18,7 @@ import re
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from ..errors import EgoTimeout, LearnedPostconditionFailed, LearnedStepNotFound, LearnedToolOffOrigin
+from ..errors import EgoTimeout, LearnedPostconditionFailed, LearnedStepNotFound, LearnedToolOffOrigin, StaleRef
 
 __all__ = ["Steps", "STEP_WAIT_MS"]
 
@@ -134,15 +134,37 @@ class Steps:
                 f"then task.learn again) or edit the tool", tool=self.tool, step=step,
                 expected={"role": expect.get("role"), "name": expect.get("name"), "locator": locator},
                 candidates=cands)
-        return locator
+        # act on the element just checked, by its ref: the action does not look for it again
+        # (a role+name locator costs the page an accessible name per candidate), and no other
+        # element can take its place between the check and the input
+        ref: str = found[0].get("ref") or locator
+        return ref
 
-    async def _after(self, step: int, wait_url: str | None, *, may_move: bool = True, settle: bool = False) -> None:
+    async def _act(self, step: int, locator: str, expect: dict[str, Any], act: Any) -> Any:
+        """``act(target)`` on the element the step's check found; when the page drew that element
+        again between the check and the action (its ref went stale: nothing was sent to it), the
+        step checks once more and acts on the element found then."""
+        try:
+            return await act(await self._target(step, locator, expect))
+        except StaleRef:
+            return await act(await self._target(step, locator, expect))
+
+    async def _after(self, step: int, wait_url: str | None, receipt: Any = None, *, may_move: bool = True,
+                     settle: bool = False) -> None:
         if settle:
             # the run saw this step fetch and the page redraw without navigating: the next step
             # acts on what the redraw left (never raises: a page that does not settle goes on)
             await self.page.wait_for_settled(quiet_ms=SETTLE_QUIET_MS, timeout=SETTLE_MS)
         if wait_url:
-            await self.page.wait_for_url(re.compile(wait_url), timeout=10000)
+            # the navigation the action made, as its receipt saw it committed: no second look at
+            # the URL; then the document's own scripts have run (DOMContentLoaded), not its last
+            # image (load): the next step waits for its element as it always does
+            nav = getattr(receipt, "navigation", None) or {}
+            url = nav.get("url") if nav.get("committed") else None
+            if isinstance(url, str) and re.search(wait_url, url):
+                await self.page.wait_for_load_state("domcontentloaded", timeout=10000)
+            else:
+                await self.page.wait_for_url(re.compile(wait_url), timeout=10000, wait_until="domcontentloaded")
             await self._on_origin(step)
         elif may_move:
             self._moved = True  # checked by the next step (or done) before it acts
@@ -155,7 +177,8 @@ class Steps:
             raise LearnedToolOffOrigin(f"learned tool {self.tool}: step {step} would open {url}, off its site "
                                        f"{self.origin}", tool=self.tool, step=step,
                                        expected={"origin": self.origin}, candidates=[])
-        await self.page.goto(url)
+        # its scripts have run (DOMContentLoaded); the next step waits for its own element
+        await self.page.goto(url, wait_until="domcontentloaded")
         if settle:  # a single-page app draws after load (chunks, then its data)
             await self.page.wait_for_settled(quiet_ms=SETTLE_QUIET_MS, timeout=SETTLE_MS)
         await self._on_origin(step)
@@ -182,8 +205,8 @@ class Steps:
 
     async def fill(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
                    wait_url: str | None = None) -> None:
-        await self.page.fill(await self._target(step, locator, expect), value)
-        await self._after(step, wait_url, may_move=False)
+        receipt = await self._act(step, locator, expect, lambda t: self.page.fill(t, value))
+        await self._after(step, wait_url, receipt, may_move=False)
 
     async def type(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
                    wait_url: str | None = None) -> None:
@@ -191,50 +214,50 @@ class Steps:
 
     async def select_option(self, step: int, locator: str, value: Any, *, expect: dict[str, Any],
                             wait_url: str | None = None, settle: bool = False) -> None:
-        await self.page.select_option(await self._target(step, locator, expect), value)
-        await self._after(step, wait_url, may_move=False, settle=settle)
+        receipt = await self._act(step, locator, expect, lambda t: self.page.select_option(t, value))
+        await self._after(step, wait_url, receipt, may_move=False, settle=settle)
 
     async def click(self, step: int, locator: str, *, expect: dict[str, Any], button: str | None = None,
                     wait_url: str | None = None, settle: bool = False) -> None:
-        target = await self._target(step, locator, expect)
-        await (self.page.click(target, button=button) if button else self.page.click(target))
-        await self._after(step, wait_url, settle=settle)
+        receipt = await self._act(step, locator, expect,
+                                  lambda t: self.page.click(t, button=button) if button else self.page.click(t))
+        await self._after(step, wait_url, receipt, settle=settle)
 
     async def dblclick(self, step: int, locator: str, *, expect: dict[str, Any], button: str | None = None,
                        wait_url: str | None = None, settle: bool = False) -> None:
-        target = await self._target(step, locator, expect)
-        await (self.page.dblclick(target, button=button) if button else self.page.dblclick(target))
-        await self._after(step, wait_url, settle=settle)
+        receipt = await self._act(step, locator, expect,
+                                  lambda t: self.page.dblclick(t, button=button) if button else self.page.dblclick(t))
+        await self._after(step, wait_url, receipt, settle=settle)
 
     async def hover(self, step: int, locator: str, *, expect: dict[str, Any],
                     wait_url: str | None = None, settle: bool = False) -> None:
-        await self.page.hover(await self._target(step, locator, expect))
-        await self._after(step, wait_url, settle=settle)
+        receipt = await self._act(step, locator, expect, lambda t: self.page.hover(t))
+        await self._after(step, wait_url, receipt, settle=settle)
 
     async def press(self, step: int, locator: str, key: str, *, expect: dict[str, Any],
                     wait_url: str | None = None, settle: bool = False) -> None:
-        await self.page.press(await self._target(step, locator, expect), key)
-        await self._after(step, wait_url, settle=settle)
+        receipt = await self._act(step, locator, expect, lambda t: self.page.press(t, key))
+        await self._after(step, wait_url, receipt, settle=settle)
 
     async def check(self, step: int, locator: str, *, expect: dict[str, Any],
                     wait_url: str | None = None, settle: bool = False) -> None:
-        await self.page.check(await self._target(step, locator, expect))
-        await self._after(step, wait_url, settle=settle)
+        receipt = await self._act(step, locator, expect, lambda t: self.page.check(t))
+        await self._after(step, wait_url, receipt, settle=settle)
 
     async def uncheck(self, step: int, locator: str, *, expect: dict[str, Any],
-                    wait_url: str | None = None, settle: bool = False) -> None:
-        await self.page.uncheck(await self._target(step, locator, expect))
-        await self._after(step, wait_url, settle=settle)
+                      wait_url: str | None = None, settle: bool = False) -> None:
+        receipt = await self._act(step, locator, expect, lambda t: self.page.uncheck(t))
+        await self._after(step, wait_url, receipt, settle=settle)
 
     async def set_input_files(self, step: int, locator: str, files: Any, *, expect: dict[str, Any],
                               wait_url: str | None = None) -> None:
-        await self.page.set_input_files(await self._target(step, locator, expect), files)
-        await self._after(step, wait_url, may_move=False)
+        receipt = await self._act(step, locator, expect, lambda t: self.page.set_input_files(t, files))
+        await self._after(step, wait_url, receipt, may_move=False)
 
     async def set_checked(self, step: int, locator: str, checked: bool, *, expect: dict[str, Any],
                           wait_url: str | None = None, settle: bool = False) -> None:
-        await self.page.set_checked(await self._target(step, locator, expect), checked)
-        await self._after(step, wait_url, settle=settle)
+        receipt = await self._act(step, locator, expect, lambda t: self.page.set_checked(t, checked))
+        await self._after(step, wait_url, receipt, settle=settle)
 
     async def key_type(self, step: int, text: Any) -> None:
         """Keyboard input where the focus is (the previous step put it there)."""
@@ -250,8 +273,8 @@ class Steps:
     async def key_press(self, step: int, key: str, *, wait_url: str | None = None, settle: bool = False) -> None:
         self.step = step
         await self._on_origin(step)
-        await self.page.keyboard.press(key)
-        await self._after(step, wait_url, settle=settle)
+        receipt = await self.page.keyboard.press(key)
+        await self._after(step, wait_url, receipt, settle=settle)
 
     async def wait(self, step: int, locator: str, *, state: str = "visible", expect: dict[str, Any]) -> None:
         self.step = step

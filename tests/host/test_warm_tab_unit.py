@@ -69,3 +69,14 @@ async def test_a_new_space_that_needs_it_has_it_made_at_once(quick: None) -> Non
     warm.refill()
     await asyncio.wait_for(warm.wait_ready(), 10)
     assert made.is_set() and warm.task is not None and warm.task.done()
+
+
+async def test_a_finished_space_has_the_next_spare_made_without_waiting_for_quiet(quick: None) -> None:
+    host = QuietHost(busy=1)  # requests keep running: the quiet rule alone would hold it back
+    warm, made = _warm(host)
+    warm.soon()
+    await asyncio.wait_for(made.wait(), 10)
+    await asyncio.wait_for(warm.task, 10)  # type: ignore[arg-type]
+    host.spare_tab = "spare"
+    warm.soon()  # there is one already: nothing more is made
+    assert warm.task.done()  # type: ignore[union-attr]

@@ -103,3 +103,22 @@ def test_a_select_inside_its_label_is_found_again_by_its_name(rounds, server):
     assert action["op"] == "page.select_option"
     assert action["target"]["locator"] == 'css=select[name="action"]'
     assert not any(c["kind"] == "label" for c in action["target"]["locators"])
+
+
+async def test_an_action_reads_its_page_off_the_store_once_and_still_records_where_it_went(host, task, server,
+                                                                                            monkeypatch):
+    from ego_browser.host.ops import journal_ops
+
+    app = LibraryApp(server, f"/lib{next(_apps)}")
+    reads = []
+    real = journal_ops._driver
+    monkeypatch.setattr(journal_ops, "_driver", lambda h, at: reads.append(at.get("label")) or real(h, at))
+    page = task.page("p1")
+    await page.goto(app.url("/new"))
+    await page.fill("#title", "Dune")
+    await page.fill("#author", "Herbert")
+    await page.click("button")
+    assert reads == ["p1"] * 4  # one store read per action, not one per field of its record
+    actions = [a for r in (await task.journal())["rounds"] for a in r["actions"]]
+    click = actions[-1]
+    assert click["op"] == "page.click" and click["url_before"].endswith("/new") and click["url_after"].endswith("/add")

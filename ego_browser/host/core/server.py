@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import logging
 import os
 import signal
 import sys
 import time
-from typing import Any
+from typing import IO, Any
 
 from ... import config
 from ...errors import EgoError, InvalidState, to_wire
@@ -27,6 +26,8 @@ from ...wire import protocol as wire
 from .host import Host
 from ...wire.lockfile import SOCKET_CHECK
 from .dispatch import load_all, op
+from . import serve_early
+from ...browser import early
 
 __all__ = ["serve", "HostServer"]
 
@@ -213,21 +214,16 @@ async def status(host: Host, at: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def serve(ready_fd: int | None = None) -> int:
-    """Run the background host until stopped; returns the process exit status."""
-    config.ensure_home()
-    run_dir = config.ensure_private_dir(config.run_dir())
-    # the daemon is ours alone: whatever it (and SQLite, logging) creates is private
-    os.umask(0o077)
-    lock_file = config.open_private(run_dir / "host.lock", os.O_RDWR | os.O_CREAT, "r+")  # held for the process lifetime
-    try:
-        fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        _notify(ready_fd, b"busy\n")
-        return 3
-    # a round that finds the lock held but no socket sends SIGUSR1 (re-create it): never let
-    # it end the host while it starts, before the handler below is installed
-    signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+async def serve(ready_fd: int | None = None, lock_file: IO[Any] | None = None) -> int:
+    """Run the background host until stopped; returns the process exit status.
+
+    ``lock_file``: the host lock already held (``serve_early.begin``, which also started
+    Chromium while this module loaded); else taken here."""
+    if lock_file is None:
+        lock_file = serve_early.begin(ready_fd)
+        if lock_file is None:
+            return 3
+    run_dir = config.run_dir()
     config.open_private(run_dir / "host.log").close()  # private even if an older version made it
     from ...logsetup import level as log_level
 
@@ -244,11 +240,13 @@ async def serve(ready_fd: int | None = None) -> int:
         load_all()
         await host.start()
     except EgoError as exc:
-        _notify(ready_fd, f"error {exc.code}: {exc.message}\n".encode())
+        early.discard()
+        serve_early.notify(ready_fd, f"error {exc.code}: {exc.message}\n".encode())
         return 1
     except Exception as exc:  # report the cause to the round that started us
+        early.discard()
         logger.exception("host start-up failed")
-        _notify(ready_fd, f"error: {exc!r}\n".encode())
+        serve_early.notify(ready_fd, f"error: {exc!r}\n".encode())
         return 1
     server = HostServer(host)
     await server.listen()
@@ -268,7 +266,7 @@ async def serve(ready_fd: int | None = None) -> int:
         server.stop_requested.set()
 
     host.browser.on_disconnect.append(browser_gone)
-    _notify(ready_fd, b"ok\n")
+    serve_early.notify(ready_fd, b"ok\n")
     from .worker_supervisor import Supervisor
 
     worker = Supervisor(run_dir)
@@ -304,11 +302,3 @@ async def serve(ready_fd: int | None = None) -> int:
 def _log_failure(task: asyncio.Task[Any]) -> None:
     if not task.cancelled() and task.exception() is not None:
         logger.error("%s failed", task.get_name(), exc_info=task.exception())
-
-
-def _notify(fd: int | None, message: bytes) -> None:
-    if fd is None:
-        return
-    with contextlib.suppress(OSError):
-        os.write(fd, message)
-        os.close(fd)

@@ -86,11 +86,18 @@ def _driver(host: Host, at: dict[str, Any]) -> tuple[Any, Any]:
         return None, None
 
 
-def _url(host: Host, at: dict[str, Any]) -> str | None:
+def _url_of(row: Any, driver: Any) -> str | None:
     """The page's committed URL, read off the host's records (no call to the page)."""
-    row, driver = _driver(host, at)
     main = driver.frames.main if driver is not None else None
     return main.url if main is not None else (row.url if row is not None else None)
+
+
+def _after(host: Host, row: Any) -> Any:
+    """The page's driver after the action: the one it had, unless the page went (no store query:
+    the space's row was read once, before the action)."""
+    if row is None:
+        return None
+    return host.drivers.get(row.target_id or "")
 
 
 def _requests(host: Host, space: int, driver: Any, before: int | None) -> list[dict[str, Any]] | None:
@@ -134,11 +141,11 @@ def _picture(host: Host, space: int, label: str, driver: Any, started: float) ->
 
 def _record(host: Host, at: dict[str, Any], name: str, kwargs: dict[str, Any], seen: dict[str, Any], result: Any,
             error: BaseException | None, url_before: str | None, started: float, t0: float,
-            network_before: int | None) -> None:
+            network_before: int | None, row: Any) -> None:
     space = at["space"]
     ms = round((time.monotonic() - t0) * 1000, 1)
     label = str(at.get("label"))
-    driver = _driver(host, at)[1]
+    driver = _after(host, row)
     before = host.pictures.last.get((space, label))
     value = _value(name, kwargs)
     secret = None
@@ -156,7 +163,7 @@ def _record(host: Host, at: dict[str, Any], name: str, kwargs: dict[str, Any], s
             "frame", "role", "name", "tag", "type", "field", "label", "form", "locator", "locators")}}
     record = {
         "op": name, "page": at.get("label"), "target": target, "value": masked_value(value),
-        "url_before": url_before, "url_after": _url(host, at),
+        "url_before": url_before, "url_after": _url_of(row, driver),
         **_caused(result),
         "outcome": "ok" if error is None else "error",
         "error": None if error is None else (getattr(error, "code", None) or type(error).__name__),
@@ -183,8 +190,8 @@ def _wrap(name: str) -> None:
         if not isinstance(space, int) or host.store is None or not on:
             return await inner(host, at, **kwargs)
         seen: dict[str, Any] = {}
-        url_before = _url(host, at)
-        driver = _driver(host, at)[1]
+        row, driver = _driver(host, at)  # read once: each read is a store query
+        url_before = _url_of(row, driver)
         network_before = driver.network.last_action_id if driver is not None else None
         started = time.time()
         t0 = time.monotonic()
@@ -200,7 +207,7 @@ def _wrap(name: str) -> None:
         finally:
             WITNESS.reset(reset)
             try:
-                _record(host, at, name, kwargs, seen, result, error, url_before, started, t0, network_before)
+                _record(host, at, name, kwargs, seen, result, error, url_before, started, t0, network_before, row)
             except Exception:  # the journal never fails the action it records (a full disk ...)
                 logger.warning("journal: %s was not recorded", name, exc_info=True)
 

@@ -305,6 +305,8 @@ async def finish_space(host: Host, space: SpaceRow, keep: Any) -> dict[str, Any]
     if closed_space:
         store.close_space(space.id)
         host.active.pop(space.id, None)
+        if not space.isolated and space.context_id is None:
+            host.features.warm.soon()  # the next new space's tab, made while nothing else runs
         await placement.after_finish(host, space.browser_instance)  # an idle Grid session is given back
         if space.profile_id != "default":
             from ..features.profile_contexts import release_idle_browser

@@ -9,7 +9,8 @@ The first one is made after the host's first new space (at start-up it would com
 the round that started the host). Isolated spaces need their own context and do not use it.
 
 It is made once the host is quiet (no request for ``QUIET`` seconds: an agent's turn, between
-rounds), not as soon as a space took the last one: made at once, its window, renderer and
+rounds), or at once when a space was finished (``soon``: no new space's navigation runs then),
+not as soon as a space took the last one: made at once, its window, renderer and
 attach competed with the new space's first navigation (on the whole-task traces its
 ``Page.navigate`` took ~70 ms instead of ~20). A new space that finds one still to be made
 has it made at once and waits for it, as it waited for one being made before.
@@ -105,6 +106,14 @@ class WarmTab:
             except TimeoutError:
                 pass
         await self._make()
+
+    def soon(self) -> None:
+        """A space was finished: the next request is as likely a new space as anything, and
+        there is no space's first navigation to compete with, so the spare is made now rather
+        than after the quiet period (a task's next attempt, right after, found it half made)."""
+        self.refill()
+        if self.task is not None and not self.task.done():
+            self.hurry.set()
 
     def _done(self, task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None:
