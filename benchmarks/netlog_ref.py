@@ -10,9 +10,10 @@ one entry per hop (a redirect is two, as in a HAR), with the method, the status 
 response headers, the body bytes Chromium read (after content decoding) and the network error.
 
 What the page did not ask for is left out: the browser's own background requests (no page
-initiator: Google services, refused here without a network) and the ``/favicon.ico`` the
-browser's favicon loader tries by itself when a page names no icon (the DevTools protocol does
-not show it; an icon the page names, ``<link rel=icon>``, is the page's request and is kept). The window is the host's size (1280x720): a page's media queries decide
+initiator: Google services, refused here without a network) and the ``/favicon.ico`` at the root
+of the page's origin the browser's favicon loader tries by itself when a page names no icon (the
+DevTools protocol does not show it; an icon the page names, ``<link rel=icon>``, is the page's
+request and is kept, even one called ``favicon.ico`` in another folder or on another host). The window is the host's size (1280x720): a page's media queries decide
 what it loads.
 """
 
@@ -84,10 +85,10 @@ def parse(path: str) -> list[Request]:
             name, params = event.get(e["type"]), e.get("params") or {}
             if name == "REQUEST_ALIVE" and phase.get(e["phase"]) == "PHASE_BEGIN":
                 annotation = params.get("traffic_annotation")
-            if annotation == FAVICON_ANNOTATION and urlsplit(params.get("url") or "").path == "/favicon.ico":
-                break  # the browser's own guess at the tab's icon (the page named none)
             if name == "URL_REQUEST_START_JOB" and phase.get(e["phase"]) == "PHASE_BEGIN":
                 initiator, kind = params.get("initiator"), params.get("request_type", "")
+                if annotation == FAVICON_ANNOTATION and params.get("url") == f"{initiator}/favicon.ico":
+                    break  # the browser's own guess at the tab's icon (the page named none)
                 if initiator == "not an origin" and "frame" not in kind:
                     break  # the browser's own request, not the page's
                 hops.append(Request(params["url"], params.get("method", "GET"), None, 0, None))

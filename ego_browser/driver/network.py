@@ -33,6 +33,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from ..cdp import Session
 from ..errors import BodyUnavailable, CdpError
@@ -115,7 +116,7 @@ class NetworkLog:
         # with its fragment, as the page asked for it (DevTools, Chromium's own log and HAR
         # writers keep it; CDP sends it apart)
         url = req.get("url", "") + (req.get("urlFragment") or "")
-        if url.startswith("data:") or (p.get("type") == "Other" and url.endswith("/favicon.ico")):
+        if url.startswith("data:") or _icon_guess(p, url):
             return  # the browser's own favicon fetch is not the page's (Playwright lists none either)
         cdp_id = p["requestId"]
         action = self._action
@@ -281,6 +282,16 @@ class NetworkLog:
 
 #: an inline request body longer than this is not kept (the journal wants a form's JSON, not uploads)
 POST_DATA_KEPT = 16_384
+
+
+def _icon_guess(p: dict[str, Any], url: str) -> bool:
+    """The browser's own guess at a tab's icon when its page names none: ``/favicon.ico`` at the
+    root of the document's origin. An icon the page names (``<link rel=icon>``, anywhere, even
+    one called favicon.ico in a theme's folder) is the page's request and is listed."""
+    if p.get("type") != "Other" or not url.endswith("/favicon.ico"):
+        return False
+    doc = urlsplit(p.get("documentURL") or "")
+    return url == f"{doc.scheme}://{doc.netloc}/favicon.ico"
 
 
 def _inline_body(req: dict[str, Any]) -> str | None:
