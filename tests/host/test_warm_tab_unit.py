@@ -80,3 +80,54 @@ async def test_a_finished_space_has_the_next_spare_made_without_waiting_for_quie
     host.spare_tab = "spare"
     warm.soon()  # there is one already: nothing more is made
     assert warm.task.done()  # type: ignore[union-attr]
+
+
+class _Sent:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    async def send(self, method: str, params: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
+        self.calls.append((method, params))
+        if method == "Target.createTarget":
+            return {"targetId": f"T{sum(m == method for m, _ in self.calls)}"}
+        return {}
+
+
+class MakingHost:
+    """A host whose first new tab never answers its attach (the whole-suite run's hang)."""
+
+    def __init__(self) -> None:
+        self.spare_tab: str | None = None
+        self.conn = _Sent()
+        self.attached: list[tuple[str, float | None]] = []
+        conn = self.conn
+
+        class Browser:
+            owned = True
+            headed = False
+            targets: dict[str, Any] = {}
+
+        Browser.conn = conn  # type: ignore[attr-defined]
+        self.browser = Browser()
+
+    async def driver(self, target_id: str, attach_timeout: float | None = None) -> Any:
+        from ego_browser.host.core.agent_errors import tab_not_answering
+
+        self.attached.append((target_id, attach_timeout))
+        if target_id == "T1":
+            raise tab_not_answering("", "", attach_timeout or 0)
+
+        class Driver:
+            session = _Sent()
+
+        return Driver()
+
+
+async def test_a_spare_that_does_not_answer_its_attach_is_closed_and_another_made() -> None:
+    host = MakingHost()
+    warm = warm_tab.WarmTab(host)  # type: ignore[arg-type]
+    await asyncio.wait_for(warm._make(), 10)
+    assert host.spare_tab == "T2"  # never the tab that did not answer
+    assert ("Target.closeTarget", {"targetId": "T1"}) in host.conn.calls
+    assert [t for t, _ in host.attached] == ["T1", "T2"]
+    assert all(limit == warm_tab.ATTACH_WAIT for _, limit in host.attached)  # not the 120 s of an agent's tab

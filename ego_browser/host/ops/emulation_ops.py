@@ -14,9 +14,10 @@ from ..core.store import OPEN
 async def _apply_all(host: Host, space_id: int, settings: dict[str, Any], api: str) -> None:
     assert host.store is not None
     for row in host.store.pages(space_id):
-        driver = host.drivers.get(row.target_id or "")
-        if row.state == OPEN and driver is not None and not driver.closed:
-            await emulation.apply(driver, settings, api=api)
+        if row.state == OPEN and row.target_id:
+            # a page no call has touched yet (a new space's p1) is attached now, so a setting the
+            # browser refuses (an unknown timezone) fails this call, not a later one on the page
+            await emulation.apply(await host.driver(row.target_id), settings, api=api)
 
 
 @op("TaskSpace.emulate")
