@@ -11,8 +11,10 @@ the tool with other parameters, starting from the tool listing. What the agent e
   the filters by the names of their links (parameters), the search, and a loop that counts the
   Express column page by page after a step that waits for that column (a page without it stops
   the tool at that step). Verified (it changes nothing), with the password passed, never kept.
-- ``spa_theme``: the chosen theme becomes a parameter, and the post-condition the draft could not
-  find (no message, no heading: its ``# CHECK`` line says so) is the status bar's "Theme: ...".
+- ``spa_theme``: the draft calls the app's settings API (``POST /api/settings``) with the menu's
+  choice as its ``theme`` parameter and is saved as it is. A draft that keeps the menu's clicks
+  (no such call in the journal) has the chosen theme made a parameter and the post-condition it
+  could not find (no message, no heading) set to the status bar's "Theme: ...".
 - ``spa_rename``: the draft uses the app's own JSON API (``POST /api/contents/rename``); the
   renamed file becomes a parameter. Saved without a verifying run (a second rename fails).
 - ``spa_run``: the file's name is typed (a second run of "Create" with the default name is
@@ -217,7 +219,12 @@ def _spa_first(key: str, agent: EgoAgent, url: str, space: str, task: dict) -> s
 
 def theme_first(agent: EgoAgent, url: str, space: str, task: dict) -> str:
     _spa_first("spa_theme", agent, url, space, task)
-    src = _param(_learn(agent, space, "set_theme"), task["theme"], "theme", task["theme"])
+    src = _learn(agent, space, "set_theme")
+    if "fetch_json" in src:
+        # the menu's choice went to the app's settings API: the draft calls it with the theme a
+        # parameter already, its post-condition the API's answer; the agent saves it as it is
+        return _save(agent, space, "set_theme", src)
+    src = _param(src, task["theme"], "theme", task["theme"])
     return _save(agent, space, "set_theme", _done(src, "message=f'Theme: {theme}'"))
 
 
@@ -323,6 +330,10 @@ RENAMES = [{"old": "draft.py", "new": "report.py"}, {"old": "analysis.py", "new"
 THEMES = [{"theme": "Dark"}, {"theme": "High Contrast"}, {"theme": "Light"}, {"theme": "Dark"}]
 
 
+#: what a theme tool read: the status bar's message (a UI tool) or the settings API's answer
+THEME_READ = '(result.get("read") or {}).get("message") or (result.get("answer") or {}).get("theme")'
+
+
 def _drift_call(tool: str, args: Any, answer: str = "None"):  # noqa: ANN202
     return lambda v: f"result = await tools.{tool}(page, **{json.dumps(args(v))})\nanswer = {answer}\n"
 
@@ -337,7 +348,7 @@ def specs(spec: Any) -> dict[str, Any]:
         "orders": spec("count_orders", lambda app: [dict(v) for v in ORDERS], orders_first, orders_again,
                        orders_check, lambda app, used: dict(ORDERS_DRIFT),
                        _drift_call("count_orders", lambda v: {"password": PASSWORD, **v}, 'result["express"]')),
-        "spa_theme": spec("set_theme", lambda app: THEMES[:3], theme_first, _again("set_theme", dict),
+        "spa_theme": spec("set_theme", lambda app: THEMES[:3], theme_first, _again("set_theme", dict, THEME_READ),
                           _spa_check("theme"), lambda app, used: THEMES[3], _drift_call("set_theme", dict)),
         "spa_rename": spec("rename_file", lambda app: RENAMES[:3], rename_first,
                            _again("rename_file", rename_args, 'result["answer"]'), _spa_check("rename"),

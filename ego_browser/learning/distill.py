@@ -200,7 +200,12 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
         if moved and op != "goto":
             step["wait_url"] = _url_pattern(action.get("url_after") or "", {})
         steps.append(step)
-    lever = _get_lever(steps, values) or api_lever(steps, origin)
+    lever = _get_lever(steps, values)
+    if lever is None:
+        found = api_lever(steps, origin, lambda key: param_name(key, taken))
+        if found is not None:
+            lever, picked = found
+            values.update(picked)
     renames = dict(params or {})
     unknown = [k for k in renames if k not in values]
     if unknown:

@@ -7,7 +7,9 @@ The journal keeps, per action, the requests it caused and a JSON body's shape
 carries *every* value typed into the form since the last ``goto`` (in its JSON body or its query)
 becomes one ``fetch_json`` step: the form page's ``goto`` stays (the call runs from the site's
 page, with its cookies and origin), the fills and the submit go, the values are the tool's
-parameters in the body (a number the page sent as a number is sent as one). A body with a value
+parameters in the body (a number the page sent as a number is sent as one). A click on a list's
+choice (a settings menu's "Dark") whose name the call sends as a JSON value (``{"theme":
+"Dark"}``) is a value chosen as well: a parameter named after that key. A body with a value
 the tool cannot know (a masked token, a password it was not typed with) keeps the UI steps.
 The post-condition is the answer: a 2xx status (the recorded one when the journal saw it); the
 tool returns the answer's JSON.
@@ -16,6 +18,7 @@ tool returns the answer's JSON.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -23,6 +26,8 @@ __all__ = ["api_lever", "render_fetch", "rename_fetch"]
 
 _SUBMITS = ("click", "press", "key_press", "dblclick")
 _FILLS = ("fill", "type", "select_option", "key_type", "key_insert_text")
+#: roles of a list's choices: their accessible name is the value chosen
+_CHOICES = ("menuitem", "menuitemradio", "menuitemcheckbox", "option", "listitem", "tab", "radio", "treeitem")
 _MASKS = re.compile(r"\[(password|secret(:[^\]]+)?)\]")
 
 
@@ -57,9 +62,45 @@ def _template(tree: Any, recorded: dict[str, Any], used: set[str]) -> Any:
     return tree
 
 
-def api_lever(steps: list[dict[str, Any]], origin: str) -> str | None:
-    """Turn the form a JSON API call stands for into one ``fetch_json`` step (in place); the
-    lever's description, or None when the journal shows no such call."""
+def _key_of(tree: Any, value: str, key: str | None = None) -> str | None:
+    """The JSON key whose value is ``value`` somewhere in ``tree`` (the first one), else None."""
+    if isinstance(tree, dict):
+        for k, v in tree.items():
+            found = _key_of(v, value, str(k))
+            if found:
+                return found
+    elif isinstance(tree, list):
+        for v in tree:
+            found = _key_of(v, value, key)
+            if found:
+                return found
+    elif isinstance(tree, str) and tree == value:
+        return key
+    return None
+
+
+def _chosen(step: dict[str, Any], name_for: Callable[[str], str]) -> dict[str, Any] | None:
+    """A click on a list's choice (a menu item, an option, a tab ...) whose name the call it caused
+    sends as a JSON value (a settings menu's "Dark" as ``{"theme": "Dark"}``): the choice is the
+    tool's parameter, named after that key. The click's step is marked with it (in place)."""
+    expect = step.get("expect") or {}
+    name = expect.get("name")
+    if step["op"] != "click" or expect.get("role") not in _CHOICES or not isinstance(name, str) or not name.strip():
+        return None
+    for req in step.get("requests") or ():
+        key = _key_of(req.get("json_body"), name) if "json_body" in req else None
+        if key:
+            pname = name_for(key)
+            step["param"], step["recorded"] = pname, name
+            return {pname: name}
+    return None
+
+
+def api_lever(steps: list[dict[str, Any]], origin: str,
+              name_for: Callable[[str], str] | None = None) -> tuple[str, dict[str, Any]] | None:
+    """Turn the form a JSON API call stands for into one ``fetch_json`` step (in place): the
+    lever's description and the parameters it added (a chosen item's), or None when the journal
+    shows no such call. ``name_for`` names a parameter after a JSON key (none: no chosen items)."""
     for i, step in enumerate(steps):
         if step["op"] not in _SUBMITS or step.get("wait_url") or any(
                 s["op"] not in ("wait_for_selector",) for s in steps[i + 1:]):
@@ -67,13 +108,16 @@ def api_lever(steps: list[dict[str, Any]], origin: str) -> str | None:
         start = max((j for j in range(i) if steps[j]["op"] == "goto"), default=-1) + 1
         span = steps[start:i]
         fills = [s for s in span if "param" in s]
-        if not fills or any(s["op"] not in (*_FILLS, *_SUBMITS, "set_checked", "check", "uncheck") for s in span):
+        if any(s["op"] not in (*_FILLS, *_SUBMITS, "set_checked", "check", "uncheck") for s in span):
             continue
         if any(s.get("requests") for s in span):
             # a click before the submit called the server too (a single-page app's "new file", then
             # "save", then "run"): one call would do less than the run did
             continue
-        recorded = {s["param"]: s.get("recorded") for s in fills}
+        added = {} if fills or name_for is None else (_chosen(step, name_for) or {})
+        if not fills and not added:
+            continue
+        recorded = {s["param"]: s.get("recorded") for s in fills} or added
         if any(isinstance(v, str) and v.startswith("[secret:") for v in recorded.values()):
             continue  # a secret is resolved for a typed field only, never inside a JSON body: keep the form
         for req in step.get("requests") or ():
@@ -93,7 +137,10 @@ def api_lever(steps: list[dict[str, Any]], origin: str) -> str | None:
             steps[start:] = [{"op": "fetch_json", "method": method, "base": f"{origin}{parts.path}", "query": query,
                               "body": body, "status": status, "url_after": step.get("url_after"),
                               "params": sorted(used)}]
-            return f"JSON API: {method} {parts.path}"
+            return f"JSON API: {method} {parts.path}", added
+        if added:  # the choice was not the call's: the click stays a click
+            step.pop("param", None)
+            step["recorded"] = None
     return None
 
 

@@ -288,6 +288,34 @@ def test_json_api_lever_is_refused_when_the_call_needs_what_the_tool_cannot_know
     assert distill(_quick({"title": "Dune", "pin": "[password]"}), "q").lever is None
 
 
+def _settings_menu(body, *, role="listitem", name="Dark"):
+    page = f"{ORIGIN}/lab"
+    pick = act("page.click", "@31", f'role={role}[name="{name}"]', role=role, name=name, before=page)
+    pick["requests"] = [{"method": "POST", "url": f"{ORIGIN}/api/settings", "resource_type": "fetch",
+                         "status": 200, "json_body": body}]
+    return journal(("ok", [
+        act("page.goto", value=page, before="about:blank", after=page),
+        act("page.click", "@12", 'role=menuitem[name="Settings"]', role="menuitem", name="Settings", before=page),
+        act("page.click", "@20", 'role=listitem[name="Theme"]', role="listitem", name="Theme", before=page),
+        pick,
+    ]))
+
+
+def test_json_api_lever_takes_a_chosen_item_the_call_sends_as_a_parameter():
+    # a settings menu's "Dark" sent as {"theme": "Dark"}: the choice is the tool's parameter
+    draft = distill(_settings_menu({"theme": "Dark"}), "set_theme")
+    src = draft.source
+    compile(src, "draft", "exec")
+    assert draft.lever == "JSON API: POST /api/settings" and draft.params == {"theme": "Dark"}
+    assert "async def run(page, *, theme='Dark'):" in src
+    assert "await s.fetch_json(2, 'POST', 'http://shop.test:8080/api/settings', query=[], body={'theme': theme})" in src
+    assert "s.click" not in src
+    # a button's name in the body is no choice, and a choice the call does not send keeps the clicks
+    assert distill(_settings_menu({"action": "Save"}, role="button", name="Save"), "t").lever is None
+    kept = distill(_settings_menu({"theme": "Light"}), "t")
+    assert kept.lever is None and kept.params == {} and "s.click" in kept.source
+
+
 def test_journal_json_bodies_never_keep_a_password_or_secret():
     from ego_browser.host.core.journal_json import json_body, sensitive_key
 
