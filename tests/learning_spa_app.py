@@ -121,7 +121,11 @@ class NotesApp:
         return self._json({"notes": [{"title": t} for t in sorted(self.notes)]})
 
     def api_new(self, req: Any) -> Response:
-        self.notes.setdefault(self._body(req)["title"], {"body": "", "pinned": False})
+        title = self._body(req)["title"]
+        if title in self.notes:
+            return Response(json.dumps({"error": f"a note {title!r} exists"}), status=409,
+                            content_type="application/json")
+        self.notes[title] = {"body": "", "pinned": False}
         return self._json({"ok": True})
 
     def api_save(self, req: Any) -> Response:

@@ -17,13 +17,16 @@ the tool with other parameters, starting from the tool listing. What the agent e
   could not find (no message, no heading) set to the status bar's "Theme: ...".
 - ``spa_rename``: the draft uses the app's own JSON API (``POST /api/contents/rename``); the
   renamed file becomes a parameter. Saved without a verifying run (a second rename fails).
-- ``spa_run``: the file's name is typed (a second run of "Create" with the default name is
-  refused), the post-condition is the status bar's "Saved", the tool returns the output.
-- ``spa_folder``: the parameters renamed (folder, file, text), "Saved" the post-condition;
-  verified with another folder.
-- ``spa_edit``: the draft types the whole new text; the agent makes it read the editor and
-  replace ``old`` by ``new`` in it, the file a parameter; "Saved", the output returned. Saved
-  without a verifying run (a second run would change the file again).
+- ``spa_run``: the draft is the app's calls (new, save, run); the file's name, the dialog's default
+  in the run, becomes a parameter (a second "untitled.py" is refused); the run call's answer
+  carries the output. (A draft of the page's steps, when the journal has no such calls: the name
+  typed in the dialog, the status bar's "Saved" the post-condition, the output read off the page.)
+- ``spa_folder``: the parameters renamed (folder, file, text); the calls compose the file's path
+  from the two names; verified with another folder. (Page steps: "Saved" the post-condition.)
+- ``spa_edit``: the draft saves and runs the whole new text; the agent makes it read the file
+  through the app's API (as the app does when it opens it) and replace ``old`` by ``new``, the
+  file a parameter. Saved without a verifying run (a second run would change the file again).
+  (Page steps: it reads the editor instead, "Saved" the post-condition.)
 
 Each attempt is judged on the app's state (the count, the files and their content, the runs,
 the theme). The drift run uses each app's ``drift`` switch.
@@ -240,6 +243,12 @@ def rename_first(agent: EgoAgent, url: str, space: str, task: dict) -> str:
 def run_first(agent: EgoAgent, url: str, space: str, task: dict) -> str:
     answer = _spa_first("spa_run", agent, url, space, task)
     src = _learn(agent, space, "run_code", {"editor": "code"})
+    if "fetch_json" in src:
+        # the app's calls (new, save, run): the file's name, the dialog's default in the run, becomes
+        # a parameter (a second "untitled.py" is refused); the run's answer carries the output
+        src = _param(src, "untitled.py", "name", task["name"])
+        _save(agent, space, "run_code", src, args={"name": "verify.py", "code": task["code"]})
+        return answer
     lines = src.splitlines()
     at = next(i for i, line in enumerate(lines) if 'name="New File"' in line)
     lines.insert(at + 1, "    await s.fill(0, 'label=\"Name\"', name, expect={'role': 'textbox', 'name': 'Name'})")
@@ -252,13 +261,17 @@ def run_first(agent: EgoAgent, url: str, space: str, task: dict) -> str:
 def folder_first(agent: EgoAgent, url: str, space: str, task: dict) -> str:
     _spa_first("spa_folder", agent, url, space, task)
     src = _learn(agent, space, "new_folder_file", {"name": "folder", "name_2": "file", "editor": "text"})
-    return _save(agent, space, "new_folder_file", _done(src, "message='Saved'"),
-                 args={"folder": "verify-dir", "file": "verify.txt", "text": "verify"})
+    if "fetch_json" not in src:
+        src = _done(src, "message='Saved'")
+    return _save(agent, space, "new_folder_file", src, args={"folder": "verify-dir", "file": "verify.txt", "text": "verify"})
 
 
 def edit_first(agent: EgoAgent, url: str, space: str, task: dict) -> str:
     answer = _spa_first("spa_edit", agent, url, space, task)
     src = _learn(agent, space, "edit_and_run")
+    if "fetch_json" in src:
+        _save(agent, space, "edit_and_run", _edit_api(src, task), skip="it edits the file: a second run would change it again")
+        return answer
     m = re.search(r"^    await s\.fill\(\d+, 'role=textbox\[name=\"Editor\"\]', (\w+),", src, re.M)
     if not m:
         raise TraceFailed(f"no fill of the editor in the draft:\n{src}")
@@ -275,7 +288,33 @@ def edit_first(agent: EgoAgent, url: str, space: str, task: dict) -> str:
     return answer
 
 
-def _again(tool: str, args: Any, read: str = 'result["read"]["message"]'):  # noqa: ANN202
+def _edit_api(src: str, task: dict) -> str:
+    """The agent's edit of an API draft (save, run): the file a parameter, and the text saved is
+    the file's text (read from the app's API, as the app itself does) with ``old`` replaced by ``new``."""
+    m = re.search(r"'content': (\w+)\}", src)
+    if not m:
+        raise TraceFailed(f"no content sent in the draft:\n{src}")
+    param = m.group(1)
+    src = re.sub(rf"{param}='(?:[^'\\]|\\.)*', |, {param}='(?:[^'\\]|\\.)*'|{param}='(?:[^'\\]|\\.)*'", "", src, count=1)
+    src = src.replace("async def run(page, *):", "async def run(page):")
+    first = next(line for line in src.splitlines() if "await s.fetch_json(" in line)
+    read = ("    import json\n    from urllib.parse import quote\n"
+            "    got = await page.fetch(ORIGIN + '/api/contents/get?path=' + quote(file))\n"
+            "    text = json.loads(got['body'])['content']\n"
+            "    if old not in text:\n        raise ValueError(f'{old!r} is not in {file}')\n"
+            f"    {param} = text.replace(old, new)\n")
+    src = src.replace(first, read + first, 1)
+    return _with_param(_with_param(_param(src, task["file"], "file", task["file"]), "old", task["old"]), "new",
+                       task["new"])
+
+
+#: what a tool read: its page's message (a UI tool), else the status of the app's API
+MESSAGE_READ = '(result.get("read") or {}).get("message") or result.get("status")'
+#: the output a run tool read off the page, or the run call's answer
+OUTPUT_READ = 'result.get("output") or (result.get("answer") or {}).get("output")'
+
+
+def _again(tool: str, args: Any, read: str = MESSAGE_READ):  # noqa: ANN202
     return lambda agent, url, space, task, listing="round": _call(agent, url, space, tool, args(task), listing, read)
 
 
@@ -353,14 +392,14 @@ def specs(spec: Any) -> dict[str, Any]:
         "spa_rename": spec("rename_file", lambda app: RENAMES[:3], rename_first,
                            _again("rename_file", rename_args, 'result["answer"]'), _spa_check("rename"),
                            lambda app, used: RENAMES[3], _drift_call("rename_file", rename_args)),
-        "spa_run": spec("run_code", lambda app: RUNS[:3], run_first, _again("run_code", run_args, 'result["output"]'),
+        "spa_run": spec("run_code", lambda app: RUNS[:3], run_first, _again("run_code", run_args, OUTPUT_READ),
                         _spa_check("run"), lambda app, used: RUNS[3],
-                        _drift_call("run_code", run_args, 'result["output"]')),
+                        _drift_call("run_code", run_args, OUTPUT_READ)),
         "spa_folder": spec("new_folder_file", lambda app: FOLDERS[:3], folder_first,
                            _again("new_folder_file", folder_args), _spa_check("folder"),
                            lambda app, used: FOLDERS[3], _drift_call("new_folder_file", folder_args)),
         "spa_edit": spec("edit_and_run", lambda app: _edit_variants(app)[:3], edit_first,
-                         _again("edit_and_run", edit_args, 'result["output"]'), _spa_check("edit"),
+                         _again("edit_and_run", edit_args, OUTPUT_READ), _spa_check("edit"),
                          lambda app, used: _edit_variants(app)[3],
-                         _drift_call("edit_and_run", edit_args, 'result["output"]')),
+                         _drift_call("edit_and_run", edit_args, OUTPUT_READ)),
     }

@@ -6,7 +6,7 @@
     learnings export SITE FILE                      write the pack to FILE (JSON; no trust goes with it)
     learnings import FILE [--replace]               copy a pack in: it does not run until trusted
     learnings trust SITE                            approve a pack's tools as they are now
-    learnings make SPACE NAME [--rounds N ...] [--param OLD=NEW ...] [--args JSON] [--skip-verify REASON]
+    learnings make SPACE NAME [--rounds N ...] [--param OLD=NEW ...] [--args JSON] [--skip-verify REASON] [--no-levers]
                                                     learn a tool from a space's journal, verify, save
 """
 
@@ -55,6 +55,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     q.add_argument("--param", action="append", default=[], metavar="OLD=NEW", help="rename a parameter")
     q.add_argument("--args", default=None, metavar="JSON", help="values for the verifying run (a JSON object)")
     q.add_argument("--skip-verify", default=None, metavar="REASON", help="save without a verifying run (kept)")
+    q.add_argument("--no-levers", action="store_true",
+                   help="keep the steps the run took on the page (no GET-form URL, no JSON API calls)")
 
 
 def _print(ns: argparse.Namespace, data: Any, text: str) -> None:
@@ -189,7 +191,7 @@ def _make(ns: argparse.Namespace) -> int:
 
         try:
             task = await task_space(ns.space)
-            draft = await task.learn(ns.name, rounds=ns.rounds, params=renames or None)
+            draft = await task.learn(ns.name, rounds=ns.rounds, params=renames or None, levers=not ns.no_levers)
             saved = await task.save_tool(ns.name, args=args, skip_verify=ns.skip_verify)
             return {"draft": draft, "saved": saved}
         finally:

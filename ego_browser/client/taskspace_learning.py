@@ -34,7 +34,7 @@ class LearningMixin:
 
     @validated("TaskSpace.learn")
     async def learn(self, name: str, *, rounds: list[int] | None = None,
-                    params: dict[str, str] | None = None) -> dict[str, Any]:
+                    params: dict[str, str] | None = None, levers: bool = True) -> dict[str, Any]:
         from ..learning.distill import distill
         from ..learning.learned_run import check_name
 
@@ -52,7 +52,7 @@ class LearningMixin:
                     break
                 except Exception:  # noqa: BLE001 - without it the post-condition is the URL alone
                     last_page = None
-        draft = distill(journal, name, rounds=rounds, params=params, last_page=last_page)
+        draft = distill(journal, name, rounds=rounds, params=params, last_page=last_page, levers=levers)
         check_name(name, draft.origin)
         out = {**draft.as_dict(), "space_id": self.space_id, "profile_id": journal.get("profile_id"),
                "isolated": bool(journal.get("isolated"))}

@@ -106,8 +106,10 @@ def _selected(journal: dict[str, Any], rounds: list[int] | None) -> list[dict[st
 
 
 def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = None,
-            params: dict[str, str] | None = None, last_page: dict[str, Any] | None = None) -> Draft:
-    """The draft tool ``name`` from ``journal`` (``task.journal()``'s value)."""
+            params: dict[str, str] | None = None, last_page: dict[str, Any] | None = None,
+            levers: bool = True) -> Draft:
+    """The draft tool ``name`` from ``journal`` (``task.journal()``'s value); ``levers=False``
+    keeps the steps the run took on the page (no GET-form URL, no JSON API calls)."""
     chosen = _selected(journal, rounds)
     actions = [a for r in chosen for a in r.get("actions") or () if a.get("outcome") == "ok" and a.get("op") in _REPLAYED]
     if not actions:
@@ -200,8 +202,8 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
         if moved and op != "goto":
             step["wait_url"] = _url_pattern(action.get("url_after") or "", {})
         steps.append(step)
-    lever = _get_lever(steps, values)
-    if lever is None:
+    lever = _get_lever(steps, values) if levers else None
+    if lever is None and levers:
         found = api_lever(steps, origin, lambda key: param_name(key, taken))
         if found is not None:
             lever, picked = found
@@ -227,7 +229,7 @@ def distill(journal: dict[str, Any], name: str, *, rounds: list[int] | None = No
             step["query"] = [(k, "{" + rename[v[1:-1]] + "}" if v.startswith("{") and v[1:-1] in rename else v)
                              for k, v in step["query"]]
     values = {rename[k]: v for k, v in values.items()}
-    api = next((s for s in steps if s["op"] == "fetch_json"), None)
+    api = next((s for s in reversed(steps) if s["op"] == "fetch_json"), None)  # the last call's answer
     if api:  # the call needs the site's page (its origin, its cookies), not the app drawn on it
         for step in steps:
             step.pop("settle", None)

@@ -22,10 +22,14 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-__all__ = ["api_lever", "render_fetch", "rename_fetch"]
+__all__ = ["api_calls", "api_lever", "render_fetch", "rename_fetch"]
 
 _SUBMITS = ("click", "press", "key_press", "dblclick")
 _FILLS = ("fill", "type", "select_option", "key_type", "key_insert_text")
+#: the journal keeps a body's texts and lists this long at most (host/core/journal.py MAX_VALUE,
+#: journal_json.py): a longer one is cut, so a call holding one is not replayed
+_CUT = 2_000
+_CUT_ITEMS = 100
 #: roles of a list's choices: their accessible name is the value chosen
 _CHOICES = ("menuitem", "menuitemradio", "menuitemcheckbox", "option", "listitem", "tab", "radio", "treeitem")
 _MASKS = re.compile(r"\[(password|secret(:[^\]]+)?)\]")
@@ -51,6 +55,8 @@ def _template(tree: Any, recorded: dict[str, Any], used: set[str]) -> Any:
     if isinstance(tree, dict):
         return {k: _template(v, recorded, used) for k, v in tree.items()}
     if isinstance(tree, list):
+        if len(tree) >= _CUT_ITEMS:
+            raise LookupError("list")  # the journal keeps the first items only
         return [_template(v, recorded, used) for v in tree]
     for pname, value in recorded.items():
         if _same(tree, value):
@@ -59,7 +65,33 @@ def _template(tree: Any, recorded: dict[str, Any], used: set[str]) -> Any:
             return {"$param": pname, "$type": kind}
     if isinstance(tree, str) and _MASKS.fullmatch(tree):
         raise LookupError(tree)
+    if isinstance(tree, str):
+        if len(tree) >= _CUT:
+            raise LookupError(tree[:40])  # cut short by the journal: the rest is not known
+        return _composed(tree, recorded, used)
     return tree
+
+
+def _composed(leaf: str, recorded: dict[str, Any], used: set[str]) -> Any:
+    """A text made of typed values and constants (a path ``data/notes.txt`` from a folder and a
+    file typed apart) as ``{"$fmt": "{folder}/{file}"}``; ``leaf`` itself when it holds none.
+    A value counts where it stands whole: 3 characters at least, no letter or digit beside it."""
+    found: list[tuple[int, int, str]] = []
+    for pname, value in sorted(recorded.items(), key=lambda kv: -len(str(kv[1] or ""))):
+        if not isinstance(value, str) or len(value) < 3:
+            continue
+        for m in re.finditer(rf"(?<![0-9A-Za-z]){re.escape(value)}(?![0-9A-Za-z])", leaf):
+            if all(m.end() <= a or m.start() >= b for a, b, _ in found):
+                found.append((m.start(), m.end(), pname))
+    if not found:
+        return leaf
+    out, at = [], 0
+    for a, b, pname in sorted(found):
+        out.append(leaf[at:a].replace("{", "{{").replace("}", "}}") + "{" + pname + "}")
+        used.add(pname)
+        at = b
+    out.append(leaf[at:].replace("{", "{{").replace("}", "}}"))
+    return {"$fmt": "".join(out)}
 
 
 def _key_of(tree: Any, value: str, key: str | None = None) -> str | None:
@@ -141,7 +173,71 @@ def api_lever(steps: list[dict[str, Any]], origin: str,
         if added:  # the choice was not the call's: the click stays a click
             step.pop("param", None)
             step["recorded"] = None
-    return None
+    return api_calls(steps, origin, name_for) if name_for is not None else None
+
+
+def _changes(step: dict[str, Any], origin: str) -> list[dict[str, Any]]:
+    """The calls of ``step`` that change something on the site: fetch/XHR to its origin, not a
+    GET or HEAD (reads the app made to draw itself are not replayed)."""
+    return [r for r in step.get("requests") or () if r.get("resource_type") in ("fetch", "xhr")
+            and str(r.get("url") or "").startswith(origin + "/")
+            and str(r.get("method") or "GET").upper() not in ("GET", "HEAD")]
+
+
+def api_calls(steps: list[dict[str, Any]], origin: str,
+              name_for: Callable[[str], str]) -> tuple[str, dict[str, Any]] | None:
+    """A run on one page of a single-page app whose commands each called its JSON API (new, save,
+    run): the calls in their order, each a ``fetch_json`` step (in place), when together they
+    carry every value typed and each body is JSON the tool can write (no masked value). The page's
+    reads (GET) and the clicks that only opened menus and dialogs go. Each call must answer 2xx
+    before the next is made (``Steps.fetch_json``); the last one's answer is the post-condition."""
+    start = max((j for j, s in enumerate(steps) if s["op"] == "goto"), default=-1) + 1
+    span = steps[start:]
+    if not span or any(s["op"] not in (*_FILLS, *_SUBMITS, "wait_for_selector") or s.get("wait_url") for s in span):
+        return None
+    marked: list[dict[str, Any]] = []
+    added: dict[str, Any] = {}
+    calls: list[dict[str, Any]] = []
+    for step in span:
+        changes = _changes(step, origin)
+        if changes and "param" not in step:
+            picked = _chosen(step, name_for)
+            if picked:
+                marked.append(step)
+                added.update(picked)
+        calls.extend(changes)
+
+    def refuse() -> None:
+        for step in marked:
+            step.pop("param", None)
+            step["recorded"] = None
+
+    recorded = {s["param"]: s.get("recorded") for s in span if "param" in s}
+    if len(calls) < 2 or not recorded or any(isinstance(v, str) and v.startswith("[secret:") for v in recorded.values()) \
+            or any(s["op"] in ("set_checked", "check", "uncheck") for s in span) \
+            or any("json_body" not in r for r in calls):  # a body the journal did not keep: no replay
+        refuse()
+        return None
+    used: set[str] = set()
+    made: list[dict[str, Any]] = []
+    for req in calls:
+        parts = urlsplit(req["url"])
+        try:
+            body = _template(req["json_body"], recorded, used) if "json_body" in req else None
+            query = [(k, _template(v, recorded, used)) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+        except LookupError:
+            refuse()
+            return None
+        status = req.get("status") if isinstance(req.get("status"), int) and 200 <= req["status"] < 300 else None
+        made.append({"op": "fetch_json", "method": str(req.get("method") or "POST").upper(),
+                     "base": f"{origin}{parts.path}", "query": query, "body": body, "status": status,
+                     "url_after": span[-1].get("url_after")})
+    if used != set(recorded):
+        refuse()  # a typed value no call carries: the UI steps do what the calls would not
+        return None
+    steps[start:] = made
+    named = ", ".join(f"{c['method']} {urlsplit(c['base']).path}" for c in made)
+    return f"JSON API: {len(made)} calls ({named})", added
 
 
 def rename_fetch(step: dict[str, Any], rename: dict[str, str]) -> None:
@@ -149,6 +245,9 @@ def rename_fetch(step: dict[str, Any], rename: dict[str, str]) -> None:
     def walk(tree: Any) -> Any:
         if isinstance(tree, dict) and "$param" in tree:
             return {**tree, "$param": rename.get(tree["$param"], tree["$param"])}
+        if isinstance(tree, dict) and "$fmt" in tree:
+            return {"$fmt": re.sub(r"(?<!\{)\{(\w+)\}(?!\})", lambda m: "{" + rename.get(m.group(1), m.group(1)) + "}",
+                                   tree["$fmt"])}
         if isinstance(tree, dict):
             return {k: walk(v) for k, v in tree.items()}
         if isinstance(tree, list):
@@ -163,6 +262,8 @@ def _py(tree: Any) -> str:
     if isinstance(tree, dict) and "$param" in tree:
         kind = tree.get("$type")
         return f"{kind}({tree['$param']})" if kind in ("int", "float") else str(tree["$param"])
+    if isinstance(tree, dict) and "$fmt" in tree:
+        return "f" + repr(tree["$fmt"])
     if isinstance(tree, dict):
         return "{" + ", ".join(f"{k!r}: {_py(v)}" for k, v in tree.items()) + "}"
     if isinstance(tree, list):

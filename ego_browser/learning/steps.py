@@ -190,7 +190,16 @@ class Steps:
     async def fetch_json(self, step: int, method: str, base: str, *, query: list[tuple[str, Any]],
                          body: Any) -> None:
         """The site's own lever: the JSON API the page called, called with ``page.fetch`` from the
-        site's page (its cookies, its origin); the answer is kept for :meth:`done_api`."""
+        site's page (its cookies, its origin); the answer is kept for :meth:`done_api`. A call made
+        after another (a single-page app's new, save, run) is made only when that one answered
+        2xx: the tool stops at the call that failed, and says so."""
+        prev, before = self.answer, self.step
+        if prev is not None and not (isinstance(prev.get("status"), int) and 200 <= prev["status"] < 300):
+            raise LearnedPostconditionFailed(
+                f"learned tool {self.tool}: step {before} (a call to the site's API) answered {prev.get('status')} "
+                f"({str(prev.get('body') or '')[:200]!r}), so step {step} and the rest were not made. It did NOT "
+                "succeed: look at the page before trying again", tool=self.tool, step=before,
+                expected={"status": "2xx"}, candidates=[])
         self.step = step
         url = base + ("?" + urlencode([(k, str(v)) for k, v in query]) if query else "")
         if _origin(url) != self.origin:

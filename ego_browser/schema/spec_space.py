@@ -373,7 +373,9 @@ print((await task.record_video(path))["frames"])
 
 M("TaskSpace.learn", [P("name", "str+", doc="the tool's name, a Python identifier (add_book)"), "*",
                       P("rounds", "list?", None, doc="round numbers to learn from (default: every round kept)"),
-                      P("params", "dict?", None, doc="renames of the parameters found: {\"title\": \"book_title\"}")],
+                      P("params", "dict?", None, doc="renames of the parameters found: {\"title\": \"book_title\"}"),
+                      P("levers", "bool", True, doc="use the site's levers (a GET form's URL, the JSON API the page "
+                                                    "called); False keeps the steps the run took on the page")],
   "{name, origin, path_prefix, source, params, postcondition, rounds, lever, warnings, space_id, profile_id, "
   "isolated, draft_file}",
   "Distil the space's journal into a draft tool: an async run(page, ...) whose parameters are the values typed or "
@@ -388,7 +390,9 @@ print(draft["source"])
 """,
   errors=("LearnJournalEmpty", "LearnRoundFailed", "LearnNameTaken", "LearnUnknownParam", "LearnedToolInvalid"),
   details="A GET form whose result URL carries the typed values becomes one goto of that URL, a form the page "
-          "posts to a JSON API one page.fetch of that API (lever says which). warnings names what is not replayed "
+          "posts to a JSON API one page.fetch of that API, and a single-page app's commands that each called its "
+          "JSON API (new, save, run) those calls in order (lever says which); levers=False keeps the page's steps "
+          "(an API that needs what the journal does not keep, a token in a header). warnings names what is not replayed "
           "(actions on a popup or another tab): edit the source if the task needs them. "
           "The journal of the last round learned from must have succeeded; a parameter renamed must have appeared; "
           "a name shipped with ego_browser for the site is refused.")

@@ -59,8 +59,9 @@ def test_a_tool_learned_in_a_single_page_app_replays_waits_and_checks_its_status
     space = f"spa-{app.prefix.strip('/')}"
     run(rounds, note_round(space, app, "Groceries", "milk"))
     assert app.notes == {"Groceries": {"body": "milk", "pinned": True}}
+    # the page's steps (the app's calls would make a tool too: the test below)
     draft = last_json(run(rounds, f'task = await task_space({space!r})\n'
-                                  'print(json.dumps(await task.learn("pin_note")))\n'))
+                                  'print(json.dumps(await task.learn("pin_note", levers=False)))\n'))
     source = draft["source"]
     assert "async def run(page, *, title='Groceries', body='milk')" in source, source
     # the icon button by its title, the option without its aria-hidden icon, never a ref
@@ -68,8 +69,7 @@ def test_a_tool_learned_in_a_single_page_app_replays_waits_and_checks_its_status
     assert not any(f"'@{n}'" in source for n in range(100))
     # the menu item (no accessible name: its label and key are children) by its visible text, after a right click
     assert "button='right'" in source and 'css=li:has-text("PinP"):visible' in source, source
-    # each command that fetched waits for the redraw; the status line in the shadow root is the check;
-    # the last call carries every value typed, but the calls before it made the note: no API lever
+    # each command that fetched waits for the redraw; the status line in the shadow root is the check
     assert source.count("settle=True") >= 4 and "fetch_json" not in source and draft["lever"] is None, source
     assert draft["postcondition"]["message"] == "Pinned “{title}”", draft["postcondition"]
     saved = last_json(run(rounds, f'task = await task_space({space!r})\nprint(json.dumps(await task.save_tool('
@@ -118,7 +118,7 @@ def test_an_edited_source_saves_the_parameters_it_declares(rounds, app):
     space = f"edit-{app.prefix.strip('/')}"
     run(rounds, note_round(space, app, "Groceries", "milk"))
     draft = last_json(run(rounds, f'task = await task_space({space!r})\n'
-                                  'print(json.dumps(await task.learn("pin_note2")))\n'))
+                                  'print(json.dumps(await task.learn("pin_note2", levers=False)))\n'))
     source = draft["source"].replace("body='milk'", "text='milk', tag='home'").replace(", body,", ", text,")
     assert "tag='home'" in source and ", text," in source, source
     saved = last_json(run(rounds, f'task = await task_space({space!r})\nprint(json.dumps(await task.save_tool('
@@ -127,3 +127,29 @@ def test_an_edited_source_saves_the_parameters_it_declares(rounds, app):
     ctx = last_json(run(rounds, f'ctx = await learn_context({app.url("/")!r})\n'
                                 'print(json.dumps([t for t in ctx["tools"] if t["name"] == "pin_note2"]))\n'))
     assert sorted(ctx[0]["args"]) == ["tag", "text", "title"], ctx
+
+
+def test_the_apps_calls_become_the_tool_when_each_command_called_its_api(rounds, app):
+    """New, save and pin each called the app's JSON API, and together the calls carry every value
+    typed: the draft is those calls in order (no clicks, no waits for redraws), verified in a
+    fresh space; a call that fails stops the tool there, never a success."""
+    space = f"api-{app.prefix.strip('/')}"
+    run(rounds, note_round(space, app, "Groceries", "milk"))
+    draft = last_json(run(rounds, f'task = await task_space({space!r})\n'
+                                  'print(json.dumps(await task.learn("pin_note_api")))\n'))
+    source = draft["source"]
+    assert draft["lever"] == "JSON API: 3 calls (POST {0}/api/new, POST {0}/api/save, POST {0}/api/pin)".format(
+        app.prefix), draft["lever"]
+    assert "async def run(page, *, title='Groceries', body='milk')" in source and "s.click" not in source, source
+    saved = last_json(run(rounds, f'task = await task_space({space!r})\nprint(json.dumps(await task.save_tool('
+                                  '"pin_note_api", args={"title": "Errands", "body": "stamps"})))\n'))
+    assert saved["verified"] is True and app.notes["Errands"] == {"body": "stamps", "pinned": True}
+    out = last_json(run(rounds, f'task = await task_space("use-{space}")\np = task.page("p1")\n'
+                                'print(json.dumps(await tools.pin_note_api(p, title="Books", body="Dune")))\n'))
+    assert out["ok"] is True and out["status"] == 200
+    assert app.notes["Books"] == {"body": "Dune", "pinned": True}
+    # a note of that title exists: the app refuses the first call, and the tool stops there
+    proc = run(rounds, f'task = await task_space("again-{space}")\np = task.page("p1")\n'
+                       'await tools.pin_note_api(p, title="Books", body="Other")\n', ok=False)
+    assert "EGO_LEARNED_POSTCONDITION_FAILED" in proc.stderr and "were not made" in proc.stderr, proc.stderr
+    assert app.notes["Books"] == {"body": "Dune", "pinned": True}

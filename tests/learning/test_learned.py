@@ -450,3 +450,62 @@ def test_the_mcp_listing_stays_small_with_many_sites(monkeypatch):
     described = mcp_server.tool_description()
     assert len(described) <= len(mcp_server.TOOL_DESCRIPTION) + mcp_server.LISTING_MAX + 200
     assert lines[0] in described and described.endswith("more sites: ego-browser learnings list)")
+
+
+def _spa_run(*, name="notes.py", folder=None, code="print(6 * 7)"):
+    page = f"{ORIGIN}/lab"
+
+    def click(label, role, calls=()):
+        a = act("page.click", "@9", f'role={role}[name="{label}"]', role=role, name=label, before=page)
+        a["requests"] = [{"method": m, "url": f"{ORIGIN}{u}", "resource_type": "fetch", "status": 200, **(
+            {"json_body": b} if b is not None else {})} for m, u, b in calls]
+        return a
+
+    path = f"{folder}/{name}" if folder else name
+    acts = [act("page.goto", value=page, before="about:blank", after=page)]
+    if folder:
+        acts += [click("New Folder", "button"),
+                 act("page.fill", "@11", 'role=textbox[name="Name"]', folder, before=page, label="Name"),
+                 click("Create", "button", [("POST", "/api/contents/new", {"dir": "", "type": "folder", "name": folder}),
+                                            ("GET", "/api/contents/list?path=", None)])]
+    acts += [click("New File", "button"),
+             act("page.fill", "@12", 'role=textbox[name="Name"]', name, before=page, label="Name"),
+             click("Create", "button", [("POST", "/api/contents/new", {"dir": folder or "", "type": "file", "name": name}),
+                                        ("GET", f"/api/contents/get?path={path}", None)]),
+             act("page.fill", "@20", 'role=textbox[name="Editor"]', code, before=page, label="Editor"),
+             click("Save", "button", [("POST", "/api/contents/save", {"path": path, "content": code})]),
+             click("Run", "button", [("POST", "/api/run", {"path": path, "content": code})])]
+    return journal(("ok", acts))
+
+
+def test_json_api_lever_replays_a_single_page_apps_commands_as_their_calls():
+    draft = distill(_spa_run(), "run_code", params={"editor": "code"})
+    src = draft.source
+    compile(src, "draft", "exec")
+    assert draft.lever == ("JSON API: 3 calls (POST /api/contents/new, POST /api/contents/save, POST /api/run)")
+    assert "async def run(page, *, name='notes.py', code='print(6 * 7)'):" in src
+    assert ("await s.fetch_json(2, 'POST', 'http://shop.test:8080/api/contents/new', query=[], "
+            "body={'dir': '', 'type': 'file', 'name': name})") in src
+    assert "body={'path': name, 'content': code})" in src and "/api/run', query=[], body={'path': name, 'content': code})" in src
+    assert "s.click" not in src and "s.fill" not in src and "contents/get" not in src  # the app's reads go
+    assert src.rstrip().endswith("return await s.done_api(status=200)")
+
+
+def test_json_api_calls_compose_a_path_from_values_typed_apart():
+    draft = distill(_spa_run(folder="data", name="notes.txt", code="hello there"), "new_folder_file")
+    src = draft.source
+    compile(src, "draft", "exec")
+    assert draft.lever.startswith("JSON API: 4 calls")
+    assert "body={'dir': name, 'type': 'file', 'name': name_2})" in src
+    assert "body={'path': f'{name}/{name_2}', 'content': editor})" in src
+    renamed = distill(_spa_run(folder="data", name="notes.txt"), "t", params={"name": "folder", "name_2": "file"})
+    assert "f'{folder}/{file}'" in renamed.source
+
+
+def test_json_api_calls_are_refused_when_a_typed_value_reaches_no_call():
+    j = _spa_run()
+    run = j["rounds"][0]["actions"][-1]
+    run["requests"] = []  # the run was not a call: the UI does what the calls would not
+    j["rounds"][0]["actions"][-2]["requests"][0]["json_body"] = {"path": "notes.py"}  # the code never sent
+    draft = distill(j, "t")
+    assert draft.lever is None and "s.click" in draft.source

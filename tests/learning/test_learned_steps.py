@@ -131,3 +131,31 @@ def test_an_element_drawn_again_between_the_check_and_the_action_is_checked_once
     asyncio.run(Steps(page, tool="edit", origin=ORIGIN).click(2, "css=a.item", expect={"role": "link"}))
     assert [c for c in page.calls if c[0] in ("find", "click")] == [
         ("find", "css=a.item"), ("click", "@7"), ("find", "css=a.item"), ("click", "@8")]
+
+
+class _Api(_Page):
+    """A site whose API answers each call with the next status given."""
+
+    def __init__(self, statuses):
+        super().__init__(url=f"{ORIGIN}/lab")
+        self.statuses = list(statuses)
+
+    async def fetch(self, url, method="GET", body=None, headers=None):
+        self.calls.append(("fetch", method, url, body))
+        return {"status": self.statuses.pop(0), "body": '{"error": "untitled.py already exists"}'}
+
+
+def test_a_call_after_a_failed_one_is_not_made_and_the_tool_stops_there():
+    from ego_browser.errors import LearnedPostconditionFailed
+
+    page = _Api([409, 200])
+    s = Steps(page, tool="run_code", origin=ORIGIN)
+
+    async def run():
+        await s.fetch_json(2, "POST", f"{ORIGIN}/api/contents/new", query=[], body={"name": "untitled.py"})
+        await s.fetch_json(3, "POST", f"{ORIGIN}/api/contents/save", query=[], body={"path": "untitled.py"})
+
+    with pytest.raises(LearnedPostconditionFailed, match=r"step 2 .*answered 409.*step 3 and the rest were not made") as e:
+        asyncio.run(run())
+    assert e.value.step == 2
+    assert [c[2] for c in page.calls if c[0] == "fetch"] == [f"{ORIGIN}/api/contents/new"]  # the save never went
