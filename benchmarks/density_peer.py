@@ -83,7 +83,15 @@ def run_size(n: int, rounds: int, port: int, run_cls: Any) -> Any:
     tmp = tempfile.mkdtemp(prefix="ego-bench-density-ab-")
     with ThreadPoolExecutor(max_workers=max(1, n)) as pool:
         try:
-            list(pool.map(lambda s: _ab(s, "open", "about:blank"), sessions))  # daemons and browsers up
+            def start(session: str) -> str | None:
+                try:
+                    _ab(session, "open", "about:blank")
+                    return None
+                except Exception as exc:  # noqa: BLE001 - a daemon that does not start fails its agent's rounds
+                    return str(exc)[:160]
+
+            # daemons and browsers up (at 50 on 2 cores one may not answer: its rounds count as failed)
+            not_up = dict(zip(sessions, pool.map(start, sessions)))
             daemons, browsers = _daemons(prefix)
             groups = procs.Groups(roots={"round": [os.getpid()], "host": daemons, "chromium": browsers},
                                   chromium={"chromium"})
@@ -91,6 +99,9 @@ def run_size(n: int, rounds: int, port: int, run_cls: Any) -> Any:
             def agent(k: int) -> None:
                 who = f"a{k + 1}"
                 mine = run.per_agent.setdefault(who, [])
+                if not_up[sessions[k]]:
+                    run.failures.extend(f"{who} round {i}: not started ({not_up[sessions[k]]})" for i in range(rounds))
+                    return
                 for i in range(rounds):
                     t0 = time.perf_counter()
                     try:

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import itertools
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 
+from tests.learned_rounds import last_json, packs_stay_in_this_module, run  # noqa: F401 (the fixture)
 from tests.learning_spa_app import NotesApp
 
 _apps = itertools.count(1)
@@ -21,24 +20,6 @@ _apps = itertools.count(1)
 @pytest.fixture
 def app(server):
     return NotesApp(server, f"/notes{next(_apps)}")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _packs_stay_in_this_module(rounds):
-    # the session's test server is every module's: its learned tools go with this module
-    yield
-    shutil.rmtree(Path(rounds.home) / "learned", ignore_errors=True)
-
-
-def run(rounds, script, ok=True):
-    proc = rounds.run(script, timeout=120)
-    if ok:
-        assert proc.returncode == 0, proc.stderr
-    return proc
-
-
-def last_json(proc):
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def note_round(space, app, title, body):

@@ -6,11 +6,11 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.learned_rounds import last_json, packs_stay_in_this_module, run  # noqa: F401 (the fixture)
 from tests.learning_app import LibraryApp
 
 _apps = itertools.count(1)
@@ -19,25 +19,6 @@ _apps = itertools.count(1)
 @pytest.fixture
 def app(server):
     return LibraryApp(server, f"/tool{next(_apps)}")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _packs_stay_in_this_module(rounds):
-    """The tools learned here are on the session's test server, whose origin every other module's
-    rounds visit too: a round there would name them (its last line), so they go with the module."""
-    yield
-    shutil.rmtree(Path(rounds.home) / "learned", ignore_errors=True)
-
-
-def run(rounds, script, ok=True):
-    proc = rounds.run(script, timeout=120)
-    if ok:
-        assert proc.returncode == 0, proc.stderr
-    return proc
-
-
-def last_json(proc):
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def learned_root(rounds) -> Path:
