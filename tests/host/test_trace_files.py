@@ -138,6 +138,19 @@ async def test_a_cast_that_shows_nothing_newer_falls_back_to_a_capture(tmp_path,
     assert driver.session.calls == 4 and pictures.from_cast == 1
 
 
+async def _busy(adm: Admission, release: asyncio.Event) -> list[asyncio.Future[None]]:
+    """Two agents' calls holding the host's one turn until ``release``: one runs, one waits."""
+
+    async def hold() -> None:
+        async with adm.turn("page.goto", 60):
+            await release.wait()
+
+    calls = [asyncio.ensure_future(hold()) for _ in range(2)]
+    while adm.queued < 1:
+        await asyncio.sleep(0)
+    return calls
+
+
 async def test_captures_yield_to_agents_calls_waiting_for_a_turn(tmp_path, monkeypatch):
     """Many agents, few turns (issue 31 §2): while calls wait for a turn a capture not yet started
     waits too, and the page's actions meanwhile share it (each still has a picture after it); a
@@ -151,14 +164,7 @@ async def test_captures_yield_to_agents_calls_waiting_for_a_turn(tmp_path, monke
     assert driver.session.calls == 1 and alone in pictures.files(1) and pictures.yielded == 0
 
     release = asyncio.Event()
-
-    async def hold() -> None:
-        async with adm.turn("page.goto", 60):
-            await release.wait()
-
-    calls = [asyncio.ensure_future(hold()) for _ in range(2)]
-    while adm.queued < 1:
-        await asyncio.sleep(0)
+    calls = await _busy(adm, release)
     names = []
     for _ in range(3):  # three actions, each returning while another agent's call waits
         names.append(pictures.schedule(1, "p1", driver))
@@ -178,14 +184,7 @@ async def test_a_yielding_capture_starts_once_no_call_waits(tmp_path, monkeypatc
     pictures = Pictures(tmp_path, admission=lambda: adm)
     driver = _Driver("t1")
     release = asyncio.Event()
-
-    async def hold() -> None:
-        async with adm.turn("page.goto", 60):
-            await release.wait()
-
-    calls = [asyncio.ensure_future(hold()) for _ in range(2)]
-    while adm.queued < 1:
-        await asyncio.sleep(0)
+    calls = await _busy(adm, release)
     name = pictures.schedule(1, "p1", driver)
     for _ in range(10):
         await asyncio.sleep(0)

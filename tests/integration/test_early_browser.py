@@ -58,13 +58,18 @@ def test_host_serve_starts_chromium_before_it_imports_the_host(tmp_path):
     assert proc.stdout.strip() == "host not loaded"
 
 
-def test_the_provider_takes_the_browser_started_early(dirs, monkeypatch):
-    home, run_dir = dirs
+def _started_early(home, run_dir, monkeypatch) -> int:
+    """Chromium started early for a local profile (no CDP or Grid URL); its keeper's pid."""
     monkeypatch.delenv("EGO_BROWSER_CDP_URL", raising=False)
     monkeypatch.delenv("EGO_BROWSER_GRID_URL", raising=False)
     assert early.start(home, run_dir)
     assert early._early is not None
-    keeper_pid = early._early[2].proc.pid
+    return early._early[2].proc.pid
+
+
+def test_the_provider_takes_the_browser_started_early(dirs, monkeypatch):
+    home, run_dir = dirs
+    keeper_pid = _started_early(home, run_dir, monkeypatch)
 
     async def go():
         provider = LocalProvider(home, run_dir, embedded=False)
@@ -83,11 +88,7 @@ def test_the_provider_takes_the_browser_started_early(dirs, monkeypatch):
 
 def test_a_start_that_failed_stops_the_browser_started_early(dirs, monkeypatch):
     home, run_dir = dirs
-    monkeypatch.delenv("EGO_BROWSER_CDP_URL", raising=False)
-    monkeypatch.delenv("EGO_BROWSER_GRID_URL", raising=False)
-    assert early.start(home, run_dir)
-    assert early._early is not None
-    keeper_pid = early._early[2].proc.pid
+    keeper_pid = _started_early(home, run_dir, monkeypatch)
     early.discard()
     assert _wait_gone(keeper_pid)
     assert early._early is None
