@@ -128,6 +128,30 @@ def _chosen(step: dict[str, Any], name_for: Callable[[str], str]) -> dict[str, A
     return None
 
 
+def _fetch_step(req: dict[str, Any], recorded: dict[str, Any], used: set[str], origin: str,
+                url_after: str | None) -> dict[str, Any]:
+    """The ``fetch_json`` step that makes the journaled call ``req`` again, its values templated
+    with the parameters (``used`` gains those it carries); LookupError on a masked or cut value."""
+    parts = urlsplit(req["url"])
+    body = _template(req["json_body"], recorded, used) if "json_body" in req else None
+    query = [(k, _template(v, recorded, used)) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+    status = req.get("status") if isinstance(req.get("status"), int) and 200 <= req["status"] < 300 else None
+    return {"op": "fetch_json", "method": str(req.get("method") or "GET").upper(), "base": f"{origin}{parts.path}",
+            "query": query, "body": body, "status": status, "url_after": url_after}
+
+
+def _unmark(steps: list[dict[str, Any]]) -> None:
+    """Clicks ``_chosen`` made parameters whose call was not replayed: they stay clicks."""
+    for step in steps:
+        step.pop("param", None)
+        step["recorded"] = None
+
+
+def _has_secret(recorded: dict[str, Any]) -> bool:
+    # a secret is resolved for a typed field only, never inside a JSON body: keep the form
+    return any(isinstance(v, str) and v.startswith("[secret:") for v in recorded.values())
+
+
 def api_lever(steps: list[dict[str, Any]], origin: str,
               name_for: Callable[[str], str] | None = None) -> tuple[str, dict[str, Any]] | None:
     """Turn the form a JSON API call stands for into one ``fetch_json`` step (in place): the
@@ -150,29 +174,22 @@ def api_lever(steps: list[dict[str, Any]], origin: str,
         if not fills and not added:
             continue
         recorded = {s["param"]: s.get("recorded") for s in fills} or added
-        if any(isinstance(v, str) and v.startswith("[secret:") for v in recorded.values()):
-            continue  # a secret is resolved for a typed field only, never inside a JSON body: keep the form
+        if _has_secret(recorded):
+            continue
         for req in step.get("requests") or ():
             if req.get("resource_type") not in ("fetch", "xhr") or not str(req.get("url") or "").startswith(origin):
                 continue
             used: set[str] = set()
-            parts = urlsplit(req["url"])
             try:
-                body = _template(req["json_body"], recorded, used) if "json_body" in req else None
-                query = [(k, _template(v, recorded, used)) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+                made = _fetch_step(req, recorded, used, origin, step.get("url_after"))
             except LookupError:
                 continue
             if used != set(recorded) or any(s["op"] in ("set_checked", "check", "uncheck") for s in span):
                 continue  # the call does not carry all the form says: replaying the form is safer
-            method = str(req.get("method") or "GET").upper()
-            status = req.get("status") if isinstance(req.get("status"), int) and 200 <= req["status"] < 300 else None
-            steps[start:] = [{"op": "fetch_json", "method": method, "base": f"{origin}{parts.path}", "query": query,
-                              "body": body, "status": status, "url_after": step.get("url_after"),
-                              "params": sorted(used)}]
-            return f"JSON API: {method} {parts.path}", added
+            steps[start:] = [made]
+            return f"JSON API: {made['method']} {urlsplit(made['base']).path}", added
         if added:  # the choice was not the call's: the click stays a click
-            step.pop("param", None)
-            step["recorded"] = None
+            _unmark([step])
     return api_calls(steps, origin, name_for) if name_for is not None else None
 
 
@@ -207,33 +224,18 @@ def api_calls(steps: list[dict[str, Any]], origin: str,
                 added.update(picked)
         calls.extend(changes)
 
-    def refuse() -> None:
-        for step in marked:
-            step.pop("param", None)
-            step["recorded"] = None
-
     recorded = {s["param"]: s.get("recorded") for s in span if "param" in s}
-    if len(calls) < 2 or not recorded or any(isinstance(v, str) and v.startswith("[secret:") for v in recorded.values()) \
-            or any(s["op"] in ("set_checked", "check", "uncheck") for s in span) \
-            or any("json_body" not in r for r in calls):  # a body the journal did not keep: no replay
-        refuse()
-        return None
     used: set[str] = set()
-    made: list[dict[str, Any]] = []
-    for req in calls:
-        parts = urlsplit(req["url"])
-        try:
-            body = _template(req["json_body"], recorded, used) if "json_body" in req else None
-            query = [(k, _template(v, recorded, used)) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
-        except LookupError:
-            refuse()
-            return None
-        status = req.get("status") if isinstance(req.get("status"), int) and 200 <= req["status"] < 300 else None
-        made.append({"op": "fetch_json", "method": str(req.get("method") or "POST").upper(),
-                     "base": f"{origin}{parts.path}", "query": query, "body": body, "status": status,
-                     "url_after": span[-1].get("url_after")})
-    if used != set(recorded):
-        refuse()  # a typed value no call carries: the UI steps do what the calls would not
+    try:
+        if len(calls) < 2 or not recorded or _has_secret(recorded) \
+                or any(s["op"] in ("set_checked", "check", "uncheck") for s in span) \
+                or any("json_body" not in r for r in calls):  # a body the journal did not keep: no replay
+            raise LookupError("not replayable")
+        made = [_fetch_step(req, recorded, used, origin, span[-1].get("url_after")) for req in calls]
+        if used != set(recorded):
+            raise LookupError("a typed value no call carries: the UI steps do what the calls would not")
+    except LookupError:
+        _unmark(marked)
         return None
     steps[start:] = made
     named = ", ".join(f"{c['method']} {urlsplit(c['base']).path}" for c in made)
