@@ -349,6 +349,12 @@ class PageDriver:
             return
         # a redirect reuses the request id: still one request in flight
         loader = "" if params.get("type") == "Document" else str(params.get("loaderId") or "")
+        frame = self.frames.get(str(params.get("frameId") or ""))
+        if loader and frame is not None and frame.loader_id and loader != frame.loader_id:
+            # a request of a document its frame has replaced already, reported late (the old
+            # renderer's events can come after the new document's commit on another session):
+            # _document_gone has swept that document's requests; this one would hold idle for ever
+            return
         self.inflight[key] = (sid or "", url, str(params.get("frameId") or ""), loader)
         self.last_network_activity = time.monotonic()
         self._bump()
