@@ -102,3 +102,23 @@ async def test_wait_for_load_state_waits_for_the_event_when_the_document_is_not_
         await asyncio.wait_for(wait, 10)
     finally:
         await close(driver)
+
+
+async def test_a_request_of_a_replaced_document_reported_late_does_not_hold_network_idle():
+    # the old document's image is reported after the new document committed (its renderer's events
+    # come on another session, late): it must not count as in flight, or networkidle never comes
+    browser = FakeBrowser()
+    driver = await attached(browser)
+    try:
+        browser.emit("Page.frameNavigated", {"frame": frame("L2", "https://b.test/"), "type": "Navigation"},
+                     session_id=SESSION)
+        browser.emit("Network.requestWillBeSent", {
+            "requestId": "old-img", "loaderId": "L1", "frameId": MAIN, "type": "Image",
+            "request": {"url": "https://a.test/held.png", "method": "GET", "headers": {}}}, session_id=SESSION)
+        browser.emit("Network.requestWillBeSent", {
+            "requestId": "new-img", "loaderId": "L2", "frameId": MAIN, "type": "Image",
+            "request": {"url": "https://b.test/pic.png", "method": "GET", "headers": {}}}, session_id=SESSION)
+        await round_trip(driver)
+        assert list(driver.inflight) == ["new-img"]  # the new document's request still counts
+    finally:
+        await close(driver)
