@@ -121,17 +121,7 @@ def _host(ns: argparse.Namespace) -> int:
     if ns.action == "serve":
         from ..host.core import serve_early
 
-        # the lock, then Chromium, before the host's modules load: it boots while they do
-        lock = serve_early.begin(ns.ready_fd)
-        if lock is None:
-            return 3
-        from ..browser import early
-        from ..host.core.server import serve
-
-        try:
-            return asyncio.run(serve(ns.ready_fd, lock))
-        finally:
-            early.discard()  # a start that died before its browser's turn leaves no Chromium behind
+        return serve_early.main(ns.ready_fd)
     if ns.action == "worker":
         from ..round.worker import serve as serve_worker
 

@@ -267,14 +267,18 @@ class SocketChannel(Channel):
 
 async def start_host() -> None:
     """Start the background host (if no other round is starting it) and wait until it answers."""
-    config.ensure_home()
-    run_dir = config.ensure_private_dir(config.run_dir())
-    from ..wire.lockfile import nudge, running_host
+    from . import host_start
 
-    pid = running_host(run_dir)
-    if pid is not None:
-        # the host runs but its socket file went away: it re-creates it (at once when nudged)
-        nudge(pid)
+    # a start this round began before importing the client (cli: the script will use the browser)
+    starting = host_start.take() or host_start.spawn()
+    run_dir = config.run_dir()
+    if starting is None:
+        from ..wire.lockfile import nudge, running_host
+
+        pid = running_host(run_dir)
+        if pid is not None:
+            # the host runs but its socket file went away: it re-creates it (at once when nudged)
+            nudge(pid)
         try:
             await _wait_for_socket(asyncio.get_running_loop().time() + RECOVER_TIMEOUT)
         except BrowserUnavailable:
@@ -284,18 +288,7 @@ async def start_host() -> None:
                 endpoint=str(config.socket_path()),
             ) from None
         return
-    read_fd, write_fd = os.pipe()
-    log = config.open_private(run_dir / "host.out")
-    log_start = log.seek(0, os.SEEK_END)  # the log is appended to: show only this start's lines
-    try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "ego_browser", "host", "serve", "--ready-fd", str(write_fd)],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(write_fd,),
-            start_new_session=True, close_fds=True, env=os.environ.copy(),
-        )
-    finally:
-        os.close(write_fd)
-        log.close()
+    proc, read_fd, log_start = starting.proc, starting.read_fd, starting.log_start
     loop = asyncio.get_running_loop()
     from ..progress import Progress
 

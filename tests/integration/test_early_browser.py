@@ -35,6 +35,14 @@ def dirs(tmp_path):
     early.discard()
 
 
+def _probe(tmp_path, probe: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``probe`` (a Python program) with a home of its own, no worker and no CDP URL."""
+    env = {**os.environ, "EGO_BROWSER_HOME": str(tmp_path / "home")}
+    env.pop("EGO_BROWSER_CDP_URL", None)
+    env.pop("EGO_BROWSER_NO_WORKER", None)
+    return subprocess.run([sys.executable, "-c", probe, *args], env=env, capture_output=True, text=True, timeout=60)
+
+
 _PROBE = """
 import sys
 from ego_browser.browser import early
@@ -51,9 +59,7 @@ main(["host", "serve"])
 
 
 def test_host_serve_starts_chromium_before_it_imports_the_host(tmp_path):
-    env = {**os.environ, "EGO_BROWSER_HOME": str(tmp_path / "home")}
-    env.pop("EGO_BROWSER_CDP_URL", None)
-    proc = subprocess.run([sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=60)
+    proc = _probe(tmp_path, _PROBE)
     assert proc.returncode == 7, proc.stderr
     assert proc.stdout.strip() == "host not loaded"
 
@@ -110,3 +116,66 @@ def test_nothing_starts_early_where_the_provider_would_not_launch_it(dirs, monke
     assert early.start(home, run_dir) is False
     assert early._early is None
     assert not (home / "profiles").exists()
+
+
+_SERVE_PROBE = """
+import os, sys
+from ego_browser.browser import early
+
+def start(home, run_dir):
+    table = "ego_browser.cli.commands" in sys.modules
+    print("commands loaded" if table else "commands not loaded", flush=True)
+    raise SystemExit(7)
+
+early.start = start
+read_fd, write_fd = os.pipe()
+from ego_browser.cli import main
+main(["host", "serve", "--ready-fd", str(write_fd)])
+"""
+
+
+def test_the_host_a_round_starts_launches_chromium_before_the_command_table(tmp_path):
+    """``host serve --ready-fd N`` (what a round spawns) goes straight to its lock and Chromium."""
+    proc = _probe(tmp_path, _SERVE_PROBE)
+    assert proc.returncode == 7, proc.stderr
+    assert proc.stdout.strip() == "commands not loaded"
+
+
+_ROUND_PROBE = """
+import sys
+from ego_browser.client import host_start
+
+def spawn():
+    client = [m for m in ("ego_browser.client.channel", "ego_browser.round.runner", "asyncio") if m in sys.modules]
+    print("spawned with", client or "nothing of the client loaded", flush=True)
+    raise SystemExit(7)
+
+host_start.spawn = spawn
+from ego_browser.cli import main
+sys.exit(main(["-e", sys.argv[1]]))
+"""
+
+
+@pytest.mark.parametrize("script", [
+    "task = await task_space('cold')\nprint(await task.page('p1').url())",
+    "async def later():\n    return await tools.some_tool(None)\nprint('defined')",
+    "import ego_browser\nprint(ego_browser.__name__)",
+])
+def test_a_cold_round_that_uses_the_browser_starts_the_host_before_it_loads_the_client(tmp_path, script):
+    """Chromium's launch is most of a cold round: the round starts the host first thing, so the
+    browser boots while the round imports its client (client/host_start.py)."""
+    proc = _probe(tmp_path, _ROUND_PROBE, script)
+    assert proc.returncode == 7, proc.stdout + proc.stderr
+    assert proc.stdout.strip() == "spawned with nothing of the client loaded"
+
+
+@pytest.mark.parametrize("script", [
+    "print(6 * 7)",
+    "import json\nprint(json.dumps({'a': 1}))",
+    "print(6 * 7\n",  # a syntax error: reported, nothing started
+])
+def test_a_round_that_does_not_use_the_browser_starts_no_host(tmp_path, script):
+    proc = _probe(tmp_path, _ROUND_PROBE, script)
+    assert "spawned" not in proc.stdout, proc.stdout
+    assert proc.returncode == (2 if "(6 * 7\n" in script else 0), proc.stderr
+    assert not (tmp_path / "home" / "run" / "host.lock").exists()
