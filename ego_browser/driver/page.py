@@ -163,6 +163,10 @@ class PageDriver:
 
     async def _prepare(self, session: Session, *, timeout: float, main: bool, parent_frame: str | None = None) -> None:
         send = session.send
+        # a main page's readyState is asked in the same stretch (after Runtime.enable: Chromium
+        # answers a session's commands in order), not one round trip later: a popup still
+        # loading took ~20 ms a round trip
+        ready = (self._ready_state(),) if main else ()
         results = await asyncio.gather(
             send("Page.enable", timeout=timeout),
             send("Page.getFrameTree", timeout=timeout),
@@ -177,6 +181,7 @@ class PageDriver:
                 {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True},
                 timeout=timeout,
             ),
+            *ready,
             return_exceptions=True,
         )
         for r in results:
@@ -186,7 +191,7 @@ class PageDriver:
         if isinstance(tree, dict):
             self.frames.load_tree(tree["frameTree"], session, parent_id=parent_frame, oopif=not main)
         if main:
-            await self._seed_lifecycle(timeout)
+            self._seed_lifecycle(results[-1])
         else:
             await self.router.session_added(session.session_id, session)  # before its first request
             try:
@@ -194,15 +199,19 @@ class PageDriver:
             except CdpError:
                 pass
 
-    async def _seed_lifecycle(self, timeout: float) -> None:
-        """A tab attached mid-life gets no replay of past lifecycle events: read readyState."""
+    async def _ready_state(self) -> str | None:
         try:
             res = await self.session.send(
                 "Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True}, timeout=2.0
             )
         except EgoError:  # no answer (a dialog, a busy page): lifecycle events will tell
-            return
+            return None
         state = (res.get("result") or {}).get("value")
+        return state if isinstance(state, str) else None
+
+    def _seed_lifecycle(self, state: Any) -> None:
+        """A tab attached mid-life gets no replay of past lifecycle events: its readyState
+        (``_ready_state``, read while attaching) stands in for them."""
         main = self.frames.main
         if main is None:
             return

@@ -22,6 +22,7 @@ import orjson
 from .. import jsbundle
 from ..errors import CdpChannelUnavailable, CdpError
 from .page import PageDriver
+from ..cdp.together import together
 
 __all__ = ["BINDING", "REASONS", "watch"]
 
@@ -57,11 +58,14 @@ async def watch(driver: PageDriver, on_prompt: Callable[[str, str], None]) -> No
     driver._offs.append(session.on("Runtime.bindingCalled", called))
     source = jsbundle.call("main", "permission_watch", BINDING)
     try:
-        await session.send("Runtime.addBinding", {"name": BINDING}, timeout=5.0)
-        await session.send(
-            "Page.addScriptToEvaluateOnNewDocument", {"source": source, "runImmediately": True}, timeout=5.0
+        # sent together: the page answers them in order (the binding exists before either script
+        # runs), one round trip instead of three while a new page is set up
+        await together(
+            session.send("Runtime.addBinding", {"name": BINDING}, timeout=5.0),
+            session.send("Page.addScriptToEvaluateOnNewDocument", {"source": source, "runImmediately": True},
+                         timeout=5.0),
+            # the current document too (it was loaded before we attached)
+            session.send("Runtime.evaluate", {"expression": source, "silent": True}, timeout=5.0),
         )
-        # the current document too (it was loaded before we attached)
-        await session.send("Runtime.evaluate", {"expression": source, "silent": True}, timeout=5.0)
     except (CdpError, CdpChannelUnavailable, TimeoutError) as exc:
         logger.debug("permission watch not installed on %s: %s", driver.target_id, exc)

@@ -23,6 +23,7 @@ from .. import jsbundle
 from ..errors import (CdpChannelUnavailable, CdpError, EgoTimeout, WebMcpBadArguments, WebMcpToolFailed,
                       WebMcpToolNotFound)
 from .page import PageDriver
+from ..cdp.together import together
 
 __all__ = ["call", "enabled", "install", "signature", "tools"]
 
@@ -47,9 +48,12 @@ async def install(driver: PageDriver) -> None:
     source = jsbundle.program("main", "webmcp_shim")
     session = driver.session
     try:
-        await session.send("Page.addScriptToEvaluateOnNewDocument", {"source": source, "runImmediately": True},
-                           timeout=5.0)
-        await session.send("Runtime.evaluate", {"expression": source, "silent": True}, timeout=5.0)
+        # one round trip: the page answers a session's commands in order
+        await together(
+            session.send("Page.addScriptToEvaluateOnNewDocument", {"source": source, "runImmediately": True},
+                         timeout=5.0),
+            session.send("Runtime.evaluate", {"expression": source, "silent": True}, timeout=5.0),
+        )
     except (CdpError, CdpChannelUnavailable, TimeoutError) as exc:
         logger.debug("webmcp shim not installed on %s: %s", driver.target_id, exc)
 

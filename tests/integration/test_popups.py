@@ -111,3 +111,21 @@ async def test_b156_b157_popup_after_round_and_report(rounds, server):
     assert third.returncode == 0, third.stderr
     assert third.stdout.count("/b157-child") == 2 and "?after" in third.stdout
     assert "[ego-browser:pages]" not in third.stdout
+
+
+async def test_an_agents_popup_is_attached_before_its_first_call(host, task, server):
+    """The agent's next call is nearly always on the popup: the host attaches it as it appears
+    (while the receipt is made and the agent reads it), not when that call comes."""
+    server.page("/early-child", "<a href='/x'>child link</a>", title="Child")
+    page = task.page("p1")
+    await page.goto(server.page("/early", LINK.format(href="/early-child")))
+    receipt = await click(host, page, "#l")
+    tid = receipt.popups[0]["target_id"]
+    pending = host._attaching.get(tid)
+    assert tid in host.drivers or pending is not None, "the popup waits for its first call to be attached"
+    if pending is not None:
+        await asyncio.wait_for(asyncio.shield(pending), 30)
+    assert tid in host.drivers and not host.drivers[tid].closed
+    popup = task.page(receipt.popups[0]["label"])
+    await popup.wait_for_url("**/early-child")
+    assert (await popup.find("text=child link"))[0]["tag"] == "a"
