@@ -159,3 +159,19 @@ async def test_requests_survive_rounds(rounds, server):
                         "r = (await p.requests(url='**/r.json'))[-1]\nprint(r.status, await r.json())\n")
     assert second.returncode == 0, second.stderr
     assert second.stdout.strip() == "200 {'r': 1}"
+
+
+async def test_a_back_navigation_loads_the_page_again_and_the_log_sees_it(task, server):
+    """No back/forward cache: history.back() loads the page like any navigation, so its
+    request reaches the network log (and routes) instead of a kept page coming back unseen."""
+    page = task.page("p1")
+    first = server.page("/net/back-a", "<p>page a</p><script>window.loaded = Date.now()</script>")
+    second = server.page("/net/back-b", "<p>page b</p>")
+    await page.goto(first)
+    await page.goto(second)
+    await page.evaluate("history.back()")
+    await page.wait_for_url(first)
+    await page.wait_for_load_state("load")
+    docs = [r for r in await page.requests() if r.url == first and r.resource_type == "document"]
+    assert len(docs) == 2, [(r.url, r.status) for r in await page.requests()]
+    assert "page a" in await page.evaluate("document.body.innerText")
