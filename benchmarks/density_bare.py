@@ -13,7 +13,7 @@ round by process role. Issue 31 §2 asks, of the full stack, rounds/s at 10 agen
 agent's and CPU per round at 50 agents <= 1.1x one agent's; these rows say what Chromium itself
 does with the same rounds on these cores.
 
-    .venv/bin/python benchmarks/density_bare.py --sizes 1,10,50 --rounds 20
+    .venv/bin/python benchmarks/density_bare.py --sizes 1,10,50 --rounds 20 [--no-popups]
 """
 
 from __future__ import annotations
@@ -69,18 +69,18 @@ async def _popup(tab: Tab, popups: asyncio.Queue[str], gate: asyncio.Semaphore) 
         await tab.conn.send("Target.closeTarget", {"targetId": target}, timeout=STEP_TIMEOUT)
 
 
-async def _round(tab: Tab, i: int, gate: asyncio.Semaphore, popups: asyncio.Queue[str]) -> None:
+async def _round(tab: Tab, i: int, gate: asyncio.Semaphore, popups: asyncio.Queue[str] | None) -> None:
     async with gate:
         tab.loaded.clear()
         await tab.send("Page.navigate", {"url": f"{tab.origin}/agent?who={tab.who}&r={i}"})
         await asyncio.wait_for(tab.loaded.wait(), STEP_TIMEOUT)
     async with gate:
         await tab.send("Runtime.evaluate", {"expression": _FILL_CLICK, "returnByValue": True})
-    if i % 4 == 1:
+    if i % 4 == 1 and popups is not None:
         await _popup(tab, popups, gate)
 
 
-async def size(n: int, rounds: int, at_once: int, port: int) -> dict[str, float]:
+async def size(n: int, rounds: int, at_once: int, port: int, popups: bool = True) -> dict[str, float]:
     browser = launch_chromium(tempfile.mkdtemp(prefix="ego-bench-bare-"), debugging_port=True)
     try:
         conn = await Connection.connect(browser.ws_url)
@@ -88,6 +88,7 @@ async def size(n: int, rounds: int, at_once: int, port: int) -> dict[str, float]
         await conn.send("Target.setDiscoverTargets", {"discover": True})
         tabs = [await _open(conn, agent_origin(port, f"a{j + 1}"), f"a{j + 1}") for j in range(n)]
         queues: dict[str, asyncio.Queue[str]] = {t.tid: asyncio.Queue() for t in tabs}
+        mine = (lambda tab: queues[tab.tid]) if popups else (lambda tab: None)
 
         def created(params: dict, _sid: str | None) -> None:
             info = params.get("targetInfo") or {}
@@ -97,13 +98,13 @@ async def size(n: int, rounds: int, at_once: int, port: int) -> dict[str, float]
         conn.on("Target.targetCreated", created)
         gate = asyncio.Semaphore(at_once)
         # one warm-up round each: every renderer started, every page seen once
-        await asyncio.gather(*(_round(t, 0, gate, queues[t.tid]) for t in tabs))
+        await asyncio.gather(*(_round(t, 0, gate, mine(t)) for t in tabs))
         cpu0, (busy0, total0) = procs.cpu_by_group(groups), procs.machine_busy()
         t0 = time.perf_counter()
 
         async def agent(tab: Tab) -> None:
             for i in range(1, rounds + 1):
-                await _round(tab, i, gate, queues[tab.tid])
+                await _round(tab, i, gate, mine(tab))
 
         await asyncio.gather(*(agent(t) for t in tabs))
         wall = time.perf_counter() - t0
@@ -140,6 +141,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=20, help="rounds per tab (default 20)")
     ap.add_argument("--at-once", type=int, default=(os.cpu_count() or 1) + 1,
                     help="commands in flight at most (default cores + 1, as the host admits calls)")
+    ap.add_argument("--no-popups", action="store_true", help="rounds without the popup every 4th round")
     args = ap.parse_args()
     site = subprocess.Popen([sys.executable, str(Path(__file__).with_name("density_site.py"))],
                             stdout=subprocess.PIPE, text=True)
@@ -147,11 +149,12 @@ def main() -> int:
         port = int(site.stdout.readline())  # type: ignore[union-attr]
         rows = []
         for n in (int(x) for x in args.sizes.split(",")):
-            rows.append(asyncio.run(size(n, args.rounds, args.at_once, port)))
+            rows.append(asyncio.run(size(n, args.rounds, args.at_once, port, popups=not args.no_popups)))
             print(f"{n} tabs: {rows[-1]['rounds_s']:.2f} rounds/s, {rows[-1]['cpu_ms']:.0f} ms CPU/round", flush=True)
     finally:
         site.kill()
-    print(f"\nChromium alone, {args.rounds} rounds per tab, {args.at_once} commands at once, "
+    print(f"\nChromium alone, {args.rounds} rounds per tab{' (no popups)' if args.no_popups else ''}, "
+          f"{args.at_once} commands at once, "
           f"load average {' / '.join(f'{x:.1f}' for x in os.getloadavg())} at the end:\n")
     print(table(rows))
     return 0
