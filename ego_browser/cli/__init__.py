@@ -85,9 +85,9 @@ def main(argv: list[str] | None = None, *, reporting: bool = False) -> int:
         return _round(argv[1], "<string>", reporting, entry)
     if argv[:3] == ["host", "serve", "--ready-fd"] and len(argv) == 4 and argv[3].isdigit():
         # the host a round starts: straight to its lock and Chromium (host_start.spawn's argv)
-        from ..host.core import serve_early
+        from ..host.core import serve_entry
 
-        return serve_early.main(int(argv[3]))
+        return serve_entry.main(int(argv[3]))
     if _is_command(head):
         from . import commands
 

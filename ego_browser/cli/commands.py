@@ -119,9 +119,9 @@ def _host_args(p: argparse.ArgumentParser) -> None:
 @command("host", "manage the background host that owns the browser", "start|stop|status", configure=_host_args)
 def _host(ns: argparse.Namespace) -> int:
     if ns.action == "serve":
-        from ..host.core import serve_early
+        from ..host.core import serve_entry
 
-        return serve_early.main(ns.ready_fd)
+        return serve_entry.main(ns.ready_fd)
     if ns.action == "worker":
         from ..round.worker import serve as serve_worker
 

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from ... import config
 from ...driver import dispatch
-from ...cdp.together import together
 from ...driver.page import PageDriver
 from ...errors import (
     BrowserLost,
@@ -42,7 +41,7 @@ from .browser import BrowserLink
 from ..spaces.idle_freeze import IdleFreezer
 from .dispatch import SYNC_OPS, resolve
 from ..features.guard_book import GuardBook
-from . import page_text
+from . import page_setup, page_text
 from ..features.handoffs import HandOffs
 from .page_ctx import PageCtx
 from .secret_book import SecretBook
@@ -501,7 +500,7 @@ class Host:
             ) if self.store is not None else None
             driver.frames.on_navigated.append(lambda frame: self._navigated(driver, frame))
             self.drivers[target_id] = driver
-            await self._set_up(driver)
+            await page_setup.set_up(self.features.all(), driver)
             fut.set_result(driver)
             return driver
         except BaseException as exc:
@@ -510,18 +509,6 @@ class Host:
             raise
         finally:
             self._attaching.pop(target_id, None)
-
-    async def _set_up(self, driver: PageDriver) -> None:
-        """Each feature's part of a new page's set-up. The features that send the page commands
-        run at once (each its own chain: a viewport, a binding and its script, the WebMCP shim),
-        so the page answers them in one stretch instead of one round trip after another (a
-        popup's attach took ~70 ms in eight serial round trips). Chromium runs a session's
-        commands in the order they arrive and each feature sends its first one before the next
-        starts, so a space's emulation still lands after its viewport. The first failure is
-        raised once every chain has ended (none is left running against a page being given up)."""
-        pending = [res for res in (feature.on_driver(driver) for feature in self.features.all()) if res is not None]
-        if pending:
-            await together(*pending)
 
     def _navigated(self, driver: PageDriver, frame: Any) -> None:
         """Remember each page's URL: a restarted browser reopens the page there."""
@@ -571,7 +558,7 @@ class Host:
             return
         if self._features is not None:  # before start is done, reconciling adopts it
             self._features.spaces.target_created(info)
-            self._attach_early(info["targetId"])
+            page_setup.attach_early(self, info["targetId"])  # the agent's next call is on it
         # the browser brings a popup to the front of its window, so the opener's tab is hidden
         # now: hidden tabs run no animation frames and Chromium holds pointer input for one
         # until its ~5 s timeout. The space's next action must activate its tab again.
@@ -579,25 +566,6 @@ class Host:
             self.active.pop(row.space_id, None)
         for listener in list(self._popup_listeners):
             listener(info)
-
-    def _attach_early(self, target_id: str) -> None:
-        """Attach an agent's new popup now, while the action that opened it makes its receipt.
-
-        The agent's next call is nearly always on the popup, and attaching is a chain of round
-        trips to a renderer still loading its document (the lookup popup of the tickets task:
-        ~70 ms of its first click). Started here, the chain overlaps the receipt and the agent's
-        own turn, and our new-document scripts are registered before the popup's document
-        commits (its first find needs no world of ours made). Only a page the space's agent
-        owns is attached (a held space's popups stay as the person left them); a popup that
-        closes first just ends the attach (logged by ``background``)."""
-        store = self.store
-        if store is None or target_id in self.drivers or target_id in self._attaching:
-            return
-        for row in store.pages_of_target(target_id):
-            space = store.space(row.space_id) if row.state == OPEN else None
-            if space is not None and space.ownership == Ownership.AGENT:
-                self.background(asyncio.get_running_loop().create_task(self.driver(target_id), name="ego-attach-popup"))
-                return
 
     def background(self, task: asyncio.Task[Any]) -> None:
         """Keep a task the request no longer waits for (a command blocked by a dialog)."""

@@ -16,7 +16,7 @@ from typing import IO, Any
 
 from ... import config
 
-__all__ = ["begin", "hold_lock", "main", "notify"]
+__all__ = ["begin", "hold_lock", "notify"]
 
 logger = logging.getLogger(__name__)
 
@@ -64,21 +64,3 @@ def notify(fd: int | None, message: bytes) -> None:
     with contextlib.suppress(OSError):
         os.write(fd, message)
         os.close(fd)
-
-
-def main(ready_fd: int | None) -> int:
-    """``ego-browser host serve``: the lock, then Chromium, before the host's modules load (it
-    boots while they do); the host's exit status. Reached from ``cli`` without the sub-command
-    table, whose imports would come first otherwise (~90 ms of a cold round)."""
-    lock = begin(ready_fd)
-    if lock is None:
-        return 3
-    import asyncio
-
-    from ...browser import early
-    from .server import serve
-
-    try:
-        return asyncio.run(serve(ready_fd, lock))
-    finally:
-        early.discard()  # a start that died before its browser's turn leaves no Chromium behind
