@@ -125,7 +125,7 @@ def _uses_browser(source: str, filename: str) -> bool:
 
     try:
         code = compile(source, filename, "exec", flags=_TOP_LEVEL_AWAIT, dont_inherit=True)
-    except (SyntaxError, ValueError):
+    except Exception:  # noqa: BLE001 - SyntaxError, ValueError, RecursionError (too deep): the runner reports it
         return False
     wanted = set(RUNNER_GLOBALS) - _NOT_BROWSER
     stack = [code]

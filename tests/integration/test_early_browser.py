@@ -179,3 +179,12 @@ def test_a_round_that_does_not_use_the_browser_starts_no_host(tmp_path, script):
     assert "spawned" not in proc.stdout, proc.stdout
     assert proc.returncode == (2 if "(6 * 7\n" in script else 0), proc.stderr
     assert not (tmp_path / "home" / "run" / "host.lock").exists()
+
+
+
+def test_a_script_too_deep_to_compile_is_reported_by_the_runner_and_starts_no_host(tmp_path):
+    """``1+1+...`` 20,000 times: compiling it raises RecursionError, not SyntaxError."""
+    proc = _probe(tmp_path, _ROUND_PROBE, "x = 1" + "+1" * 20_000)
+    assert "spawned" not in proc.stdout, proc.stdout
+    assert proc.returncode != 0
+    assert "_uses_browser" not in proc.stderr, proc.stderr[-2000:]
