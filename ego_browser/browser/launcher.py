@@ -9,7 +9,6 @@ attaches to a running endpoint instead, given either as a ``ws://`` URL or as
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import select
@@ -22,8 +21,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
-
-import orjson
 
 from ..errors import BrowserUnavailable
 
@@ -349,6 +346,8 @@ class KeeperLaunch:
             line = proc.stdout.readline() if ready else b""
         finally:
             proc.stdout.close()
+        import orjson
+
         info = None
         with contextlib.suppress(ValueError):
             info = orjson.loads(line)
@@ -501,6 +500,8 @@ def resolve_cdp_url(url: str, *, timeout: float = 5.0) -> str:
     version_url = url.rstrip("/") + "/json/version"
     import urllib.request  # only for a CDP URL given by address (http.client is no light import)
 
+    import orjson
+
     try:
         with urllib.request.urlopen(version_url, timeout=timeout) as resp:  # noqa: S310 (local endpoint)
             info = orjson.loads(resp.read())
@@ -517,4 +518,6 @@ def resolve_cdp_url(url: str, *, timeout: float = 5.0) -> str:
 async def resolve_cdp_url_async(url: str, *, timeout: float = 5.0) -> str:
     if url.strip().startswith(("ws://", "wss://")):
         return url.strip()
+    import asyncio
+
     return await asyncio.to_thread(resolve_cdp_url, url, timeout=timeout)

@@ -270,7 +270,8 @@ async def serve(ready_fd: int | None = None, lock_file: IO[Any] | None = None) -
     from .worker_supervisor import Supervisor
 
     worker = Supervisor(run_dir)
-    worker.start()
+    starter = loop.create_task(worker.start_when_quiet(host), name="ego-start-worker")
+    starter.add_done_callback(_log_failure)
     idle = config.idle_shutdown()
     watcher = loop.create_task(server.watch_socket(), name="ego-watch-socket")
     watcher.add_done_callback(_log_failure)
@@ -287,6 +288,7 @@ async def serve(ready_fd: int | None = None, lock_file: IO[Any] | None = None) -
         logger.exception("the host's loop failed: stopping")
         raise
     finally:
+        starter.cancel()
         worker.stop()
         watcher.cancel()
         await asyncio.gather(watcher, return_exceptions=True)

@@ -3,6 +3,12 @@ running while the host runs, restarted when it exits, and holds the worker's lif
 
 The worker runs rounds, so it lives in ``round/``; the host only starts it as a process
 (``ego-browser host worker``, run by this Python) and never imports it.
+
+The worker is started once the host has had its first pause (``start_when_quiet``), not as the
+host answers "ok": its interpreter and imports are ~0.2 s of CPU, and on 2 cores they ran beside
+the first round, the one that started the host (a learned tool's cold run took 85 ms longer,
+docs/architecture.md, "The cold round"). That round runs in its own process either way; the next
+one comes an agent's turn later, when the worker is there.
 """
 
 from __future__ import annotations
@@ -10,6 +16,8 @@ from __future__ import annotations
 import os
 import sys
 from typing import Any
+
+from .quiet import QuietHost, until_quiet
 
 __all__ = ["Supervisor"]
 
@@ -28,6 +36,19 @@ class Supervisor:
         self.started = 0.0
         self.stopped = False
         self._retry: Any = None
+
+    #: the pause (no request running for this long) that starts the worker, and the longest wait
+    #: for one (a host that many agents keep busy)
+    QUIET = 0.15
+    LATEST = 3.0
+
+    async def start_when_quiet(self, host: QuietHost) -> None:
+        """Called as the host answers "ok": the round that started it sends its first call next,
+        so the pause is counted from now, not from the host's last request before it."""
+        import time
+
+        await until_quiet(host, quiet=self.QUIET, latest=self.LATEST, since=time.monotonic())
+        self.start()
 
     def start(self) -> None:
         import asyncio

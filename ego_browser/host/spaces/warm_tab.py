@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import TYPE_CHECKING, Protocol
 
 from ...errors import EgoError, EgoTimeout
 from ..core.browser import BrowserLink
+from ..core.quiet import until_quiet
 from .viewports import DEFAULT_VIEWPORT, apply_viewport
 
 if TYPE_CHECKING:
@@ -112,18 +112,7 @@ class WarmTab:
         self.task.add_done_callback(self._done)
 
     async def _make_when_quiet(self) -> None:
-        loop = asyncio.get_running_loop()
-        latest = loop.time() + LATEST
-        while not self.hurry.is_set() and loop.time() < latest:
-            quiet_for = time.monotonic() - self.host.last_request
-            if self.host.busy == 0 and quiet_for >= QUIET:
-                break
-            # a bounded look again, not a wait for page state: the host's requests set no event
-            pause = QUIET - quiet_for if self.host.busy == 0 else QUIET
-            try:
-                await asyncio.wait_for(self.hurry.wait(), max(0.01, min(pause, latest - loop.time())))
-            except TimeoutError:
-                pass
+        await until_quiet(self.host, quiet=QUIET, latest=LATEST, hurry=self.hurry)
         await self._make()
 
     def soon(self) -> None:
