@@ -1,7 +1,7 @@
 """Issue 28 §7 measured: the repeat variants of the whole-task benchmark, in a section of their own.
 
-    .venv/bin/python benchmarks/tasks/repeat.py [--tasks catalog] [--latency 3]
-    .venv/bin/python benchmarks/tasks/run.py --repeat            # the same, from the task runner
+    .venv/bin/python benchmarks/tasks/repeat.py [--tasks catalog] [--latency 3] [--trials 3]
+    .venv/bin/python benchmarks/tasks/run.py --repeat [--runs 3]  # the same, from the task runner
 
 For each task with variants (``trace_repeat.VARIANTS``: catalog, comments, booking, tickets;
 ``repeat_more.py``: orders and the SPA set), one sequence
@@ -304,6 +304,14 @@ def _vs_ab_overall(results: dict[str, list[dict]], ab: dict[str, Any]) -> float 
     return ours / theirs if theirs else None
 
 
+def _ab_counts(value: Any) -> str:
+    """How many of agent-browser's runs did the task, when there were several."""
+    if not isinstance(value, dict) or value.get("trials", 1) <= 1:
+        return ""
+    n = value["trials"]
+    return f"; agent-browser did the task in {value.get('warm_done', 0)} of {n} warm and {value.get('cold_done', 0)} of {n} cold runs"
+
+
 TARGETS = {"turns": 0.3, "experienced": 0.3, "bytes": 0.2}
 
 
@@ -312,7 +320,7 @@ def _verdict(value: float, target: float) -> str:
 
 
 def render(results: dict[str, list[dict]], latency: float, ab: dict[str, Any] | None = None,
-           listing: str = "round") -> str:
+           listing: str = "round", trials: int = 1) -> str:
     ab = ab or {}
     how = ("the agent opens the start page in a round of its own; the round's end names the site's tools"
            if listing == "round" else "the agent starts with the machine's tool listing in its context (the MCP "
@@ -321,6 +329,8 @@ def render(results: dict[str, list[dict]], latency: float, ab: dict[str, Any] | 
              f"Agent-experienced time = tool time + {latency:g} s per turn. Ratios are against the 1st attempt "
              "(targets: turns and experienced time <= 0.3x, bytes <= 0.2x; drift: healed or a step error, "
              "never a wrong success).", "",
+             *([f"Each figure is the median of {trials} trials (each task's sequence, then agent-browser's warm and "
+                "cold runs, in turn); an attempt succeeded only if it did in every trial.", ""] if trials > 1 else []),
              "| task | attempt | turns | tool time (s) | experienced (s) | bytes | vs 1st: turns / experienced / bytes "
              "| success |", "|---|---|---:|---:|---:|---:|---|---|"]
     for key, rows in results.items():
@@ -370,15 +380,54 @@ def render(results: dict[str, list[dict]], latency: float, ab: dict[str, Any] | 
                      if third["host_start"] else f"the 3rd took {third['seconds'] - second['seconds']:.1f} s more "
                      "than the 2nd (its first round started the host)")
             lines.append(f"  - 2nd alone: experienced {second['experienced'] / rows[0]['experienced']:.2f}x, tool "
-                         f"time vs agent-browser {ab_2nd}; 3rd alone vs agent-browser started cold {ab_3rd}; {start}")
+                         f"time vs agent-browser {ab_2nd}; 3rd alone vs agent-browser started cold {ab_3rd}; {start}"
+                         + _ab_counts(ab.get(key)))
     return "\n".join(lines) + "\n"
 
 
 RUNNERS = {key: (lambda latency, log, listing, key=key: run_task(key, latency, log, listing)) for key in SPECS}
 
 
+def _median(values: list[float]) -> float:
+    import statistics
+
+    return statistics.median(values)
+
+
+def combine_rows(trials: list[list[dict]]) -> list[dict]:
+    """One task's attempts over several trials: each attempt's median turns, tool time, bytes and
+    host start; it succeeded only if it succeeded in every trial (the first failure says why)."""
+    rows = []
+    for same in zip(*trials):
+        row = dict(same[0])
+        for k in ("turns", "seconds", "bytes", "experienced", "host_start"):
+            row[k] = _median([r[k] for r in same])
+        row["ok"] = all(r["ok"] for r in same)
+        whys = list(dict.fromkeys(r["why"] for r in same if r["why"] and (not r["ok"] or r["attempt"] == "drift")))
+        bad = next((r["why"] for r in same if not r["ok"]), None)
+        row["why"] = bad if bad is not None else "; ".join(whys) or row["why"]
+        rows.append(row)
+    return rows
+
+
+def combine_ab(runs: list[dict[str, float] | None], trials: int) -> dict[str, Any] | None:
+    """agent-browser's warm and cold medians over the runs that did the task, with how many did."""
+    if not any(runs):
+        return None
+    out: dict[str, Any] = {"trials": trials}
+    for how in ("warm", "cold"):
+        done = [r[how] for r in runs if r and r.get(how) is not None]
+        out[f"{how}_done"] = len(done)
+        if done:
+            out[how] = _median(done)
+    return out if "warm" in out else None
+
+
 def run(keys: list[str] | None = None, latency: float = 3.0, log=print, compare: bool = True,
-        listing: str = "round") -> str:
+        listing: str = "round", trials: int = 1) -> str:
+    """``trials``: each task's sequence (ours, then agent-browser's warm and cold runs) this many
+    times, interleaved; the section gives each figure's median (one run each side is at the mercy
+    of a noisy machine: a ratio moved by 0.1 between two quiet runs)."""
     results, ab = {}, {}
     chosen = [k for k in keys or list(RUNNERS) if k in RUNNERS]
     skipped = [k for k in keys or () if k not in RUNNERS]
@@ -387,11 +436,16 @@ def run(keys: list[str] | None = None, latency: float = 3.0, log=print, compare:
     for key in skipped:
         log(f"repeat variants: {key} has none yet (have: {', '.join(RUNNERS)})")
     for key in chosen:
-        log(f"repeat variants: {key}")
-        results[key] = RUNNERS[key](latency, log, listing)
+        ours, theirs = [], []
+        for n in range(trials):
+            log(f"repeat variants: {key}" + (f" (trial {n + 1} of {trials})" if trials > 1 else ""))
+            ours.append(RUNNERS[key](latency, log, listing))
+            if compare:
+                theirs.append(ab_seconds(key, log))
+        results[key] = combine_rows(ours)
         if compare:
-            ab[key] = ab_seconds(key, log)
-    return render(results, latency, ab, listing)
+            ab[key] = combine_ab(theirs, trials)
+    return render(results, latency, ab, listing, trials)
 
 
 def main() -> int:
@@ -399,12 +453,14 @@ def main() -> int:
     ap.add_argument("--tasks", default="", help="comma-separated task keys (default: every task with variants)")
     ap.add_argument("--latency", type=float, default=3.0, help="seconds an agent's turn costs (default 3)")
     ap.add_argument("--no-compare", action="store_true", help="leave out agent-browser's run of each task")
+    ap.add_argument("--trials", type=int, default=1,
+                    help="run each task's sequence and agent-browser's runs this many times; medians (default 1)")
     ap.add_argument("--listing", choices=("round", "context"), default="round",
                     help="how a later attempt learns the tool exists: a round that opens the start page (its end "
                          "names the site's tools), or the listing already in the agent's context (ego-browser mcp)")
     args = ap.parse_args()
     print(run([k for k in args.tasks.split(",") if k] or None, args.latency, compare=not args.no_compare,
-              listing=args.listing))
+              listing=args.listing, trials=max(1, args.trials)))
     return 0
 
 

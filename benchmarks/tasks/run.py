@@ -492,7 +492,8 @@ def run(runs: int | None = None, keys: list[str] | None = None, write_doc: bool 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--runs", type=int, default=None)
+    ap.add_argument("--runs", type=int, default=None,
+                    help="runs of each task (with --repeat: trials of each task's sequence, medians; default 1)")
     ap.add_argument("--tasks", default="", help="comma-separated task keys (default: all)")
     ap.add_argument("--set", choices=sorted(registry.SETS), default="",
                     help="one task set: admin (five admin jobs) or spa (the single-page app); default: both")
@@ -518,7 +519,7 @@ def main() -> int:
     if args.repeat:  # its own section (repeat.py); it writes no figures into the docs
         import repeat
 
-        print(repeat.run(keys, listing=args.listing))
+        print(repeat.run(keys, listing=args.listing, trials=max(1, args.runs or 1)))
         return 0
     try:
         section = run(args.runs, keys, write_doc=not args.no_docs, diagnostic=not args.no_diagnostic, only=only)[0]
