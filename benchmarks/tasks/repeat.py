@@ -32,6 +32,7 @@ import shutil
 import sys
 import tempfile
 import textwrap
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,13 @@ from trace_ego import HEAD  # noqa: E402
 
 #: the step errors a drifted tool may stop with (it never reports success on a wrong page)
 STEP_ERRORS = ("EGO_LEARNED_STEP_NOT_FOUND", "EGO_LEARNED_POSTCONDITION_FAILED")
+
+#: seconds between one attempt's end and the next one's first round, on both sides. An agent
+#: reads what a round printed and thinks before its next round (the experienced time counts
+#: ``latency`` per turn for that); rounds sent back to back, milliseconds apart, would measure
+#: a host still making the next space's tab and round process in the background (the tickets
+#: tool's 2nd attempt: 0.94 s back to back, 0.85 s a 1.5 s pause later, 5 interleaved pairs)
+TURN_GAP = 1.0
 
 #: the drift attempt's parameters (another record than the other attempts')
 DRIFT = {"catalog": {"price": "88.80", "stock": "9"}, "comments": {"author": "likefarm"},
@@ -178,6 +186,8 @@ def run_task(key: str, latency: float, log=print, listing: str = "round") -> lis
         with app.serve() as srv:
             url = srv.url(task.start)
             for n, params in enumerate(variants, 1):
+                if n > 1:
+                    time.sleep(TURN_GAP)  # the agent's turn (TURN_GAP)
                 if n == 3:
                     first.stop()  # the host restarts: the tool is in the user's home, not the host
                 agent = first if n == 1 else EgoAgent(home)
@@ -196,6 +206,7 @@ def run_task(key: str, latency: float, log=print, listing: str = "round") -> lis
                 rows.append(_row(label, agent.cost, ok, why, latency))
                 log(f"  {key} {label}: {agent.cost.turns} turns, {agent.cost.bytes} bytes, ok={ok} {why if not ok else ''}")
             params = spec.drift(app, variants)
+            time.sleep(TURN_GAP)
             app.drift = True
             drift = EgoAgent(home)
             try:
@@ -250,6 +261,7 @@ def _ab_run(key: str, how: str, log=print) -> float | None:
         with app.serve() as srv, tempfile.TemporaryDirectory() as tmp:
             import run as task_run
 
+            time.sleep(TURN_GAP)  # as before each of our later attempts
             answer = trace_ab.TRACES[key](ab, srv.url(task.start), task_run.task_data(task, tmp))
         ok, why = app.check(answer)
         if not ok:  # a run that did not do the task is no yardstick
@@ -329,6 +341,8 @@ def render(results: dict[str, list[dict]], latency: float, ab: dict[str, Any] | 
              f"Agent-experienced time = tool time + {latency:g} s per turn. Ratios are against the 1st attempt "
              "(targets: turns and experienced time <= 0.3x, bytes <= 0.2x; drift: healed or a step error, "
              "never a wrong success).", "",
+             f"Each later attempt, and each of agent-browser's runs, starts {TURN_GAP:g} s after the one before ended "
+             "(the agent's turn: it reads what the last round printed before it sends the next).", "",
              *([f"Each figure is the median of {trials} trials (each task's sequence, then agent-browser's warm and "
                 "cold runs, in turn); an attempt succeeded only if it did in every trial.", ""] if trials > 1 else []),
              "| task | attempt | turns | tool time (s) | experienced (s) | bytes | vs 1st: turns / experienced / bytes "
@@ -424,10 +438,13 @@ def combine_ab(runs: list[dict[str, float] | None], trials: int) -> dict[str, An
 
 
 def run(keys: list[str] | None = None, latency: float = 3.0, log=print, compare: bool = True,
-        listing: str = "round", trials: int = 1) -> str:
+        listing: str = "round", trials: int = 1, turn_gap: float | None = None) -> str:
     """``trials``: each task's sequence (ours, then agent-browser's warm and cold runs) this many
     times, interleaved; the section gives each figure's median (one run each side is at the mercy
     of a noisy machine: a ratio moved by 0.1 between two quiet runs)."""
+    global TURN_GAP
+    if turn_gap is not None:
+        TURN_GAP = turn_gap
     results, ab = {}, {}
     chosen = [k for k in keys or list(RUNNERS) if k in RUNNERS]
     skipped = [k for k in keys or () if k not in RUNNERS]
@@ -453,6 +470,8 @@ def main() -> int:
     ap.add_argument("--tasks", default="", help="comma-separated task keys (default: every task with variants)")
     ap.add_argument("--latency", type=float, default=3.0, help="seconds an agent's turn costs (default 3)")
     ap.add_argument("--no-compare", action="store_true", help="leave out agent-browser's run of each task")
+    ap.add_argument("--turn-gap", type=float, default=TURN_GAP,
+                    help=f"seconds between attempts, both sides: the agent's turn (default {TURN_GAP:g})")
     ap.add_argument("--trials", type=int, default=1,
                     help="run each task's sequence and agent-browser's runs this many times; medians (default 1)")
     ap.add_argument("--listing", choices=("round", "context"), default="round",
@@ -460,7 +479,7 @@ def main() -> int:
                          "names the site's tools), or the listing already in the agent's context (ego-browser mcp)")
     args = ap.parse_args()
     print(run([k for k in args.tasks.split(",") if k] or None, args.latency, compare=not args.no_compare,
-              listing=args.listing, trials=max(1, args.trials)))
+              listing=args.listing, trials=max(1, args.trials), turn_gap=max(0.0, args.turn_gap)))
     return 0
 
 
