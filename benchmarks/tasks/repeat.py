@@ -29,6 +29,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import sys
 import tempfile
 import textwrap
@@ -402,12 +403,6 @@ def render(results: dict[str, list[dict]], latency: float, ab: dict[str, Any] | 
 RUNNERS = {key: (lambda latency, log, listing, key=key: run_task(key, latency, log, listing)) for key in SPECS}
 
 
-def _median(values: list[float]) -> float:
-    import statistics
-
-    return statistics.median(values)
-
-
 def combine_rows(trials: list[list[dict]]) -> list[dict]:
     """One task's attempts over several trials: each attempt's median turns, tool time, bytes and
     host start; it succeeded only if it succeeded in every trial (the first failure says why)."""
@@ -415,7 +410,7 @@ def combine_rows(trials: list[list[dict]]) -> list[dict]:
     for same in zip(*trials):
         row = dict(same[0])
         for k in ("turns", "seconds", "bytes", "experienced", "host_start"):
-            row[k] = _median([r[k] for r in same])
+            row[k] = statistics.median([r[k] for r in same])
         row["ok"] = all(r["ok"] for r in same)
         whys = list(dict.fromkeys(r["why"] for r in same if r["why"] and (not r["ok"] or r["attempt"] == "drift")))
         bad = next((r["why"] for r in same if not r["ok"]), None)
@@ -433,7 +428,7 @@ def combine_ab(runs: list[dict[str, float] | None], trials: int) -> dict[str, An
         done = [r[how] for r in runs if r and r.get(how) is not None]
         out[f"{how}_done"] = len(done)
         if done:
-            out[how] = _median(done)
+            out[how] = statistics.median(done)
     return out if "warm" in out else None
 
 

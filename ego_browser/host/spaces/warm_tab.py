@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ...errors import EgoError, EgoTimeout
 from ..core.browser import BrowserLink
-from ..core.quiet import until_quiet
+from ..core.quiet import QuietHost, until_quiet
 from .viewports import DEFAULT_VIEWPORT, apply_viewport
 
 if TYPE_CHECKING:
@@ -46,15 +46,12 @@ ATTACH_WAIT = 10.0
 MAKE_TRIES = 2
 
 
-class WarmHost(Protocol):
+class WarmHost(QuietHost, Protocol):
     """What the spare-tab maker needs of the ``Host`` (``core`` is above it): the browser, the
-    spare tab, and attaching to a tab."""
+    spare tab, attaching to a tab, and its requests (``QuietHost``)."""
 
     browser: BrowserLink
     spare_tab: str | None
-    #: requests being served, and when the last one began or ended (``time.monotonic``)
-    busy: int
-    last_request: float
 
     async def driver(self, target_id: str, attach_timeout: float | None = None) -> PageDriver: ...
 
