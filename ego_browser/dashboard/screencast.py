@@ -82,7 +82,7 @@ WATCH_INTERVAL = 1 / 10
 MULTI_WATCH_INTERVAL = 0.15
 
 
-#: a screencast that sent no frame this long after it (re)started is started again, at most
+#: a screencast that sent no frame this long after it (re)started or resumed is started again, at most
 #: ``_NO_FRAME_RETRIES`` times in a row (a missed document: ``Screencasts.navigated``)
 _NO_FRAME_AFTER = 1.0
 _NO_FRAME_RETRIES = 5
@@ -118,6 +118,7 @@ class _Cast:
         self.offs: list[Any] = []
         self.last: Frame | None = None
         self.frames = 0
+        self.received = 0  # frames the browser sent, also those dropped as unchanged
         self.pauses = 0
         self.starting: asyncio.Task[None] | None = None
         self.interval = WATCH_INTERVAL
@@ -204,6 +205,10 @@ class Screencasts:
             session = self.host.browser.conn.session(cast.session_id)
             await session.send("Page.stopScreencast", timeout=5.0)
             await session.send("Page.startScreencast", cast.format(), timeout=5.0)
+            # the first start may have failed (the page between two documents, or a loaded
+            # machine past the deadline): the trace's pictures learn of the cast from this one
+            if cast.live:
+                self._pictures("cast_started", cast.target_id)
         finally:
             cast.restarting = False
             self._check_soon(cast)  # also when the page refused it between two documents
@@ -214,10 +219,10 @@ class Screencasts:
         """A screencast just (re)started: if it sends nothing, it missed the page (see
         ``navigated``); a page that does not change would then never be shown."""
         cast.starts += 1
-        asyncio.get_running_loop().call_later(_NO_FRAME_AFTER, self._check, cast, cast.starts, cast.frames)
+        asyncio.get_running_loop().call_later(_NO_FRAME_AFTER, self._check, cast, cast.starts, cast.received)
 
-    def _check(self, cast: _Cast, start: int, frames: int) -> None:
-        if cast.frames != frames:
+    def _check(self, cast: _Cast, start: int, received: int) -> None:
+        if cast.received != received:
             cast.checks = 0  # it captures
             return
         if start != cast.starts or self.casts.get(cast.target_id) is not cast:
@@ -255,7 +260,8 @@ class Screencasts:
             cast.offs.append(session.on("Page.screencastFrame", lambda p, _s: self._frame(cast, session, p)))
             url = cast.url
             await session.send("Page.startScreencast", cast.format(), timeout=10.0)
-            self._pictures("cast_started", cast.target_id)
+            if cast.live:  # not stopped while it started (the pictures forgot it then)
+                self._pictures("cast_started", cast.target_id)
         except (EgoError, KeyError) as exc:
             logger.info("no live view of %s: %s", cast.target_id, exc)
             if cast.session_id is not None:
@@ -277,6 +283,7 @@ class Screencasts:
 
     def _frame(self, cast: _Cast, session: Any, params: dict[str, Any]) -> None:
         meta = params.get("metadata") or {}
+        cast.received += 1
         if cast.live:
             self._pictures("cast_frame", cast.target_id, params["data"], meta.get("timestamp"),
                            meta.get("deviceWidth"))
@@ -331,6 +338,9 @@ class Screencasts:
         if cast.live:
             fut = asyncio.ensure_future(session.send("Page.startScreencast", cast.format(), timeout=5.0))
             fut.add_done_callback(_retrieve)
+            # a page navigating refuses the start, or its capturer misses the new document: no
+            # frame would ever come (the page's later changes included), so it is checked too
+            self._check_soon(cast)
 
     async def _stop(self, cast: _Cast) -> None:
         cast.live = False

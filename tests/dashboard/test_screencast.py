@@ -191,9 +191,9 @@ class _AttachingConn(_Conn):
         return {"sessionId": "S"}
 
 
-def _host(conn: Any, url: str = "about:blank") -> Any:
+def _host(conn: Any, url: str = "about:blank", pictures: Any = None) -> Any:
     browser = type("B", (), {"conn": conn, "targets": {"T1": {"targetId": "T1", "url": url}}})()
-    return type("H", (), {"browser": browser})()
+    return type("H", (), {"browser": browser, "pictures": pictures})()
 
 
 async def test_a_cast_the_page_refused_while_it_navigated_starts_again(monkeypatch) -> None:
@@ -207,6 +207,23 @@ async def test_a_cast_the_page_refused_while_it_navigated_starts_again(monkeypat
     await asyncio.sleep(0.05)
     assert len(session.sent) == 3
     await casts.close()
+
+
+async def test_a_cast_that_started_on_its_second_try_gives_the_trace_its_frames(monkeypatch, tmp_path) -> None:
+    """The trace's pictures take a watched page's frames once its cast runs, also when the page
+    refused the first start (CI, loaded: every picture of a watched space was captured instead)."""
+    from ego_browser.host.features.trace_pictures import Pictures
+
+    monkeypatch.setattr(screencast, "_NO_FRAME_AFTER", 0.0)
+    session, pictures = _Refusing(), Pictures(tmp_path)
+    casts, viewer = Screencasts(host=_host(_AttachingConn(session), pictures=pictures)), _Viewer()
+    casts.watch("T1", viewer)
+    await _settle(session, 3)
+    assert "T1" in pictures._casts
+    casts._frame(casts.casts["T1"], session, {**_params(1), "data": "AAAA"})
+    assert pictures._casts["T1"].data == "AAAA"
+    await casts.close()
+    assert "T1" not in pictures._casts
 
 
 async def test_a_cast_whose_page_navigated_without_a_frame_starts_again(monkeypatch) -> None:
@@ -223,4 +240,64 @@ async def test_a_cast_whose_page_navigated_without_a_frame_starts_again(monkeypa
     casts.navigated("T1", "http://127.0.0.1/kettles")
     await _settle(session, 3)
     assert session.methods() == ["Page.startScreencast", "Page.stopScreencast", "Page.startScreencast"]
+    await casts.close()
+
+
+class _RefusingAfterPause(_Refusing):
+    """Refuses the start that resumes a paused cast (the page navigated during the pause)."""
+
+    async def send(self, method: str, params: dict[str, Any] | None = None, *, timeout: float) -> dict[str, Any]:
+        await _Session.send(self, method, params, timeout=timeout)
+        if method == "Page.startScreencast" and self.methods().count(method) == 2:
+            raise TargetClosed("Page.startScreencast: Not attached to an active page")
+        return {}
+
+
+async def test_a_paused_cast_the_page_refused_to_resume_starts_again(monkeypatch) -> None:
+    """A cast paused by a burst resumes into a navigation: the page refuses the start, or the
+    capturer misses the new document. Either way no frame comes, and the cast starts again
+    (CI, loaded: a watched page sent no frame after its goto, and every picture of its trace was
+    captured)."""
+    monkeypatch.setattr(screencast, "_NO_FRAME_AFTER", 0.0)
+    session = _RefusingAfterPause()
+    casts, viewer = Screencasts(host=_host(_AttachingConn(session))), _Viewer()
+    casts.watch("T1", viewer)
+    await _settle(session, 1)
+    cast = casts.casts["T1"]
+    await cast.starting
+    cast.interval = HOUR
+    casts._frame(cast, session, _params(1))
+    casts._frame(cast, session, _params(2))  # a burst: paused
+    await _settle(session, 2)
+    cast.resume.cancel()
+    casts._resume(cast, session)  # refused
+    await _settle(session, 5)
+    assert session.methods()[1:] == ["Page.stopScreencast", "Page.startScreencast", "Page.stopScreencast",
+                                     "Page.startScreencast"]
+    casts._frame(cast, session, _params(3))  # it captures now: no more restarts
+    await asyncio.sleep(0.05)
+    assert session.methods().count("Page.startScreencast") == 3
+    await casts.close()
+
+
+async def test_a_resumed_cast_whose_page_did_not_change_is_not_started_again(monkeypatch) -> None:
+    """The first frame after a pause that shows what the viewers show is dropped, but it is a
+    frame: the cast captures, and the check leaves it alone."""
+    monkeypatch.setattr(screencast, "_NO_FRAME_AFTER", 0.0)
+    session = _Session()
+    session.on = lambda method, handler: (lambda: None)  # type: ignore[attr-defined]
+    casts, viewer = Screencasts(host=_host(_AttachingConn(session))), _Viewer()
+    casts.watch("T1", viewer)
+    await _settle(session, 1)
+    cast = casts.casts["T1"]
+    await cast.starting
+    cast.interval = HOUR
+    casts._frame(cast, session, _params(1))
+    casts._frame(cast, session, _params(2))
+    await _settle(session, 2)
+    cast.resume.cancel()
+    casts._resume(cast, session)
+    casts._frame(cast, session, _params(3, data="frame-2"))  # unchanged: acked and dropped
+    await asyncio.sleep(0.05)
+    assert session.methods()[1:] == ["Page.stopScreencast", "Page.startScreencast", "Page.screencastFrameAck"]
     await casts.close()
