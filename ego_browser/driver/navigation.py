@@ -325,6 +325,27 @@ async def goto(
         params["referrerPolicy"] = "unsafeUrl"
     main = driver.frames.main
     before = main.loader_id if main else None
+    # the documents the main frame commits from now on: the answer to Page.navigate may be read
+    # in one go with the commits that follow it (ours, and the one a page that leaves itself at
+    # once goes to), all dispatched before this coroutine resumes to read the answer
+    committed_docs: list[str | None] = []
+
+    def note(frame: Any, _old: str | None) -> None:
+        if frame.is_main:
+            committed_docs.append(frame.loader_id)
+
+    driver.frames.on_document.append(note)
+    try:
+        return await _goto_sent(driver, url, params, before, committed_docs, deadline,
+                                timeout_ms=timeout_ms, wait_until=wait_until, api=api)
+    finally:
+        driver.frames.on_document.remove(note)
+
+
+async def _goto_sent(driver: PageDriver, url: str, params: dict[str, Any], before: str | None,
+                     committed_docs: list[str | None], deadline: float, *, timeout_ms: float, wait_until: str,
+                     api: str) -> dict[str, Any]:
+    loop = asyncio.get_running_loop()
     try:
         res = await driver.session.send("Page.navigate", params, timeout=timeout_ms / 1000)
     except EgoTimeout:
@@ -351,16 +372,9 @@ async def goto(
         return {"url": url}
     # the commit is reported by frameNavigated for the new loader; a page that leaves itself at
     # once (a script in its head) may be on the next document before this wait looks
-    committed_ours = False
-
-    def note(frame: Any, _old: str | None) -> None:
-        nonlocal committed_ours
-        committed_ours = committed_ours or (frame.is_main and frame.loader_id == loader_id)
-
-    driver.frames.on_document.append(note)
     try:
         await driver.wait_until(
-            lambda: committed_ours or ((m := driver.frames.main) is not None and m.loader_id == loader_id),
+            lambda: loader_id in committed_docs or ((m := driver.frames.main) is not None and m.loader_id == loader_id),
             timeout=max(0.0, deadline - loop.time()),
         )
         if wait_until != "commit":
@@ -381,8 +395,6 @@ async def goto(
             api=api, timeout_ms=round(timeout_ms), committed=committed,
             url=(main.url if committed and main else url), ready_state=ready,
         ) from None
-    finally:
-        driver.frames.on_document.remove(note)
     return {"url": url}
 
 

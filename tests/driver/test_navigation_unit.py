@@ -43,6 +43,32 @@ async def test_goto_returns_at_the_load_of_the_new_document_not_the_old_one():
         await close(driver)
 
 
+async def test_goto_of_a_page_that_left_itself_before_the_answer_was_read_waits_for_where_it_went():
+    """The answer to Page.navigate and the events of both documents (ours, which sends itself
+    elsewhere at once, and the one it went to) are read in one go, before goto looks at the
+    answer (CI, loaded: goto waited 15 s for a load that had come)."""
+    browser = FakeBrowser()
+    driver = await attached(browser)
+    try:
+        browser.hang("Page.navigate")
+        goto = asyncio.ensure_future(navigation.goto(driver, "https://b.test/", timeout_ms=5000))
+        command = await browser.command("Page.navigate")
+        # one reader turn for all of them: goto resumes only after they were dispatched
+        command.reply({"frameId": MAIN, "loaderId": "L2"})
+        lifecycle(browser, "init", "L2")
+        browser.emit("Page.frameNavigated", {"frame": frame("L2", "https://b.test/"), "type": "Navigation"},
+                     session_id=SESSION)
+        lifecycle(browser, "init", "L3")
+        browser.emit("Page.frameNavigated", {"frame": frame("L3", "https://c.test/"), "type": "Navigation"},
+                     session_id=SESSION)
+        lifecycle(browser, "DOMContentLoaded", "L3")
+        lifecycle(browser, "load", "L3")
+        assert await asyncio.wait_for(goto, 10) == {"url": "https://b.test/"}
+        assert driver.frames.main.url == "https://c.test/"
+    finally:
+        await close(driver)
+
+
 async def test_goto_that_commits_but_never_loads_says_so():
     browser = FakeBrowser()
     driver = await attached(browser)
