@@ -150,8 +150,10 @@ def tool_source_problem(source: str, filename: str = "<tool>") -> str | None:
     """Why ``source`` is not a usable learned tool (valid Python defining ``async def run(page, ...)``)."""
     import ast
 
+    from ..pysource import parse
+
     try:
-        tree = ast.parse(source, filename)
+        tree = parse(source, filename)
     except SyntaxError as exc:
         return f"it is not valid Python: {exc.msg} (line {exc.lineno})"
     run = next((n for n in tree.body if isinstance(n, ast.AsyncFunctionDef) and n.name == "run"), None)

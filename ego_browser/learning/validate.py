@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .. import pysource
 from ..errors import SitePackInvalid
 from .loader import iter_pack_dirs, learnings_root, path_problem, read_manifest_json
 
@@ -89,7 +90,7 @@ def check_callable(path: Path, name: str, arg_names: list[str]) -> list[str]:
     """Read ``path`` with :mod:`ast` and check that ``name`` is defined at its top level."""
     try:
         source = path.read_bytes()
-        tree = ast.parse(source, filename=str(path))
+        tree = pysource.parse(source, str(path))
     except SyntaxError as exc:
         return [f"{path.name} does not parse: {exc.msg} (line {exc.lineno})"]
     except (OSError, ValueError) as exc:

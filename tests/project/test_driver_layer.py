@@ -7,13 +7,15 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from ego_browser.pysource import parse
+
 DRIVER = Path(__file__).resolve().parent.parent.parent / "ego_browser" / "driver"
 ABOVE = ("ego_browser.host", "ego_browser.client")
 
 
 def _imported(path: Path) -> set[str]:
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    for node in ast.walk(parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -17,6 +17,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from ego_browser.pysource import parse
+
 ROOT = Path(__file__).resolve().parent.parent.parent / "ego_browser"
 
 #: loops still present, each with the engineer who owns breaking it (none left)
@@ -52,7 +54,7 @@ def import_graph(type_checking: bool = False) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {m: set() for m in files}
     for mod, path in files.items():
         package = mod.split(".") if path.name == "__init__.py" else mod.split(".")[:-1]
-        for node in _imports(ast.parse(path.read_text(encoding="utf-8"), str(path)), type_checking):
+        for node in _imports(parse(path.read_text(encoding="utf-8"), str(path)), type_checking):
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             else:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from ego_browser.pysource import parse
 from ego_browser import jsbundle
 
 PKG = Path(jsbundle.__file__).resolve().parent
@@ -52,7 +53,7 @@ def _docstrings(tree: ast.AST) -> set[int]:
 
 def inline_js_programs(source: str) -> list[tuple[int, str]]:
     """(line, start of text) of every multi-line JS program written as a Python string."""
-    tree = ast.parse(source)
+    tree = parse(source)
     skip = _docstrings(tree)
     inner: set[int] = set()
     found = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from ego_browser.pysource import parse
 from ego_browser.client.channel import InProcessChannel
 from ego_browser.client.round import Round
 
@@ -38,7 +39,7 @@ def test_no_module_level_caches():
     found = []
     for package in STATEFUL:
         for path in sorted((ROOT / package).glob("*.py")):
-            for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            for node in parse(path.read_text(encoding="utf-8")).body:
                 targets = node.targets if isinstance(node, ast.Assign) else (
                     [node.target] if isinstance(node, ast.AnnAssign) else [])
                 for target in targets:

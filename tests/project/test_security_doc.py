@@ -7,6 +7,8 @@ import ast
 import re
 from pathlib import Path
 
+from ego_browser.pysource import parse
+
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "security.md"
 #: `tests/...py` or `tests/...py::test_name`, as the doc quotes them
@@ -15,7 +17,7 @@ _SECTION = "## Threats and the tests that cover them"
 
 
 def _tests_in(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse(path.read_text(encoding="utf-8"))
     return {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
             and n.name.startswith("test_")}
 
