@@ -253,15 +253,10 @@ class _RefusingAfterPause(_Refusing):
         return {}
 
 
-async def test_a_paused_cast_the_page_refused_to_resume_starts_again(monkeypatch) -> None:
-    """A cast paused by a burst resumes into a navigation: the page refuses the start, or the
-    capturer misses the new document. Either way no frame comes, and the cast starts again
-    (CI, loaded: a watched page sent no frame after its goto, and every picture of its trace was
-    captured)."""
-    monkeypatch.setattr(screencast, "_NO_FRAME_AFTER", 0.0)
-    session = _RefusingAfterPause()
-    casts, viewer = Screencasts(host=_host(_AttachingConn(session))), _Viewer()
-    casts.watch("T1", viewer)
+async def _paused(session: _Session) -> tuple[Screencasts, _Cast]:
+    """A cast started on T1 and paused by a burst of two frames (its resume left to the test)."""
+    casts = Screencasts(host=_host(_AttachingConn(session)))
+    casts.watch("T1", _Viewer())
     await _settle(session, 1)
     cast = casts.casts["T1"]
     await cast.starting
@@ -270,6 +265,17 @@ async def test_a_paused_cast_the_page_refused_to_resume_starts_again(monkeypatch
     casts._frame(cast, session, _params(2))  # a burst: paused
     await _settle(session, 2)
     cast.resume.cancel()
+    return casts, cast
+
+
+async def test_a_paused_cast_the_page_refused_to_resume_starts_again(monkeypatch) -> None:
+    """A cast paused by a burst resumes into a navigation: the page refuses the start, or the
+    capturer misses the new document. Either way no frame comes, and the cast starts again
+    (CI, loaded: a watched page sent no frame after its goto, and every picture of its trace was
+    captured)."""
+    monkeypatch.setattr(screencast, "_NO_FRAME_AFTER", 0.0)
+    session = _RefusingAfterPause()
+    casts, cast = await _paused(session)
     casts._resume(cast, session)  # refused
     await _settle(session, 5)
     assert session.methods()[1:] == ["Page.stopScreencast", "Page.startScreencast", "Page.stopScreencast",
@@ -286,16 +292,7 @@ async def test_a_resumed_cast_whose_page_did_not_change_is_not_started_again(mon
     monkeypatch.setattr(screencast, "_NO_FRAME_AFTER", 0.0)
     session = _Session()
     session.on = lambda method, handler: (lambda: None)  # type: ignore[attr-defined]
-    casts, viewer = Screencasts(host=_host(_AttachingConn(session))), _Viewer()
-    casts.watch("T1", viewer)
-    await _settle(session, 1)
-    cast = casts.casts["T1"]
-    await cast.starting
-    cast.interval = HOUR
-    casts._frame(cast, session, _params(1))
-    casts._frame(cast, session, _params(2))
-    await _settle(session, 2)
-    cast.resume.cancel()
+    casts, cast = await _paused(session)
     casts._resume(cast, session)
     casts._frame(cast, session, _params(3, data="frame-2"))  # unchanged: acked and dropped
     await asyncio.sleep(0.05)
